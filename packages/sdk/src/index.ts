@@ -1,0 +1,1 @@
+export { PROTOCOL_VERSION } from '@zot/protocol';

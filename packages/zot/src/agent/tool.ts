@@ -1,0 +1,42 @@
+// The one Tool contract shared by built-in and extension tools.
+import type { ImageBlock, JsonSchema, TextBlock } from '../providers/types.js';
+
+export type ToolContent = TextBlock | ImageBlock;
+
+export interface ToolContext {
+  /** The session's working directory; relative paths resolve against it. */
+  cwd: string;
+  toolCallId: string;
+  /** Aborted when the user aborts the turn; tools must stop promptly. */
+  signal: AbortSignal;
+  /** Reports a progress line (shown as `tool_progress`). */
+  onProgress(text: string): void;
+}
+
+/** Who produced a tool result, when it was not a built-in tool. */
+export interface ToolAttribution {
+  extension: string;
+  tool: string;
+}
+
+export interface ToolOutput {
+  content: ToolContent[];
+  isError?: boolean;
+  attribution?: ToolAttribution;
+  /** Names of deferred tools this result activates (extension tools). */
+  activateTools?: string[];
+}
+
+export interface Tool {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object; the agent validates arguments against it. */
+  parameters: JsonSchema;
+  /**
+   * Runs the tool. Contract: may throw; the agent turns a throw into an error result.
+   * Arguments have already been validated against `parameters`.
+   */
+  execute(args: Record<string, unknown>, context: ToolContext): Promise<ToolOutput>;
+  /** A one-line summary of a call, shown in confirmation prompts. */
+  preview?(args: Record<string, unknown>): string;
+}

@@ -1,0 +1,102 @@
+// The model-facing conversation model and the provider streaming contract.
+// Content blocks use the snake_case wire shape of the RPC documentation, so that
+// transcripts, session files and RPC messages share one representation.
+
+export type TextBlock = { type: 'text'; text: string };
+/** `data` is base64 without a data: prefix. */
+export type ImageBlock = { type: 'image'; mime_type: string; data: string };
+/** Anthropic extended thinking; `signature` must be echoed back on later requests. */
+export type ThinkingBlock = { type: 'thinking'; thinking: string; signature?: string };
+export type ToolCallBlock = {
+  type: 'tool_call';
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+};
+export type ToolResultBlock = {
+  type: 'tool_result';
+  call_id: string;
+  /** Tool name, kept so that providers which need it (none today) and readers of the transcript have it. */
+  name?: string;
+  is_error: boolean;
+  content: Array<TextBlock | ImageBlock>;
+};
+
+export type UserContent = TextBlock | ImageBlock;
+export type AssistantContent = TextBlock | ThinkingBlock | ToolCallBlock;
+
+export type UserMessage = { role: 'user'; content: UserContent[]; time: string };
+export type AssistantMessage = { role: 'assistant'; content: AssistantContent[]; time: string };
+/** Results of the tool calls of the preceding assistant message, in call order. */
+export type ToolMessage = { role: 'tool'; content: ToolResultBlock[]; time: string };
+export type Message = UserMessage | AssistantMessage | ToolMessage;
+
+/** Why a model call ended (DECISIONS 16). */
+export type StopReason = 'end_turn' | 'tool_use' | 'length' | 'error' | 'aborted';
+
+export type Usage = { input: number; output: number; cache_read: number; cache_write: number };
+
+export type ProviderName = 'anthropic' | 'openai' | 'ollama' | 'kimi';
+export type ProviderApi = 'anthropic-messages' | 'openai-chat' | 'openai-responses';
+export type ReasoningLevel = 'low' | 'medium' | 'high';
+
+/** Prices in USD per million tokens. */
+export type ModelPrices = { input: number; output: number; cache_read: number; cache_write: number };
+
+export interface ModelInfo {
+  id: string;
+  name: string;
+  provider: ProviderName;
+  api: ProviderApi;
+  reasoning: boolean;
+  contextWindow: number;
+  maxTokens: number;
+  /** Overrides the provider's default base URL for this model. */
+  baseUrl?: string;
+  prices: ModelPrices;
+}
+
+export type JsonSchema = Record<string, unknown>;
+
+/** What a model is told about one tool. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+}
+
+export interface StreamRequest {
+  model: ModelInfo;
+  /** Base URL with or without a trailing /v1. */
+  baseUrl: string;
+  apiKey?: string;
+  system: string;
+  messages: Message[];
+  tools: ToolSpec[];
+  reasoning?: ReasoningLevel;
+  signal: AbortSignal;
+}
+
+export type ProviderEvent =
+  | { type: 'start' }
+  | { type: 'text_delta'; delta: string }
+  | { type: 'thinking_delta'; delta: string }
+  | { type: 'tool_call'; id: string; name: string; args: Record<string, unknown> }
+  | { type: 'done'; message: AssistantMessage; stop: StopReason; usage: Usage }
+  | {
+      type: 'error';
+      /** Names the provider and, for HTTP failures, the status. */
+      message: string;
+      status?: number;
+      aborted: boolean;
+      /** What had streamed before the failure, if anything. */
+      partial?: AssistantMessage;
+      usage?: Usage;
+    };
+
+/**
+ * Streams one model call.
+ * Contract: never throws and never rejects; yields events that end with exactly one
+ * `done` or `error`; aborting `signal` ends the HTTP stream at once with an aborted error.
+ */
+export type StreamFn = (request: StreamRequest) => AsyncIterable<ProviderEvent>;

@@ -1,0 +1,50 @@
+// Runs every compiled TypeScript test file and the Python SDK tests.
+// Test files are listed explicitly: `node --test <dir>` finds nothing on Node 20.
+// Usage: node scripts/run-tests.mjs [substring filter ...]
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const filters = process.argv.slice(2);
+
+function collect(dir, out) {
+  if (!existsSync(dir)) return out;
+  for (const entry of readdirSync(dir)) {
+    const full = join(dir, entry);
+    if (entry === 'node_modules') continue;
+    if (statSync(full).isDirectory()) collect(full, out);
+    else if (entry.endsWith('.test.js')) out.push(full);
+  }
+  return out;
+}
+
+const files = [];
+for (const pkg of ['protocol', 'sdk', 'zot']) collect(join(root, 'packages', pkg, 'dist'), files);
+const selected = files
+  .map((f) => relative(root, f))
+  .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
+  .sort();
+
+let failed = false;
+if (selected.length > 0) {
+  const result = spawnSync(
+    process.execPath,
+    ['--test', '--test-concurrency=2', '--test-timeout=120000', ...selected],
+    { cwd: root, stdio: 'inherit' },
+  );
+  failed ||= result.status !== 0;
+} else if (filters.length === 0) {
+  console.error('run-tests: no compiled test files found; did the build run?');
+  failed = true;
+}
+
+const pythonTests = join(root, 'sdk-python', 'tests');
+if (filters.length === 0 && existsSync(pythonTests)) {
+  const result = spawnSync('python3', ['-m', 'unittest', 'discover', '-s', 'tests', '-t', '.'], {
+    cwd: join(root, 'sdk-python'),
+    stdio: 'inherit',
+  });
+  failed ||= result.status !== 0;
+}
+process.exit(failed ? 1 : 0);

@@ -94,6 +94,9 @@ export type ProviderEvent =
       usage?: Usage;
     };
 
+export type ProviderErrorEvent = Extract<ProviderEvent, { type: 'error' }>;
+export type ProviderDoneEvent = Extract<ProviderEvent, { type: 'done' }>;
+
 /**
  * Streams one model call.
  * Contract: never throws and never rejects; yields events that end with exactly one

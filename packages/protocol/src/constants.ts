@@ -1,0 +1,70 @@
+// Protocol constants and the closed vocabularies of extensions.md.
+// Contract: every list here is the single source for both the frame schemas and callers' guards.
+
+/** Wire protocol version sent in `hello_ack.protocol_version`. */
+export const PROTOCOL_VERSION = 1;
+
+/** Longest accepted line (frame) in bytes, excluding its LF (DECISIONS 12: 32 MiB). */
+export const MAX_FRAME_BYTES = 32 * 1024 * 1024;
+
+/** Lifecycle events an extension may `subscribe` to. */
+export const EVENT_NAMES = [
+  'session_start',
+  'turn_start',
+  'turn_end',
+  'tool_call',
+  'tool_confirmation_requested',
+  'assistant_message',
+] as const;
+export type EventName = (typeof EVENT_NAMES)[number];
+
+/** Events an extension may `intercept` (block or rewrite) via `event_intercept`. */
+export const INTERCEPTABLE_EVENTS = ['tool_call', 'turn_start', 'assistant_message'] as const;
+export type InterceptableEvent = (typeof INTERCEPTABLE_EVENTS)[number];
+
+/** `turn_end.stop` values (DECISIONS 16); the same set is used by JSON/RPC events. */
+export const TURN_END_STOPS = ['end_turn', 'tool_use', 'length', 'error', 'aborted'] as const;
+export type TurnEndStop = (typeof TURN_END_STOPS)[number];
+
+/** `notify.level` values. */
+export const NOTIFY_LEVELS = ['info', 'success', 'warn', 'error'] as const;
+export type NotifyLevel = (typeof NOTIFY_LEVELS)[number];
+
+/** `command_response.action` values. */
+export const COMMAND_ACTIONS = ['prompt', 'insert', 'display', 'open_panel', 'noop'] as const;
+export type CommandAction = (typeof COMMAND_ACTIONS)[number];
+
+/** Normalized key names sent in `panel_key.key`; `rune` carries the character in `text`. */
+export const PANEL_KEYS = [
+  'up',
+  'down',
+  'left',
+  'right',
+  'enter',
+  'esc',
+  'tab',
+  'pageup',
+  'pagedown',
+  'home',
+  'end',
+  'backspace',
+  'delete',
+  'rune',
+] as const;
+export type PanelKey = (typeof PANEL_KEYS)[number];
+
+/** Capabilities the spec names for `hello.capabilities` (others are tolerated). */
+export const KNOWN_CAPABILITIES = ['commands', 'tools', 'events', 'panels'] as const;
+
+const eventNames: ReadonlySet<string> = new Set(EVENT_NAMES);
+const interceptable: ReadonlySet<string> = new Set(INTERCEPTABLE_EVENTS);
+
+/** True when `name` is a recognised lifecycle event (subscribe lists are free-form strings). */
+export function isEventName(name: unknown): name is EventName {
+  return typeof name === 'string' && eventNames.has(name);
+}
+
+/** True when `name` is an event that may be intercepted. */
+export function isInterceptableEvent(name: unknown): name is InterceptableEvent {
+  return typeof name === 'string' && interceptable.has(name);
+}

@@ -1,0 +1,239 @@
+// Frames an extension writes to the host (extensions.md "Extension → host"), schema first.
+// Required fields are only what a receiver cannot act without: `type`, correlation ids
+// (`id`, `panel_id`, `open_panel.id`) and registration names. Everything else is optional,
+// because SDKs omit empty fields (Go `omitempty`). Unknown fields are allowed everywhere.
+import { Type, type Static } from '@sinclair/typebox';
+import { COMMAND_ACTIONS, NOTIFY_LEVELS } from './constants.js';
+import { frame, jsonObject, literalUnion, orNull } from './schema-util.js';
+
+const Id = Type.String({ description: 'Echo of the id of the host request this frame answers.' });
+const PanelId = Type.String({ description: 'Identifier of an extension-owned panel.' });
+const PanelLines = Type.Array(Type.String(), { description: 'Panel body, one entry per line.' });
+
+export const TextBlockSchema = Type.Object(
+  { type: Type.Literal('text'), text: Type.Optional(Type.String()) },
+  { title: 'TextBlock', description: 'A text block of tool output.' },
+);
+export const ImageBlockSchema = Type.Object(
+  {
+    type: Type.Literal('image'),
+    mime_type: Type.Optional(Type.String({ description: 'For example "image/png".' })),
+    data: Type.Optional(Type.String({ description: 'Base64-encoded image bytes.' })),
+  },
+  { title: 'ImageBlock', description: 'An image block of tool output.' },
+);
+export const ContentBlockSchema = Type.Union([TextBlockSchema, ImageBlockSchema], {
+  title: 'ContentBlock',
+  description: 'One block of tool output, discriminated on `type`.',
+});
+
+export const PanelSpecSchema = Type.Object(
+  {
+    id: PanelId,
+    title: Type.Optional(Type.String()),
+    lines: Type.Optional(PanelLines),
+    footer: Type.Optional(Type.String()),
+  },
+  { title: 'PanelSpec', description: 'Initial content of a panel opened by `open_panel`.' },
+);
+
+export const HelloFrameSchema = frame(
+  'hello',
+  {
+    name: Type.String({ description: 'Extension name; should match the manifest name.' }),
+    version: Type.Optional(Type.String()),
+    capabilities: Type.Optional(
+      Type.Array(Type.String(), { description: 'For example "commands", "tools", "panels".' }),
+    ),
+  },
+  { title: 'HelloFrame', description: 'Required first frame on stdout; the host replies hello_ack.' },
+);
+
+export const RegisterCommandFrameSchema = frame(
+  'register_command',
+  {
+    name: Type.String({ description: 'Slash command name, matched case-insensitively.' }),
+    description: Type.Optional(Type.String()),
+  },
+  { title: 'RegisterCommandFrame', description: 'Registers a slash command.' },
+);
+
+export const RegisterToolFrameSchema = frame(
+  'register_tool',
+  {
+    name: Type.String({ description: 'Tool name, in the namespace of the built-in tools.' }),
+    description: Type.Optional(Type.String()),
+    schema: Type.Optional(
+      orNull(jsonObject(), { description: 'JSON Schema object describing the tool arguments.' }),
+    ),
+    deferred: Type.Optional(
+      Type.Boolean({ description: 'Register without advertising until named in activate_tools.' }),
+    ),
+  },
+  { title: 'RegisterToolFrame', description: 'Registers a tool the model can call.' },
+);
+
+export const ReadyFrameSchema = frame(
+  'ready',
+  {},
+  { title: 'ReadyFrame', description: 'All initial registrations are flushed.' },
+);
+
+export const ToolResultFrameSchema = frame(
+  'tool_result',
+  {
+    id: Id,
+    content: Type.Optional(orNull(Type.Array(ContentBlockSchema))),
+    is_error: Type.Optional(Type.Boolean({ description: 'Marks the call as failed.' })),
+    activate_tools: Type.Optional(
+      Type.Array(Type.String(), { description: 'Registered deferred tools to make available.' }),
+    ),
+  },
+  { title: 'ToolResultFrame', description: 'Reply to a tool_call.' },
+);
+
+export const SubscribeFrameSchema = frame(
+  'subscribe',
+  {
+    events: Type.Optional(
+      Type.Array(Type.String(), { description: 'Events to observe; unknown names are ignored.' }),
+    ),
+    intercept: Type.Optional(
+      Type.Array(Type.String(), { description: 'Events to intercept; unknown names are ignored.' }),
+    ),
+  },
+  { title: 'SubscribeFrame', description: 'Declares observed and intercepted lifecycle events.' },
+);
+
+export const EventInterceptResponseFrameSchema = frame(
+  'event_intercept_response',
+  {
+    id: Id,
+    block: Type.Optional(Type.Boolean({ description: 'Refuse the action.' })),
+    reason: Type.Optional(Type.String({ description: 'Refusal text or pass-through note.' })),
+    modified_args: Type.Optional(
+      Type.Unknown({ description: 'tool_call only: rewritten args; ignored unless an object.' }),
+    ),
+    replace_text: Type.Optional(
+      Type.String({ description: 'assistant_message only: replaces the user-visible text.' }),
+    ),
+  },
+  {
+    title: 'EventInterceptResponseFrame',
+    description: 'Reply to an event_intercept; every field defaults to allow, unmodified.',
+  },
+);
+
+export const CommandResponseFrameSchema = frame(
+  'command_response',
+  {
+    id: Id,
+    action: Type.Optional(literalUnion(COMMAND_ACTIONS)),
+    prompt: Type.Optional(Type.String({ description: 'action "prompt": the user message.' })),
+    insert: Type.Optional(Type.String({ description: 'action "insert": text for the editor.' })),
+    display: Type.Optional(Type.String({ description: 'action "display": a one-shot note.' })),
+    open_panel: Type.Optional(PanelSpecSchema),
+    error: Type.Optional(
+      Type.String({ description: 'When non-empty: shown in red; the action is not applied.' }),
+    ),
+  },
+  { title: 'CommandResponseFrame', description: 'Reply to a command_invoked.' },
+);
+
+export const SubmitFrameSchema = frame(
+  'submit',
+  { text: Type.Optional(Type.String({ description: 'Prompt text; blank text is ignored.' })) },
+  { title: 'SubmitFrame', description: 'Submits (or queues) a user prompt in the TUI.' },
+);
+
+export const PanelRenderFrameSchema = frame(
+  'panel_render',
+  {
+    panel_id: PanelId,
+    title: Type.Optional(Type.String()),
+    lines: Type.Optional(PanelLines),
+    footer: Type.Optional(Type.String()),
+  },
+  { title: 'PanelRenderFrame', description: 'Redraws an open panel.' },
+);
+
+/** Same shape in both directions: the extension closes its panel, or the host reports a close. */
+export const PanelCloseFrameSchema = frame(
+  'panel_close',
+  { panel_id: PanelId },
+  { title: 'PanelCloseFrame', description: 'A panel was closed (by either side).' },
+);
+
+export const NotifyFrameSchema = frame(
+  'notify',
+  {
+    level: Type.Optional(literalUnion(NOTIFY_LEVELS, { description: 'Defaults to "info".' })),
+    message: Type.Optional(Type.String()),
+  },
+  { title: 'NotifyFrame', description: 'A one-shot note shown below the transcript.' },
+);
+
+export const DisplayFrameSchema = frame(
+  'display',
+  { text: Type.Optional(Type.String()) },
+  { title: 'DisplayFrame', description: 'A one-shot styled note (ext_display in JSON/RPC).' },
+);
+
+export const ClearNotesFrameSchema = frame(
+  'clear_notes',
+  {},
+  { title: 'ClearNotesFrame', description: 'Removes every note this extension pushed.' },
+);
+
+export const ShutdownAckFrameSchema = frame(
+  'shutdown_ack',
+  {},
+  { title: 'ShutdownAckFrame', description: 'Reply to shutdown; exit promptly after.' },
+);
+
+export type TextBlock = Static<typeof TextBlockSchema>;
+export type ImageBlock = Static<typeof ImageBlockSchema>;
+export type ContentBlock = Static<typeof ContentBlockSchema>;
+export type PanelSpec = Static<typeof PanelSpecSchema>;
+export type HelloFrame = Static<typeof HelloFrameSchema>;
+export type RegisterCommandFrame = Static<typeof RegisterCommandFrameSchema>;
+export type RegisterToolFrame = Static<typeof RegisterToolFrameSchema>;
+export type ReadyFrame = Static<typeof ReadyFrameSchema>;
+export type ToolResultFrame = Static<typeof ToolResultFrameSchema>;
+export type SubscribeFrame = Static<typeof SubscribeFrameSchema>;
+export type EventInterceptResponseFrame = Static<typeof EventInterceptResponseFrameSchema>;
+export type CommandResponseFrame = Static<typeof CommandResponseFrameSchema>;
+export type SubmitFrame = Static<typeof SubmitFrameSchema>;
+export type PanelRenderFrame = Static<typeof PanelRenderFrameSchema>;
+export type PanelCloseFrame = Static<typeof PanelCloseFrameSchema>;
+export type NotifyFrame = Static<typeof NotifyFrameSchema>;
+export type DisplayFrame = Static<typeof DisplayFrameSchema>;
+export type ClearNotesFrame = Static<typeof ClearNotesFrameSchema>;
+export type ShutdownAckFrame = Static<typeof ShutdownAckFrameSchema>;
+
+/** Schema of every extension → host frame, keyed by wire `type` (table order = spec order). */
+export const FRAME_SCHEMAS_FROM_EXTENSION = {
+  hello: HelloFrameSchema,
+  register_command: RegisterCommandFrameSchema,
+  register_tool: RegisterToolFrameSchema,
+  ready: ReadyFrameSchema,
+  tool_result: ToolResultFrameSchema,
+  subscribe: SubscribeFrameSchema,
+  event_intercept_response: EventInterceptResponseFrameSchema,
+  command_response: CommandResponseFrameSchema,
+  submit: SubmitFrameSchema,
+  panel_render: PanelRenderFrameSchema,
+  panel_close: PanelCloseFrameSchema,
+  notify: NotifyFrameSchema,
+  display: DisplayFrameSchema,
+  clear_notes: ClearNotesFrameSchema,
+  shutdown_ack: ShutdownAckFrameSchema,
+} as const;
+
+/** Every frame an extension may send, discriminated on `type`. */
+export type FrameFromExtension = {
+  [K in keyof typeof FRAME_SCHEMAS_FROM_EXTENSION]: Static<
+    (typeof FRAME_SCHEMAS_FROM_EXTENSION)[K]
+  >;
+}[keyof typeof FRAME_SCHEMAS_FROM_EXTENSION];
+export type FrameTypeFromExtension = FrameFromExtension['type'];

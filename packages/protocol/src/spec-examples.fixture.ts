@@ -1,0 +1,87 @@
+// The JSON examples of extensions.md, copied verbatim (line breaks included), as fixtures
+// for the tests. Not part of the public API. `// comments` of the spec are dropped.
+
+/** Extension → host examples, in the order they appear in the spec. */
+export const SPEC_EXAMPLES_FROM_EXTENSION: readonly string[] = [
+  // Quick start (Python)
+  `{"type":"hello","name":"hello-py","version":"1.0.0","capabilities":["commands"]}`,
+  `{"type":"register_command","name":"hellopy","description":"say hi (python)"}`,
+  `{"type":"ready"}`,
+  `{"type":"command_response","id":"7","action":"prompt",
+              "prompt": "Greet me very briefly in one sentence."}`,
+  `{"type":"shutdown_ack"}`,
+  // Wire format
+  `{"type":"hello","name":"weather","version":"1.0.0",
+ "capabilities":["commands","tools","panels"]}`,
+  `{"type":"register_command","name":"weather",
+ "description":"current weather for a city"}`,
+  `{"type":"register_tool","name":"weather",
+ "description":"Get the current weather for a city.",
+ "schema":{
+   "type":"object",
+   "properties":{"city":{"type":"string"}},
+   "required":["city"]
+ }}`,
+  `{"type":"tool_result","id":"...",
+ "content":[{"type":"text","text":"Enabled weather lookup"}],
+ "activate_tools":["weather"]}`,
+  `{"type":"ready"}`,
+  `{"type":"tool_result","id":"...",
+ "content":[{"type":"text","text":"Berlin: 16°C, fog"}]}`,
+  `{"type":"subscribe",
+ "events":["session_start","turn_start","tool_call","tool_confirmation_requested","turn_end","assistant_message"],
+ "intercept":["tool_call","turn_start","assistant_message"]}`,
+  `{"type":"event_intercept_response","id":"...",
+ "block":true,"reason":"refused: matches danger pattern \\"rm -rf\\""}`,
+  `{"type":"event_intercept_response","id":"...",
+ "modified_args":{"command":"echo GUARDED: ls"}}`,
+  `{"type":"event_intercept_response","id":"...",
+ "replace_text":"[redacted]"}`,
+  `{"type":"command_response","id":"...","action":"prompt",
+ "prompt":"Show today's weather for Berlin in one line."}`,
+  `{"type":"command_response","id":"...","action":"open_panel",
+ "open_panel":{
+   "id":"todos-main",
+   "title":"Todos",
+   "lines":["□ ship panel api","✓ persist state"],
+   "footer":"↑/↓ navigate - a add - x complete - esc close"
+ }}`,
+  `{"type":"submit","text":"Summarize the selected workspace."}`,
+  `{"type":"panel_render","panel_id":"todos-main",
+ "title":"Todos",
+ "lines":["□ ship panel api","✓ persist state"],
+ "footer":"↑/↓ navigate - a add - x complete - esc close"}`,
+  `{"type":"panel_close","panel_id":"todos-main"}`,
+  `{"type":"notify","level":"info",
+ "message":"refreshed cache (12 entries)"}`,
+  `{"type":"clear_notes"}`,
+];
+
+/** Host → extension examples, in the order they appear in the spec. */
+export const SPEC_EXAMPLES_FROM_HOST: readonly string[] = [
+  `{"type":"hello_ack","protocol_version":1,
+ "zot_version":"0.0.7","provider":"anthropic",
+ "model":"claude-opus-4-7","cwd":"/Users/pat/Developer/zot",
+ "extension_dir":"/Users/pat/Developer/zot/.zot/extensions/todos",
+ "data_dir":"/Users/pat/Developer/zot/.zot/extensions/todos"}`,
+  `{"type":"command_invoked","id":"...",
+ "name":"weather","args":"berlin"}`,
+  `{"type":"tool_call","id":"...","name":"weather",
+ "args":{"city":"Berlin"}}`,
+  `{"type":"event","event":"turn_start","step":1}`,
+  `{"type":"event","event":"tool_call",
+ "tool_id":"...","tool_name":"read","tool_args":{"path":"foo.go"}}`,
+  `{"type":"event","event":"tool_confirmation_requested",
+ "tool_id":"...","tool_name":"read","tool_preview":"foo.go"}`,
+  `{"type":"event","event":"turn_end","stop":"end_turn"}`,
+  `{"type":"event_intercept","id":"...","event":"tool_call",
+ "tool_id":"...","tool_name":"bash",
+ "tool_args":{"command":"rm -rf /tmp/foo"}}`,
+  `{"type":"event_intercept","id":"...","event":"turn_start",
+ "step":3}`,
+  `{"type":"event_intercept","id":"...","event":"assistant_message",
+ "text":"here is your api key: sk-ant-..."}`,
+  `{"type":"panel_key","panel_id":"todos-main","key":"down"}`,
+  `{"type":"panel_key","panel_id":"todos-main","key":"rune","text":"x"}`,
+  `{"type":"panel_close","panel_id":"todos-main"}`,
+];

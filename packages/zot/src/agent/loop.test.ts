@@ -1,0 +1,296 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type {
+  AssistantContent,
+  Message,
+  ModelInfo,
+  ProviderEvent,
+  StreamRequest,
+} from '../providers/types.js';
+import type { AgentEvent } from './events.js';
+import type { AgentHooks } from './hooks.js';
+import { runAgent, type AgentSetup } from './loop.js';
+import type { Tool } from './tool.js';
+
+const model: ModelInfo = {
+  id: 'test-model',
+  name: 'Test',
+  provider: 'anthropic',
+  api: 'anthropic-messages',
+  reasoning: false,
+  contextWindow: 1000,
+  maxTokens: 100,
+  prices: { input: 1, output: 2, cache_read: 0, cache_write: 0 },
+};
+
+type Reply = {
+  text?: string;
+  calls?: Array<{ id: string; name: string; args: Record<string, unknown> }>;
+};
+
+/** An in-process scripted model: each request takes the next reply and is recorded. */
+function scriptedModel(replies: Reply[]) {
+  const requests: StreamRequest[] = [];
+  const stream = (request: StreamRequest): AsyncIterable<ProviderEvent> => {
+    requests.push({ ...request, messages: structuredClone(request.messages) });
+    const reply = replies.shift() ?? { text: 'no more replies' };
+    return (async function* () {
+      yield { type: 'start' } as const;
+      const content: AssistantContent[] = [];
+      if (reply.text) {
+        for (const piece of reply.text.match(/.{1,4}/gs) ?? [])
+          yield { type: 'text_delta', delta: piece } as const;
+        content.push({ type: 'text', text: reply.text });
+      }
+      for (const call of reply.calls ?? []) content.push({ type: 'tool_call', ...call });
+      yield {
+        type: 'done',
+        message: { role: 'assistant', content, time: new Date().toISOString() },
+        stop: reply.calls?.length ? 'tool_use' : 'end_turn',
+        usage: { input: 10, output: 5, cache_read: 0, cache_write: 0 },
+      } as const;
+    })();
+  };
+  return { requests, stream };
+}
+
+const echoTool: Tool = {
+  name: 'echo',
+  description: 'echoes its text',
+  parameters: {
+    type: 'object',
+    properties: { text: { type: 'string' } },
+    required: ['text'],
+    additionalProperties: false,
+  },
+  execute: async (args) => ({ content: [{ type: 'text', text: `echo: ${String(args.text)}` }] }),
+  preview: (args) => String(args.text),
+};
+
+function setup(replies: Reply[], hooks: AgentHooks = {}, tools: () => Tool[] = () => [echoTool]) {
+  const model$ = scriptedModel(replies);
+  const events: AgentEvent[] = [];
+  const appended: Message[] = [];
+  const agent: AgentSetup = {
+    cwd: process.cwd(),
+    maxSteps: 5,
+    hooks,
+    activeTools: tools,
+    findTool: (name) => tools().find((tool) => tool.name === name),
+    settings: () => ({ model, baseUrl: 'http://127.0.0.1:1', system: 'sys' }),
+    stream: () => model$.stream,
+    usage: (_m, usage) => {
+      const call = { ...usage, cost_usd: 0 };
+      return { call, cumulative: call };
+    },
+    emit: (event) => events.push(event),
+    append: (message) => appended.push(message),
+  };
+  const transcript: Message[] = [
+    { role: 'user', content: [{ type: 'text', text: 'hi' }], time: '' },
+  ];
+  return { agent, events, appended, transcript, requests: model$.requests };
+}
+
+const types = (events: AgentEvent[]) => events.map((event) => event.type);
+
+test('a tool round trip emits events in order and feeds the result back', async () => {
+  const t = setup([
+    { text: 'calling', calls: [{ id: 'c1', name: 'echo', args: { text: 'x' } }] },
+    { text: 'done' },
+  ]);
+  const result = await runAgent(t.transcript, t.agent, new AbortController().signal);
+  assert.equal(result.stop, 'end_turn');
+  assert.equal(result.finalText, 'done');
+  assert.deepEqual(
+    types(t.events).filter((type) => type !== 'text_delta'),
+    [
+      'turn_start',
+      'assistant_start',
+      'usage',
+      'assistant_message',
+      'tool_call',
+      'tool_result',
+      'turn_end',
+      'turn_start',
+      'assistant_start',
+      'usage',
+      'assistant_message',
+      'turn_end',
+    ],
+  );
+  const second = t.requests[1]!.messages.at(-1)!;
+  assert.equal(second.role, 'tool');
+  assert.deepEqual(second.content[0], {
+    type: 'tool_result',
+    call_id: 'c1',
+    name: 'echo',
+    is_error: false,
+    content: [{ type: 'text', text: 'echo: x' }],
+  });
+  assert.equal(t.appended.length, 3);
+});
+
+test('beforeModelCall can block a turn: no model request, stop error with the reason', async () => {
+  const t = setup([{ text: 'never' }], {
+    beforeModelCall: async () => ({ block: true, reason: 'after hours' }),
+  });
+  const result = await runAgent(t.transcript, t.agent, new AbortController().signal);
+  assert.equal(result.stop, 'error');
+  assert.match(result.error!, /after hours/);
+  assert.equal(t.requests.length, 0);
+  assert.deepEqual(t.events.at(-1), { type: 'turn_end', stop: 'error', error: result.error });
+});
+
+test('beforeToolCall can block (model sees the reason) or replace arguments (transcript keeps the original)', async () => {
+  const seen: unknown[] = [];
+  const tool: Tool = {
+    ...echoTool,
+    execute: async (args) => (seen.push(args), { content: [{ type: 'text', text: 'ran' }] }),
+  };
+  const t = setup(
+    [
+      {
+        calls: [
+          { id: 'a', name: 'echo', args: { text: 'rm -rf /' } },
+          { id: 'b', name: 'echo', args: { text: 'ls' } },
+        ],
+      },
+      { text: 'ok' },
+    ],
+    {
+      beforeToolCall: async (call) =>
+        call.args.text === 'rm -rf /'
+          ? { block: true, reason: 'dangerous' }
+          : { args: { text: 'ls -la' } },
+    },
+    () => [tool],
+  );
+  await runAgent(t.transcript, t.agent, new AbortController().signal);
+  assert.deepEqual(seen, [{ text: 'ls -la' }]);
+  const results = t.requests[1]!.messages.at(-1)!.content as Array<{
+    is_error: boolean;
+    content: Array<{ text: string }>;
+  }>;
+  assert.equal(results[0]!.is_error, true);
+  assert.match(results[0]!.content[0]!.text, /dangerous/);
+  const call = t.requests[1]!.messages.at(-2)!.content.find((block) => block.type === 'tool_call');
+  assert.deepEqual(call && 'args' in call ? call.args : undefined, { text: 'rm -rf /' });
+});
+
+test('beforeAssistantText replaces or hides what the user sees, never the transcript', async () => {
+  const t = setup([{ text: 'key sk-123' }], {
+    beforeAssistantText: async (text) => ({ text: text.replace(/sk-\d+/, '[redacted]') }),
+  });
+  const result = await runAgent(t.transcript, t.agent, new AbortController().signal);
+  assert.equal(result.finalText, 'key [redacted]');
+  const shown = t.events.find((event) => event.type === 'assistant_message');
+  assert.deepEqual(shown && 'content' in shown ? shown.content : undefined, [
+    { type: 'text', text: 'key [redacted]' },
+  ]);
+  assert.deepEqual(t.transcript.at(-1)!.content, [{ type: 'text', text: 'key sk-123' }]);
+
+  const hidden = setup([{ text: 'secret' }], {
+    beforeAssistantText: async () => ({ block: true }),
+  });
+  await runAgent(hidden.transcript, hidden.agent, new AbortController().signal);
+  assert.equal(
+    hidden.events.some((event) => event.type === 'assistant_message'),
+    false,
+  );
+  assert.deepEqual(hidden.transcript.at(-1)!.content, [{ type: 'text', text: 'secret' }]);
+});
+
+test('holdTextStream suppresses every text_delta', async () => {
+  const t = setup([{ text: 'a long streamed answer' }], { holdTextStream: () => true });
+  await runAgent(t.transcript, t.agent, new AbortController().signal);
+  assert.equal(
+    t.events.some((event) => event.type === 'text_delta'),
+    false,
+  );
+  assert.ok(t.events.some((event) => event.type === 'assistant_message'));
+});
+
+test('the confirmation gate runs after interception and can deny', async () => {
+  const order: string[] = [];
+  const t = setup([{ calls: [{ id: 'a', name: 'echo', args: { text: 'x' } }] }, { text: 'ok' }], {
+    beforeToolCall: async () => void order.push('intercept'),
+    confirmToolCall: async (call) => (order.push(`confirm:${call.preview}`), 'deny'),
+  });
+  await runAgent(t.transcript, t.agent, new AbortController().signal);
+  assert.deepEqual(order, ['intercept', 'confirm:x']);
+  const result = t.events.find((event) => event.type === 'tool_result');
+  assert.ok(result && result.type === 'tool_result' && result.is_error);
+});
+
+test('invalid arguments come back to the model as a readable error result', async () => {
+  const t = setup([{ calls: [{ id: 'a', name: 'echo', args: { txt: 1 } }] }, { text: 'ok' }]);
+  await runAgent(t.transcript, t.agent, new AbortController().signal);
+  const result = t.events.find((event) => event.type === 'tool_result');
+  assert.ok(result?.type === 'tool_result');
+  assert.equal(result.is_error, true);
+  const text = result.content[0]!.type === 'text' ? result.content[0]!.text : '';
+  assert.match(text, /invalid arguments for tool "echo"/);
+  assert.match(text, /missing required property "text"/);
+  assert.match(text, /unknown property "txt"/);
+});
+
+test('the tool registry is read again before every model request', async () => {
+  let tools: Tool[] = [echoTool];
+  const extra: Tool = { ...echoTool, name: 'late' };
+  const t = setup(
+    [{ calls: [{ id: 'a', name: 'echo', args: { text: 'x' } }] }, { text: 'ok' }],
+    {},
+    () => tools,
+  );
+  t.agent.emit = (event) => {
+    if (event.type === 'tool_result') tools = [echoTool, extra];
+  };
+  await runAgent(t.transcript, t.agent, new AbortController().signal);
+  assert.deepEqual(
+    t.requests.map((r) => r.tools.map((tool) => tool.name)),
+    [['echo'], ['echo', 'late']],
+  );
+});
+
+test('max steps ends the prompt with an error', async () => {
+  const call = { calls: [{ id: 'a', name: 'echo', args: { text: 'x' } }] };
+  const t = setup([call, call, call, call, call, call]);
+  const result = await runAgent(t.transcript, t.agent, new AbortController().signal);
+  assert.equal(result.stop, 'error');
+  assert.match(result.error!, /--max-steps/);
+  assert.equal(t.requests.length, 5);
+});
+
+test('an unknown tool and a throwing tool become error results', async () => {
+  const boom: Tool = {
+    ...echoTool,
+    name: 'boom',
+    execute: async () => {
+      throw new Error('kaput');
+    },
+  };
+  const t = setup(
+    [
+      {
+        calls: [
+          { id: 'a', name: 'nope', args: {} },
+          { id: 'b', name: 'boom', args: { text: 'x' } },
+        ],
+      },
+      { text: 'ok' },
+    ],
+    {},
+    () => [boom],
+  );
+  await runAgent(t.transcript, t.agent, new AbortController().signal);
+  const texts = t.events
+    .filter((event) => event.type === 'tool_result')
+    .map((event) =>
+      event.type === 'tool_result' && event.content[0]!.type === 'text'
+        ? event.content[0]!.text
+        : '',
+    );
+  assert.match(texts[0]!, /unknown tool "nope"/);
+  assert.match(texts[1]!, /boom failed: kaput/);
+});

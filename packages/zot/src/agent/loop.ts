@@ -1,0 +1,214 @@
+// The agent loop: model call, tool calls in order, repeat until the model stops.
+import type {
+  AssistantContent,
+  AssistantMessage,
+  Message,
+  ModelInfo,
+  ReasoningLevel,
+  StopReason,
+  StreamFn,
+  ToolMessage,
+  ToolResultBlock,
+  Usage,
+} from '../providers/types.js';
+import type { AgentEvent, UsageEventFields } from './events.js';
+import type { AgentHooks } from './hooks.js';
+import { runToolCall } from './tool-call.js';
+import type { Tool } from './tool.js';
+
+export interface ModelCallSettings {
+  model: ModelInfo;
+  baseUrl: string;
+  apiKey?: string;
+  system: string;
+  reasoning?: ReasoningLevel;
+}
+
+export interface AgentSetup {
+  cwd: string;
+  maxSteps: number;
+  hooks: AgentHooks;
+  /** Tools advertised to the model; read again before every model request. */
+  activeTools(): Tool[];
+  /** Looks up a tool the model called (may find tools not advertised, e.g. just activated). */
+  findTool(name: string): Tool | undefined;
+  settings(): ModelCallSettings;
+  stream(model: ModelInfo): StreamFn;
+  /** Turns one call's usage into the usage event (the caller keeps cumulative totals and prices). */
+  usage(model: ModelInfo, usage: Usage): { call: UsageEventFields; cumulative: UsageEventFields };
+  emit(event: AgentEvent): void;
+  /** Every message appended to the transcript, in order, as it is appended. */
+  append(message: Message): void;
+}
+
+export interface AgentRunResult {
+  stop: StopReason;
+  error?: string;
+  /** The last assistant text the user was shown (after interception). */
+  finalText: string;
+  /** Usage of the last model call, for context-window accounting. */
+  lastUsage?: Usage;
+}
+
+const now = () => new Date().toISOString();
+
+function textOf(content: AssistantContent[]): string {
+  return content
+    .filter((block) => block.type === 'text')
+    .map((block) => (block.type === 'text' ? block.text : ''))
+    .join('');
+}
+
+/** Applies the assistant-text hook: returns the content the user sees, or undefined when hidden. */
+async function visibleContent(
+  hooks: AgentHooks,
+  content: AssistantContent[],
+): Promise<AssistantContent[] | undefined> {
+  const text = textOf(content);
+  if (!hooks.beforeAssistantText || text === '') return content;
+  let decision;
+  try {
+    decision = await hooks.beforeAssistantText(text);
+  } catch {
+    return content;
+  }
+  if (!decision) return content;
+  const others = content.filter((block) => block.type !== 'text');
+  if (decision.block) return others.length > 0 ? others : undefined;
+  if (decision.text === undefined) return content;
+  return [{ type: 'text', text: decision.text }, ...others];
+}
+
+/**
+ * Runs the model/tool loop on `transcript` (which already ends with the user's message).
+ * Contract: never throws; emits turn_start/turn_end pairs; appends every message it adds to
+ * `transcript` and reports it through `setup.append` in order; leaves the transcript valid for
+ * the next request (every tool call has a result, even when aborted).
+ */
+export async function runAgent(
+  transcript: Message[],
+  setup: AgentSetup,
+  signal: AbortSignal,
+): Promise<AgentRunResult> {
+  const append = (message: Message) => {
+    transcript.push(message);
+    setup.append(message);
+  };
+  let finalText = '';
+  let lastUsage: Usage | undefined;
+  for (let step = 1; ; step++) {
+    if (step > setup.maxSteps) {
+      const error = `stopped after ${setup.maxSteps} steps (--max-steps); the model had not finished`;
+      setup.emit({ type: 'error', message: error });
+      return { stop: 'error', error, finalText, lastUsage };
+    }
+    setup.emit({ type: 'turn_start', step });
+    const gate = await safeHook(() => setup.hooks.beforeModelCall?.({ step }));
+    if (gate?.block) {
+      const error = gate.reason ? `turn blocked: ${gate.reason}` : 'turn blocked by an extension';
+      setup.emit({ type: 'error', message: error });
+      setup.emit({ type: 'turn_end', stop: 'error', error });
+      return { stop: 'error', error, finalText, lastUsage };
+    }
+    if (signal.aborted) {
+      setup.emit({ type: 'turn_end', stop: 'aborted' });
+      return { stop: 'aborted', finalText, lastUsage };
+    }
+
+    const settings = setup.settings();
+    const hold = setup.hooks.holdTextStream?.() ?? false;
+    setup.emit({ type: 'assistant_start' });
+    let outcome: { message: AssistantMessage; stop: StopReason; usage?: Usage; error?: string };
+    outcome = await streamOnce(setup, settings, transcript, hold, signal);
+    if (outcome.usage) {
+      lastUsage = outcome.usage;
+      const { call, cumulative } = setup.usage(settings.model, outcome.usage);
+      setup.emit({ type: 'usage', ...call, cumulative });
+    }
+    const { message, stop } = outcome;
+    const calls = message.content.filter((block) => block.type === 'tool_call');
+    if (message.content.length > 0) append(message);
+    const visible =
+      message.content.length > 0 ? await visibleContent(setup.hooks, message.content) : undefined;
+    if (visible) {
+      setup.emit({ type: 'assistant_message', content: visible, time: message.time });
+      const text = textOf(visible);
+      if (text !== '') finalText = text;
+    }
+    if (outcome.error !== undefined) {
+      if (stop === 'error') setup.emit({ type: 'error', message: outcome.error });
+      setup.emit({ type: 'turn_end', stop, ...(stop === 'error' ? { error: outcome.error } : {}) });
+      return { stop, ...(stop === 'error' ? { error: outcome.error } : {}), finalText, lastUsage };
+    }
+    if (calls.length === 0) {
+      setup.emit({ type: 'turn_end', stop });
+      return { stop, finalText, lastUsage };
+    }
+
+    const results: ToolResultBlock[] = [];
+    for (const call of calls) {
+      if (call.type !== 'tool_call') continue;
+      results.push(await runToolCall(call, setup, signal));
+    }
+    append({ role: 'tool', content: results, time: now() } satisfies ToolMessage);
+    if (signal.aborted) {
+      setup.emit({ type: 'turn_end', stop: 'aborted' });
+      return { stop: 'aborted', finalText, lastUsage };
+    }
+    setup.emit({ type: 'turn_end', stop: 'tool_use' });
+  }
+}
+
+async function safeHook<T>(run: () => Promise<T> | undefined): Promise<T | undefined> {
+  try {
+    return await run();
+  } catch {
+    return undefined;
+  }
+}
+
+/** One model call. Aborted or failed calls keep the text that streamed, without tool calls. */
+async function streamOnce(
+  setup: AgentSetup,
+  settings: ModelCallSettings,
+  transcript: Message[],
+  hold: boolean,
+  signal: AbortSignal,
+): Promise<{ message: AssistantMessage; stop: StopReason; usage?: Usage; error?: string }> {
+  const stream = setup.stream(settings.model);
+  const tools = setup.activeTools().map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters,
+  }));
+  let streamed = '';
+  for await (const event of stream({
+    model: settings.model,
+    baseUrl: settings.baseUrl,
+    ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
+    system: settings.system,
+    messages: transcript,
+    tools,
+    ...(settings.reasoning !== undefined ? { reasoning: settings.reasoning } : {}),
+    signal,
+  })) {
+    if (event.type === 'text_delta') {
+      streamed += event.delta;
+      if (!hold) setup.emit({ type: 'text_delta', delta: event.delta });
+    } else if (event.type === 'done') {
+      return { message: event.message, stop: event.stop, usage: event.usage };
+    } else if (event.type === 'error') {
+      const kept = (event.partial?.content ?? []).filter((block) => block.type === 'text');
+      const content: AssistantContent[] =
+        kept.length > 0 ? kept : streamed !== '' ? [{ type: 'text', text: streamed }] : [];
+      return {
+        message: { role: 'assistant', content, time: now() },
+        stop: event.aborted ? 'aborted' : 'error',
+        ...(event.usage ? { usage: event.usage } : {}),
+        error: event.aborted ? 'aborted' : event.message,
+      };
+    }
+  }
+  const error = `${settings.model.provider}: the stream ended without a result`;
+  return { message: { role: 'assistant', content: [], time: now() }, stop: 'error', error };
+}

@@ -1,0 +1,96 @@
+// Running one tool call: interception, validation, confirmation, execution, result event.
+import type { ToolCallBlock, ToolResultBlock } from '../providers/types.js';
+import { errorMessage } from '../util/errors.js';
+import type { AgentSetup } from './loop.js';
+import type { ToolContent, ToolOutput } from './tool.js';
+import { validateArgs } from './validate.js';
+
+/** Key the providers use for tool-call arguments that were not valid JSON. */
+export const INVALID_JSON_KEY = '__invalid_json__';
+
+function errorOutput(text: string): ToolOutput {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** Contract: never throws; always emits tool_call then tool_result for the call. */
+export async function runToolCall(
+  call: ToolCallBlock,
+  setup: AgentSetup,
+  signal: AbortSignal,
+): Promise<ToolResultBlock> {
+  setup.emit({ type: 'tool_call', id: call.id, name: call.name, args: call.args });
+  const output = await execute(call, setup, signal);
+  const content: ToolContent[] =
+    output.content.length > 0 ? output.content : [{ type: 'text', text: '(no output)' }];
+  const isError = output.isError === true;
+  setup.emit({
+    type: 'tool_result',
+    id: call.id,
+    is_error: isError,
+    content,
+    ...(output.attribution ? { extension: output.attribution.extension } : {}),
+  });
+  return { type: 'tool_result', call_id: call.id, name: call.name, is_error: isError, content };
+}
+
+async function execute(
+  call: ToolCallBlock,
+  setup: AgentSetup,
+  signal: AbortSignal,
+): Promise<ToolOutput> {
+  if (signal.aborted) return errorOutput(`${call.name}: not run, the turn was aborted`);
+  const tool = setup.findTool(call.name);
+  if (!tool) {
+    const names =
+      setup
+        .activeTools()
+        .map((t) => t.name)
+        .join(', ') || 'none';
+    return errorOutput(`unknown tool "${call.name}"; available tools: ${names}`);
+  }
+  let args = call.args;
+  if (setup.hooks.beforeToolCall) {
+    let decision;
+    try {
+      decision = await setup.hooks.beforeToolCall({ id: call.id, name: call.name, args });
+    } catch {
+      decision = undefined;
+    }
+    if (decision?.block) {
+      return errorOutput(`tool call blocked: ${decision.reason || 'refused by an extension'}`);
+    }
+    if (decision?.args) args = decision.args;
+  }
+  if (INVALID_JSON_KEY in args) {
+    return errorOutput(
+      `the arguments for tool "${call.name}" were not valid JSON: ${String(args[INVALID_JSON_KEY])}`,
+    );
+  }
+  const invalid = validateArgs(call.name, tool.parameters, args);
+  if (invalid) return errorOutput(invalid);
+  if (setup.hooks.confirmToolCall) {
+    let preview = '';
+    try {
+      preview = tool.preview?.(args) ?? '';
+    } catch {
+      preview = '';
+    }
+    let answer;
+    try {
+      answer = await setup.hooks.confirmToolCall({ id: call.id, name: call.name, args, preview });
+    } catch {
+      answer = 'deny' as const;
+    }
+    if (answer !== 'allow') return errorOutput(`the user denied this ${call.name} call`);
+  }
+  try {
+    return await tool.execute(args, {
+      cwd: setup.cwd,
+      toolCallId: call.id,
+      signal,
+      onProgress: (text) => setup.emit({ type: 'tool_progress', id: call.id, text }),
+    });
+  } catch (error) {
+    return errorOutput(`${call.name} failed: ${errorMessage(error)}`);
+  }
+}

@@ -1,0 +1,53 @@
+// Tool argument validation against each tool's JSON Schema, compiled once per schema object.
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { JsonSchema } from '../providers/types.js';
+
+const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true });
+const compiled = new WeakMap<JsonSchema, ValidateFunction | Error>();
+
+function compile(schema: JsonSchema): ValidateFunction | Error {
+  let entry = compiled.get(schema);
+  if (!entry) {
+    try {
+      entry = ajv.compile(schema);
+    } catch (error) {
+      entry = error instanceof Error ? error : new Error(String(error));
+    }
+    compiled.set(schema, entry);
+  }
+  return entry;
+}
+
+/** Returns an error message when `schema` is not a usable JSON Schema object. */
+export function checkSchema(schema: unknown): string | undefined {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
+    return 'schema must be a JSON Schema object';
+  }
+  const result = compile(schema as JsonSchema);
+  return result instanceof Error ? result.message : undefined;
+}
+
+function describe(error: ErrorObject): string {
+  const where = error.instancePath || '(arguments)';
+  if (error.keyword === 'additionalProperties') {
+    return `${where}: unknown property "${String(error.params.additionalProperty)}"`;
+  }
+  if (error.keyword === 'required') {
+    return `${where}: missing required property "${String(error.params.missingProperty)}"`;
+  }
+  return `${where}: ${error.message ?? 'is invalid'}`;
+}
+
+/** Contract: never throws; returns undefined when the arguments are valid. */
+export function validateArgs(
+  toolName: string,
+  schema: JsonSchema,
+  args: unknown,
+): string | undefined {
+  const validate = compile(schema);
+  if (validate instanceof Error)
+    return `tool "${toolName}" has an invalid schema: ${validate.message}`;
+  if (validate(args)) return undefined;
+  const details = (validate.errors ?? []).map(describe).join('; ');
+  return `invalid arguments for tool "${toolName}": ${details}`;
+}

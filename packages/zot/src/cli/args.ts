@@ -1,0 +1,174 @@
+// Table-driven parsing of zot's command line (the flags of the original Go zot).
+import { PROVIDER_NAMES } from '../config/auth.js';
+import { UsageError } from '../util/errors.js';
+
+export type Mode = 'print' | 'json' | 'rpc' | 'interactive';
+
+export interface CliOptions {
+  command?: 'rpc' | 'auth' | 'ext';
+  commandArgs: string[];
+  prompt: string[];
+  print: boolean;
+  json: boolean;
+  mode?: Mode;
+  provider?: string;
+  model?: string;
+  apiKey?: string;
+  baseUrl?: string;
+  systemPrompt?: string;
+  appendSystemPrompt: string[];
+  reasoning?: 'low' | 'medium' | 'high';
+  cwd?: string;
+  noTools: boolean;
+  tools?: string[];
+  maxSteps: number;
+  continue: boolean;
+  session?: string;
+  noSession: boolean;
+  listModels: boolean;
+  version: boolean;
+  help: boolean;
+}
+
+type Kind = 'bool' | 'value' | 'list';
+interface FlagSpec {
+  names: string[];
+  kind: Kind;
+  key: keyof CliOptions;
+  choices?: readonly string[];
+  parse?: (value: string, flag: string) => unknown;
+}
+
+const positiveInt = (value: string, flag: string): number => {
+  if (!/^\d+$/.test(value) || Number(value) < 1) {
+    throw new UsageError(`${flag} expects a positive integer, got "${value}"`);
+  }
+  return Number(value);
+};
+const csv = (value: string, flag: string): string[] => {
+  const items = value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+  if (items.length === 0)
+    throw new UsageError(`${flag} expects a comma-separated list of tool names`);
+  return items;
+};
+
+const FLAGS: FlagSpec[] = [
+  { names: ['-p', '--print'], kind: 'bool', key: 'print' },
+  { names: ['--json'], kind: 'bool', key: 'json' },
+  {
+    names: ['--mode'],
+    kind: 'value',
+    key: 'mode',
+    choices: ['print', 'json', 'rpc', 'interactive'],
+  },
+  { names: ['--provider'], kind: 'value', key: 'provider', choices: PROVIDER_NAMES },
+  { names: ['--model'], kind: 'value', key: 'model' },
+  { names: ['--api-key'], kind: 'value', key: 'apiKey' },
+  { names: ['--base-url'], kind: 'value', key: 'baseUrl' },
+  { names: ['--system-prompt'], kind: 'value', key: 'systemPrompt' },
+  { names: ['--append-system-prompt'], kind: 'list', key: 'appendSystemPrompt' },
+  { names: ['--reasoning'], kind: 'value', key: 'reasoning', choices: ['low', 'medium', 'high'] },
+  { names: ['--cwd'], kind: 'value', key: 'cwd' },
+  { names: ['--no-tools'], kind: 'bool', key: 'noTools' },
+  { names: ['--tools'], kind: 'value', key: 'tools', parse: csv },
+  { names: ['--max-steps'], kind: 'value', key: 'maxSteps', parse: positiveInt },
+  { names: ['-c', '--continue'], kind: 'bool', key: 'continue' },
+  { names: ['--session'], kind: 'value', key: 'session' },
+  { names: ['--no-session'], kind: 'bool', key: 'noSession' },
+  { names: ['--list-models'], kind: 'bool', key: 'listModels' },
+  { names: ['-v', '--version'], kind: 'bool', key: 'version' },
+  { names: ['-h', '--help'], kind: 'bool', key: 'help' },
+];
+
+const SUBCOMMANDS = new Set(['rpc', 'auth', 'ext']);
+
+function defaults(): CliOptions {
+  return {
+    commandArgs: [],
+    prompt: [],
+    print: false,
+    json: false,
+    appendSystemPrompt: [],
+    noTools: false,
+    maxSteps: 50,
+    continue: false,
+    noSession: false,
+    listModels: false,
+    version: false,
+    help: false,
+  };
+}
+
+/**
+ * Parses argv (without node and script). `auth` and `ext` take the rest of the line as their
+ * own arguments; `rpc` accepts the normal flags.
+ * Contract: throws UsageError naming the flag for unknown flags and bad values.
+ */
+export function parseArgs(argv: string[]): CliOptions {
+  const options = defaults();
+  const record = options as unknown as Record<string, unknown>;
+  let onlyPositional = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (onlyPositional || !arg.startsWith('-') || arg === '-') {
+      if (
+        options.command === undefined &&
+        options.prompt.length === 0 &&
+        SUBCOMMANDS.has(arg) &&
+        !onlyPositional
+      ) {
+        options.command = arg as CliOptions['command'];
+        if (arg !== 'rpc') {
+          options.commandArgs = argv.slice(i + 1);
+          return options;
+        }
+        continue;
+      }
+      options.prompt.push(arg);
+      continue;
+    }
+    if (arg === '--') {
+      onlyPositional = true;
+      continue;
+    }
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const name = eq > 0 ? arg.slice(0, eq) : arg;
+    const spec = FLAGS.find((flag) => flag.names.includes(name));
+    if (!spec) throw new UsageError(`unknown option ${name} (see zot --help)`);
+    if (spec.kind === 'bool') {
+      if (eq > 0) throw new UsageError(`${name} does not take a value`);
+      record[spec.key] = true;
+      continue;
+    }
+    let value: string | undefined;
+    if (eq > 0) value = arg.slice(eq + 1);
+    else {
+      value = argv[++i];
+      if (value === undefined) throw new UsageError(`${name} expects a value`);
+    }
+    if (spec.choices && !spec.choices.includes(value)) {
+      throw new UsageError(`${name} must be one of ${spec.choices.join(', ')}; got "${value}"`);
+    }
+    const parsed = spec.parse ? spec.parse(value, name) : value;
+    if (spec.kind === 'list') (record[spec.key] as unknown[]).push(parsed);
+    else record[spec.key] = parsed;
+  }
+  if (options.noSession && (options.continue || options.session)) {
+    throw new UsageError('--no-session cannot be combined with --continue or --session');
+  }
+  if (options.noTools && options.tools)
+    throw new UsageError('--no-tools cannot be combined with --tools');
+  return options;
+}
+
+/** The mode a parsed command line asks for. */
+export function selectMode(options: CliOptions): Mode {
+  if (options.command === 'rpc') return 'rpc';
+  if (options.mode) return options.mode;
+  if (options.json) return 'json';
+  if (options.print) return 'print';
+  return 'interactive';
+}

@@ -1,0 +1,53 @@
+// Help text, kept free of imports so that `zot --help` starts fast.
+
+export const MAIN_HELP = `zot: a terminal coding agent with a language-agnostic extension system
+
+Usage:
+  zot [options] [prompt]          interactive session (the TUI is not available yet)
+  zot -p [options] <prompt>       print mode: run the prompt, print the final answer
+  zot --json [options] <prompt>   JSON mode: one event per line on stdout
+  zot rpc [options]               RPC mode: JSON requests on stdin, responses and events on stdout
+  zot auth <set|list|remove>      manage stored API keys (zot auth --help)
+
+A prompt may also come on stdin when stdin is not a terminal.
+
+Options:
+  -p, --print                     print mode
+      --json                      JSON event stream mode
+      --mode <mode>               print | json | rpc | interactive
+      --provider <name>           anthropic | openai | ollama | kimi (default: last used, else anthropic)
+      --model <id>                model id (default: last used, else the provider's default)
+      --api-key <key>             API key for this run
+      --base-url <url>            API base URL, with or without a trailing /v1 (any OpenAI-compatible server)
+      --system-prompt <text>      replace the system prompt (default: built-in, or $ZOT_HOME/SYSTEM.md)
+      --append-system-prompt <t>  append to the system prompt (repeatable)
+      --reasoning <level>         low | medium | high (models that support reasoning)
+      --cwd <dir>                 working directory for tools and sessions
+      --no-tools                  offer the model no tools
+      --tools <csv>               offer only these tools (e.g. read,bash)
+      --max-steps <n>             stop after n model calls per prompt (default 50)
+  -c, --continue                  resume the newest session of this directory
+      --session <path>            resume (or start) the session in this file
+      --no-session                do not write a session file
+      --list-models               list the provider's models and exit
+  -v, --version                   print the version and exit
+  -h, --help                      show this help and exit
+
+Environment:
+  ZOT_HOME                        state directory (default: $XDG_STATE_HOME/zot or ~/.local/state/zot)
+  ANTHROPIC_API_KEY, OPENAI_API_KEY, KIMI_API_KEY / MOONSHOT_API_KEY
+  ZOTCORE_RPC_TOKEN               require a hello with this token as the first RPC line
+  NO_COLOR                        disable colours
+
+Exit codes: 0 ok, 1 runtime error, 2 usage error.
+`;
+
+export const AUTH_HELP = `Usage: zot auth <command>
+
+Commands:
+  set <provider>      read an API key from stdin and store it in $ZOT_HOME/auth.json (mode 0600)
+  list                show providers with a stored key (masked)
+  remove <provider>   delete a stored key
+
+Providers: anthropic, openai, ollama, kimi
+`;

@@ -1,0 +1,105 @@
+// Dispatches a command line to a subcommand or a mode and returns the exit code.
+import { writeLine, type ModeIO } from '../modes/io.js';
+import { errorMessage, UsageError } from '../util/errors.js';
+import { parseArgs, selectMode, type CliOptions } from './args.js';
+import { MAIN_HELP } from './help.js';
+import { zotVersion } from './version.js';
+
+const io: ModeIO = { stdout: process.stdout, stderr: process.stderr };
+const warn = (message: string) => writeLine(io.stderr, `zot: ${message}`);
+
+async function readPrompt(options: CliOptions): Promise<string> {
+  let text = options.prompt.join(' ');
+  const stdin = process.stdin;
+  if (!stdin.isTTY) {
+    const { fstatSync } = await import('node:fs');
+    let readable = text === '';
+    try {
+      const stat = fstatSync(0);
+      readable ||= stat.isFIFO() || stat.isFile();
+    } catch {
+      readable = false;
+    }
+    if (readable) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of stdin) chunks.push(chunk as Buffer);
+      const piped = Buffer.concat(chunks).toString('utf8').trim();
+      if (piped) text = text ? `${text}\n\n${piped}` : piped;
+    }
+  }
+  return text.trim();
+}
+
+async function dispatch(argv: string[]): Promise<number> {
+  const options = parseArgs(argv);
+  if (options.help) {
+    writeLine(io.stdout, MAIN_HELP);
+    return 0;
+  }
+  if (options.version) {
+    writeLine(io.stdout, `zot ${zotVersion()}`);
+    return 0;
+  }
+  if (options.command === 'auth') {
+    const { runAuthCommand } = await import('./auth.js');
+    return runAuthCommand(options.commandArgs, { ...io, stdin: process.stdin });
+  }
+  if (options.command === 'ext') throw new UsageError('zot ext is not available yet');
+  const { createRuntime, resolveProviderModel } = await import('./setup.js');
+  if (options.listModels) {
+    const { zotPaths } = await import('../config/paths.js');
+    const { listModels } = await import('../providers/index.js');
+    const { provider, extra } = resolveProviderModel(options, zotPaths(), warn);
+    for (const model of listModels(provider, extra)) {
+      writeLine(
+        io.stdout,
+        `${model.id}\tcontext ${model.contextWindow}\tmax output ${model.maxTokens}` +
+          `${model.reasoning ? '\treasoning' : ''}\t$${model.prices.input}/$${model.prices.output} per Mtok`,
+      );
+    }
+    return 0;
+  }
+  const mode = selectMode(options);
+  if (mode === 'interactive') {
+    throw new UsageError(
+      'the interactive TUI is not available yet; use -p/--print, --json or `zot rpc` (see zot --help)',
+    );
+  }
+  if (mode === 'rpc') {
+    if (options.prompt.length > 0)
+      throw new UsageError('zot rpc takes no prompt; send prompt requests on stdin');
+    const runtime = createRuntime(options, mode, warn);
+    const { runRpcMode } = await import('../modes/rpc.js');
+    return runRpcMode(
+      runtime.session,
+      { ...io, stdin: process.stdin },
+      { version: runtime.version },
+    );
+  }
+  const prompt = await readPrompt(options);
+  if (!prompt) throw new UsageError('no prompt given (pass it as an argument or on stdin)');
+  const runtime = createRuntime(options, mode, warn);
+  const abortOnSignal = () => runtime.session.abort();
+  process.once('SIGINT', abortOnSignal);
+  process.once('SIGTERM', abortOnSignal);
+  if (mode === 'json') {
+    const { runJsonMode } = await import('../modes/json.js');
+    return runJsonMode(runtime.session, prompt, io);
+  }
+  const { runPrintMode } = await import('../modes/print.js');
+  return runPrintMode(runtime.session, prompt, io);
+}
+
+/** Contract: never throws; maps usage errors to exit 2 and other failures to exit 1. */
+export async function runCli(argv: string[]): Promise<number> {
+  try {
+    return await dispatch(argv);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      writeLine(io.stderr, `zot: ${error.message}`);
+      return 2;
+    }
+    writeLine(io.stderr, `zot: ${errorMessage(error)}`);
+    return 1;
+  }
+}

@@ -1,0 +1,146 @@
+// Builds the Session a mode drives from the parsed command line and $ZOT_HOME.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { AuthStore, missingKeyMessage, resolveApiKey } from '../config/auth.js';
+import { zotPaths, type ZotPaths } from '../config/paths.js';
+import { loadSettings, saveSettings } from '../config/settings.js';
+import {
+  defaultBaseUrl,
+  listModels,
+  parseModelsJson,
+  providerNeedsKey,
+  resolveModel,
+  streamFor,
+} from '../providers/index.js';
+import type { ModelInfo, ProviderName } from '../providers/types.js';
+import { Session } from '../session/session.js';
+import { loadSession, newestSession, newSessionPath, SessionWriter } from '../session/store.js';
+import { buildSystemPrompt } from '../session/system-prompt.js';
+import { ToolRegistry } from '../session/tool-registry.js';
+import { BUILTIN_TOOL_NAMES, builtinTools } from '../tools/index.js';
+import { UsageError } from '../util/errors.js';
+import type { CliOptions, Mode } from './args.js';
+import { zotVersion } from './version.js';
+
+export interface Runtime {
+  session: Session;
+  paths: ZotPaths;
+  provider: ProviderName;
+  version: string;
+}
+
+export type Warn = (message: string) => void;
+
+function resolveCwd(option: string | undefined): string {
+  const cwd = resolve(option ?? process.cwd());
+  if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
+    throw new UsageError(`--cwd: not a directory: ${cwd}`);
+  }
+  return cwd;
+}
+
+function extraModels(paths: ZotPaths, warn: Warn): ModelInfo[] {
+  if (!existsSync(paths.models)) return [];
+  const { models, errors } = parseModelsJson(readFileSync(paths.models, 'utf8'), paths.models);
+  for (const error of errors) warn(error);
+  return models;
+}
+
+/** Picks provider and model: flags, then config.json, then the catalog default. */
+export function resolveProviderModel(options: CliOptions, paths: ZotPaths, warn: Warn) {
+  const { settings, warning } = loadSettings(paths.config);
+  if (warning) warn(warning);
+  const provider = (options.provider ?? settings.provider ?? 'anthropic') as ProviderName;
+  const extra = extraModels(paths, warn);
+  const id = options.model ?? (settings.provider === provider ? settings.model : undefined);
+  const { model, known } = resolveModel(provider, id, extra);
+  return { provider, model, known, extra };
+}
+
+function selectTools(options: CliOptions) {
+  if (options.noTools) return [];
+  const all = builtinTools({});
+  if (!options.tools) return all;
+  const unknown = options.tools.filter((name) => !BUILTIN_TOOL_NAMES.includes(name));
+  if (unknown.length > 0) {
+    throw new UsageError(
+      `--tools: unknown tool ${unknown.join(', ')} (available: ${BUILTIN_TOOL_NAMES.join(', ')})`,
+    );
+  }
+  return all.filter((tool) => options.tools!.includes(tool.name));
+}
+
+function sessionWriter(options: CliOptions, mode: Mode, paths: ZotPaths, cwd: string, warn: Warn) {
+  if (options.noSession) return undefined;
+  let path: string | undefined;
+  if (options.session) path = resolve(options.session);
+  else if (options.continue) {
+    path = newestSession(paths.sessions, cwd);
+    if (!path) warn('no earlier session in this directory; starting a new one');
+  } else if (mode === 'rpc') return undefined;
+  return path ?? newSessionPath(paths.sessions, cwd);
+}
+
+/** Contract: throws UsageError for bad input and Error for runtime problems (missing key). */
+export function createRuntime(options: CliOptions, mode: Mode, warn: Warn): Runtime {
+  const cwd = resolveCwd(options.cwd);
+  const paths = zotPaths();
+  const { provider, model, known, extra } = resolveProviderModel(options, paths, warn);
+  if (!known) {
+    warn(
+      `model "${model.id}" is not in the ${provider} catalog; using default limits ` +
+        `(context ${model.contextWindow}, max output ${model.maxTokens})`,
+    );
+  }
+  const key = resolveApiKey(provider, options.apiKey, process.env, new AuthStore(paths.auth));
+  if (!key && providerNeedsKey(provider) && !options.baseUrl) {
+    throw new Error(missingKeyMessage(provider, paths.auth));
+  }
+  const version = zotVersion();
+  const path = sessionWriter(options, mode, paths, cwd, warn);
+  let messages: Session['messages'][number][] = [];
+  if (path && existsSync(path)) {
+    const loaded = loadSession(path);
+    loaded.warnings.forEach(warn);
+    messages = loaded.messages;
+  }
+  const writer = path
+    ? new SessionWriter(path, () => ({
+        type: 'session',
+        version: 1,
+        cwd,
+        created: new Date().toISOString(),
+        provider,
+        model: model.id,
+        zot_version: version,
+      }))
+    : undefined;
+  if (options.provider || options.model) {
+    try {
+      saveSettings(paths.config, { provider, model: model.id });
+    } catch (error) {
+      warn(`could not save ${paths.config}: ${(error as Error).message}`);
+    }
+  }
+  const session = new Session({
+    cwd,
+    model,
+    baseUrlFor: (m) => options.baseUrl ?? m.baseUrl ?? defaultBaseUrl(provider),
+    ...(key ? { apiKey: key.key } : {}),
+    systemPrompt: buildSystemPrompt({
+      cwd,
+      ...(options.systemPrompt !== undefined ? { override: options.systemPrompt } : {}),
+      systemFile: paths.systemPrompt,
+      append: options.appendSystemPrompt,
+    }),
+    ...(options.reasoning ? { reasoning: options.reasoning } : {}),
+    maxSteps: options.maxSteps,
+    tools: new ToolRegistry(selectTools(options)),
+    stream: streamFor,
+    resolveModel: (id) => resolveModel(provider, id, extra).model,
+    listModels: () => listModels(provider, extra),
+    ...(writer ? { writer } : {}),
+    messages,
+  });
+  return { session, paths, provider, version };
+}

@@ -1,0 +1,87 @@
+// auth.json (mode 0600, one key per provider) and credential resolution.
+import { chmodSync } from 'node:fs';
+import { readJsonObject, writeJsonFile } from './json-file.js';
+
+/** The providers zot knows (the same union as the providers layer's ProviderName). */
+export const PROVIDER_NAMES = ['anthropic', 'openai', 'ollama', 'kimi'] as const;
+export type ProviderName = (typeof PROVIDER_NAMES)[number];
+
+export const PROVIDER_ENV_KEYS: Record<ProviderName, readonly string[]> = {
+  anthropic: ['ANTHROPIC_API_KEY'],
+  openai: ['OPENAI_API_KEY'],
+  kimi: ['KIMI_API_KEY', 'MOONSHOT_API_KEY'],
+  ollama: ['OLLAMA_API_KEY'],
+};
+
+type AuthFile = Record<string, { key?: unknown } | undefined>;
+
+export class AuthStore {
+  constructor(private readonly path: string) {}
+
+  /** Contract: throws an Error naming auth.json when the file exists but is not valid JSON. */
+  private read(): AuthFile {
+    const read = readJsonObject<AuthFile>(this.path);
+    if (!read.ok) throw new Error(read.error);
+    return read.value ?? {};
+  }
+
+  get(provider: ProviderName): string | undefined {
+    const key = this.read()[provider]?.key;
+    return typeof key === 'string' && key !== '' ? key : undefined;
+  }
+
+  set(provider: ProviderName, key: string): void {
+    const data = this.read();
+    data[provider] = { key };
+    writeJsonFile(this.path, data, 0o600);
+    chmodSync(this.path, 0o600);
+  }
+
+  /** Returns whether a key was stored. */
+  remove(provider: ProviderName): boolean {
+    const data = this.read();
+    if (!(provider in data)) return false;
+    delete data[provider];
+    writeJsonFile(this.path, data, 0o600);
+    return true;
+  }
+
+  list(): Array<{ provider: string; key: string }> {
+    const data = this.read();
+    return Object.entries(data)
+      .filter(([, entry]) => typeof entry?.key === 'string')
+      .map(([provider, entry]) => ({ provider, key: entry!.key as string }));
+  }
+}
+
+export function maskKey(key: string): string {
+  if (key.length <= 8) return '*'.repeat(key.length);
+  return `${key.slice(0, 4)}…${key.slice(-4)}`;
+}
+
+export type KeySource = 'flag' | 'env' | 'auth.json';
+
+/** --api-key, then the provider's environment variables, then auth.json. */
+export function resolveApiKey(
+  provider: ProviderName,
+  flagKey: string | undefined,
+  env: NodeJS.ProcessEnv,
+  store: AuthStore,
+): { key: string; source: KeySource; detail: string } | undefined {
+  if (flagKey) return { key: flagKey, source: 'flag', detail: '--api-key' };
+  for (const name of PROVIDER_ENV_KEYS[provider]) {
+    const value = env[name];
+    if (value) return { key: value, source: 'env', detail: name };
+  }
+  const stored = store.get(provider);
+  if (stored) return { key: stored, source: 'auth.json', detail: 'auth.json' };
+  return undefined;
+}
+
+export function missingKeyMessage(provider: ProviderName, authPath: string): string {
+  const vars = PROVIDER_ENV_KEYS[provider].join(' or ');
+  return (
+    `no API key for ${provider}. Provide one with --api-key, the ${vars} environment variable, ` +
+    `or store it with \`zot auth set ${provider}\` (reads the key from stdin; saved in ${authPath}).`
+  );
+}

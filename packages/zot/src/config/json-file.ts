@@ -1,0 +1,30 @@
+// Reading and writing the small JSON state files under ZOT_HOME.
+import { readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { errorMessage } from '../util/errors.js';
+
+export type JsonRead<T> = { ok: true; value: T | undefined } | { ok: false; error: string };
+
+/** Reads a JSON object file. A missing file is `value: undefined`; bad JSON is an error naming the file. */
+export function readJsonObject<T extends object>(path: string): JsonRead<T> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, value: undefined };
+    return { ok: false, error: `cannot read ${path}: ${errorMessage(error)}` };
+  }
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      return { ok: false, error: `${path}: expected a JSON object` };
+    }
+    return { ok: true, value: value as T };
+  } catch (error) {
+    return { ok: false, error: `${path}: invalid JSON (${errorMessage(error)})` };
+  }
+}
+
+export function writeJsonFile(path: string, value: unknown, mode = 0o644): void {
+  writeFileAtomic(path, JSON.stringify(value, null, 2) + '\n', mode);
+}

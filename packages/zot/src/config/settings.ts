@@ -1,0 +1,30 @@
+// config.json: the last provider and model the user chose.
+import { PROVIDER_NAMES, type ProviderName } from './auth.js';
+import { readJsonObject, writeJsonFile } from './json-file.js';
+
+export interface Settings {
+  provider?: ProviderName;
+  model?: string;
+}
+
+/** Contract: never throws; an unreadable file yields empty settings and a warning. */
+export function loadSettings(path: string): { settings: Settings; warning?: string } {
+  const read = readJsonObject<Settings>(path);
+  if (!read.ok) return { settings: {}, warning: `${read.error}; ignoring it` };
+  const raw = read.value ?? {};
+  const settings: Settings = {};
+  if (
+    typeof raw.provider === 'string' &&
+    (PROVIDER_NAMES as readonly string[]).includes(raw.provider)
+  ) {
+    settings.provider = raw.provider;
+  }
+  if (typeof raw.model === 'string') settings.model = raw.model;
+  return { settings };
+}
+
+export function saveSettings(path: string, settings: Settings): void {
+  const read = readJsonObject<Record<string, unknown>>(path);
+  const previous = read.ok ? (read.value ?? {}) : {};
+  writeJsonFile(path, { ...previous, ...settings });
+}

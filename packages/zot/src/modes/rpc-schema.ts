@@ -1,0 +1,117 @@
+// RPC mode's wire format, schema-first: requests, the response envelope and the events.
+// The committed schema/rpc.schema.json is generated from RPC_SCHEMA_DOCUMENT.
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+const Id = Type.Union([Type.String(), Type.Number()], { description: 'Echoed on the response' });
+
+function request<T extends string, P extends Record<string, TSchema>>(
+  type: T,
+  description: string,
+  props: P,
+) {
+  return Type.Object(
+    { type: Type.Literal(type), id: Type.Optional(Id), ...props },
+    { description },
+  );
+}
+
+const ImageInput = Type.Object({
+  mime_type: Type.String({ minLength: 1 }),
+  data: Type.String({ description: 'base64' }),
+});
+
+export const RPC_REQUESTS = {
+  hello: request('hello', 'Authenticates (required first when ZOTCORE_RPC_TOKEN is set)', {
+    token: Type.Optional(Type.String()),
+  }),
+  prompt: request('prompt', 'Starts a prompt (queued behind a running one)', {
+    message: Type.String(),
+    images: Type.Optional(Type.Array(ImageInput)),
+  }),
+  abort: request('abort', 'Aborts the running prompt or compaction', {}),
+  compact: request('compact', 'Summarises the transcript', {}),
+  get_state: request('get_state', 'Snapshot of the runtime', {}),
+  get_messages: request('get_messages', 'The transcript', {}),
+  clear: request('clear', 'Drops the transcript (idle only)', {}),
+  set_model: request('set_model', 'Switches model within the provider (idle only)', {
+    model: Type.String({ minLength: 1 }),
+  }),
+  get_models: request('get_models', 'Models of the current provider', {}),
+  ping: request('ping', 'Health check', {}),
+} as const;
+
+export type RpcRequestType = keyof typeof RPC_REQUESTS;
+export type RpcRequest = {
+  [K in RpcRequestType]: Static<(typeof RPC_REQUESTS)[K]>;
+}[RpcRequestType];
+
+export const RpcResponseSchema = Type.Object({
+  type: Type.Literal('response'),
+  id: Type.Optional(Id),
+  command: Type.String(),
+  success: Type.Boolean(),
+  data: Type.Optional(Type.Unknown()),
+  error: Type.Optional(Type.String()),
+});
+export type RpcResponse = Static<typeof RpcResponseSchema>;
+
+const Text = Type.Object({ type: Type.Literal('text'), text: Type.String() });
+const Image = Type.Object({
+  type: Type.Literal('image'),
+  mime_type: Type.String(),
+  data: Type.String(),
+});
+const ToolContent = Type.Union([Text, Image]);
+const UsageFields = {
+  input: Type.Number(),
+  output: Type.Number(),
+  cache_read: Type.Number(),
+  cache_write: Type.Number(),
+  cost_usd: Type.Number(),
+};
+const event = <T extends string, P extends Record<string, TSchema>>(type: T, props: P) =>
+  Type.Object({ type: Type.Literal(type), ...props });
+
+export const RPC_EVENTS = [
+  event('turn_start', { step: Type.Integer({ minimum: 1 }) }),
+  event('user_message', { content: Type.Array(ToolContent), time: Type.String() }),
+  event('assistant_start', {}),
+  event('text_delta', { delta: Type.String() }),
+  event('tool_call', {
+    id: Type.String(),
+    name: Type.String(),
+    args: Type.Record(Type.String(), Type.Unknown()),
+  }),
+  event('tool_progress', { id: Type.String(), text: Type.String() }),
+  event('tool_result', {
+    id: Type.String(),
+    is_error: Type.Boolean(),
+    content: Type.Array(ToolContent),
+    extension: Type.Optional(Type.String()),
+  }),
+  event('assistant_message', { content: Type.Array(Type.Unknown()), time: Type.String() }),
+  event('usage', { ...UsageFields, cumulative: Type.Object(UsageFields) }),
+  event('turn_end', {
+    stop: Type.Union(
+      ['end_turn', 'tool_use', 'length', 'error', 'aborted'].map((s) => Type.Literal(s)),
+    ),
+    error: Type.Optional(Type.String()),
+  }),
+  event('done', {}),
+  event('error', { message: Type.String() }),
+  event('compact_done', { summary: Type.String() }),
+];
+
+/** The document scripts/gen-schema.mjs writes to schema/rpc.schema.json. */
+export const RPC_SCHEMA_DOCUMENT = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: 'https://zot.dev/schema/rpc.schema.json',
+  title: 'zot RPC protocol',
+  description:
+    'Requests (client to zot), responses and events (zot to client), one JSON object per line.',
+  $defs: {
+    request: Type.Union(Object.values(RPC_REQUESTS)),
+    response: RpcResponseSchema,
+    event: Type.Union(RPC_EVENTS),
+  },
+};

@@ -1,0 +1,169 @@
+// RPC mode: JSON requests on stdin, responses and session events on stdout, one per line.
+import type { Message } from '../providers/types.js';
+import type { Session } from '../session/session.js';
+import { errorMessage } from '../util/errors.js';
+import { writeLine, type ModeIO } from './io.js';
+import { readLines } from './lines.js';
+import { decodeRpcLine } from './rpc-decode.js';
+import type { RpcRequest, RpcResponse } from './rpc-schema.js';
+
+export const RPC_PROTOCOL_VERSION = 1;
+
+/** Images are reported as a byte count to keep transcript dumps small. */
+function publicMessage(message: Message): unknown {
+  const strip = (block: { type: string; data?: string; mime_type?: string }) =>
+    block.type === 'image'
+      ? {
+          type: 'image',
+          mime_type: block.mime_type,
+          bytes: Buffer.byteLength(block.data ?? '', 'base64'),
+        }
+      : block;
+  return {
+    ...message,
+    content: message.content.map((block) =>
+      block.type === 'tool_result' ? { ...block, content: block.content.map(strip) } : strip(block),
+    ),
+  };
+}
+
+export interface RpcInfo {
+  version: string;
+}
+
+type Reply = Omit<RpcResponse, 'type' | 'command' | 'id'>;
+
+/** Handles one request; returns the reply, or undefined for a request that replies itself. */
+async function handle(session: Session, request: RpcRequest, info: RpcInfo): Promise<Reply> {
+  switch (request.type) {
+    case 'hello':
+      return {
+        success: true,
+        data: {
+          protocol_version: RPC_PROTOCOL_VERSION,
+          version: info.version,
+          provider: session.currentModel.provider,
+          model: session.currentModel.id,
+        },
+      };
+    case 'ping':
+      return { success: true, data: { pong: true } };
+    case 'prompt':
+      void session.prompt(
+        request.message,
+        request.images?.map((image) => ({ type: 'image', ...image })),
+      );
+      return { success: true, data: { started: true } };
+    case 'compact':
+      void session.compact();
+      return { success: true, data: { started: true } };
+    case 'abort':
+      session.abort();
+      return { success: true };
+    case 'get_state': {
+      const { input, output, cache_read, cache_write, cost_usd } = session.usageTotals;
+      return {
+        success: true,
+        data: {
+          provider: session.currentModel.provider,
+          model: session.currentModel.id,
+          cwd: session.cwd,
+          message_count: session.messages.length,
+          busy: session.busy,
+          session_file: session.sessionFile ?? null,
+          usage: { input, output, cache_read, cache_write, cost_usd },
+        },
+      };
+    }
+    case 'get_messages':
+      return { success: true, data: { messages: session.messages.map(publicMessage) } };
+    case 'get_models':
+      return {
+        success: true,
+        data: {
+          models: session.models().map((model) => ({
+            id: model.id,
+            provider: model.provider,
+            context_window: model.contextWindow,
+            max_output: model.maxTokens,
+            reasoning: model.reasoning,
+          })),
+        },
+      };
+    case 'clear':
+      session.clear();
+      return { success: true };
+    case 'set_model': {
+      const model = session.setModel(request.model);
+      return { success: true, data: { model: model.id } };
+    }
+  }
+}
+
+/**
+ * Serves requests until stdin closes, then aborts any running work and returns the exit code.
+ * Contract: a malformed line gets an error response and the server keeps serving.
+ */
+export async function runRpcMode(
+  session: Session,
+  io: ModeIO & { stdin: NodeJS.ReadableStream },
+  info: RpcInfo,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  const send = (value: unknown) => writeLine(io.stdout, JSON.stringify(value));
+  session.subscribe((event) => {
+    if (event.type === 'warning') writeLine(io.stderr, `zot: warning: ${event.message}`);
+    else send(event);
+  });
+  const token = env.ZOTCORE_RPC_TOKEN;
+  let authenticated = !token;
+  let exitCode = 0;
+  const onLine = async (line: string, stop: () => void) => {
+    if (line.trim() === '') return;
+    const decoded = decodeRpcLine(line);
+    if (!authenticated) {
+      const ok = decoded.ok && decoded.request.type === 'hello' && decoded.request.token === token;
+      if (!ok) {
+        const id = decoded.ok ? decoded.request.id : decoded.id;
+        send({
+          type: 'response',
+          ...(id !== undefined ? { id } : {}),
+          command: 'hello',
+          success: false,
+          error:
+            'unauthorized: the first line must be {"type":"hello","token":...} with the ZOTCORE_RPC_TOKEN value',
+        });
+        exitCode = 1;
+        stop();
+        return;
+      }
+      authenticated = true;
+    }
+    if (!decoded.ok) {
+      const { ok: _ok, ...response } = decoded;
+      send({ type: 'response', ...response, success: false });
+      return;
+    }
+    const { request } = decoded;
+    const base = {
+      type: 'response',
+      ...(request.id !== undefined ? { id: request.id } : {}),
+      command: request.type,
+    };
+    try {
+      send({ ...base, ...(await handle(session, request, info)) });
+    } catch (error) {
+      send({ ...base, success: false, error: errorMessage(error) });
+    }
+  };
+  const onOversize = (bytes: number) =>
+    send({
+      type: 'response',
+      command: 'unknown',
+      success: false,
+      error: `line of ${bytes} bytes exceeds the 32 MiB limit`,
+    });
+  await readLines(io.stdin, { onLine, onOversize });
+  await session.close();
+  return exitCode;
+}

@@ -1,0 +1,100 @@
+// Builds the assistant message from streamed pieces; shared by the three wire formats.
+import type {
+  AssistantContent,
+  AssistantMessage,
+  ProviderEvent,
+  ThinkingBlock,
+  Usage,
+} from './types.js';
+
+export function zeroUsage(): Usage {
+  return { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+}
+
+/**
+ * Parses streamed tool-call arguments.
+ * Contract: never throws. Text that is not a JSON object becomes `{ __invalid_json__: raw }`,
+ * so that the agent's schema validation rejects the call and shows the model what it sent
+ * (the ToolCallBlock type has no room for a parse error).
+ */
+export function parseToolArgs(raw: string): Record<string, unknown> {
+  if (raw.trim() === '') return {};
+  try {
+    const value: unknown = JSON.parse(raw);
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      return value as Record<string, unknown>;
+    }
+  } catch {
+    // fall through
+  }
+  return { __invalid_json__: raw };
+}
+
+/** Parses one SSE data payload. Contract: never throws; undefined when not JSON. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The assistant message under construction. Blocks are appended in stream order. */
+export class MessageAssembly {
+  readonly content: AssistantContent[] = [];
+  readonly usage: Usage = zeroUsage();
+  sawUsage = false;
+  private readonly time = new Date().toISOString();
+  private toolCount = 0;
+
+  /** Appends text, continuing the last block when it is text. */
+  text(delta: string): ProviderEvent[] {
+    if (delta === '') return [];
+    const last = this.content.at(-1);
+    if (last?.type === 'text') last.text += delta;
+    else this.content.push({ type: 'text', text: delta });
+    return [{ type: 'text_delta', delta }];
+  }
+
+  /** Starts a new thinking block (signatures belong to one block, so blocks never merge). */
+  openThinking(): ThinkingBlock {
+    const block: ThinkingBlock = { type: 'thinking', thinking: '' };
+    this.content.push(block);
+    return block;
+  }
+
+  /** Appends thinking text, continuing the last block when it is thinking. */
+  thinking(delta: string): ProviderEvent[] {
+    if (delta === '') return [];
+    const last = this.content.at(-1);
+    const block = last?.type === 'thinking' ? last : this.openThinking();
+    block.thinking += delta;
+    return [{ type: 'thinking_delta', delta }];
+  }
+
+  /** Adds a finished tool call; a missing id gets a generated one. */
+  toolCall(id: string | undefined, name: string, rawArgs: string): ProviderEvent[] {
+    this.toolCount++;
+    const callId = id || `call_${this.toolCount}_${Date.now().toString(36)}`;
+    const args = parseToolArgs(rawArgs);
+    this.content.push({ type: 'tool_call', id: callId, name, args });
+    return [{ type: 'tool_call', id: callId, name, args }];
+  }
+
+  hasToolCalls(): boolean {
+    return this.toolCount > 0;
+  }
+
+  message(): AssistantMessage {
+    return { role: 'assistant', content: this.content.slice(), time: this.time };
+  }
+
+  /** The message so far, or undefined when nothing streamed. */
+  partial(): AssistantMessage | undefined {
+    return this.content.length > 0 ? this.message() : undefined;
+  }
+
+  usageSoFar(): Usage | undefined {
+    return this.sawUsage ? { ...this.usage } : undefined;
+  }
+}

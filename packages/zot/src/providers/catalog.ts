@@ -1,0 +1,156 @@
+// The built-in model catalog and provider defaults.
+import type { ModelInfo, ModelPrices, ProviderApi, ProviderName, Usage } from './types.js';
+
+export interface ProviderDefaults {
+  provider: ProviderName;
+  baseUrl: string;
+  api: ProviderApi;
+  /** Whether calls need an API key (a local ollama does not). */
+  needsKey: boolean;
+  /** The environment variable conventionally holding the key. */
+  keyEnv?: string;
+  defaultModel: string;
+}
+
+export const PROVIDER_NAMES: readonly ProviderName[] = ['anthropic', 'openai', 'kimi', 'ollama'];
+
+const PROVIDERS: Record<ProviderName, ProviderDefaults> = {
+  anthropic: {
+    provider: 'anthropic',
+    baseUrl: 'https://api.anthropic.com',
+    api: 'anthropic-messages',
+    needsKey: true,
+    keyEnv: 'ANTHROPIC_API_KEY',
+    defaultModel: 'claude-sonnet-4-5',
+  },
+  openai: {
+    provider: 'openai',
+    baseUrl: 'https://api.openai.com/v1',
+    api: 'openai-responses',
+    needsKey: true,
+    keyEnv: 'OPENAI_API_KEY',
+    defaultModel: 'gpt-5',
+  },
+  kimi: {
+    provider: 'kimi',
+    baseUrl: 'https://api.moonshot.ai/v1',
+    api: 'openai-chat',
+    needsKey: true,
+    keyEnv: 'MOONSHOT_API_KEY',
+    defaultModel: 'kimi-k2-0905-preview',
+  },
+  ollama: {
+    provider: 'ollama',
+    baseUrl: 'http://localhost:11434/v1',
+    api: 'openai-chat',
+    needsKey: false,
+    defaultModel: 'llama3.1',
+  },
+};
+
+export const ZERO_PRICES: ModelPrices = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+
+/** Limits given to model ids the catalog does not know. */
+export const UNKNOWN_MODEL_LIMITS = { contextWindow: 128000, maxTokens: 8192 } as const;
+
+type Row = [id: string, name: string, reasoning: boolean, context: number, maxOut: number, prices: number[]];
+
+// Prices: USD per million tokens as [input, output, cache_read, cache_write], list prices of late 2025.
+const ROWS: Record<ProviderName, Row[]> = {
+  anthropic: [
+    ['claude-sonnet-4-5', 'Claude Sonnet 4.5', true, 200000, 64000, [3, 15, 0.3, 3.75]],
+    ['claude-opus-4-5', 'Claude Opus 4.5', true, 200000, 64000, [5, 25, 0.5, 6.25]],
+    ['claude-opus-4-1', 'Claude Opus 4.1', true, 200000, 32000, [15, 75, 1.5, 18.75]],
+    ['claude-haiku-4-5', 'Claude Haiku 4.5', true, 200000, 64000, [1, 5, 0.1, 1.25]],
+  ],
+  openai: [
+    ['gpt-5', 'GPT-5', true, 400000, 128000, [1.25, 10, 0.125, 0]],
+    ['gpt-5-mini', 'GPT-5 mini', true, 400000, 128000, [0.25, 2, 0.025, 0]],
+    ['gpt-4.1', 'GPT-4.1', false, 1047576, 32768, [2, 8, 0.5, 0]],
+    ['o4-mini', 'o4-mini', true, 200000, 100000, [1.1, 4.4, 0.275, 0]],
+  ],
+  kimi: [
+    ['kimi-k2-0905-preview', 'Kimi K2 (0905)', false, 262144, 16384, [0.6, 2.5, 0.15, 0]],
+    ['kimi-k2-turbo-preview', 'Kimi K2 Turbo', false, 262144, 16384, [1.15, 8, 0.15, 0]],
+  ],
+  ollama: [
+    ['llama3.1', 'Llama 3.1 (local)', false, 131072, 8192, [0, 0, 0, 0]],
+    ['qwen2.5-coder', 'Qwen2.5 Coder (local)', false, 32768, 8192, [0, 0, 0, 0]],
+  ],
+};
+
+function fromRow(provider: ProviderName, row: Row): ModelInfo {
+  const [id, name, reasoning, contextWindow, maxTokens, p] = row;
+  const prices = { input: p[0] ?? 0, output: p[1] ?? 0, cache_read: p[2] ?? 0, cache_write: p[3] ?? 0 };
+  return { id, name, provider, api: PROVIDERS[provider].api, reasoning, contextWindow, maxTokens, prices };
+}
+
+export function isProviderName(value: unknown): value is ProviderName {
+  return typeof value === 'string' && (PROVIDER_NAMES as readonly string[]).includes(value);
+}
+
+/** A copy of the provider's defaults. */
+export function providerDefaults(provider: ProviderName): ProviderDefaults {
+  return { ...PROVIDERS[provider] };
+}
+
+export function defaultBaseUrl(provider: ProviderName): string {
+  return PROVIDERS[provider].baseUrl;
+}
+
+export function providerNeedsKey(provider: ProviderName): boolean {
+  return PROVIDERS[provider].needsKey;
+}
+
+/** The built-in entry for an id, if any (a fresh copy). */
+export function builtinModel(provider: ProviderName, id: string): ModelInfo | undefined {
+  const row = ROWS[provider].find((r) => r[0] === id);
+  return row ? fromRow(provider, row) : undefined;
+}
+
+/** A model the catalog does not know, with default limits and no price. */
+export function unknownModel(provider: ProviderName, id: string): ModelInfo {
+  const { api } = PROVIDERS[provider];
+  return { id, name: id, provider, api, reasoning: false, ...UNKNOWN_MODEL_LIMITS, prices: { ...ZERO_PRICES } };
+}
+
+/**
+ * The provider's models: built-ins, with `extra` entries (e.g. from models.json) replacing
+ * those of the same id and new ones appended. Contract: returns fresh copies, built-ins first.
+ */
+export function listModels(provider: ProviderName, extra: readonly ModelInfo[] = []): ModelInfo[] {
+  const models = ROWS[provider].map((row) => fromRow(provider, row));
+  for (const model of extra) {
+    if (model.provider !== provider) continue;
+    const copy = { ...model, prices: { ...model.prices } };
+    const at = models.findIndex((m) => m.id === model.id);
+    if (at >= 0) models[at] = copy;
+    else models.push(copy);
+  }
+  return models;
+}
+
+/**
+ * The model for an id (the provider's default when undefined).
+ * Contract: never throws; an unknown id gets default limits and `known: false`.
+ */
+export function resolveModel(
+  provider: ProviderName,
+  id: string | undefined,
+  extra: readonly ModelInfo[] = [],
+): { model: ModelInfo; known: boolean } {
+  const wanted = id ?? PROVIDERS[provider].defaultModel;
+  const model = listModels(provider, extra).find((m) => m.id === wanted);
+  return model ? { model, known: true } : { model: unknownModel(provider, wanted), known: false };
+}
+
+/** The USD cost of one call's usage at the model's prices. */
+export function costUsd(model: ModelInfo, usage: Usage): number {
+  const p = model.prices;
+  const micro =
+    usage.input * p.input +
+    usage.output * p.output +
+    usage.cache_read * p.cache_read +
+    usage.cache_write * p.cache_write;
+  return micro / 1_000_000;
+}

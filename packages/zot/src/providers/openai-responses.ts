@@ -1,0 +1,190 @@
+// OpenAI Responses API: request body, SSE decoding.
+import { apiUrl } from '../util/base-url.js';
+import { MessageAssembly, parseJson } from './assemble.js';
+import { runSse, type WireDecoder } from './http.js';
+import { dataUrl, imagesOfResults, joinText } from './openai-chat.js';
+import type { SseEvent } from './sse.js';
+import type {
+  ImageBlock,
+  Message,
+  ProviderEvent,
+  StopReason,
+  StreamFn,
+  StreamRequest,
+  TextBlock,
+} from './types.js';
+
+type Json = Record<string, unknown>;
+
+/**
+ * Streams one call to the Responses API (stateless: `store: false`, full input each time).
+ * Contract: the StreamFn contract (never throws; ends with one done or error).
+ */
+export const streamOpenAIResponses: StreamFn = (request) =>
+  runSse(
+    {
+      provider: request.model.provider,
+      url: apiUrl(request.baseUrl, 'responses'),
+      headers: {
+        'content-type': 'application/json',
+        ...(request.apiKey ? { authorization: `Bearer ${request.apiKey}` } : {}),
+      },
+      body: responsesBody(request),
+      signal: request.signal,
+    },
+    new ResponsesDecoder(),
+  );
+
+function responsesBody(request: StreamRequest): Json {
+  const { model } = request;
+  const body: Json = { model: model.id };
+  if (request.system) body.instructions = request.system;
+  body.input = toInputItems(request.messages);
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map((t) => ({
+      type: 'function',
+      name: t.name,
+      description: t.description,
+      parameters: t.parameters,
+    }));
+  }
+  if (request.reasoning && model.reasoning) body.reasoning = { effort: request.reasoning };
+  Object.assign(body, { max_output_tokens: model.maxTokens, stream: true, store: false });
+  return body;
+}
+
+function userItem(blocks: Array<TextBlock | ImageBlock>): Json {
+  const content = blocks.map((b) =>
+    b.type === 'text'
+      ? { type: 'input_text', text: b.text }
+      : { type: 'input_image', image_url: dataUrl(b), detail: 'auto' },
+  );
+  return { role: 'user', content };
+}
+
+function toInputItems(messages: Message[]): Json[] {
+  const out: Json[] = [];
+  for (const message of messages) {
+    if (message.role === 'user') {
+      if (message.content.length > 0) out.push(userItem(message.content));
+    } else if (message.role === 'assistant') {
+      // Item ids are left out: with store:false the server knows none of them.
+      let text: string[] = [];
+      const flushText = () => {
+        const joined = text.join('');
+        if (joined) {
+          const content = [{ type: 'output_text', text: joined }];
+          out.push({ type: 'message', role: 'assistant', content });
+        }
+        text = [];
+      };
+      for (const block of message.content) {
+        if (block.type === 'text') text.push(block.text);
+        if (block.type !== 'tool_call') continue;
+        flushText();
+        const args = JSON.stringify(block.args);
+        out.push({ type: 'function_call', call_id: block.id, name: block.name, arguments: args });
+      }
+      flushText();
+    } else {
+      for (const result of message.content) {
+        const output = joinText(result.content) || (result.is_error ? 'error' : '(no output)');
+        out.push({ type: 'function_call_output', call_id: result.call_id, output });
+      }
+      const images = imagesOfResults(message.content);
+      if (images.length > 0) out.push(userItem(images));
+    }
+  }
+  return out;
+}
+
+type PendingCall = { callId: string | undefined; name: string; args: string };
+
+class ResponsesDecoder implements WireDecoder {
+  readonly asm = new MessageAssembly();
+  /** Function calls by item id (or output index when a server omits ids). */
+  private readonly calls = new Map<string, PendingCall>();
+  private completed: Json | undefined;
+
+  onEvent(event: SseEvent): ProviderEvent[] {
+    const data = parseJson(event.data) as Json | undefined;
+    if (!data) return [];
+    const item = (data.item ?? {}) as Json;
+    const key = String(data.item_id ?? item.id ?? data.output_index ?? '');
+    switch (data.type ?? event.event) {
+      case 'response.output_text.delta':
+        return typeof data.delta === 'string' ? this.asm.text(data.delta) : [];
+      case 'response.reasoning_summary_text.delta':
+      case 'response.reasoning_text.delta':
+        return typeof data.delta === 'string' ? this.asm.thinking(data.delta) : [];
+      case 'response.output_item.added':
+        if (item.type === 'function_call') {
+          const args = typeof item.arguments === 'string' ? item.arguments : '';
+          this.calls.set(key, { callId: stringOr(item.call_id), name: String(item.name ?? ''), args });
+        }
+        return [];
+      case 'response.function_call_arguments.delta': {
+        const call = this.calls.get(key);
+        if (call && typeof data.delta === 'string') call.args += data.delta;
+        return [];
+      }
+      case 'response.output_item.done': {
+        if (item.type !== 'function_call') return [];
+        const call = this.calls.get(key);
+        this.calls.delete(key);
+        const args = typeof item.arguments === 'string' ? item.arguments : (call?.args ?? '');
+        const name = String(item.name ?? call?.name ?? '');
+        return this.asm.toolCall(stringOr(item.call_id) ?? call?.callId, name, args);
+      }
+      case 'response.completed':
+      case 'response.incomplete':
+        this.completed = (data.response ?? {}) as Json;
+        this.readUsage(this.completed.usage as Json | undefined);
+        return [];
+      case 'response.failed': {
+        const response = (data.response ?? {}) as Json;
+        this.readUsage(response.usage as Json | undefined);
+        const error = (response.error ?? {}) as Json;
+        const message = `response failed: ${String(error.message ?? error.code ?? 'no details')}`;
+        return [{ type: 'error', message, aborted: false }];
+      }
+      case 'error': {
+        const error = (data.error ?? data) as Json;
+        const message = String(error.message ?? error.code ?? event.data);
+        return [{ type: 'error', message, aborted: false }];
+      }
+      default:
+        return [];
+    }
+  }
+
+  private readUsage(usage: Json | undefined): void {
+    if (!usage || typeof usage !== 'object') return;
+    const details = (usage.input_tokens_details ?? {}) as Json;
+    const cached = Number(details.cached_tokens ?? 0) || 0;
+    this.asm.sawUsage = true;
+    Object.assign(this.asm.usage, {
+      input: Math.max(0, (Number(usage.input_tokens) || 0) - cached),
+      output: Number(usage.output_tokens) || 0,
+      cache_read: cached,
+      cache_write: 0,
+    });
+  }
+
+  finish(): ProviderEvent[] {
+    if (!this.completed) {
+      return [{ type: 'error', message: 'stream ended before response.completed', aborted: false }];
+    }
+    const reason = (this.completed.incomplete_details as Json | null | undefined)?.reason;
+    if (reason === 'content_filter') {
+      return [{ type: 'error', message: 'response stopped by the content filter', aborted: false }];
+    }
+    const stop: StopReason =
+      reason === 'max_output_tokens' ? 'length' : this.asm.hasToolCalls() ? 'tool_use' : 'end_turn';
+    return [{ type: 'done', message: this.asm.message(), stop, usage: { ...this.asm.usage } }];
+  }
+}
+
+function stringOr(value: unknown): string | undefined {
+  return typeof value === 'string' && value ? value : undefined;
+}

@@ -1,0 +1,124 @@
+// Incremental Server-Sent Events parser over a fetch body.
+
+export interface SseEvent {
+  event?: string;
+  data: string;
+}
+
+/**
+ * Splits decoded text into SSE events, across any chunk boundaries.
+ * Contract: `push` returns the events completed by the text so far, in order; never throws.
+ */
+export class SseParser {
+  private buffer = '';
+  private data: string[] = [];
+  private event: string | undefined;
+  /** The previous chunk ended in CR, so a leading LF belongs to that line break. */
+  private pendingCr = false;
+  private started = false;
+
+  push(text: string): SseEvent[] {
+    const out: SseEvent[] = [];
+    let chunk = text;
+    if (!this.started && chunk.length > 0) {
+      this.started = true;
+      if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
+    }
+    if (this.pendingCr && chunk.startsWith('\n')) chunk = chunk.slice(1);
+    if (chunk.length > 0) this.pendingCr = false;
+    const breaks = /\r\n|\r|\n/g;
+    let start = 0;
+    for (let m = breaks.exec(chunk); m; m = breaks.exec(chunk)) {
+      this.line(this.buffer + chunk.slice(start, m.index), out);
+      this.buffer = '';
+      start = m.index + m[0].length;
+      if (m[0] === '\r' && start === chunk.length) this.pendingCr = true;
+    }
+    this.buffer += chunk.slice(start);
+    return out;
+  }
+
+  /** Flushes a last line and a last event that lack their line breaks (lenient, unlike the spec). */
+  end(): SseEvent[] {
+    const out: SseEvent[] = [];
+    if (this.buffer.length > 0) this.line(this.buffer, out);
+    this.buffer = '';
+    this.line('', out);
+    return out;
+  }
+
+  private line(line: string, out: SseEvent[]): void {
+    if (line === '') {
+      if (this.data.length > 0) {
+        const ev: SseEvent = { data: this.data.join('\n') };
+        if (this.event !== undefined) ev.event = this.event;
+        out.push(ev);
+      }
+      this.data = [];
+      this.event = undefined;
+      return;
+    }
+    if (line.startsWith(':')) return; // comment / keep-alive
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'data') this.data.push(value);
+    else if (field === 'event') this.event = value;
+  }
+}
+
+/** The error thrown by reads interrupted by an abort signal. */
+export function abortError(): Error {
+  const error = new Error('aborted');
+  error.name = 'AbortError';
+  return error;
+}
+
+/** Settles with `promise`, or rejects with an AbortError as soon as `signal` aborts. */
+export function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) {
+    promise.catch(() => {});
+    return Promise.reject(abortError());
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * Parses a byte stream (UTF-8) into SSE events.
+ * Contract: rejects with an AbortError promptly when `signal` aborts, even if the server
+ * sends nothing more; cancels the body when done or when the consumer stops early.
+ */
+export async function* parseSse(
+  body: ReadableStream<Uint8Array>,
+  signal?: AbortSignal,
+): AsyncGenerator<SseEvent> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder('utf-8');
+  const parser = new SseParser();
+  try {
+    for (;;) {
+      const { done, value } = await abortable(reader.read(), signal);
+      if (done) break;
+      yield* parser.push(decoder.decode(value, { stream: true }));
+    }
+    yield* parser.push(decoder.decode());
+    yield* parser.end();
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+}

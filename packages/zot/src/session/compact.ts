@@ -1,0 +1,87 @@
+// Compaction: summarise the older part of the transcript, keep the last exchanges verbatim.
+import type { Message, ModelInfo, StreamFn } from '../providers/types.js';
+import type { ModelCallSettings } from '../agent/loop.js';
+
+export const KEEP_EXCHANGES = 2;
+export const AUTO_COMPACT_RATIO = 0.85;
+const RESULT_CHARS = 2000;
+
+const SUMMARY_SYSTEM =
+  'You summarise a coding session so that it can continue without the full transcript. ' +
+  "Keep: the user's goals and constraints, decisions made, files read or changed (with paths), " +
+  'commands run and their outcomes, errors still open, and the next steps. Be specific and terse.';
+
+/** Index of the first message to keep verbatim: the start of one of the last exchanges. */
+export function splitPoint(messages: Message[], keep = KEEP_EXCHANGES): number {
+  const starts = messages
+    .map((message, index) => (message.role === 'user' ? index : -1))
+    .filter((index) => index >= 0);
+  if (starts.length === 0) return messages.length;
+  const kept = Math.min(keep, starts.length - 1);
+  return kept === 0 ? messages.length : starts[starts.length - kept]!;
+}
+
+function clip(text: string): string {
+  return text.length > RESULT_CHARS ? `${text.slice(0, RESULT_CHARS)} […]` : text;
+}
+
+/** Plain-text rendering of messages for the summariser. */
+export function renderTranscript(messages: Message[]): string {
+  const lines: string[] = [];
+  for (const message of messages) {
+    for (const block of message.content) {
+      if (block.type === 'text') lines.push(`${message.role.toUpperCase()}: ${block.text}`);
+      else if (block.type === 'image')
+        lines.push(`${message.role.toUpperCase()}: [image ${block.mime_type}]`);
+      else if (block.type === 'tool_call')
+        lines.push(`TOOL CALL ${block.name}: ${JSON.stringify(block.args)}`);
+      else if (block.type === 'tool_result') {
+        const text = block.content.map((c) => (c.type === 'text' ? c.text : '[image]')).join('\n');
+        lines.push(`TOOL RESULT${block.is_error ? ' (error)' : ''}: ${clip(text)}`);
+      }
+    }
+  }
+  return lines.join('\n\n');
+}
+
+/**
+ * Asks the model for a summary of `head`.
+ * Contract: never throws; returns the summary or an error message.
+ */
+export async function summarise(
+  head: Message[],
+  settings: ModelCallSettings,
+  stream: (model: ModelInfo) => StreamFn,
+  signal: AbortSignal,
+): Promise<{ summary: string } | { error: string }> {
+  const request = {
+    model: settings.model,
+    baseUrl: settings.baseUrl,
+    ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
+    system: SUMMARY_SYSTEM,
+    messages: [
+      {
+        role: 'user' as const,
+        content: [
+          { type: 'text' as const, text: `Summarise this session:\n\n${renderTranscript(head)}` },
+        ],
+        time: new Date().toISOString(),
+      },
+    ],
+    tools: [],
+    signal,
+  };
+  for await (const event of stream(settings.model)(request)) {
+    if (event.type === 'done') {
+      const text = event.message.content
+        .map((block) => (block.type === 'text' ? block.text : ''))
+        .join('')
+        .trim();
+      return text
+        ? { summary: text }
+        : { error: 'compaction failed: the model returned an empty summary' };
+    }
+    if (event.type === 'error') return { error: `compaction failed: ${event.message}` };
+  }
+  return { error: 'compaction failed: the stream ended without a result' };
+}

@@ -1,0 +1,68 @@
+// Helpers shared by the built-in tools: path resolution, results, readable fs errors.
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { ToolOutput } from '../agent/tool.js';
+import { errorMessage } from '../util/errors.js';
+
+/**
+ * Resolves a path argument: `~` and `~/x` expand to `home`; relative paths resolve against `cwd`.
+ * Contract: always returns an absolute path.
+ */
+export function resolvePath(cwd: string, path: string, home: string = homedir()): string {
+  if (path === '~') return home;
+  if (path.startsWith('~/')) return join(home, path.slice(2));
+  return isAbsolute(path) ? resolve(path) : resolve(cwd, path);
+}
+
+export function textOutput(text: string): ToolOutput {
+  return { content: [{ type: 'text', text }], isError: false };
+}
+
+export function errorOutput(text: string): ToolOutput {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** Reads a string argument; the agent validated the shape, this only narrows the type. */
+export function stringArg(args: Record<string, unknown>, key: string): string {
+  const value = args[key];
+  return typeof value === 'string' ? value : '';
+}
+
+/** Turns a Node fs error into `<tool>: <what went wrong>: <path>` the model can act on. */
+export function fsErrorText(tool: string, path: string, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return `${tool}: no such file: ${path}`;
+    case 'EACCES':
+    case 'EPERM':
+      return `${tool}: permission denied: ${path}`;
+    case 'EISDIR':
+      return `${tool}: ${path} is a directory`;
+    case 'ENOTDIR':
+      return `${tool}: a parent of ${path} is not a directory`;
+    case 'EEXIST':
+      return `${tool}: a parent of ${path} exists and is not a directory`;
+    case 'EROFS':
+      return `${tool}: read-only file system: ${path}`;
+    case 'ENOSPC':
+      return `${tool}: no space left on device writing ${path}`;
+    case 'ELOOP':
+      return `${tool}: too many levels of symbolic links: ${path}`;
+    default:
+      return `${tool}: cannot access ${path}: ${errorMessage(error)}`;
+  }
+}
+
+/** Lets a tool run a step and turn an expected fs failure into an error result. */
+export async function tryFs<T>(
+  tool: string,
+  path: string,
+  step: () => Promise<T> | T,
+): Promise<{ ok: true; value: T } | { ok: false; output: ToolOutput }> {
+  try {
+    return { ok: true, value: await step() };
+  } catch (error) {
+    return { ok: false, output: errorOutput(fsErrorText(tool, path, error)) };
+  }
+}

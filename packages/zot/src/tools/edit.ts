@@ -1,0 +1,137 @@
+// The edit tool: exact-text replacements in one file, all or nothing, answered with a diff.
+import { readFile } from 'node:fs/promises';
+import { createTwoFilesPatch } from 'diff';
+import type { Tool, ToolOutput } from '../agent/tool.js';
+import { truncateHead } from '../util/truncate.js';
+import { errorOutput, fsErrorText, resolvePath, stringArg, textOutput } from './common.js';
+import { applyEdits, detectEol, toEol, type TextEdit } from './edit-apply.js';
+import { existingFile, replaceFile, writeTarget } from './write.js';
+
+export interface EditToolOptions {
+  /** Where `~` points (default the user's home directory). */
+  homeDir?: string;
+  /** Lines of context around each change in the diff (default 3). */
+  diffContext?: number;
+  /** Cap on the diff returned (default 2000 lines / 50 KB). */
+  maxDiffLines?: number;
+  maxDiffBytes?: number;
+}
+
+export function createEditTool(options: EditToolOptions = {}): Tool {
+  return {
+    name: 'edit',
+    description:
+      'Edit a file by exact text replacement. Each edit replaces oldText with newText; edits ' +
+      'apply in order and each oldText must match exactly once (include enough surrounding ' +
+      'lines to be unique). If any edit fails, the file is left unchanged. Returns a diff.',
+    parameters: {
+      type: 'object',
+      properties: {
+        path: {
+          type: 'string',
+          description: 'File to edit, relative to the working directory or absolute (~ expands)',
+        },
+        edits: {
+          type: 'array',
+          minItems: 1,
+          description: 'Replacements, applied in order',
+          items: {
+            type: 'object',
+            properties: {
+              oldText: { type: 'string', description: 'Exact text to find; must match once' },
+              newText: { type: 'string', description: 'Text to put in its place' },
+            },
+            required: ['oldText', 'newText'],
+            additionalProperties: false,
+          },
+        },
+      },
+      required: ['path', 'edits'],
+      additionalProperties: false,
+    },
+    preview: (args) => stringArg(args, 'path'),
+    execute: (args, context) => editTool(args, context.cwd, options),
+  };
+}
+
+function parseEdits(value: unknown): TextEdit[] | string {
+  if (!Array.isArray(value) || value.length === 0) return 'edits must list at least one edit';
+  const edits: TextEdit[] = [];
+  for (const [index, item] of value.entries()) {
+    const edit = item as Partial<TextEdit> | null;
+    if (typeof edit?.oldText !== 'string' || typeof edit.newText !== 'string') {
+      return `edits[${index}] must have string oldText and newText`;
+    }
+    edits.push({ oldText: edit.oldText, newText: edit.newText });
+  }
+  return edits;
+}
+
+async function editTool(
+  args: Record<string, unknown>,
+  cwd: string,
+  options: EditToolOptions,
+): Promise<ToolOutput> {
+  const path = stringArg(args, 'path');
+  if (path === '') return errorOutput('edit: path is empty');
+  const edits = parseEdits(args.edits);
+  if (typeof edits === 'string') return errorOutput(`edit: ${edits} (${path})`);
+
+  const target = await writeTarget(resolvePath(cwd, path, options.homeDir));
+  const existing = await existingFile('edit', path, target);
+  if (existing.error) return existing.error;
+  if (!existing.stats) return errorOutput(`edit: no such file: ${path} (use write to create it)`);
+
+  let raw: Buffer;
+  try {
+    raw = await readFile(target);
+  } catch (error) {
+    return errorOutput(fsErrorText('edit', path, error));
+  }
+  let original: string;
+  try {
+    if (raw.includes(0)) throw new Error('NUL byte');
+    original = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(raw);
+  } catch {
+    return errorOutput(
+      `edit: ${path} is not a UTF-8 text file; editing it would corrupt it (use bash instead)`,
+    );
+  }
+  const bom = original.startsWith('\uFEFF') ? '\uFEFF' : '';
+  const before = original.slice(bom.length);
+  const result = applyEdits(before, edits, detectEol(before), path);
+  if (!result.ok) return errorOutput(result.message);
+  if (result.text === before) {
+    return errorOutput(`edit: the edits leave ${path} unchanged (is each newText equal to its oldText?)`);
+  }
+
+  try {
+    replaceFile(target, bom + result.text, existing.stats.mode & 0o7777);
+  } catch (error) {
+    return errorOutput(fsErrorText('edit', path, error));
+  }
+  const count = edits.length === 1 ? '1 edit' : `${edits.length} edits`;
+  return textOutput(`Edited ${path} (${count})\n\n${diffOf(path, before, result.text, options)}`);
+}
+
+/** A unified diff of the change, LF-normalized so CRLF files read cleanly. */
+export function diffOf(path: string, before: string, after: string, options: EditToolOptions): string {
+  const patch = createTwoFilesPatch(
+    path,
+    path,
+    toEol(before, '\n'),
+    toEol(after, '\n'),
+    undefined,
+    undefined,
+    { context: options.diffContext ?? 3 },
+  );
+  // Drop the `Index:` and `====` banner lines; `---`/`+++` already name the file.
+  const body = patch
+    .split('\n')
+    .filter((line, i) => !(i < 2 && (line.startsWith('Index: ') || /^=+$/.test(line))))
+    .join('\n');
+  const limits = { maxLines: options.maxDiffLines ?? 2000, maxBytes: options.maxDiffBytes ?? 50 * 1024 };
+  const cut = truncateHead(body, limits);
+  if (!cut.truncated) return cut.text;
+  return `${cut.text}\n[diff truncated: showing ${cut.shownLines} of ${cut.totalLines} lines]`;
+}

@@ -1,0 +1,91 @@
+// The write tool: create or replace a whole file, atomically, keeping its mode.
+import { chmodSync } from 'node:fs';
+import { realpath, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import type { Tool, ToolOutput } from '../agent/tool.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { errorOutput, fsErrorText, resolvePath, stringArg, textOutput } from './common.js';
+
+export interface WriteToolOptions {
+  /** Where `~` points (default the user's home directory). */
+  homeDir?: string;
+}
+
+export function createWriteTool(options: WriteToolOptions = {}): Tool {
+  return {
+    name: 'write',
+    description:
+      'Write a whole file, creating parent directories as needed. Replaces the file if it ' +
+      'exists (keeping its permissions). Prefer edit for changes to part of an existing file.',
+    parameters: {
+      type: 'object',
+      properties: {
+        path: {
+          type: 'string',
+          description: 'File to write, relative to the working directory or absolute (~ expands)',
+        },
+        content: { type: 'string', description: 'The complete new content of the file' },
+      },
+      required: ['path', 'content'],
+      additionalProperties: false,
+    },
+    preview: (args) => stringArg(args, 'path'),
+    execute: (args, context) => writeTool(args, context.cwd, options.homeDir),
+  };
+}
+
+/** A symlink is written through (its target changes); a missing file resolves to itself. */
+export async function writeTarget(abs: string): Promise<string> {
+  try {
+    return await realpath(abs);
+  } catch {
+    return abs;
+  }
+}
+
+/** The existing file at `target`, undefined when there is none, or an error result. */
+export async function existingFile(
+  tool: string,
+  path: string,
+  target: string,
+): Promise<{ stats?: Stats; error?: ToolOutput }> {
+  try {
+    const stats = await stat(target);
+    if (stats.isDirectory()) return { error: errorOutput(`${tool}: ${path} is a directory`) };
+    if (!stats.isFile()) return { error: errorOutput(`${tool}: ${path} is not a regular file`) };
+    return { stats };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    return { error: errorOutput(fsErrorText(tool, path, error)) };
+  }
+}
+
+/**
+ * Writes `data` to `target` via temp file + rename, then restores `mode` exactly (the temp
+ * file's mode went through the umask). Contract: throws the fs error; never leaves half a file.
+ */
+export function replaceFile(target: string, data: string | Uint8Array, mode?: number): void {
+  writeFileAtomic(target, data, mode ?? 0o666);
+  if (mode !== undefined) chmodSync(target, mode);
+}
+
+async function writeTool(
+  args: Record<string, unknown>,
+  cwd: string,
+  homeDir: string | undefined,
+): Promise<ToolOutput> {
+  const path = stringArg(args, 'path');
+  const content = stringArg(args, 'content');
+  if (path === '') return errorOutput('write: path is empty');
+  const target = await writeTarget(resolvePath(cwd, path, homeDir));
+  const existing = await existingFile('write', path, target);
+  if (existing.error) return existing.error;
+  try {
+    replaceFile(target, content, existing.stats ? existing.stats.mode & 0o7777 : undefined);
+  } catch (error) {
+    return errorOutput(fsErrorText('write', path, error));
+  }
+  const bytes = Buffer.byteLength(content);
+  const how = existing.stats ? 'overwrote the existing file' : 'created a new file';
+  return textOutput(`Wrote ${bytes} bytes to ${path} (${how})`);
+}

@@ -1,0 +1,87 @@
+// Runs the compiled zot CLI as a real subprocess with its own ZOT_HOME.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ZOT_BIN = fileURLToPath(new URL('../../src/main.js', import.meta.url));
+
+export interface ZotResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A temporary ZOT_HOME and project directory, removed by cleanup(). */
+export function makeSandbox(): { home: string; project: string; cleanup(): void } {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'zot-test-')));
+  const home = join(base, 'home');
+  const project = join(base, 'project');
+  mkdirSync(home, { recursive: true });
+  mkdirSync(project, { recursive: true });
+  return { home, project, cleanup: () => rmSync(base, { recursive: true, force: true }) };
+}
+
+export interface RunOptions {
+  home: string;
+  cwd?: string;
+  input?: string;
+  env?: Record<string, string | undefined>;
+  timeoutMs?: number;
+}
+
+/** Environment without the caller's provider keys, so tests never pick up real credentials. */
+export function cleanEnv(home: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ZOT_HOME: home, NO_COLOR: '1' };
+  for (const key of ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'KIMI_API_KEY', 'MOONSHOT_API_KEY', 'ZOTCORE_RPC_TOKEN']) {
+    delete env[key];
+  }
+  for (const [key, value] of Object.entries(extra)) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  return env;
+}
+
+export function startZot(args: string[], options: RunOptions): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, [ZOT_BIN, ...args], {
+    cwd: options.cwd ?? options.home,
+    env: cleanEnv(options.home, options.env),
+    stdio: 'pipe',
+  });
+}
+
+/** Runs zot to completion. Contract: rejects only when it outlives timeoutMs (then it is killed). */
+export function runZot(args: string[], options: RunOptions): Promise<ZotResult> {
+  const child = startZot(args, options);
+  return collect(child, options.input, options.timeoutMs ?? 30_000);
+}
+
+export function collect(child: ChildProcessWithoutNullStreams, input: string | undefined, timeoutMs: number): Promise<ZotResult> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  if (input !== undefined) child.stdin.end(input);
+  else child.stdin.end();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`zot did not exit within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, timeoutMs);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** Parses JSON-mode output into events. */
+export function jsonLines(stdout: string): Array<Record<string, unknown> & { type: string }> {
+  return stdout
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown> & { type: string });
+}

@@ -1,0 +1,74 @@
+// Enforces the import layering of ARCHITECTURE.md: layers import only downwards.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+
+const root = resolve(new URL('..', import.meta.url).pathname);
+const src = join(root, 'packages/zot/src');
+
+// What each layer of packages/zot/src may import (besides itself).
+const ALLOWED = {
+  util: [],
+  config: ['util'],
+  providers: ['util'],
+  tui: ['util'],
+  agent: ['util', 'config', 'providers'],
+  tools: ['util', 'config', 'providers', 'agent'],
+  extensions: ['util', 'config', 'providers', 'agent'],
+  session: ['util', 'config', 'providers', 'agent', 'tools', 'extensions'],
+  modes: ['util', 'config', 'providers', 'tui', 'agent', 'tools', 'extensions', 'session'],
+  cli: ['util', 'config', 'providers', 'tui', 'agent', 'tools', 'extensions', 'session', 'modes'],
+  main: ['cli'],
+};
+// Which of our packages each package may import.
+const PACKAGE_RULES = { protocol: [], sdk: ['@zot/protocol'], zot: ['@zot/protocol'] };
+
+const IMPORT =
+  /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g;
+
+function files(dir) {
+  const out = [];
+  for (const entry of readdirSync(dir)) {
+    const full = join(dir, entry);
+    if (statSync(full).isDirectory()) out.push(...files(full));
+    else if (entry.endsWith('.ts') && !entry.endsWith('.d.ts')) out.push(full);
+  }
+  return out;
+}
+
+function layerOf(file) {
+  const rel = relative(src, file).split(sep);
+  return rel.length === 1 ? rel[0].replace(/\.ts$/, '') : rel[0];
+}
+
+const problems = [];
+for (const pkg of Object.keys(PACKAGE_RULES)) {
+  const dir = join(root, 'packages', pkg, 'src');
+  for (const file of files(dir)) {
+    const text = readFileSync(file, 'utf8');
+    const isTest = file.endsWith('.test.ts');
+    for (const match of text.matchAll(IMPORT)) {
+      const spec = match[1] ?? match[2] ?? match[3];
+      const where = relative(root, file);
+      if (spec.startsWith('@zot/') && !PACKAGE_RULES[pkg].includes(spec)) {
+        problems.push(`${where}: package ${pkg} must not import ${spec}`);
+      }
+      if (pkg !== 'zot' || !spec.startsWith('.')) continue;
+      const target = resolve(dirname(file), spec);
+      if (!target.startsWith(src + sep)) {
+        if (!isTest) problems.push(`${where}: imports ${spec}, outside src/`);
+        continue;
+      }
+      const from = layerOf(file);
+      const to = layerOf(target);
+      if (from === to) continue;
+      if (!ALLOWED[from]) problems.push(`${where}: unknown layer "${from}"`);
+      else if (!ALLOWED[from].includes(to))
+        problems.push(`${where}: layer ${from} must not import ${to} (${spec})`);
+    }
+  }
+}
+if (problems.length > 0) {
+  console.error(`check-layers: ${problems.length} violation(s)\n${problems.join('\n')}`);
+  process.exit(1);
+}
+console.log('check-layers: ok');

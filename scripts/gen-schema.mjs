@@ -28,7 +28,9 @@ const TARGETS = [
 const args = process.argv.slice(2);
 const check = args.includes('--check');
 const filters = args.filter((a) => a !== '--check');
-const selected = TARGETS.filter((t) => filters.length === 0 || filters.some((f) => t.file.includes(f)));
+const selected = TARGETS.filter(
+  (t) => filters.length === 0 || filters.some((f) => t.file.includes(f)),
+);
 
 if (selected.length === 0) {
   console.error(`gen-schema: no target matches ${filters.join(', ')}`);

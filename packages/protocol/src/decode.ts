@@ -32,7 +32,9 @@ interface Entry {
 
 // Checkers compile on first use: host start-up pays only for the frame types it sees.
 function table(schemas: Record<string, TSchema>): Map<string, Entry> {
-  return new Map(Object.entries(schemas).map(([type, schema]) => [type, { schema, check: undefined }]));
+  return new Map(
+    Object.entries(schemas).map(([type, schema]) => [type, { schema, check: undefined }]),
+  );
 }
 
 const fromExtension = table(FRAME_SCHEMAS_FROM_EXTENSION);
@@ -126,6 +128,6 @@ export function decodeFromHost(line: string): DecodeResult<FrameFromHost> {
  * One frame as a wire line: JSON plus LF. JSON.stringify escapes control characters, so
  * the only LF is the terminator. Contract: throws only for values JSON cannot encode.
  */
-export function encodeFrame(frame: { readonly type: string }): string {
+export function encodeFrame<F extends { readonly type: string }>(frame: F): string {
   return JSON.stringify(frame) + '\n';
 }

@@ -46,7 +46,10 @@ export const HelloFrameSchema = frame(
       Type.Array(Type.String(), { description: 'For example "commands", "tools", "panels".' }),
     ),
   },
-  { title: 'HelloFrame', description: 'Required first frame on stdout; the host replies hello_ack.' },
+  {
+    title: 'HelloFrame',
+    description: 'Required first frame on stdout; the host replies hello_ack.',
+  },
 );
 
 export const RegisterCommandFrameSchema = frame(

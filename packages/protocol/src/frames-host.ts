@@ -69,7 +69,9 @@ export const TurnEndEventFrameSchema = eventFrame(
   'turn_end',
   {
     stop: Type.Optional(literalUnion(TURN_END_STOPS)),
-    error: Type.Optional(Type.String({ description: 'Why the turn failed, when stop is "error".' })),
+    error: Type.Optional(
+      Type.String({ description: 'Why the turn failed, when stop is "error".' }),
+    ),
   },
   'TurnEndEventFrame',
   'A turn ended.',
@@ -150,7 +152,11 @@ export const AssistantMessageInterceptFrameSchema = interceptFrame(
 );
 
 export const EventInterceptFrameSchema = Type.Union(
-  [ToolCallInterceptFrameSchema, TurnStartInterceptFrameSchema, AssistantMessageInterceptFrameSchema],
+  [
+    ToolCallInterceptFrameSchema,
+    TurnStartInterceptFrameSchema,
+    AssistantMessageInterceptFrameSchema,
+  ],
   {
     title: 'EventInterceptFrame',
     description: 'A chance to block or rewrite an event; reply event_intercept_response.',

@@ -12,6 +12,8 @@ import {
   encodeFrame,
   type FrameFromExtension,
   type FrameFromHost,
+  type NotifyLevel,
+  type TurnEndStop,
 } from './index.js';
 import { SPEC_EXAMPLES_FROM_EXTENSION, SPEC_EXAMPLES_FROM_HOST } from './spec-examples.fixture.js';
 
@@ -169,6 +171,12 @@ test('decoded frames narrow on type (and on event)', () => {
   const result = decodeFromHost('{"type":"event","event":"turn_end","stop":"end_turn"}');
   assert.ok(result.ok);
   const frame = result.frame;
-  if (frame.type === 'event' && frame.event === 'turn_end') assert.equal(frame.stop, 'end_turn');
-  else assert.fail('expected a turn_end event');
+  if (frame.type === 'event' && frame.event === 'turn_end') {
+    const stop: TurnEndStop | undefined = frame.stop; // literal types survive Static<>
+    assert.equal(stop, 'end_turn');
+  } else assert.fail('expected a turn_end event');
+  const notify = decodeFromExtension('{"type":"notify","level":"warn"}');
+  assert.ok(notify.ok && notify.frame.type === 'notify');
+  const level: NotifyLevel | undefined = notify.frame.level;
+  assert.equal(level, 'warn');
 });

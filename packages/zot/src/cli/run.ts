@@ -30,6 +30,18 @@ async function readPrompt(options: CliOptions): Promise<string> {
   return text.trim();
 }
 
+/** The first SIGINT/SIGTERM aborts the prompt (which then ends normally); a second one exits at once. */
+function handleInterrupts(abort: () => void): void {
+  let interrupted = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupted) process.exit(signal === 'SIGINT' ? 130 : 143);
+    interrupted = true;
+    abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}
+
 async function dispatch(argv: string[]): Promise<number> {
   const options = parseArgs(argv);
   if (options.help) {
@@ -79,9 +91,7 @@ async function dispatch(argv: string[]): Promise<number> {
   const prompt = await readPrompt(options);
   if (!prompt) throw new UsageError('no prompt given (pass it as an argument or on stdin)');
   const runtime = createRuntime(options, mode, warn);
-  const abortOnSignal = () => runtime.session.abort();
-  process.once('SIGINT', abortOnSignal);
-  process.once('SIGTERM', abortOnSignal);
+  handleInterrupts(() => runtime.session.abort());
   if (mode === 'json') {
     const { runJsonMode } = await import('../modes/json.js');
     return runJsonMode(runtime.session, prompt, io);

@@ -184,6 +184,7 @@ export class ProgressLines {
     if (cut === 0) return;
     const text = this.pending.slice(0, cut).replace(/\n$/, '');
     this.pending = this.pending.slice(cut);
+    if (text === '') return;
     this.lastEmit = performance.now();
     try {
       this.emit(text);

@@ -192,7 +192,8 @@ export function formatLines(
   const remaining = totalLines - next + 1;
   if (remaining > 0) {
     const cap = capped ? `output capped at ${formatBytes(limits.maxBytes)}; ` : '';
-    out.push('', `[... ${cap}${remaining} more lines; continue with offset=${next}]`);
+    const lines = remaining === 1 ? 'line' : 'lines';
+    out.push('', `[... ${cap}${remaining} more ${lines}; continue with offset=${next}]`);
   }
   return out.join('\n');
 }

@@ -1,5 +1,6 @@
 // Signalling and killing a whole process group: a child spawned with `detached: true`
 // leads its own group, so its shell's children and grandchildren go with it.
+import { readFileSync, readdirSync } from 'node:fs';
 
 export interface KillGroupOptions {
   /** Time between SIGTERM and SIGKILL. */
@@ -31,17 +32,41 @@ export function signalProcessGroup(pid: number, signal: NodeJS.Signals): boolean
 }
 
 /**
- * Whether any process of the group led by `pid` still exists (zombies included).
+ * Whether any live (non-zombie) process of the group led by `pid` remains.
+ * Zombies do not count: they are dead, and a container's PID 1 may never reap them.
  * Contract: never throws.
  */
 export function processGroupAlive(pid: number): boolean {
   if (!validPid(pid)) return false;
   try {
     process.kill(process.platform === 'win32' ? pid : -pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+  return process.platform === 'linux' ? liveMemberOnLinux(pid) : true;
+}
+
+/** Scans /proc for a member of group `pgid` that is not a zombie; true when /proc is unreadable. */
+function liveMemberOnLinux(pgid: number): boolean {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // exited while we looked
+    }
+    // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) === pgid && fields[0] !== 'Z') return true;
+  }
+  return false;
 }
 
 /**

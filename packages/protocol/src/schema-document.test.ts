@@ -1,0 +1,39 @@
+// The committed JSON Schema is generated from these definitions and is up to date.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+import {
+  EXTENSION_PROTOCOL_SCHEMA_DOCUMENT,
+  FRAME_TYPES_FROM_EXTENSION,
+  FRAME_TYPES_FROM_HOST,
+} from './index.js';
+
+// dist/src/<this file> -> repository root
+const root = fileURLToPath(new URL('../../../../', import.meta.url));
+
+test('schema/extension-protocol.schema.json is up to date (gen-schema --check)', () => {
+  const run = spawnSync(
+    process.execPath,
+    ['scripts/gen-schema.mjs', '--check', 'schema/extension-protocol.schema.json'],
+    { cwd: root, encoding: 'utf8' },
+  );
+  assert.equal(run.status, 0, `${run.stdout}${run.stderr}`);
+});
+
+test('the document has one oneOf entry per frame type and a $def per frame', () => {
+  const doc = EXTENSION_PROTOCOL_SCHEMA_DOCUMENT as {
+    $schema: string;
+    $defs: Record<string, { oneOf?: Array<{ $ref: string }> }>;
+  };
+  assert.equal(doc.$schema, 'https://json-schema.org/draft/2020-12/schema');
+  const fromExtension = doc.$defs['FrameFromExtension']?.oneOf ?? [];
+  const fromHost = doc.$defs['FrameFromHost']?.oneOf ?? [];
+  assert.equal(fromExtension.length, FRAME_TYPES_FROM_EXTENSION.length);
+  assert.equal(fromHost.length, FRAME_TYPES_FROM_HOST.length);
+  for (const { $ref } of [...fromExtension, ...fromHost]) {
+    const name = $ref.replace('#/$defs/', '');
+    assert.ok(doc.$defs[name], `missing $defs/${name}`);
+  }
+  assert.equal(JSON.stringify(doc), JSON.stringify(EXTENSION_PROTOCOL_SCHEMA_DOCUMENT));
+});

@@ -1,0 +1,120 @@
+// Running one shell command in its own process group, with a timeout and an abort signal.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { errorMessage } from '../util/errors.js';
+import { killProcessGroup } from '../util/process-group.js';
+
+export interface RunOptions {
+  shell: string;
+  command: string;
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** Time between SIGTERM and SIGKILL to the group. */
+  graceMs: number;
+  /** How long to keep reading after the shell exits, while something else holds the pipe. */
+  drainMs: number;
+  /** Output chunks, stdout and stderr merged in arrival order. */
+  onData(chunk: Buffer): void;
+}
+
+export type RunOutcome =
+  | { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null; pipeHeld: boolean }
+  | { kind: 'timeout' | 'aborted'; pipeHeld: boolean }
+  | { kind: 'spawn-error'; message: string };
+
+// The outer shell re-execs itself with stderr joined to stdout, so the kernel orders the two
+// streams in one pipe (two pipes read by Node can reorder `echo a; echo b >&2`). exec keeps
+// the pid, so the process group and the exit status are those of the command itself.
+const MERGE_STDERR = 'exec "$0" -c "$1" 2>&1';
+
+let cachedShell: string | undefined;
+
+/** bash if it can be found (the usual places, then PATH), else sh. */
+export function defaultShell(env: NodeJS.ProcessEnv = process.env): string {
+  if (cachedShell !== undefined) return cachedShell;
+  const dirs = ['/bin', '/usr/bin', '/usr/local/bin', '/opt/homebrew/bin'];
+  dirs.push(...(env.PATH ?? '').split(delimiter).filter((dir) => dir !== ''));
+  for (const dir of dirs) {
+    try {
+      accessSync(join(dir, 'bash'), constants.X_OK);
+      cachedShell = join(dir, 'bash');
+      return cachedShell;
+    } catch {
+      // not here; try the next directory
+    }
+  }
+  cachedShell = 'sh';
+  return cachedShell;
+}
+
+function waitFor<T>(emitter: ChildProcess, event: string, map: (...args: unknown[]) => T): Promise<T> {
+  return new Promise((resolve) => emitter.once(event, (...args: unknown[]) => resolve(map(...args))));
+}
+
+/**
+ * Runs `shell -c command` detached (its own process group), stdin ignored.
+ * On timeout or abort: SIGTERM to the whole group, SIGKILL after `graceMs`.
+ * Contract: never rejects; resolves once the shell has exited and its output pipe closed,
+ * or at most `drainMs` after the exit when a background process keeps the pipe open.
+ */
+export async function runShell(options: RunOptions): Promise<RunOutcome> {
+  if (options.signal.aborted) return { kind: 'aborted', pipeHeld: false };
+  let child: ChildProcess;
+  try {
+    child = spawn(options.shell, ['-c', MERGE_STDERR, options.shell, options.command], {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    return { kind: 'spawn-error', message: errorMessage(error) };
+  }
+  child.stdout?.on('data', options.onData);
+  child.stderr?.on('data', options.onData);
+  const exited = Promise.race([
+    waitFor(child, 'exit', (code, signal) => ({
+      code: code as number | null,
+      signal: signal as NodeJS.Signals | null,
+    })),
+    waitFor(child, 'error', (error) => ({ error: errorMessage(error) })),
+  ]);
+  // 'close' comes after 'exit' once every stdio pipe has closed.
+  let pipeOpen = true;
+  const closed = waitFor(child, 'close', () => (pipeOpen = false));
+
+  let stop: 'timeout' | 'aborted' | undefined;
+  let killing: Promise<unknown> | undefined;
+  const kill = (why: 'timeout' | 'aborted'): void => {
+    if (stop !== undefined) return;
+    stop = why;
+    if (child.pid !== undefined) killing = killProcessGroup(child.pid, { graceMs: options.graceMs });
+  };
+  // setTimeout overflows above 2^31-1 ms and would fire at once.
+  const timer = setTimeout(() => kill('timeout'), Math.min(options.timeoutMs, 2 ** 31 - 1));
+  const onAbort = (): void => kill('aborted');
+  options.signal.addEventListener('abort', onAbort, { once: true });
+
+  let drainTimer: NodeJS.Timeout | undefined;
+  try {
+    const exit = await exited;
+    clearTimeout(timer);
+    options.signal.removeEventListener('abort', onAbort);
+    if ('error' in exit) return { kind: 'spawn-error', message: exit.error };
+    const drained = new Promise<void>((resolve) => (drainTimer = setTimeout(resolve, options.drainMs)));
+    await Promise.race([closed, drained]);
+    if (killing) await killing;
+    if (stop !== undefined) return { kind: stop, pipeHeld: pipeOpen };
+    return { kind: 'exited', code: exit.code, signal: exit.signal, pipeHeld: pipeOpen };
+  } finally {
+    clearTimeout(timer);
+    clearTimeout(drainTimer);
+    options.signal.removeEventListener('abort', onAbort);
+    // Stop reading: whoever still holds the pipe must not keep this call (or Node) alive.
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+  }
+}

@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
+import { RpcClient } from './support/rpc-client.js';
+import { makeSandbox } from './support/zot.js';
+
+let llm: FakeLlm;
+const box = makeSandbox();
+before(async () => {
+  llm = await startFakeLlm();
+});
+after(async () => {
+  await llm.close();
+  box.cleanup();
+});
+
+const start = (env: Record<string, string> = {}) =>
+  RpcClient.start(['--base-url', llm.url, '--api-key', 'k'], { home: box.home, cwd: box.project, env });
+
+test('token: a wrong or missing hello gets success:false and the server exits', async () => {
+  const client = start({ ZOTCORE_RPC_TOKEN: 'secret' });
+  client.send({ id: 'p', type: 'ping' });
+  const response = await client.waitFor((line) => line.type === 'response');
+  assert.equal(response.success, false);
+  assert.equal(response.id, 'p');
+  assert.match(String(response.error), /unauthorized/);
+  assert.equal((await client.exited).code, 1);
+
+  const good = start({ ZOTCORE_RPC_TOKEN: 'secret' });
+  const hello = await good.request({ type: 'hello', token: 'secret' });
+  assert.equal(hello.success, true);
+  assert.deepEqual(Object.keys(hello.data as object).sort(), ['model', 'protocol_version', 'provider', 'version']);
+  assert.equal((await good.request({ type: 'ping' })).success, true);
+  assert.equal((await good.close()).code, 0);
+});
+
+test('malformed lines get error responses and the server keeps serving', async () => {
+  const client = start();
+  client.sendRaw('this is not json\n');
+  client.sendRaw('[1,2]\n');
+  client.sendRaw('{"id":"u","type":"teleport"}\n');
+  client.sendRaw('{"id":"m","type":"prompt","message":42}\n');
+  client.sendRaw('{"id":7,"type":"set_model"}\n');
+  const responses = await client.waitFor(() => client.lines.filter((l) => l.type === 'response').length >= 5);
+  void responses;
+  const errors = client.lines.filter((l) => l.type === 'response').map((l) => [l.id, l.command, l.success, l.error]);
+  assert.match(String(errors[0]![3]), /invalid JSON/);
+  assert.match(String(errors[1]![3]), /must be a JSON object/);
+  assert.deepEqual(errors[2]!.slice(0, 3), ['u', 'teleport', false]);
+  assert.match(String(errors[2]![3]), /unknown command "teleport"/);
+  assert.deepEqual(errors[3]!.slice(0, 3), ['m', 'prompt', false]);
+  assert.match(String(errors[3]![3]), /\/message/);
+  assert.deepEqual(errors[4]!.slice(0, 3), [7, 'set_model', false]);
+  const pong = await client.request({ type: 'ping' });
+  assert.deepEqual(pong.data, { pong: true });
+  await client.close();
+});
+
+test('prompt, queueing, state, messages, models, set_model, clear', async () => {
+  const client = start();
+  llm.script({ text: 'first answer' }, { text: 'second answer' });
+  const first = await client.request({ type: 'prompt', message: 'one' });
+  assert.deepEqual(first.data, { started: true });
+  const second = await client.request({ type: 'prompt', message: 'two' });
+  assert.equal(second.success, true);
+  const lines = await client.doneCount(2);
+  const texts = lines.filter((l) => l.type === 'assistant_message').map((l) => (l.content as Array<{ text: string }>)[0]!.text);
+  assert.deepEqual(texts, ['first answer', 'second answer']);
+  // The second prompt started only after the first finished.
+  const firstDone = lines.findIndex((l) => l.type === 'done');
+  const secondUser = lines.findIndex((l, i) => l.type === 'user_message' && i > 0 && lines.slice(0, i).some((x) => x.type === 'user_message'));
+  assert.ok(secondUser > firstDone);
+
+  const state = await client.request({ type: 'get_state' });
+  const data = state.data as Record<string, unknown>;
+  assert.equal(data.message_count, 4);
+  assert.equal(data.busy, false);
+  assert.equal(data.session_file, null);
+  assert.equal((data.usage as { input: number }).input > 0, true);
+
+  const messages = await client.request({ type: 'get_messages' });
+  assert.deepEqual((messages.data as { messages: Array<{ role: string }> }).messages.map((m) => m.role), [
+    'user',
+    'assistant',
+    'user',
+    'assistant',
+  ]);
+  const models = await client.request({ type: 'get_models' });
+  const ids = (models.data as { models: Array<{ id: string; context_window: number }> }).models.map((m) => m.id);
+  assert.ok(ids.includes('claude-sonnet-4-5'));
+  const switched = await client.request({ type: 'set_model', model: 'claude-haiku-4-5' });
+  assert.deepEqual(switched.data, { model: 'claude-haiku-4-5' });
+  assert.equal(((await client.request({ type: 'clear' })).success), true);
+  assert.equal(((await client.request({ type: 'get_state' })).data as { message_count: number }).message_count, 0);
+  await client.close();
+});
+
+test('abort stops a hanging prompt; busy requests are refused; images reach the model', async () => {
+  const client = start();
+  llm.script({ text: ['thinking...'], hang: true });
+  await client.request({ type: 'prompt', message: 'hang', images: [{ mime_type: 'image/png', data: 'iVBORw0KGgo=' }] });
+  await client.waitFor((line) => line.type === 'text_delta');
+  const busy = await client.request({ type: 'clear' });
+  assert.equal(busy.success, false);
+  assert.equal(busy.error, 'agent is busy');
+  const from = client.lines.length;
+  await client.request({ type: 'abort' });
+  await client.waitFor((line) => line.type === 'done', 5000, from);
+  const after = client.lines.slice(from);
+  assert.ok(after.some((l) => l.type === 'turn_end' && l.stop === 'aborted'));
+  const content = llm.requests.at(-1)!.body.messages[0].content;
+  assert.equal(content[1].type, 'image');
+  const messages = await client.request({ type: 'get_messages' });
+  const image = (messages.data as { messages: Array<{ content: Array<Record<string, unknown>> }> }).messages[0]!.content[1];
+  assert.deepEqual(image, { type: 'image', mime_type: 'image/png', bytes: 8 });
+  await client.close();
+});
+
+test('compact summarises the transcript and keeps the last exchanges', async () => {
+  const client = start();
+  llm.script({ text: 'a1' }, { text: 'a2' }, { text: 'a3' }, { text: 'SUMMARY OF A1' });
+  for (const message of ['q1', 'q2', 'q3']) await client.request({ type: 'prompt', message });
+  await client.doneCount(3);
+  const from = client.lines.length;
+  await client.request({ type: 'compact' });
+  const done = await client.waitFor((line) => line.type === 'compact_done', 10_000, from);
+  assert.equal(done.summary, 'SUMMARY OF A1');
+  const summaryRequest = llm.requests.at(-1)!;
+  assert.match(JSON.stringify(summaryRequest.body.messages), /q1/);
+  assert.doesNotMatch(JSON.stringify(summaryRequest.body.messages), /q3/);
+  const messages = (await client.request({ type: 'get_messages' })).data as { messages: Array<{ role: string; content: Array<{ text?: string }> }> };
+  assert.equal(messages.messages.length, 5);
+  assert.match(messages.messages[0]!.content[0]!.text!, /SUMMARY OF A1/);
+  assert.equal(messages.messages[1]!.content[0]!.text, 'q2');
+  await client.close();
+});

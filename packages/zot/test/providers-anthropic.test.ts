@@ -40,12 +40,15 @@ function doneOf(events: ProviderEvent[]) {
 }
 
 test('anthropic: streams text chunks, maps usage with cache tokens, and prices it', async () => {
-  fake.script({ text: ['Hel', 'lo ', 'world'], usage: { input: 100, output: 20, cache_read: 1000, cache_write: 50 } });
+  fake.script({
+    text: ['Hel', 'lo ', 'world'],
+    usage: { input: 100, output: 20, cache_read: 1000, cache_write: 50 },
+  });
   const events = await run();
-  assert.deepEqual(
-    events.slice(0, -1),
-    [{ type: 'start' }, ...['Hel', 'lo ', 'world'].map((delta) => ({ type: 'text_delta', delta }))],
-  );
+  assert.deepEqual(events.slice(0, -1), [
+    { type: 'start' },
+    ...['Hel', 'lo ', 'world'].map((delta) => ({ type: 'text_delta', delta })),
+  ]);
   const done = doneOf(events);
   assert.equal(done.stop, 'end_turn');
   assert.deepEqual(done.message.content, [{ type: 'text', text: 'Hello world' }]);
@@ -57,7 +60,11 @@ test('anthropic: streams text chunks, maps usage with cache tokens, and prices i
 test('anthropic: request headers, URL and body shape (system and tool cache_control)', async () => {
   fake.script({ text: 'ok' });
   const tools = [
-    { name: 'read', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
+    {
+      name: 'read',
+      description: 'Read a file',
+      parameters: { type: 'object', properties: { path: { type: 'string' } } },
+    },
     { name: 'bash', description: 'Run a command', parameters: { type: 'object' } },
   ];
   doneOf(await run({ tools, baseUrl: `${fake.url}/v1/` }));
@@ -73,7 +80,12 @@ test('anthropic: request headers, URL and body shape (system and tool cache_cont
     max_tokens: 64000,
     stream: true,
     system: [{ type: 'text', text: 'You are zot.', cache_control: { type: 'ephemeral' } }],
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] }],
+    messages: [
+      {
+        role: 'user',
+        content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }],
+      },
+    ],
     tools: [
       { name: 'read', description: 'Read a file', input_schema: tools[0]!.parameters },
       {
@@ -104,8 +116,18 @@ test('anthropic: converts a conversation with images, thinking, tool calls and t
     {
       role: 'tool',
       content: [
-        { type: 'tool_result', call_id: 'toolu_1', is_error: false, content: [{ type: 'text', text: 'an image' }, png] },
-        { type: 'tool_result', call_id: 'functions.bash:1', is_error: true, content: [{ type: 'text', text: 'exit 1' }] },
+        {
+          type: 'tool_result',
+          call_id: 'toolu_1',
+          is_error: false,
+          content: [{ type: 'text', text: 'an image' }, png],
+        },
+        {
+          type: 'tool_result',
+          call_id: 'functions.bash:1',
+          is_error: true,
+          content: [{ type: 'text', text: 'exit 1' }],
+        },
       ],
       time: T,
     },
@@ -114,7 +136,10 @@ test('anthropic: converts a conversation with images, thinking, tool calls and t
   doneOf(await run({ messages, system: '' }));
   const body = fake.requests.at(-1)!.body;
   assert.equal(body.system, undefined);
-  const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } };
+  const image = {
+    type: 'image',
+    source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' },
+  };
   assert.deepEqual(body.messages, [
     { role: 'user', content: [{ type: 'text', text: 'look' }, image] },
     {
@@ -129,8 +154,18 @@ test('anthropic: converts a conversation with images, thinking, tool calls and t
     {
       role: 'user',
       content: [
-        { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'an image' }, image], is_error: false },
-        { type: 'tool_result', tool_use_id: 'functions_bash_1', content: [{ type: 'text', text: 'exit 1' }], is_error: true },
+        {
+          type: 'tool_result',
+          tool_use_id: 'toolu_1',
+          content: [{ type: 'text', text: 'an image' }, image],
+          is_error: false,
+        },
+        {
+          type: 'tool_result',
+          tool_use_id: 'functions_bash_1',
+          content: [{ type: 'text', text: 'exit 1' }],
+          is_error: true,
+        },
         { type: 'text', text: 'and now?', cache_control: { type: 'ephemeral' } },
       ],
     },
@@ -149,9 +184,10 @@ test('anthropic: one and several tool calls, arguments assembled across deltas',
     },
   );
   const one = await run();
-  assert.deepEqual(one.filter((e) => e.type === 'tool_call'), [
-    { type: 'tool_call', id: 'toolu_a', name: 'read', args: { path: 'src/main.ts', limit: 20 } },
-  ]);
+  assert.deepEqual(
+    one.filter((e) => e.type === 'tool_call'),
+    [{ type: 'tool_call', id: 'toolu_a', name: 'read', args: { path: 'src/main.ts', limit: 20 } }],
+  );
   assert.equal(doneOf(one).stop, 'tool_use');
   const two = await run();
   const done = doneOf(two);
@@ -195,7 +231,9 @@ test('anthropic: thinking budget per level, raised max_tokens, thinking blocks w
 test('anthropic: max_tokens stop maps to length; invalid tool JSON is kept for validation', async () => {
   fake.script(
     { text: 'cut', stop: 'length' },
-    { toolCalls: [{ name: 'write', args: null, rawArgs: '{"path": "a", "content": "unterminated' }] },
+    {
+      toolCalls: [{ name: 'write', args: null, rawArgs: '{"path": "a", "content": "unterminated' }],
+    },
   );
   assert.equal(doneOf(await run()).stop, 'length');
   const call = (await run()).find((e) => e.type === 'tool_call');

@@ -40,7 +40,10 @@ function doneOf(events: ProviderEvent[]) {
 }
 
 test('openai-chat: streams text chunks; usage from the final chunk with cached tokens split out', async () => {
-  fake.script({ text: ['One', ', two', ', three.'], usage: { input: 300, output: 12, cache_read: 700 } });
+  fake.script({
+    text: ['One', ', two', ', three.'],
+    usage: { input: 300, output: 12, cache_read: 700 },
+  });
   const events = await run();
   assert.deepEqual(
     events.filter((e) => e.type === 'text_delta').map((e) => e.type === 'text_delta' && e.delta),
@@ -50,7 +53,9 @@ test('openai-chat: streams text chunks; usage from the final chunk with cached t
   assert.equal(done.stop, 'end_turn');
   assert.deepEqual(done.message.content, [{ type: 'text', text: 'One, two, three.' }]);
   assert.deepEqual(done.usage, { input: 300, output: 12, cache_read: 700, cache_write: 0 });
-  assert.ok(Math.abs(costUsd(kimi, done.usage) - (300 * 0.6 + 12 * 2.5 + 700 * 0.15) / 1e6) < 1e-12);
+  assert.ok(
+    Math.abs(costUsd(kimi, done.usage) - (300 * 0.6 + 12 * 2.5 + 700 * 0.15) / 1e6) < 1e-12,
+  );
 });
 
 test('openai-chat: request shape for kimi (max_tokens, bearer key, tools, stream_options)', async () => {
@@ -70,7 +75,12 @@ test('openai-chat: request shape for kimi (max_tokens, bearer key, tools, stream
     stream: true,
     stream_options: { include_usage: true },
     max_tokens: kimi.maxTokens,
-    tools: [{ type: 'function', function: { name: 'read', description: 'Read a file', parameters: { type: 'object' } } }],
+    tools: [
+      {
+        type: 'function',
+        function: { name: 'read', description: 'Read a file', parameters: { type: 'object' } },
+      },
+    ],
   });
 });
 
@@ -112,25 +122,58 @@ test('openai-chat: converts images, tool calls, and tool results whose images fo
     {
       role: 'tool',
       content: [
-        { type: 'tool_result', call_id: 'call_1', name: 'read', is_error: false, content: [{ type: 'text', text: 'an image' }, png] },
-        { type: 'tool_result', call_id: 'call_2', is_error: true, content: [{ type: 'text', text: 'exit 1' }] },
+        {
+          type: 'tool_result',
+          call_id: 'call_1',
+          name: 'read',
+          is_error: false,
+          content: [{ type: 'text', text: 'an image' }, png],
+        },
+        {
+          type: 'tool_result',
+          call_id: 'call_2',
+          is_error: true,
+          content: [{ type: 'text', text: 'exit 1' }],
+        },
       ],
       time: T,
     },
-    { role: 'assistant', content: [{ type: 'tool_call', id: 'call_3', name: 'ls', args: {} }], time: T },
-    { role: 'tool', content: [{ type: 'tool_result', call_id: 'call_3', is_error: false, content: [] }], time: T },
+    {
+      role: 'assistant',
+      content: [{ type: 'tool_call', id: 'call_3', name: 'ls', args: {} }],
+      time: T,
+    },
+    {
+      role: 'tool',
+      content: [{ type: 'tool_result', call_id: 'call_3', is_error: false, content: [] }],
+      time: T,
+    },
   ];
   doneOf(await run({ messages }));
   const url = { url: 'data:image/png;base64,iVBORw0KGgo=' };
   assert.deepEqual(fake.requests.at(-1)!.body.messages, [
     { role: 'system', content: 'You are zot.' },
-    { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: url }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'look' },
+        { type: 'image_url', image_url: url },
+      ],
+    },
     {
       role: 'assistant',
       content: 'Reading both.',
       tool_calls: [
-        { id: 'call_1', type: 'function', function: { name: 'read', arguments: '{"path":"a.png"}' } },
-        { id: 'call_2', type: 'function', function: { name: 'bash', arguments: '{"command":"false"}' } },
+        {
+          id: 'call_1',
+          type: 'function',
+          function: { name: 'read', arguments: '{"path":"a.png"}' },
+        },
+        {
+          id: 'call_2',
+          type: 'function',
+          function: { name: 'bash', arguments: '{"command":"false"}' },
+        },
       ],
     },
     { role: 'tool', tool_call_id: 'call_1', content: 'an image' },
@@ -164,9 +207,10 @@ test('openai-chat: one and several tool calls accumulated by index; length stop'
     { text: 'trunc', stop: 'length' },
   );
   const one = await run();
-  assert.deepEqual(one.filter((e) => e.type === 'tool_call'), [
-    { type: 'tool_call', id: 'call_x', name: 'read', args: { path: 'README.md' } },
-  ]);
+  assert.deepEqual(
+    one.filter((e) => e.type === 'tool_call'),
+    [{ type: 'tool_call', id: 'call_x', name: 'read', args: { path: 'README.md' } }],
+  );
   assert.equal(doneOf(one).stop, 'tool_use');
   const done = doneOf(await run());
   assert.equal(done.stop, 'tool_use');

@@ -1,5 +1,5 @@
 // Reads a stream as JSONL lines (LF only, capped) and hands them over one at a time, in order.
-import { LineSplitter } from '@zot/protocol';
+import { LineSplitter } from '@zot/protocol/jsonl';
 
 export interface LineHandlers {
   /** Awaited before the next line is handled; `stop()` ends reading early. */

@@ -69,7 +69,10 @@ function wireId(id: string): string {
 }
 
 function image(block: ImageBlock): Json {
-  return { type: 'image', source: { type: 'base64', media_type: block.mime_type, data: block.data } };
+  return {
+    type: 'image',
+    source: { type: 'base64', media_type: block.mime_type, data: block.data },
+  };
 }
 
 function userBlocks(blocks: Array<TextBlock | ImageBlock>): Json[] {
@@ -102,7 +105,9 @@ function toWireMessages(messages: Message[]): WireMessage[] {
           return [{ type: 'tool_use', id: wireId(b.id), name: b.name, input: b.args }];
         }
         // Thinking without a signature (another provider's, or cut short) cannot be sent back.
-        return b.signature ? [{ type: 'thinking', thinking: b.thinking, signature: b.signature }] : [];
+        return b.signature
+          ? [{ type: 'thinking', thinking: b.thinking, signature: b.signature }]
+          : [];
       });
       wire = { role: 'assistant', content };
     }
@@ -154,7 +159,8 @@ class AnthropicDecoder implements WireDecoder {
         } else if (block.type === 'thinking') {
           const opened = this.asm.openThinking();
           this.thinking.set(index, opened);
-          if (typeof block.signature === 'string' && block.signature) opened.signature = block.signature;
+          if (typeof block.signature === 'string' && block.signature)
+            opened.signature = block.signature;
           return this.appendThinking(index, block.thinking);
         } else if (block.type === 'text' && typeof block.text === 'string') {
           return this.asm.text(block.text);
@@ -163,7 +169,8 @@ class AnthropicDecoder implements WireDecoder {
       }
       case 'content_block_delta': {
         const delta = (data.delta ?? {}) as Json;
-        if (delta.type === 'text_delta' && typeof delta.text === 'string') return this.asm.text(delta.text);
+        if (delta.type === 'text_delta' && typeof delta.text === 'string')
+          return this.asm.text(delta.text);
         if (delta.type === 'thinking_delta') return this.appendThinking(index, delta.thinking);
         if (delta.type === 'signature_delta' && typeof delta.signature === 'string') {
           const block = this.thinking.get(index);
@@ -181,7 +188,8 @@ class AnthropicDecoder implements WireDecoder {
         this.tools.delete(index);
         // Without deltas the input came whole in content_block_start.
         const initial = tool.initial as Json | undefined;
-        const raw = tool.json || (initial && Object.keys(initial).length > 0 ? JSON.stringify(initial) : '');
+        const raw =
+          tool.json || (initial && Object.keys(initial).length > 0 ? JSON.stringify(initial) : '');
         return this.asm.toolCall(tool.id, tool.name, raw);
       }
       case 'message_delta':

@@ -21,7 +21,8 @@ test('the catalog has a default model per provider with the right api', () => {
   for (const id of ['claude-opus-4-1', 'claude-haiku-4-5']) {
     assert.equal(resolveModel('anthropic', id).known, true, id);
   }
-  for (const id of ['gpt-5-mini', 'gpt-4.1', 'o4-mini']) assert.equal(resolveModel('openai', id).known, true);
+  for (const id of ['gpt-5-mini', 'gpt-4.1', 'o4-mini'])
+    assert.equal(resolveModel('openai', id).known, true);
   assert.ok(listModels('ollama').some((m) => m.id === 'qwen2.5-coder'));
 });
 

@@ -53,7 +53,14 @@ export const ZERO_PRICES: ModelPrices = { input: 0, output: 0, cache_read: 0, ca
 /** Limits given to model ids the catalog does not know. */
 export const UNKNOWN_MODEL_LIMITS = { contextWindow: 128000, maxTokens: 8192 } as const;
 
-type Row = [id: string, name: string, reasoning: boolean, context: number, maxOut: number, prices: number[]];
+type Row = [
+  id: string,
+  name: string,
+  reasoning: boolean,
+  context: number,
+  maxOut: number,
+  prices: number[],
+];
 
 // Prices: USD per million tokens as [input, output, cache_read, cache_write], list prices of late 2025.
 const ROWS: Record<ProviderName, Row[]> = {
@@ -81,8 +88,22 @@ const ROWS: Record<ProviderName, Row[]> = {
 
 function fromRow(provider: ProviderName, row: Row): ModelInfo {
   const [id, name, reasoning, contextWindow, maxTokens, p] = row;
-  const prices = { input: p[0] ?? 0, output: p[1] ?? 0, cache_read: p[2] ?? 0, cache_write: p[3] ?? 0 };
-  return { id, name, provider, api: PROVIDERS[provider].api, reasoning, contextWindow, maxTokens, prices };
+  const prices = {
+    input: p[0] ?? 0,
+    output: p[1] ?? 0,
+    cache_read: p[2] ?? 0,
+    cache_write: p[3] ?? 0,
+  };
+  return {
+    id,
+    name,
+    provider,
+    api: PROVIDERS[provider].api,
+    reasoning,
+    contextWindow,
+    maxTokens,
+    prices,
+  };
 }
 
 export function isProviderName(value: unknown): value is ProviderName {
@@ -111,7 +132,15 @@ export function builtinModel(provider: ProviderName, id: string): ModelInfo | un
 /** A model the catalog does not know, with default limits and no price. */
 export function unknownModel(provider: ProviderName, id: string): ModelInfo {
   const { api } = PROVIDERS[provider];
-  return { id, name: id, provider, api, reasoning: false, ...UNKNOWN_MODEL_LIMITS, prices: { ...ZERO_PRICES } };
+  return {
+    id,
+    name: id,
+    provider,
+    api,
+    reasoning: false,
+    ...UNKNOWN_MODEL_LIMITS,
+    prices: { ...ZERO_PRICES },
+  };
 }
 
 /**

@@ -32,7 +32,11 @@ export interface SseCall {
 export async function* runSse(call: SseCall, decoder: WireDecoder): AsyncGenerator<ProviderEvent> {
   const { provider, signal } = call;
   const fail = (message: string, extra: Partial<ProviderErrorEvent> = {}): ProviderErrorEvent => {
-    const event: ProviderErrorEvent = { type: 'error', message: `${provider}: ${message}`, aborted: false };
+    const event: ProviderErrorEvent = {
+      type: 'error',
+      message: `${provider}: ${message}`,
+      aborted: false,
+    };
     const partial = decoder.asm.partial();
     const usage = decoder.asm.usageSoFar();
     if (partial) event.partial = partial;
@@ -113,7 +117,8 @@ export function httpErrorMessage(status: number, body: string, headers: Headers)
   if (detail.length > 500) detail = `${detail.slice(0, 500)}...`;
   if (!detail) detail = 'no details in the response';
   const retryAfter = headers.get('retry-after');
-  if (retryAfter) detail += ` (retry after ${/^\d+$/.test(retryAfter) ? `${retryAfter}s` : retryAfter})`;
+  if (retryAfter)
+    detail += ` (retry after ${/^\d+$/.test(retryAfter) ? `${retryAfter}s` : retryAfter})`;
   if (status === 401) detail += ' (check the API key)';
   return `HTTP ${status}: ${detail}`;
 }

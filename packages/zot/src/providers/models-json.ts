@@ -3,8 +3,23 @@ import { builtinModel, isProviderName, PROVIDER_NAMES, unknownModel } from './ca
 import type { ModelInfo, ModelPrices, ProviderApi } from './types.js';
 
 const APIS: readonly ProviderApi[] = ['anthropic-messages', 'openai-chat', 'openai-responses'];
-const FIELDS = ['provider', 'id', 'name', 'reasoning', 'contextWindow', 'maxTokens', 'baseUrl', 'api', 'prices'];
-const PRICE_FIELDS: ReadonlyArray<keyof ModelPrices> = ['input', 'output', 'cache_read', 'cache_write'];
+const FIELDS = [
+  'provider',
+  'id',
+  'name',
+  'reasoning',
+  'contextWindow',
+  'maxTokens',
+  'baseUrl',
+  'api',
+  'prices',
+];
+const PRICE_FIELDS: ReadonlyArray<keyof ModelPrices> = [
+  'input',
+  'output',
+  'cache_read',
+  'cache_write',
+];
 
 type Entry = Record<string, unknown>;
 
@@ -15,7 +30,10 @@ type Entry = Record<string, unknown>;
  * Contract: never throws; a bad entry is skipped with an error naming the file, the entry
  * index and the field, and the other entries still load. Unknown fields are reported and ignored.
  */
-export function parseModelsJson(text: string, sourcePath: string): { models: ModelInfo[]; errors: string[] } {
+export function parseModelsJson(
+  text: string,
+  sourcePath: string,
+): { models: ModelInfo[]; errors: string[] } {
   const errors: string[] = [];
   const models: ModelInfo[] = [];
   let json: unknown;
@@ -68,7 +86,8 @@ function toModel(
   }
   if (!isProviderName(e.provider)) bad('provider', `one of ${PROVIDER_NAMES.join(', ')}`);
   if (typeof e.id !== 'string' || e.id.trim() === '') bad('id', 'a non-empty string');
-  if (problems.length > 0 || !isProviderName(e.provider) || typeof e.id !== 'string') return undefined;
+  if (problems.length > 0 || !isProviderName(e.provider) || typeof e.id !== 'string')
+    return undefined;
 
   const base =
     earlier.find((m) => m.provider === e.provider && m.id === e.id) ??
@@ -90,7 +109,8 @@ function toModel(
     else bad(field, 'a positive integer');
   }
   if (e.baseUrl !== undefined) {
-    if (typeof e.baseUrl === 'string' && /^https?:\/\/\S+$/.test(e.baseUrl)) model.baseUrl = e.baseUrl;
+    if (typeof e.baseUrl === 'string' && /^https?:\/\/\S+$/.test(e.baseUrl))
+      model.baseUrl = e.baseUrl;
     else bad('baseUrl', 'an http:// or https:// URL');
   }
   if (e.api !== undefined) {
@@ -109,7 +129,9 @@ function toModel(
         } else if (typeof value === 'number' && Number.isFinite(value) && value >= 0) {
           model.prices[key as keyof ModelPrices] = value;
         } else {
-          problems.push(`field "prices.${key}" must be a number >= 0 (USD per million tokens) (got ${describe(value)})`);
+          problems.push(
+            `field "prices.${key}" must be a number >= 0 (USD per million tokens) (got ${describe(value)})`,
+          );
         }
       }
     }

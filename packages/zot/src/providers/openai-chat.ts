@@ -93,12 +93,19 @@ function toWireMessages(messages: Message[]): Json[] {
   const out: Json[] = [];
   for (const message of messages) {
     if (message.role === 'user') {
-      if (message.content.length > 0) out.push({ role: 'user', content: userContent(message.content) });
+      if (message.content.length > 0)
+        out.push({ role: 'user', content: userContent(message.content) });
     } else if (message.role === 'assistant') {
       const text = joinText(message.content);
       const calls = message.content.flatMap((b) =>
         b.type === 'tool_call'
-          ? [{ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.args) } }]
+          ? [
+              {
+                id: b.id,
+                type: 'function',
+                function: { name: b.name, arguments: JSON.stringify(b.args) },
+              },
+            ]
           : [],
       );
       if (!text && calls.length === 0) continue;
@@ -137,7 +144,8 @@ class ChatDecoder implements WireDecoder {
     if (!data) return [];
     if (data.error) {
       const error = data.error as Json | string;
-      const message = typeof error === 'string' ? error : String(error.message ?? JSON.stringify(error));
+      const message =
+        typeof error === 'string' ? error : String(error.message ?? JSON.stringify(error));
       return [{ type: 'error', message, aborted: false }];
     }
     const choice = (Array.isArray(data.choices) ? data.choices[0] : undefined) as Json | undefined;
@@ -171,7 +179,8 @@ class ChatDecoder implements WireDecoder {
     if (id) call.id = id;
     if (typeof fn.name === 'string') call.name += fn.name;
     if (typeof fn.arguments === 'string') call.args += fn.arguments;
-    else if (fn.arguments && typeof fn.arguments === 'object') call.args += JSON.stringify(fn.arguments);
+    else if (fn.arguments && typeof fn.arguments === 'object')
+      call.args += JSON.stringify(fn.arguments);
   }
 
   private readUsage(usage: Json | undefined): void {

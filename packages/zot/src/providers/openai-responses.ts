@@ -120,7 +120,11 @@ class ResponsesDecoder implements WireDecoder {
       case 'response.output_item.added':
         if (item.type === 'function_call') {
           const args = typeof item.arguments === 'string' ? item.arguments : '';
-          this.calls.set(key, { callId: stringOr(item.call_id), name: String(item.name ?? ''), args });
+          this.calls.set(key, {
+            callId: stringOr(item.call_id),
+            name: String(item.name ?? ''),
+            args,
+          });
         }
         return [];
       case 'response.function_call_arguments.delta': {

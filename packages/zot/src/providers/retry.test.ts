@@ -43,9 +43,15 @@ async function collect(stream: AsyncIterable<ProviderEvent>): Promise<ProviderEv
 const start: ProviderEvent = { type: 'start' };
 
 test('isTransient: gateway statuses and dropped connections only', () => {
-  for (const status of [502, 503, 504, 529]) assert.equal(isTransient(err('x', status) as never), true);
-  for (const status of [400, 401, 403, 404, 429, 500]) assert.equal(isTransient(err('x', status) as never), false);
-  for (const m of ['read ECONNRESET', 'socket hang up', 'terminated: other side closed (UND_ERR_SOCKET)']) {
+  for (const status of [502, 503, 504, 529])
+    assert.equal(isTransient(err('x', status) as never), true);
+  for (const status of [400, 401, 403, 404, 429, 500])
+    assert.equal(isTransient(err('x', status) as never), false);
+  for (const m of [
+    'read ECONNRESET',
+    'socket hang up',
+    'terminated: other side closed (UND_ERR_SOCKET)',
+  ]) {
     assert.equal(isTransient(err(`openai: connection lost: ${m}`) as never), true, m);
   }
   assert.equal(isTransient(err('openai: connection failed: connect ECONNREFUSED') as never), false);
@@ -53,22 +59,36 @@ test('isTransient: gateway statuses and dropped connections only', () => {
 });
 
 test('retries a 503 silently and yields start once', async () => {
-  const inner = scripted([[start, err('openai: HTTP 503: busy', 503)], [start, done]]);
+  const inner = scripted([
+    [start, err('openai: HTTP 503: busy', 503)],
+    [start, done],
+  ]);
   const events = await collect(withRetry(inner, [1, 1])(request()));
   assert.equal(inner.calls, 2);
-  assert.deepEqual(events.map((e) => e.type), ['start', 'done']);
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ['start', 'done'],
+  );
 });
 
 test('gives up after two retries with the last error', async () => {
-  const inner = scripted([1, 2, 3, 4].map(() => [start, err('openai: HTTP 502: bad gateway', 502)]));
+  const inner = scripted(
+    [1, 2, 3, 4].map(() => [start, err('openai: HTTP 502: bad gateway', 502)]),
+  );
   const events = await collect(withRetry(inner, [1, 1])(request()));
   assert.equal(inner.calls, 3);
-  assert.deepEqual(events.map((e) => e.type), ['start', 'error']);
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ['start', 'error'],
+  );
 });
 
 test('never retries 400/401/403/429', async () => {
   for (const status of [400, 401, 403, 429]) {
-    const inner = scripted([[start, err(`openai: HTTP ${status}: no`, status)], [start, done]]);
+    const inner = scripted([
+      [start, err(`openai: HTTP ${status}: no`, status)],
+      [start, done],
+    ]);
     const events = await collect(withRetry(inner, [1, 1])(request()));
     assert.equal(inner.calls, 1, String(status));
     assert.equal(events.at(-1)?.type, 'error');
@@ -77,15 +97,24 @@ test('never retries 400/401/403/429', async () => {
 
 test('does not retry once output has been yielded', async () => {
   const delta: ProviderEvent = { type: 'text_delta', delta: 'Hel' };
-  const inner = scripted([[start, delta, err('openai: connection lost: terminated')], [start, done]]);
+  const inner = scripted([
+    [start, delta, err('openai: connection lost: terminated')],
+    [start, done],
+  ]);
   const events = await collect(withRetry(inner, [1, 1])(request()));
   assert.equal(inner.calls, 1);
-  assert.deepEqual(events.map((e) => e.type), ['start', 'text_delta', 'error']);
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ['start', 'text_delta', 'error'],
+  );
 });
 
 test('an abort during the retry delay ends at once with an aborted error', async () => {
   const controller = new AbortController();
-  const inner = scripted([[start, err('openai: HTTP 503: busy', 503)], [start, done]]);
+  const inner = scripted([
+    [start, err('openai: HTTP 503: busy', 503)],
+    [start, done],
+  ]);
   const began = Date.now();
   setTimeout(() => controller.abort(), 30);
   const events = await collect(withRetry(inner, [5000])(request(controller.signal)));
@@ -100,7 +129,10 @@ test('a stream that breaks the contract still ends with one error', async () => 
     throw new Error('boom');
   };
   const events = await collect(withRetry(throwing, [1])(request()));
-  assert.deepEqual(events.map((e) => e.type), ['start', 'error']);
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ['start', 'error'],
+  );
   const silent: StreamFn = async function* () {
     yield start;
   };

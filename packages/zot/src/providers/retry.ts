@@ -37,7 +37,12 @@ async function* retrying(
           startYielded = true;
           continue;
         }
-        if (event.type === 'error' && onlyStart && attempt < delaysMs.length && isTransient(event)) {
+        if (
+          event.type === 'error' &&
+          onlyStart &&
+          attempt < delaysMs.length &&
+          isTransient(event)
+        ) {
           retry = true;
           break;
         }
@@ -54,11 +59,20 @@ async function* retrying(
     }
     if (!final) {
       final = true;
-      yield { type: 'error', message: `${request.model.provider}: stream ended without a result`, aborted: false };
+      yield {
+        type: 'error',
+        message: `${request.model.provider}: stream ended without a result`,
+        aborted: false,
+      };
     }
   } catch (error) {
     // The wrapped stream broke its contract; keep ours.
-    if (!final) yield { type: 'error', message: `${request.model.provider}: ${String(error)}`, aborted: request.signal.aborted };
+    if (!final)
+      yield {
+        type: 'error',
+        message: `${request.model.provider}: ${String(error)}`,
+        aborted: request.signal.aborted,
+      };
   }
 }
 

@@ -41,7 +41,12 @@ export type ProviderApi = 'anthropic-messages' | 'openai-chat' | 'openai-respons
 export type ReasoningLevel = 'low' | 'medium' | 'high';
 
 /** Prices in USD per million tokens. */
-export type ModelPrices = { input: number; output: number; cache_read: number; cache_write: number };
+export type ModelPrices = {
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_write: number;
+};
 
 export interface ModelInfo {
   id: string;

@@ -1,7 +1,7 @@
 // Running one shell command in its own process group, with a timeout and an abort signal.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { basename, delimiter, join } from 'node:path';
 import { errorMessage } from '../util/errors.js';
 import { killProcessGroup } from '../util/process-group.js';
 
@@ -28,7 +28,8 @@ export type RunOutcome =
 // The outer shell re-execs itself with stderr joined to stdout, so the kernel orders the two
 // streams in one pipe (two pipes read by Node can reorder `echo a; echo b >&2`). exec keeps
 // the pid, so the process group and the exit status are those of the command itself.
-const MERGE_STDERR = 'exec "$0" -c "$1" 2>&1';
+// "$2" becomes the inner $0, so messages read `bash: line 1: ...` as with a plain bash -c.
+const MERGE_STDERR = 'exec "$0" -c "$1" "$2" 2>&1';
 
 let cachedShell: string | undefined;
 
@@ -50,8 +51,14 @@ export function defaultShell(env: NodeJS.ProcessEnv = process.env): string {
   return cachedShell;
 }
 
-function waitFor<T>(emitter: ChildProcess, event: string, map: (...args: unknown[]) => T): Promise<T> {
-  return new Promise((resolve) => emitter.once(event, (...args: unknown[]) => resolve(map(...args))));
+function waitFor<T>(
+  emitter: ChildProcess,
+  event: string,
+  map: (...args: unknown[]) => T,
+): Promise<T> {
+  return new Promise((resolve) =>
+    emitter.once(event, (...args: unknown[]) => resolve(map(...args))),
+  );
 }
 
 /**
@@ -64,12 +71,16 @@ export async function runShell(options: RunOptions): Promise<RunOutcome> {
   if (options.signal.aborted) return { kind: 'aborted', pipeHeld: false };
   let child: ChildProcess;
   try {
-    child = spawn(options.shell, ['-c', MERGE_STDERR, options.shell, options.command], {
-      cwd: options.cwd,
-      env: options.env ?? process.env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    child = spawn(
+      options.shell,
+      ['-c', MERGE_STDERR, options.shell, options.command, basename(options.shell)],
+      {
+        cwd: options.cwd,
+        env: options.env ?? process.env,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
   } catch (error) {
     return { kind: 'spawn-error', message: errorMessage(error) };
   }
@@ -91,7 +102,8 @@ export async function runShell(options: RunOptions): Promise<RunOutcome> {
   const kill = (why: 'timeout' | 'aborted'): void => {
     if (stop !== undefined) return;
     stop = why;
-    if (child.pid !== undefined) killing = killProcessGroup(child.pid, { graceMs: options.graceMs });
+    if (child.pid !== undefined)
+      killing = killProcessGroup(child.pid, { graceMs: options.graceMs });
   };
   // setTimeout overflows above 2^31-1 ms and would fire at once.
   const timer = setTimeout(() => kill('timeout'), Math.min(options.timeoutMs, 2 ** 31 - 1));
@@ -104,7 +116,9 @@ export async function runShell(options: RunOptions): Promise<RunOutcome> {
     clearTimeout(timer);
     options.signal.removeEventListener('abort', onAbort);
     if ('error' in exit) return { kind: 'spawn-error', message: exit.error };
-    const drained = new Promise<void>((resolve) => (drainTimer = setTimeout(resolve, options.drainMs)));
+    const drained = new Promise<void>(
+      (resolve) => (drainTimer = setTimeout(resolve, options.drainMs)),
+    );
     await Promise.race([closed, drained]);
     if (killing) await killing;
     if (stop !== undefined) return { kind: stop, pipeHeld: pipeOpen };

@@ -11,7 +11,12 @@ let cleanup = (): void => {};
 before(() => ({ dir, cleanup } = tempDir('zot-bash-test-')));
 after(() => cleanup());
 
-function bash(command: string, options: BashToolOptions = {}, context?: TestContext, timeout?: number) {
+function bash(
+  command: string,
+  options: BashToolOptions = {},
+  context?: TestContext,
+  timeout?: number,
+) {
   const tool = createBashTool({ outputDir: join(dir, 'out'), ...options });
   const args = timeout === undefined ? { command } : { command, timeout };
   return tool.execute(args, context ?? makeContext(dir));
@@ -111,7 +116,10 @@ test('abort mid-run kills the group and resolves promptly', async () => {
 test('long output returns its tail and saves the full output to a file', async () => {
   const output = await bash('seq 1 5000');
   const text = textOf(output);
-  const match = /^\[output truncated: showing last 2000 of 5000 lines; full output saved to (\S+)\]\n\n/.exec(text);
+  const match =
+    /^\[output truncated: showing last 2000 of 5000 lines; full output saved to (\S+)\]\n\n/.exec(
+      text,
+    );
   assert.ok(match?.[1], text.slice(0, 200));
   assert.ok(match[1].startsWith(join(dir, 'out')));
   const body = text.slice(match[0].length).split('\n');
@@ -133,7 +141,10 @@ test('output is capped by bytes too, cutting at line boundaries', async () => {
   assert.ok(lines.at(-1)?.endsWith('100'));
 
   const single = textOf(await bash("head -c 200000 /dev/zero | tr '\\0' x", { maxBytes: 1000 }));
-  assert.match(single, /^\[output truncated: showing the last 1000 B of the last line; full output saved to /);
+  assert.match(
+    single,
+    /^\[output truncated: showing the last 1000 B of the last line; full output saved to /,
+  );
 });
 
 test('progress reports new lines, throttled', async () => {
@@ -143,9 +154,15 @@ test('progress reports new lines, throttled', async () => {
   const elapsed = Date.now() - started;
   assert.equal(output.isError, false);
   const lines = context.progress.join('\n').split('\n');
-  assert.deepEqual(lines, Array.from({ length: 30 }, (_, i) => `line${i + 1}`));
+  assert.deepEqual(
+    lines,
+    Array.from({ length: 30 }, (_, i) => `line${i + 1}`),
+  );
   assert.ok(context.progress.length >= 2, 'progress arrives while the command runs');
-  assert.ok(context.progress.length <= Math.ceil(elapsed / 100) + 2, `${context.progress.length} calls`);
+  assert.ok(
+    context.progress.length <= Math.ceil(elapsed / 100) + 2,
+    `${context.progress.length} calls`,
+  );
 });
 
 test('rejects a non-positive timeout, an empty command and a missing cwd', async () => {

@@ -69,7 +69,9 @@ async function bashTool(
   if (command.trim() === '') return errorOutput('bash: command is empty');
   const timeout = args.timeout ?? settings.defaultTimeoutSec ?? 120;
   if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0) {
-    return errorOutput(`bash: timeout must be a positive number of seconds, got ${JSON.stringify(timeout)}`);
+    return errorOutput(
+      `bash: timeout must be a positive number of seconds, got ${JSON.stringify(timeout)}`,
+    );
   }
   if (!isDirectory(context.cwd)) {
     return errorOutput(`bash: the working directory does not exist: ${context.cwd}`);
@@ -122,7 +124,10 @@ async function bashTool(
 }
 
 /** The last line of the result; undefined for a clean exit 0. */
-function statusLine(outcome: Exclude<RunOutcome, { kind: 'spawn-error' }>, timeout: number): string | undefined {
+function statusLine(
+  outcome: Exclude<RunOutcome, { kind: 'spawn-error' }>,
+  timeout: number,
+): string | undefined {
   switch (outcome.kind) {
     case 'timeout':
       return `bash: timed out after ${timeout}s; process group killed`;

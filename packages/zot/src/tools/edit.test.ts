@@ -29,7 +29,10 @@ test('replaces text and answers with a unified diff', async () => {
   assert.equal(output.isError, false);
   assert.equal(readFileSync(file, 'utf8'), SOURCE.replace('return 1;', 'return 10;'));
   const text = textOf(output);
-  assert.match(text, /^Edited one\.ts \(1 edit\)\n\n--- one\.ts\n\+\+\+ one\.ts\n@@ -1,5 \+1,5 @@\n/);
+  assert.match(
+    text,
+    /^Edited one\.ts \(1 edit\)\n\n--- one\.ts\n\+\+\+ one\.ts\n@@ -1,5 \+1,5 @@\n/,
+  );
   assert.ok(text.includes('\n-  return 1;\n+  return 10;\n'));
   assert.ok(!text.includes('Index:'));
 });
@@ -62,7 +65,10 @@ test('0 or 2 matches fail with the edit index and count, leaving the file untouc
     { oldText: 'return', newText: 'yield' },
   ]);
   assert.equal(twice.isError, true);
-  assert.match(textOf(twice), /^edit: edits\[1\]\.oldText matched 2 times in strict\.ts; it must match exactly once/);
+  assert.match(
+    textOf(twice),
+    /^edit: edits\[1\]\.oldText matched 2 times in strict\.ts; it must match exactly once/,
+  );
   assert.match(textOf(twice), /No edits were applied\.$/);
 
   assert.equal(readFileSync(file, 'utf8'), SOURCE);
@@ -78,7 +84,10 @@ test('hints at a whitespace-only mismatch and at text an earlier edit changed', 
     { oldText: 'return 1;', newText: 'return 9;' },
     { oldText: 'return 1;', newText: 'return 8;' },
   ]);
-  assert.match(textOf(earlier), /edits\[1\]\.oldText matched 0 times.*an earlier edit in this call changed/);
+  assert.match(
+    textOf(earlier),
+    /edits\[1\]\.oldText matched 0 times.*an earlier edit in this call changed/,
+  );
   assert.equal(readFileSync(join(dir, 'hint.ts'), 'utf8'), SOURCE);
 });
 
@@ -129,7 +138,12 @@ test('applyEdits, countMatches and detectEol', () => {
     text: 'x\nz\n',
   });
   // Mixed endings: an LF region of a mostly-CRLF file still matches.
-  const mixed = applyEdits('a\r\nb\r\nc\nd\r\n', [{ oldText: 'c\nd', newText: 'C\nD' }], '\r\n', 'f');
+  const mixed = applyEdits(
+    'a\r\nb\r\nc\nd\r\n',
+    [{ oldText: 'c\nd', newText: 'C\nD' }],
+    '\r\n',
+    'f',
+  );
   assert.deepEqual(mixed, { ok: true, text: 'a\r\nb\r\nC\nD\r\n' });
 });
 

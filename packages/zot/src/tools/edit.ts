@@ -102,7 +102,9 @@ async function editTool(
   const result = applyEdits(before, edits, detectEol(before), path);
   if (!result.ok) return errorOutput(result.message);
   if (result.text === before) {
-    return errorOutput(`edit: the edits leave ${path} unchanged (is each newText equal to its oldText?)`);
+    return errorOutput(
+      `edit: the edits leave ${path} unchanged (is each newText equal to its oldText?)`,
+    );
   }
 
   try {
@@ -115,7 +117,12 @@ async function editTool(
 }
 
 /** A unified diff of the change, LF-normalized so CRLF files read cleanly. */
-export function diffOf(path: string, before: string, after: string, options: EditToolOptions): string {
+export function diffOf(
+  path: string,
+  before: string,
+  after: string,
+  options: EditToolOptions,
+): string {
   const patch = createTwoFilesPatch(
     path,
     path,
@@ -130,7 +137,10 @@ export function diffOf(path: string, before: string, after: string, options: Edi
     .split('\n')
     .filter((line, i) => !(i < 2 && (line.startsWith('Index: ') || /^=+$/.test(line))))
     .join('\n');
-  const limits = { maxLines: options.maxDiffLines ?? 2000, maxBytes: options.maxDiffBytes ?? 50 * 1024 };
+  const limits = {
+    maxLines: options.maxDiffLines ?? 2000,
+    maxBytes: options.maxDiffBytes ?? 50 * 1024,
+  };
   const cut = truncateHead(body, limits);
   if (!cut.truncated) return cut.text;
   return `${cut.text}\n[diff truncated: showing ${cut.shownLines} of ${cut.totalLines} lines]`;

@@ -60,7 +60,8 @@ test('caps the output at about 50 KB and says where to continue', async () => {
   writeFileSync(join(dir, 'big.txt'), `${line}\n`.repeat(1000));
   const text = textOf(await run({ path: 'big.txt' }));
   assert.ok(Buffer.byteLength(text) <= 50 * 1024 + 200);
-  const match = /\[\.\.\. output capped at 50 KB; (\d+) more lines; continue with offset=(\d+)\]$/.exec(text);
+  const match =
+    /\[\.\.\. output capped at 50 KB; (\d+) more lines; continue with offset=(\d+)\]$/.exec(text);
   assert.ok(match, text.slice(-200));
   assert.equal(Number(match[1]) + Number(match[2]) - 1, 1000);
 });
@@ -112,6 +113,14 @@ test('detects a PNG by its magic bytes, whatever the extension', async () => {
   assert.equal(textOf(await run({ path: 'fake.png' })), '1\tnot an image');
 });
 
+test('refuses images over the size limit', async () => {
+  writeFileSync(join(dir, 'big.png'), PNG);
+  const tool = createReadTool({ maxImageBytes: 10 });
+  const output = await tool.execute({ path: 'big.png' }, makeContext(dir));
+  assert.equal(output.isError, true);
+  assert.match(textOf(output), /^read: big\.png is a PNG image of \d+ B, over the 10 B limit/);
+});
+
 test('detects JPEG, GIF and WebP', async () => {
   const samples: Array<[string, Buffer]> = [
     ['image/jpeg', Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10])],
@@ -134,16 +143,25 @@ test('refuses other binary files', async () => {
     'read: blob.bin is a binary file (8 bytes); use bash (e.g. xxd, file) to inspect it',
   );
   // No NUL byte, but mostly invalid UTF-8.
-  writeFileSync(join(dir, 'noise.bin'), Buffer.from(Array.from({ length: 512 }, (_, i) => 0x80 + (i % 100))));
+  writeFileSync(
+    join(dir, 'noise.bin'),
+    Buffer.from(Array.from({ length: 512 }, (_, i) => 0x80 + (i % 100))),
+  );
   assert.match(textOf(await run({ path: 'noise.bin' })), /is a binary file \(512 bytes\)/);
   // A stray Latin-1 byte in text is still text.
-  writeFileSync(join(dir, 'latin1.txt'), Buffer.from('caf\xe9 au lait, a long enough line\n', 'latin1'));
+  writeFileSync(
+    join(dir, 'latin1.txt'),
+    Buffer.from('caf\xe9 au lait, a long enough line\n', 'latin1'),
+  );
   assert.equal((await run({ path: 'latin1.txt' })).isError, false);
 });
 
 test('expands ~ to the home directory and accepts absolute paths', async () => {
   const tool = createReadTool({ homeDir: dir });
-  assert.equal(textOf(await tool.execute({ path: '~/abc.txt' }, makeContext('/'))), '1\ta\n2\tb\n3\tc');
+  assert.equal(
+    textOf(await tool.execute({ path: '~/abc.txt' }, makeContext('/'))),
+    '1\ta\n2\tb\n3\tc',
+  );
   assert.equal(textOf(await run({ path: join(dir, 'abc.txt'), limit: 1 })).split('\n')[0], '1\ta');
 });
 

@@ -8,7 +8,10 @@ export interface TestContext extends ToolContext {
   progress: string[];
 }
 
-export function makeContext(cwd: string, signal: AbortSignal = new AbortController().signal): TestContext {
+export function makeContext(
+  cwd: string,
+  signal: AbortSignal = new AbortController().signal,
+): TestContext {
   const progress: string[] = [];
   return { cwd, toolCallId: 'call_1', signal, progress, onProgress: (text) => progress.push(text) };
 }

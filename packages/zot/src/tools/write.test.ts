@@ -37,7 +37,10 @@ test('overwrites, keeps the mode exactly, and leaves no temp file', async () => 
   assert.equal(textOf(output), 'Wrote 3 bytes to script.sh (overwrote the existing file)');
   assert.equal(readFileSync(file, 'utf8'), 'new');
   assert.equal(statSync(file).mode & 0o7777, 0o775);
-  assert.deepEqual(readdirSync(dir).filter((name) => name.endsWith('.tmp')), []);
+  assert.deepEqual(
+    readdirSync(dir).filter((name) => name.endsWith('.tmp')),
+    [],
+  );
 });
 
 test('writes through a symlink, keeping the link', async () => {
@@ -57,7 +60,10 @@ test('refuses a directory and a path under a file', async () => {
   writeFileSync(join(dir, 'plain'), 'x');
   const under = await run({ path: 'plain/child.txt', content: 'x' });
   assert.equal(under.isError, true);
-  assert.match(textOf(under), /^write: a parent of plain\/child.txt (is not|exists and is not) a directory$/);
+  assert.match(
+    textOf(under),
+    /^write: a parent of plain\/child.txt (is not|exists and is not) a directory$/,
+  );
 });
 
 test('writes an empty file and expands ~', async () => {

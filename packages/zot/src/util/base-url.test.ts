@@ -17,8 +17,14 @@ test('apiUrl adds /v1 once, with or without a trailing /v1 or slashes', () => {
 });
 
 test('apiUrl keeps a path prefix and strips leading slashes from the path', () => {
-  assert.equal(apiUrl('http://localhost:8080/proxy', '/chat/completions'), 'http://localhost:8080/proxy/v1/chat/completions');
-  assert.equal(apiUrl('http://127.0.0.1:1/proxy/v1', 'responses'), 'http://127.0.0.1:1/proxy/v1/responses');
+  assert.equal(
+    apiUrl('http://localhost:8080/proxy', '/chat/completions'),
+    'http://localhost:8080/proxy/v1/chat/completions',
+  );
+  assert.equal(
+    apiUrl('http://127.0.0.1:1/proxy/v1', 'responses'),
+    'http://127.0.0.1:1/proxy/v1/responses',
+  );
   // Only a whole trailing `v1` segment counts.
   assert.equal(apiUrl('http://h/apiv1', 'x'), 'http://h/apiv1/v1/x');
 });

@@ -20,7 +20,10 @@ function processGone(pid: number): boolean {
 }
 
 function spawnGroup(script: string): Promise<{ pid: number; pids: number[] }> {
-  const child = spawn('sh', ['-c', script], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn('sh', ['-c', script], {
+    detached: true,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   return new Promise((resolve) => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {

@@ -78,7 +78,8 @@ function truncate(text: string, limits: TruncateLimits, keep: 'head' | 'tail'): 
   }
   if (kept.length === 0 && totalLines > 0 && limits.maxLines > 0) {
     const line = (keep === 'tail' ? lines[lines.length - 1] : lines[0]) ?? '';
-    const cut = keep === 'tail' ? tailBytes(line, limits.maxBytes) : headBytes(line, limits.maxBytes);
+    const cut =
+      keep === 'tail' ? tailBytes(line, limits.maxBytes) : headBytes(line, limits.maxBytes);
     return { text: cut, truncated: true, totalLines, shownLines: 1, partialLine: true };
   }
   if (keep === 'tail') kept.reverse();

@@ -8,7 +8,11 @@ export class RpcClient {
   readonly lines: Line[] = [];
   stderr = '';
   private buffer = '';
-  private waiters: Array<{ match: (line: Line) => boolean; resolve: (line: Line) => void; from: number }> = [];
+  private waiters: Array<{
+    match: (line: Line) => boolean;
+    resolve: (line: Line) => void;
+    from: number;
+  }> = [];
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
   constructor(readonly child: ChildProcessWithoutNullStreams) {
@@ -24,7 +28,9 @@ export class RpcClient {
       }
     });
     child.stderr.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
-    this.exited = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+    this.exited = new Promise((resolve) =>
+      child.on('close', (code, signal) => resolve({ code, signal })),
+    );
   }
 
   static start(args: string[], options: RunOptions): RpcClient {
@@ -51,7 +57,12 @@ export class RpcClient {
   waitFor(match: (line: Line) => boolean, timeoutMs = 10_000, from = 0): Promise<Line> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error(`timed out waiting; lines so far:\n${this.lines.map((l) => JSON.stringify(l)).join('\n')}\nstderr: ${this.stderr}`)),
+        () =>
+          reject(
+            new Error(
+              `timed out waiting; lines so far:\n${this.lines.map((l) => JSON.stringify(l)).join('\n')}\nstderr: ${this.stderr}`,
+            ),
+          ),
         timeoutMs,
       );
       this.waiters.push({ match, from, resolve: (line) => (clearTimeout(timer), resolve(line)) });
@@ -69,7 +80,11 @@ export class RpcClient {
 
   /** Resolves after the n-th `done` event counted from index `from`. */
   async doneCount(n: number, from = 0): Promise<Line[]> {
-    await this.waitFor(() => this.lines.slice(from).filter((l) => l.type === 'done').length >= n, 15_000, from);
+    await this.waitFor(
+      () => this.lines.slice(from).filter((l) => l.type === 'done').length >= n,
+      15_000,
+      from,
+    );
     return this.lines.slice(from);
   }
 

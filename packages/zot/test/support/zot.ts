@@ -33,9 +33,18 @@ export interface RunOptions {
 }
 
 /** Environment without the caller's provider keys, so tests never pick up real credentials. */
-export function cleanEnv(home: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+export function cleanEnv(
+  home: string,
+  extra: Record<string, string | undefined> = {},
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ZOT_HOME: home, NO_COLOR: '1' };
-  for (const key of ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'KIMI_API_KEY', 'MOONSHOT_API_KEY', 'ZOTCORE_RPC_TOKEN']) {
+  for (const key of [
+    'ANTHROPIC_API_KEY',
+    'OPENAI_API_KEY',
+    'KIMI_API_KEY',
+    'MOONSHOT_API_KEY',
+    'ZOTCORE_RPC_TOKEN',
+  ]) {
     delete env[key];
   }
   for (const [key, value] of Object.entries(extra)) {
@@ -59,7 +68,11 @@ export function runZot(args: string[], options: RunOptions): Promise<ZotResult> 
   return collect(child, options.input, options.timeoutMs ?? 30_000);
 }
 
-export function collect(child: ChildProcessWithoutNullStreams, input: string | undefined, timeoutMs: number): Promise<ZotResult> {
+export function collect(
+  child: ChildProcessWithoutNullStreams,
+  input: string | undefined,
+  timeoutMs: number,
+): Promise<ZotResult> {
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -69,7 +82,9 @@ export function collect(child: ChildProcessWithoutNullStreams, input: string | u
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`zot did not exit within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+      reject(
+        new Error(`zot did not exit within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`),
+      );
     }, timeoutMs);
     child.on('close', (code, signal) => {
       clearTimeout(timer);

@@ -1,0 +1,108 @@
+// Helpers shared by the bench suites: statistics, interleaving, timed child processes.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (bench/ is one level down). */
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** The built CLI entry point. */
+export const ZOT_MAIN = fileURLToPath(
+  new URL('../../packages/zot/dist/src/main.js', import.meta.url),
+);
+
+/** Summary of a sample in milliseconds: median, p90, n (nearest-rank percentiles). */
+export function summarize(samples) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+  return { median: median(sorted), p90: at(0.9), n: sorted.length };
+}
+
+function median(sorted) {
+  const n = sorted.length;
+  if (n === 0) return NaN;
+  const mid = n >> 1;
+  return n % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/**
+ * Builds one result row. `target` is either `{ maxRatio }` (subject median / baseline median)
+ * or `{ maxMs }` (an absolute bound on the subject median); the ratio is reported either way.
+ */
+export function row(metric, baselineSamples, subjectSamples, target, extra = {}) {
+  const baseline = summarize(baselineSamples);
+  const subject = summarize(subjectSamples);
+  const ratio = subject.median / baseline.median;
+  let pass;
+  let label;
+  if (target.maxRatio !== undefined) {
+    pass = ratio <= target.maxRatio;
+    label = `ratio <= ${target.maxRatio}`;
+  } else {
+    pass = subject.median < target.maxMs;
+    label = `median < ${target.maxMs} ms`;
+  }
+  return { metric, unit: 'ms', baseline, subject, ratio, target: label, pass, ...extra };
+}
+
+/**
+ * Runs `rounds` rounds of every function in `fns` (keyed by name), interleaved A B C A B C ...,
+ * rotating the order each round so that no subject always runs first after a pause.
+ * Each function returns one sample (ms) or an array of samples. Returns samples per name.
+ */
+export async function interleave(rounds, fns) {
+  const names = Object.keys(fns);
+  const samples = Object.fromEntries(names.map((name) => [name, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(round + i) % names.length];
+      const value = await fns[name]();
+      if (Array.isArray(value)) samples[name].push(...value);
+      else samples[name].push(value);
+    }
+  }
+  return samples;
+}
+
+/**
+ * Spawns `node ...args` and resolves when it has exited and its stdio closed.
+ * `onStdout(chunk, elapsedMs)` sees stdout as it arrives (elapsed since just before spawn).
+ * Resolves `{ ms, code, stdout, stderr }`; rejects on a spawn error or a timeout.
+ */
+export function timedNode(args, { env, cwd = ROOT, onStdout, timeoutMs = 30_000 } = {}) {
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    const start = performance.now();
+    const child = spawn(process.execPath, args, {
+      cwd,
+      env: env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`timed out after ${timeoutMs} ms: node ${args.join(' ')}`));
+    }, timeoutMs);
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (chunk) => {
+      const elapsed = performance.now() - start;
+      stdout += chunk;
+      onStdout?.(chunk, elapsed);
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ ms: performance.now() - start, code, stdout, stderr });
+    });
+  });
+}
+
+/** Number of rounds: the full count, or the quick one under BENCH_QUICK. */
+export function rounds(options, full, quick) {
+  return options.quick ? quick : full;
+}

@@ -1,0 +1,151 @@
+// Turning a manifest's `exec` into the absolute program to spawn (DECISIONS 4, issue 5).
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { extname, isAbsolute, join, resolve } from 'node:path';
+import { errorMessage } from '../util/errors.js';
+import { isInside, type Manifest } from './manifest.js';
+
+export type ExecResolution =
+  | { ok: true; command: string; args: string[] }
+  | { ok: false; error: string };
+
+/** The manifest fields resolution needs; a whole `Manifest` fits. */
+export type ExecManifest = Pick<Manifest, 'exec' | 'args' | 'dir' | 'manifestPath'>;
+
+/**
+ * A path-like `exec` (with `/` or `\`, or absolute) must be an executable file inside the
+ * extension directory, symlinks followed; a bare word is looked up on `env.PATH`.
+ * Contract: never throws; `command` is absolute; every error names the manifest and "exec".
+ */
+export function resolveExec(
+  manifest: ExecManifest,
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): ExecResolution {
+  const { exec, manifestPath } = manifest;
+  const args = [...manifest.args];
+  const field = `${manifestPath}: "exec"`;
+  if (exec === undefined || exec === '') {
+    return {
+      ok: false,
+      error: `${field} is missing; theme-only and skill-only extensions are not spawned`,
+    };
+  }
+  if (/[\\/]/.test(exec) || isAbsolute(exec)) {
+    const resolved = resolvePathExec(manifest.dir, exec, field);
+    return resolved.ok ? { ok: true, command: resolved.command, args } : resolved;
+  }
+  const found = searchPath(exec, env, platform);
+  if (found) return { ok: true, command: found, args };
+  return {
+    ok: false,
+    error:
+      `${field} ${JSON.stringify(exec)} was not found on PATH; install it, or point "exec" ` +
+      `at a program inside the extension directory (e.g. "./run.sh")`,
+  };
+}
+
+function resolvePathExec(
+  dir: string,
+  exec: string,
+  field: string,
+): { ok: true; command: string } | { ok: false; error: string } {
+  const quoted = JSON.stringify(exec);
+  const outside = {
+    ok: false as const,
+    error: `${field} ${quoted} resolves outside the extension directory ${dir}; refused`,
+  };
+  let root: string;
+  try {
+    root = realpathSync(dir);
+  } catch (error) {
+    return {
+      ok: false,
+      error: `${field}: cannot open the extension directory ${dir} (${errorMessage(error)})`,
+    };
+  }
+  // Checked before touching the file, so `../x` is refused as escaping whether or not it exists.
+  const target = resolve(root, exec);
+  if (!isInside(root, target)) return outside;
+  let real: string;
+  try {
+    real = realpathSync(target);
+  } catch {
+    return { ok: false, error: `${field} ${quoted} not found: ${target} does not exist` };
+  }
+  if (!isInside(root, real)) return outside;
+  try {
+    if (!statSync(real).isFile())
+      return { ok: false, error: `${field} ${quoted}: ${target} is not a file` };
+    accessSync(real, constants.X_OK);
+  } catch {
+    return {
+      ok: false,
+      error: `${field} ${quoted}: ${target} is not executable; ${fixHint(exec, target)}`,
+    };
+  }
+  return { ok: true, command: target };
+}
+
+const INTERPRETERS: Record<string, string> = {
+  '.py': 'python3',
+  '.js': 'node',
+  '.mjs': 'node',
+  '.cjs': 'node',
+  '.sh': 'sh',
+  '.rb': 'ruby',
+};
+
+function fixHint(exec: string, target: string): string {
+  const interpreter = INTERPRETERS[extname(exec).toLowerCase()] ?? 'python3';
+  const script = exec.replace(/^\.[\\/]/, '');
+  return (
+    `run \`chmod +x ${target}\`, or start it through an interpreter: ` +
+    `"exec": "${interpreter}", "args": [${JSON.stringify(script)}]`
+  );
+}
+
+/**
+ * Finds `word` on PATH like a shell would, but only in absolute PATH entries: an empty or
+ * relative entry would resolve against the extension directory and let its files hijack `node`.
+ */
+function searchPath(
+  word: string,
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform,
+): string | undefined {
+  const windows = platform === 'win32';
+  const pathValue = windows ? envCaseInsensitive(env, 'PATH') : env.PATH;
+  if (!pathValue) return undefined;
+  const names = [word];
+  if (windows) {
+    const extensions = (envCaseInsensitive(env, 'PATHEXT') ?? '.COM;.EXE;.BAT;.CMD')
+      .split(';')
+      .filter((ext) => ext !== '');
+    const hasKnownExt = extensions.some((ext) => word.toLowerCase().endsWith(ext.toLowerCase()));
+    if (!hasKnownExt) names.splice(0, 1, ...extensions.map((ext) => word + ext));
+  }
+  for (const entry of pathValue.split(windows ? ';' : ':')) {
+    if (!isAbsolute(entry)) continue;
+    for (const name of names) {
+      const candidate = join(entry, name);
+      if (isExecutableFile(candidate, windows)) return candidate;
+    }
+  }
+  return undefined;
+}
+
+function envCaseInsensitive(env: NodeJS.ProcessEnv, key: string): string | undefined {
+  const match = Object.keys(env).find((name) => name.toUpperCase() === key);
+  return match === undefined ? undefined : env[match];
+}
+
+function isExecutableFile(path: string, windows: boolean): boolean {
+  try {
+    if (!statSync(path).isFile()) return false;
+    // Windows has no execute bit; PATHEXT already decided what counts as a program.
+    if (!windows) accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,278 @@
+// One running extension: spawn, handshake, registrations, replies, and its end.
+import { decodeFromExtension, encodeFrame, type FrameFromExtension } from '@zot/protocol';
+import { ExtensionLog } from './log.js';
+import { Peer } from './peer.js';
+import {
+  checkCommand,
+  checkSubscription,
+  checkTool,
+  type CommandRegistration,
+  type ToolRegistration,
+} from './registrations.js';
+import type { ExtensionTimeouts } from './timeouts.js';
+import { describeExit, ProcessTransport, type ExitInfo, type ProcessSpec } from './transport.js';
+
+export type ExtensionState = 'starting' | 'handshaking' | 'ready' | 'failed' | 'exited' | 'stopped';
+export type ReadyKind = 'ready' | 'auto-ready';
+
+/** Frames the host surfaces to the user rather than correlating. */
+export type SurfacedFrame = Extract<
+  FrameFromExtension,
+  { type: 'notify' | 'display' | 'clear_notes' | 'submit' | 'panel_render' | 'panel_close' }
+>;
+
+export interface ExtensionContext {
+  timeouts: ExtensionTimeouts;
+  hostInfo(): { zot_version: string; provider: string; model: string; cwd: string };
+  /** Registrations of this extension changed (tools, commands, subscriptions). */
+  onRegistrationChange(extension: RunningExtension): void;
+  onFrame(extension: RunningExtension, frame: SurfacedFrame): void;
+  /** The extension died after a successful load. */
+  onCrash(extension: RunningExtension, message: string): void;
+}
+
+const REPLY_TYPES = new Set(['tool_result', 'command_response', 'event_intercept_response']);
+
+function preview(line: string): string {
+  return line.length > 120 ? `${line.slice(0, 120)}…` : line;
+}
+
+export class RunningExtension {
+  state: ExtensionState = 'starting';
+  readyKind: ReadyKind | undefined;
+  failure: string | undefined;
+  exit: ExitInfo | undefined;
+  readonly warnings: string[] = [];
+  readonly commands = new Map<string, CommandRegistration>();
+  readonly tools = new Map<string, ToolRegistration>();
+  events = new Set<string>();
+  intercepts = new Set<string>();
+  shutdownAcked = false;
+  readonly log: ExtensionLog;
+  readonly peer: Peer;
+  private readonly transport: ProcessTransport;
+  private timers: NodeJS.Timeout[] = [];
+  private autoReadyTimer: NodeJS.Timeout | undefined;
+  private registered = false;
+  private settle: ((state: ExtensionState) => void) | undefined;
+
+  constructor(
+    readonly name: string,
+    readonly dir: string,
+    spec: ProcessSpec,
+    logPath: string,
+    private readonly context: ExtensionContext,
+  ) {
+    this.log = new ExtensionLog(logPath);
+    this.transport = new ProcessTransport(spec, this.log);
+    this.peer = new Peer((frame) => this.send(frame));
+  }
+
+  get logPath(): string {
+    return this.log.path;
+  }
+  get pid(): number | undefined {
+    return this.transport.pid;
+  }
+  get running(): boolean {
+    return this.state === 'handshaking' || this.state === 'ready';
+  }
+
+  send(frame: Record<string, unknown> & { type: string }): void {
+    this.transport.send(encodeFrame(frame));
+  }
+
+  /** Resolves once the extension is ready (or auto-ready) or has failed to load. Never rejects. */
+  start(): Promise<ExtensionState> {
+    this.log.write(`starting ${this.name} (${this.dir})`);
+    const done = new Promise<ExtensionState>((resolve) => (this.settle = resolve));
+    this.timers.push(
+      setTimeout(
+        () => this.fail(`no hello within ${this.context.timeouts.helloMs} ms`),
+        this.context.timeouts.helloMs,
+      ),
+    );
+    this.transport.start({
+      onLine: (line) => this.onLine(line),
+      onOversize: (bytes) => this.onOversize(bytes),
+      onExit: (info) => this.onExit(info),
+    });
+    return done;
+  }
+
+  private resolveStart(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers = [];
+    if (this.autoReadyTimer) clearTimeout(this.autoReadyTimer);
+    this.settle?.(this.state);
+    this.settle = undefined;
+  }
+
+  /** Fails the load: logged, the process group killed, pending requests failed. */
+  private fail(reason: string): void {
+    if (this.state === 'failed' || this.state === 'stopped') return;
+    this.state = 'failed';
+    this.failure = reason;
+    this.log.write(`load failed: ${reason}`);
+    this.peer.close(`extension ${this.name} is not running (${reason}); see ${this.logPath}`);
+    this.resolveStart();
+    void this.transport.killGroup(this.context.timeouts.killGraceMs);
+  }
+
+  private markReady(kind: ReadyKind): void {
+    if (this.state !== 'handshaking') return;
+    this.state = 'ready';
+    this.readyKind = kind;
+    if (kind === 'auto-ready') {
+      this.log.write(
+        `auto-readied: registered but sent no "ready" for ${this.context.timeouts.autoReadyMs} ms`,
+      );
+    }
+    this.resolveStart();
+  }
+
+  private onOversize(bytes: number): void {
+    if (this.state === 'starting')
+      this.fail(`first line was ${bytes} bytes, over the 32 MiB frame limit`);
+    else this.log.write(`dropped a line of ${bytes} bytes (over the 32 MiB frame limit)`);
+  }
+
+  private onLine(line: string): void {
+    if (this.state === 'failed' || this.state === 'stopped' || this.state === 'exited') return;
+    const decoded = decodeFromExtension(line);
+    if (this.state === 'starting') {
+      if (!decoded.ok || decoded.frame.type !== 'hello') {
+        const why = decoded.ok ? `a ${decoded.frame.type} frame` : decoded.error;
+        this.fail(`the first line must be a hello frame; got ${why}: ${preview(line)}`);
+        return;
+      }
+      this.onHello(decoded.frame);
+      return;
+    }
+    if (!decoded.ok) {
+      if (decoded.kind === 'unknown_type')
+        this.log.write(`ignored unknown frame type "${decoded.type}"`);
+      else this.log.write(`dropped a bad line: ${decoded.error}: ${preview(line)}`);
+      if (decoded.id !== undefined && decoded.type && REPLY_TYPES.has(decoded.type)) {
+        this.peer.fail(decoded.id, `malformed ${decoded.type}: ${decoded.error}`);
+      }
+      return;
+    }
+    this.onFrame(decoded.frame);
+  }
+
+  private onHello(frame: Extract<FrameFromExtension, { type: 'hello' }>): void {
+    if (frame.name !== this.name) {
+      const warning = `hello names "${frame.name}" but the manifest says "${this.name}"; using "${this.name}"`;
+      this.warnings.push(warning);
+      this.log.write(`warning: ${warning}`);
+    }
+    this.state = 'handshaking';
+    const info = this.context.hostInfo();
+    this.send({
+      type: 'hello_ack',
+      protocol_version: 1,
+      ...info,
+      extension_dir: this.dir,
+      data_dir: this.dir,
+    });
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers = [
+      setTimeout(() => {
+        if (this.registered) this.markReady('auto-ready');
+        else this.fail(`no "ready" within ${this.context.timeouts.readyMs} ms of hello`);
+      }, this.context.timeouts.readyMs),
+    ];
+  }
+
+  private noteRegistration(): void {
+    this.registered = true;
+    if (this.state === 'handshaking') {
+      if (this.autoReadyTimer) clearTimeout(this.autoReadyTimer);
+      this.autoReadyTimer = setTimeout(
+        () => this.markReady('auto-ready'),
+        this.context.timeouts.autoReadyMs,
+      );
+    }
+    this.context.onRegistrationChange(this);
+  }
+
+  private onFrame(frame: FrameFromExtension): void {
+    switch (frame.type) {
+      case 'hello':
+        this.log.write('ignored a second hello');
+        return;
+      case 'ready':
+        this.markReady('ready');
+        return;
+      case 'register_command': {
+        const result = checkCommand(frame);
+        if (typeof result === 'string') return this.log.write(result);
+        this.commands.set(result.name.toLowerCase(), result);
+        return this.noteRegistration();
+      }
+      case 'register_tool': {
+        const result = checkTool(frame);
+        if (typeof result === 'string') return this.log.write(`rejected: ${result}`);
+        this.tools.set(result.name, result);
+        return this.noteRegistration();
+      }
+      case 'subscribe': {
+        const { accepted, problems } = checkSubscription(frame.events ?? [], frame.intercept ?? []);
+        problems.forEach((problem) => this.log.write(problem));
+        this.events = accepted.events;
+        this.intercepts = accepted.intercept;
+        return this.noteRegistration();
+      }
+      case 'tool_result':
+      case 'command_response':
+      case 'event_intercept_response':
+        if (!this.peer.resolve(frame.id, frame))
+          this.log.write(`ignored a late or unknown ${frame.type} (id ${frame.id})`);
+        return;
+      case 'shutdown_ack':
+        this.shutdownAcked = true;
+        return;
+      default:
+        this.context.onFrame(this, frame);
+    }
+  }
+
+  private onExit(info: ExitInfo): void {
+    this.exit = info;
+    const how = describeExit(info);
+    this.log.write(`process ${how}`);
+    if (this.state === 'starting') return this.fail(`${how} before sending hello`);
+    if (this.state === 'handshaking') return this.fail(`${how} before sending ready`);
+    if (this.state !== 'ready') return;
+    this.state = 'exited';
+    const message = `extension ${this.name} ${how}`;
+    this.peer.close(`extension ${this.name} is not running (${how}); see ${this.logPath}`);
+    this.context.onCrash(this, message);
+    // Children of a crashed leader may linger in its group.
+    void this.transport.killGroup(this.context.timeouts.killGraceMs);
+  }
+
+  /**
+   * DECISIONS 18: shutdown frame, grace for the exit, stdin closed, SIGTERM then SIGKILL the group.
+   * Contract: never rejects; afterwards no process of the group is left.
+   */
+  async shutdown(): Promise<void> {
+    const wasRunning = this.running;
+    if (this.state === 'starting' || this.state === 'handshaking' || this.state === 'ready')
+      this.state = 'stopped';
+    this.resolveStart();
+    this.peer.close(`extension ${this.name} was shut down`);
+    if (wasRunning && !this.transport.exitInfo) {
+      this.send({ type: 'shutdown' });
+      await this.transport.waitForExit(this.context.timeouts.shutdownGraceMs);
+    }
+    this.transport.closeInput();
+    await this.transport.killGroup(this.context.timeouts.killGraceMs);
+  }
+
+  /** Synchronous last resort when the host exits. */
+  killNow(): void {
+    this.transport.killGroupNow();
+  }
+}

@@ -1,0 +1,229 @@
+// Reading and validating extension.json, and rewriting one field of it (`zot ext enable/disable`).
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { errorMessage } from '../util/errors.js';
+import { checkExtensionName } from './names.js';
+
+export const MANIFEST_FILE = 'extension.json';
+
+/** `process` is spawned; `theme` and `skills` bundles never are. */
+export type ManifestKind = 'process' | 'theme' | 'skills';
+
+/** A validated manifest. `skills` and `args` are as written; `dir` is absolute and real. */
+export interface Manifest {
+  name: string;
+  version?: string;
+  exec?: string;
+  args: string[];
+  language?: string;
+  description?: string;
+  skills: string[];
+  enabled: boolean;
+  dir: string;
+  manifestPath: string;
+  kind: ManifestKind;
+}
+
+export type ManifestResult =
+  | { ok: true; manifest: Manifest; warnings: string[] }
+  | { ok: false; error: string; path: string };
+
+/** The files whose presence makes an extension without `exec` a theme-only one. */
+export const THEME_FILES = ['theme.json', join('themes', 'theme.json')];
+
+/**
+ * Reads `<dir>/extension.json`. Unknown fields are ignored; wrong types are errors.
+ * Contract: never throws; every error names the manifest file and, where one is at fault, the field.
+ */
+export function readManifest(dir: string): ManifestResult {
+  const lexicalDir = resolve(dir);
+  let realDir: string;
+  try {
+    realDir = realpathSync(lexicalDir);
+  } catch (error) {
+    const path = join(lexicalDir, MANIFEST_FILE);
+    return {
+      ok: false,
+      path,
+      error: `${path}: cannot open the extension directory (${why(error)})`,
+    };
+  }
+  const path = join(realDir, MANIFEST_FILE);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    return { ok: false, path, error: `${path}: cannot read the manifest (${why(error)})` };
+  }
+  let raw: unknown;
+  try {
+    // Editors on Windows like to prepend a BOM, which JSON.parse rejects.
+    raw = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    return { ok: false, path, error: `${path}: invalid JSON (${errorMessage(error)})` };
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    return { ok: false, path, error: `${path}: expected a JSON object` };
+  }
+  const checked = validate(raw as Record<string, unknown>, realDir, path);
+  if (typeof checked === 'string') return { ok: false, path, error: `${path}: ${checked}` };
+  return { ok: true, manifest: checked.manifest, warnings: checked.warnings };
+}
+
+function validate(
+  raw: Record<string, unknown>,
+  dir: string,
+  manifestPath: string,
+): string | { manifest: Manifest; warnings: string[] } {
+  try {
+    return validateFields(raw, dir, manifestPath);
+  } catch (error) {
+    if (error instanceof FieldError) return error.message;
+    throw error;
+  }
+}
+
+/** A problem with one field; thrown only inside `validate`, which turns it into a value. */
+class FieldError extends Error {}
+
+function validateFields(
+  raw: Record<string, unknown>,
+  dir: string,
+  manifestPath: string,
+): { manifest: Manifest; warnings: string[] } {
+  if (raw.name === undefined || raw.name === null) throw new FieldError('"name" is required');
+  if (typeof raw.name !== 'string') throw new FieldError('"name" must be a string');
+  const nameError = checkExtensionName(raw.name);
+  if (nameError) throw new FieldError(`"name": ${nameError}`);
+
+  const version = optionalString(raw, 'version');
+  const exec = optionalString(raw, 'exec');
+  const args = stringArray(raw, 'args');
+  const language = optionalString(raw, 'language');
+  const description = optionalString(raw, 'description');
+  const skills = stringArray(raw, 'skills');
+  let enabled = true;
+  if (raw.enabled !== undefined && raw.enabled !== null) {
+    if (typeof raw.enabled !== 'boolean') throw new FieldError('"enabled" must be true or false');
+    enabled = raw.enabled;
+  }
+  if (exec === '') throw new FieldError('"exec" must not be empty');
+
+  const warnings: string[] = [];
+  for (const [index, entry] of skills.entries()) {
+    const problem = checkSkillEntry(dir, entry);
+    const where = `"skills"[${index}] ${JSON.stringify(entry)}`;
+    if (problem === 'outside') {
+      throw new FieldError(`${where} points outside the extension directory`);
+    }
+    if (problem === 'missing') warnings.push(`${manifestPath}: ${where} does not exist`);
+  }
+
+  let kind: ManifestKind = 'process';
+  if (exec === undefined) {
+    if (THEME_FILES.some((file) => isFile(join(dir, file)))) kind = 'theme';
+    else if (skills.length > 0) kind = 'skills';
+    else {
+      throw new FieldError(
+        '"exec" is required (only theme-only extensions, with theme.json or themes/theme.json, ' +
+          'and skill-only ones, with a non-empty "skills" array, may omit it)',
+      );
+    }
+  }
+
+  const manifest: Manifest = { name: raw.name, args, skills, enabled, dir, manifestPath, kind };
+  if (version !== undefined) manifest.version = version;
+  if (exec !== undefined) manifest.exec = exec;
+  if (language !== undefined) manifest.language = language;
+  if (description !== undefined) manifest.description = description;
+  return { manifest, warnings };
+}
+
+// `null` counts as absent: Go encoders write `null` for an unset slice or pointer, and such
+// manifests (from the original project's tooling) must keep loading.
+function optionalString(raw: Record<string, unknown>, field: string): string | undefined {
+  const value = raw[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new FieldError(`"${field}" must be a string`);
+  return value;
+}
+
+function stringArray(raw: Record<string, unknown>, field: string): string[] {
+  const value: unknown = raw[field];
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
+    throw new FieldError(`"${field}" must be an array of strings`);
+  }
+  return [...(value as string[])];
+}
+
+// Skill entries are read into the model's context, so like `exec` they must stay inside the
+// extension's own directory, symlinks included.
+function checkSkillEntry(dir: string, entry: string): 'ok' | 'missing' | 'outside' {
+  const target = resolve(dir, entry);
+  if (entry === '' || !isInside(dir, target)) return 'outside';
+  let real: string;
+  try {
+    real = realpathSync(target);
+  } catch {
+    return 'missing';
+  }
+  return isInside(dir, real) ? 'ok' : 'outside';
+}
+
+/** True when `path` is `root` or lies below it (both absolute; no filesystem access). */
+export function isInside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function why(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'not found';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'ENOTDIR') return 'not a directory';
+  if (code === 'EISDIR') return 'is a directory';
+  return errorMessage(error);
+}
+
+/**
+ * Sets one top-level field of a manifest, keeping every other field and the order they are in
+ * (a new field goes last). Written atomically as 2-space JSON plus a newline, keeping the mode.
+ * Contract: throws an Error naming the file when it cannot be read, parsed or written.
+ */
+export function writeManifestField(manifestPath: string, field: string, value: unknown): void {
+  let text: string;
+  let mode: number;
+  try {
+    text = readFileSync(manifestPath, 'utf8');
+    mode = statSync(manifestPath).mode & 0o777;
+  } catch (error) {
+    throw new Error(`${manifestPath}: cannot read the manifest (${why(error)})`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    throw new Error(`${manifestPath}: invalid JSON (${errorMessage(error)})`);
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new Error(`${manifestPath}: expected a JSON object`);
+  }
+  // Assigning to an existing key keeps its position in a JS object; a new key is appended.
+  // (Integer-like keys would be reordered, but no manifest field looks like one.)
+  (raw as Record<string, unknown>)[field] = value;
+  try {
+    writeFileAtomic(manifestPath, JSON.stringify(raw, null, 2) + '\n', mode);
+  } catch (error) {
+    throw new Error(`${manifestPath}: cannot write the manifest (${why(error)})`);
+  }
+}

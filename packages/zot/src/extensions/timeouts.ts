@@ -1,0 +1,45 @@
+// Extension timeouts (DECISIONS 8, 10): defaults, each overridable in milliseconds by env.
+
+export interface ExtensionTimeouts {
+  helloMs: number;
+  readyMs: number;
+  autoReadyMs: number;
+  commandMs: number;
+  toolMs: number;
+  interceptMs: number;
+  shutdownGraceMs: number;
+  /** Between SIGTERM and SIGKILL of a process group. */
+  killGraceMs: number;
+}
+
+const DEFAULTS: ExtensionTimeouts = {
+  helloMs: 10_000,
+  readyMs: 3_000,
+  autoReadyMs: 500,
+  commandMs: 30_000,
+  toolMs: 60_000,
+  interceptMs: 5_000,
+  shutdownGraceMs: 2_000,
+  killGraceMs: 1_000,
+};
+
+const ENV: Partial<Record<keyof ExtensionTimeouts, string>> = {
+  helloMs: 'ZOT_EXT_HELLO_TIMEOUT_MS',
+  readyMs: 'ZOT_EXT_READY_TIMEOUT_MS',
+  commandMs: 'ZOT_EXT_COMMAND_TIMEOUT_MS',
+  toolMs: 'ZOT_EXT_TOOL_TIMEOUT_MS',
+  interceptMs: 'ZOT_EXT_INTERCEPT_TIMEOUT_MS',
+  shutdownGraceMs: 'ZOT_EXT_SHUTDOWN_GRACE_MS',
+};
+
+/** Contract: never throws; unparsable or negative values fall back to the default. */
+export function extensionTimeouts(env: NodeJS.ProcessEnv = process.env): ExtensionTimeouts {
+  const result = { ...DEFAULTS };
+  for (const [key, name] of Object.entries(ENV) as Array<[keyof ExtensionTimeouts, string]>) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    const value = Number(raw);
+    if (Number.isFinite(value) && value >= 0) result[key] = value;
+  }
+  return result;
+}

@@ -1,0 +1,118 @@
+// Extension tools as ordinary Tool objects: a tool_call frame out, a tool_result frame back.
+import type { ImageBlock as FrameImage, ToolResultFrame } from '@zot/protocol';
+import type { Tool, ToolContent, ToolOutput } from '../agent/tool.js';
+import type { RunningExtension } from './extension.js';
+import { RequestError } from './peer.js';
+import type { ToolRegistration } from './registrations.js';
+import { describeExit } from './transport.js';
+
+const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function validBase64(data: string): boolean {
+  const compact = data.replace(/\s+/g, '');
+  return compact.length > 0 && compact.length % 4 === 0 && BASE64.test(compact);
+}
+
+function errorOutput(text: string, attribution: ToolOutput['attribution']): ToolOutput {
+  return {
+    content: [{ type: 'text', text }],
+    isError: true,
+    ...(attribution ? { attribution } : {}),
+  };
+}
+
+/** Converts a tool_result frame; an invalid image turns the whole result into an error. */
+export function convertToolResult(
+  extension: string,
+  tool: string,
+  frame: ToolResultFrame,
+): ToolOutput {
+  const attribution = { extension, tool };
+  const content: ToolContent[] = [];
+  for (const block of frame.content ?? []) {
+    if (block.type === 'text') {
+      content.push({ type: 'text', text: block.text ?? '' });
+      continue;
+    }
+    const image = block as FrameImage;
+    const mime = image.mime_type ?? '';
+    if (!IMAGE_TYPES.has(mime)) {
+      return errorOutput(
+        `extension ${extension} returned an image of unsupported type "${mime}" from tool ${tool}`,
+        attribution,
+      );
+    }
+    if (typeof image.data !== 'string' || !validBase64(image.data)) {
+      return errorOutput(
+        `extension ${extension} returned an image with invalid base64 data from tool ${tool}`,
+        attribution,
+      );
+    }
+    content.push({ type: 'image', mime_type: mime, data: image.data.replace(/\s+/g, '') });
+  }
+  return {
+    content,
+    isError: frame.is_error === true,
+    attribution,
+    ...(frame.activate_tools?.length ? { activateTools: frame.activate_tools } : {}),
+  };
+}
+
+export interface ToolAdapterContext {
+  toolTimeoutMs: number;
+  /** Called with a result's activate_tools before the result goes back to the agent. */
+  activate(from: RunningExtension, names: string[]): void;
+}
+
+/** Contract: execute never throws; every failure is an error result naming the extension and its log. */
+export function extensionTool(
+  extension: RunningExtension,
+  registration: ToolRegistration,
+  context: ToolAdapterContext,
+): Tool {
+  const attribution = { extension: extension.name, tool: registration.name };
+  return {
+    name: registration.name,
+    description:
+      registration.description || `${registration.name} (from extension ${extension.name})`,
+    parameters: registration.schema,
+    preview: (args) => `${extension.name}: ${JSON.stringify(args).slice(0, 120)}`,
+    async execute(args, toolContext) {
+      if (!extension.running) {
+        const how = extension.exit
+          ? describeExit(extension.exit)
+          : (extension.failure ?? 'stopped');
+        return errorOutput(
+          `extension ${extension.name} is not running (${how}); see ${extension.logPath}`,
+          attribution,
+        );
+      }
+      try {
+        const frame = await extension.peer.request<ToolResultFrame>(
+          { type: 'tool_call', name: registration.name, args },
+          `tool ${registration.name}`,
+          context.toolTimeoutMs,
+          toolContext.signal,
+        );
+        const output = convertToolResult(extension.name, registration.name, frame);
+        if (output.activateTools) context.activate(extension, output.activateTools);
+        return output;
+      } catch (error) {
+        if (!(error instanceof RequestError)) throw error;
+        if (error.reason === 'timeout') {
+          extension.log.write(
+            `tool ${registration.name}: no tool_result within ${context.toolTimeoutMs} ms`,
+          );
+          return errorOutput(
+            `extension ${extension.name} did not answer tool call ${registration.name} within ${context.toolTimeoutMs} ms; see ${extension.logPath}`,
+            attribution,
+          );
+        }
+        if (error.reason === 'aborted')
+          return errorOutput(`${registration.name}: aborted`, attribution);
+        return errorOutput(`${error.message}`, attribution);
+      }
+    },
+  };
+}

@@ -1,0 +1,152 @@
+// The child-process transport: start, send, close, plus line, close and error callbacks.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { LineSplitter } from '@zot/protocol/jsonl';
+import { killProcessGroup, signalProcessGroup } from '../util/process-group.js';
+import { closeQuietly, type ExtensionLog } from './log.js';
+
+export interface ProcessSpec {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+export interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Set when the process could not be started at all. */
+  spawnError?: string;
+}
+
+export interface TransportHandlers {
+  onLine(line: string): void;
+  onOversize(byteLength: number): void;
+  onExit(info: ExitInfo): void;
+}
+
+export function describeExit(info: ExitInfo): string {
+  if (info.spawnError) return `could not start: ${info.spawnError}`;
+  if (info.signal) return `killed by ${info.signal}`;
+  return `exited with status ${info.code}`;
+}
+
+/**
+ * One extension subprocess in its own process group, stderr appended to its log.
+ * Contract: callbacks never throw into the transport; writes stay in order and respect
+ * back-pressure; onExit fires exactly once.
+ */
+export class ProcessTransport {
+  private child: ChildProcess | undefined;
+  private readonly queue: string[] = [];
+  private writable = false;
+  private exited: ExitInfo | undefined;
+  private readonly exitWaiters: Array<(info: ExitInfo) => void> = [];
+
+  constructor(
+    private readonly spec: ProcessSpec,
+    private readonly log: ExtensionLog,
+  ) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+  get exitInfo(): ExitInfo | undefined {
+    return this.exited;
+  }
+
+  start(handlers: TransportHandlers): void {
+    const stderrFd = this.log.openForChild();
+    let child: ChildProcess;
+    try {
+      child = spawn(this.spec.command, this.spec.args, {
+        cwd: this.spec.cwd,
+        env: this.spec.env,
+        detached: process.platform !== 'win32',
+        stdio: ['pipe', 'pipe', stderrFd ?? 'ignore'],
+        windowsHide: true,
+      });
+    } catch (error) {
+      closeQuietly(stderrFd);
+      this.finish({ code: null, signal: null, spawnError: (error as Error).message }, handlers);
+      return;
+    }
+    closeQuietly(stderrFd);
+    this.child = child;
+    const splitter = new LineSplitter({ onLine: handlers.onLine, onOversize: handlers.onOversize });
+    child.stdout!.on('data', (chunk: Buffer) => splitter.push(chunk));
+    child.stdout!.on('end', () => splitter.end());
+    child.stdout!.on('error', () => undefined);
+    child.stdin!.on('error', () => undefined);
+    child.stdin!.on('drain', () => this.flush());
+    child.once('spawn', () => {
+      this.writable = true;
+      this.flush();
+    });
+    child.once('error', (error) =>
+      this.finish({ code: null, signal: null, spawnError: error.message }, handlers),
+    );
+    child.once('exit', (code, signal) => this.finish({ code, signal }, handlers));
+  }
+
+  private finish(info: ExitInfo, handlers: TransportHandlers): void {
+    if (this.exited) return;
+    this.exited = info;
+    this.writable = false;
+    this.queue.length = 0;
+    try {
+      handlers.onExit(info);
+    } finally {
+      for (const waiter of this.exitWaiters.splice(0)) waiter(info);
+    }
+  }
+
+  /** Queues one line (with its LF); dropped once the process has exited. */
+  send(line: string): void {
+    if (this.exited) return;
+    this.queue.push(line);
+    if (this.writable) this.flush();
+  }
+
+  private flush(): void {
+    const stdin = this.child?.stdin;
+    if (!stdin || !this.writable || stdin.destroyed) return;
+    while (this.queue.length > 0) {
+      if (!stdin.write(this.queue.shift()!)) return; // resume on 'drain'
+    }
+  }
+
+  /** Closes the child's stdin once queued lines are written. */
+  closeInput(): void {
+    const stdin = this.child?.stdin;
+    if (!stdin || stdin.destroyed) return;
+    if (this.queue.length === 0) stdin.end();
+    else stdin.once('drain', () => this.closeInput());
+  }
+
+  /** Resolves when the process has exited, or after `timeoutMs` with undefined. */
+  waitForExit(timeoutMs: number): Promise<ExitInfo | undefined> {
+    if (this.exited || !this.child) return Promise.resolve(this.exited);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(undefined), timeoutMs);
+      this.exitWaiters.push((info) => {
+        clearTimeout(timer);
+        resolve(info);
+      });
+    });
+  }
+
+  /** SIGTERM the whole group, SIGKILL after the grace; also reaps children left behind. */
+  async killGroup(graceMs: number): Promise<void> {
+    const pid = this.child?.pid;
+    if (pid === undefined) return;
+    await killProcessGroup(pid, { graceMs });
+    this.child?.stdout?.destroy();
+    this.child?.stdin?.destroy();
+  }
+
+  /** Last resort on host exit: SIGKILL the group synchronously. Contract: never throws. */
+  killGroupNow(): void {
+    const pid = this.child?.pid;
+    if (pid !== undefined) signalProcessGroup(pid, 'SIGKILL');
+  }
+}

@@ -1,0 +1,180 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { resolveModel, streamFor } from '../src/providers/index.js';
+import type { ModelInfo, ProviderEvent, StreamRequest } from '../src/providers/types.js';
+import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
+
+let fake: FakeLlm;
+before(async () => {
+  fake = await startFakeLlm();
+});
+after(() => fake.close());
+
+const T = '2025-01-01T00:00:00.000Z';
+const FORMATS: Array<[string, ModelInfo]> = [
+  ['anthropic', resolveModel('anthropic', undefined).model],
+  ['openai', resolveModel('openai', undefined).model],
+  ['kimi', resolveModel('kimi', undefined).model],
+];
+
+function request(model: ModelInfo, over: Partial<StreamRequest> = {}): StreamRequest {
+  return {
+    model,
+    baseUrl: fake.url,
+    apiKey: 'key',
+    system: 'sys',
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }], time: T }],
+    tools: [],
+    signal: new AbortController().signal,
+    ...over,
+  };
+}
+
+async function run(model: ModelInfo, over: Partial<StreamRequest> = {}): Promise<ProviderEvent[]> {
+  const out: ProviderEvent[] = [];
+  for await (const event of streamFor(model)(request(model, over))) out.push(event);
+  return out;
+}
+
+function errorOf(events: ProviderEvent[]) {
+  const last = events.at(-1);
+  assert.equal(last?.type, 'error', JSON.stringify(last));
+  assert.equal(events.filter((e) => e.type === 'error' || e.type === 'done').length, 1);
+  return last as Extract<ProviderEvent, { type: 'error' }>;
+}
+
+/** Runs `body` and returns how many requests reached the fake server meanwhile. */
+async function countRequests(body: () => Promise<void>): Promise<number> {
+  const before = fake.requests.length;
+  await body();
+  return fake.requests.length - before;
+}
+
+for (const [provider, model] of FORMATS) {
+  test(`${provider}: 401 and 429 name the provider and status and are not retried`, async () => {
+    fake.script(
+      { status: 401, errorMessage: 'invalid x-api-key' },
+      { status: 429, errorMessage: 'Rate limit reached', headers: { 'retry-after': '20' } },
+    );
+    let events: ProviderEvent[] = [];
+    assert.equal(await countRequests(async () => void (events = await run(model))), 1);
+    const unauthorized = errorOf(events);
+    assert.equal(
+      unauthorized.message,
+      `${provider}: HTTP 401: invalid x-api-key (check the API key)`,
+    );
+    assert.equal(unauthorized.status, 401);
+    assert.equal(unauthorized.aborted, false);
+    assert.equal(await countRequests(async () => void (events = await run(model))), 1);
+    const limited = errorOf(events);
+    assert.equal(limited.message, `${provider}: HTTP 429: Rate limit reached (retry after 20s)`);
+    assert.equal(limited.status, 429);
+    assert.equal(fake.pending(), 0);
+  });
+
+  test(`${provider}: a 503 and a connection reset are retried silently`, async () => {
+    fake.script(
+      { status: 503, errorMessage: 'busy' },
+      { resetConnection: true },
+      { text: ['fine', '!'] },
+    );
+    let events: ProviderEvent[] = [];
+    const began = Date.now();
+    assert.equal(await countRequests(async () => void (events = await run(model))), 3);
+    assert.ok(Date.now() - began >= 900, 'waited 250 ms then 750 ms');
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['start', 'text_delta', 'text_delta', 'done'],
+    );
+  });
+
+  test(`${provider}: an abort mid-stream ends promptly with aborted and the partial message`, async () => {
+    fake.script({ text: ['partial ', 'never sent'], hang: true });
+    const controller = new AbortController();
+    const events: ProviderEvent[] = [];
+    let abortedAt = 0;
+    for await (const event of streamFor(model)(request(model, { signal: controller.signal }))) {
+      events.push(event);
+      if (event.type === 'text_delta') {
+        abortedAt = Date.now();
+        controller.abort();
+      }
+    }
+    assert.ok(Date.now() - abortedAt < 500, 'ended promptly');
+    const error = errorOf(events);
+    assert.equal(error.aborted, true);
+    assert.equal(error.message, `${provider}: aborted`);
+    assert.deepEqual(error.partial?.content, [{ type: 'text', text: 'partial ' }]);
+  });
+}
+
+test('gives up after two retries and reports the last status', async () => {
+  const model = FORMATS[0]![1];
+  fake.script(
+    { status: 502 },
+    { status: 503 },
+    { status: 504, errorMessage: 'gateway timeout' },
+    { text: 'unused' },
+  );
+  let events: ProviderEvent[] = [];
+  assert.equal(await countRequests(async () => void (events = await run(model))), 3);
+  const error = errorOf(events);
+  assert.equal(error.message, 'anthropic: HTTP 504: gateway timeout');
+  assert.equal(error.status, 504);
+  assert.equal(fake.pending(), 1);
+  await run(model); // consumes the unused reply
+});
+
+test('no retry once output began: a connection lost mid-stream keeps the partial', async () => {
+  const own = await startFakeLlm();
+  const model = FORMATS[1]![1];
+  own.script({ text: ['Hello', ' there'], hang: true }, { text: 'retried!' });
+  const events: ProviderEvent[] = [];
+  for await (const event of streamFor(model)(request(model, { baseUrl: own.url }))) {
+    events.push(event);
+    if (event.type === 'text_delta') void own.close(); // drops the open connection
+  }
+  const error = errorOf(events);
+  assert.match(error.message, /^openai: connection lost: /);
+  assert.equal(error.aborted, false);
+  assert.deepEqual(error.partial?.content, [{ type: 'text', text: 'Hello' }]);
+  assert.equal(own.requests.length, 1);
+  assert.equal(own.pending(), 1);
+});
+
+test('connection refused fails at once, naming the provider', async () => {
+  const port = await new Promise<number>((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+  const model = FORMATS[2]![1];
+  const began = Date.now();
+  const error = errorOf(await run(model, { baseUrl: `http://127.0.0.1:${port}/v1` }));
+  assert.match(error.message, /^kimi: connection failed: .*ECONNREFUSED/);
+  assert.ok(Date.now() - began < 200, 'not retried');
+});
+
+test('an unscripted request fails loudly with HTTP 500', async () => {
+  const error = errorOf(await run(FORMATS[0]![1]));
+  assert.equal(error.message, 'anthropic: HTTP 500: fake-llm: no scripted reply left');
+  assert.equal(error.status, 500);
+});
+
+test('an already aborted signal yields start then an aborted error without a request', async () => {
+  const controller = new AbortController();
+  controller.abort();
+  const model = FORMATS[0]![1];
+  let events: ProviderEvent[] = [];
+  const n = await countRequests(
+    async () => void (events = await run(model, { signal: controller.signal })),
+  );
+  assert.equal(n, 0);
+  assert.deepEqual(events, [
+    { type: 'start' },
+    { type: 'error', message: 'anthropic: aborted', aborted: true },
+  ]);
+});

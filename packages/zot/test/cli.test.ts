@@ -7,7 +7,12 @@ import { makeSandbox, runZot } from './support/zot.js';
 const box = makeSandbox();
 after(() => box.cleanup());
 const run = (args: string[], input?: string, env?: Record<string, string | undefined>) =>
-  runZot(args, { home: box.home, cwd: box.project, ...(input !== undefined ? { input } : {}), ...(env ? { env } : {}) });
+  runZot(args, {
+    home: box.home,
+    cwd: box.project,
+    ...(input !== undefined ? { input } : {}),
+    ...(env ? { env } : {}),
+  });
 
 test('--version and --help exit 0 and write to stdout', async () => {
   const version = await run(['--version']);
@@ -15,7 +20,15 @@ test('--version and --help exit 0 and write to stdout', async () => {
   assert.match(version.stdout, /^zot \d+\.\d+\.\d+\n$/);
   const help = await run(['--help']);
   assert.equal(help.code, 0);
-  for (const flag of ['--print', '--json', '--provider', '--max-steps', '--continue', '--no-session', '--list-models']) {
+  for (const flag of [
+    '--print',
+    '--json',
+    '--provider',
+    '--max-steps',
+    '--continue',
+    '--no-session',
+    '--list-models',
+  ]) {
     assert.ok(help.stdout.includes(flag), `help mentions ${flag}`);
   }
   assert.equal(help.stderr, '');
@@ -24,7 +37,10 @@ test('--version and --help exit 0 and write to stdout', async () => {
 test('unknown flags and bad values are usage errors naming the flag (exit 2)', async () => {
   const cases: Array<[string[], RegExp]> = [
     [['--frobnicate'], /unknown option --frobnicate/],
-    [['--provider', 'nope', '-p', 'x'], /--provider must be one of anthropic, openai, ollama, kimi; got "nope"/],
+    [
+      ['--provider', 'nope', '-p', 'x'],
+      /--provider must be one of anthropic, openai, ollama, kimi; got "nope"/,
+    ],
     [['--max-steps', '0', '-p', 'x'], /--max-steps expects a positive integer, got "0"/],
     [['--reasoning=extreme', '-p', 'x'], /--reasoning must be one of low, medium, high/],
     [['-p', '--model'], /--model expects a value/],
@@ -42,7 +58,10 @@ test('unknown flags and bad values are usage errors naming the flag (exit 2)', a
 test('interactive mode is refused with a clear message until the TUI exists', async () => {
   const result = await run(['hello']);
   assert.equal(result.code, 2);
-  assert.match(result.stderr, /interactive TUI is not available yet; use -p\/--print, --json or `zot rpc`/);
+  assert.match(
+    result.stderr,
+    /interactive TUI is not available yet; use -p\/--print, --json or `zot rpc`/,
+  );
 });
 
 test('a missing key says how to provide one (exit 1)', async () => {
@@ -64,7 +83,9 @@ test('zot auth set / list / remove manage auth.json with mode 0600', async () =>
   assert.equal(set.code, 0, set.stderr);
   const authPath = join(box.home, 'auth.json');
   assert.equal(statSync(authPath).mode & 0o777, 0o600);
-  assert.deepEqual(JSON.parse(readFileSync(authPath, 'utf8')), { openai: { key: 'sk-test-1234567890' } });
+  assert.deepEqual(JSON.parse(readFileSync(authPath, 'utf8')), {
+    openai: { key: 'sk-test-1234567890' },
+  });
   const list = await run(['auth', 'list']);
   assert.equal(list.code, 0);
   assert.equal(list.stdout, 'openai\tsk-t…7890\n');

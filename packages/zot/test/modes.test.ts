@@ -15,7 +15,15 @@ after(async () => {
   box.cleanup();
 });
 
-const base = () => ['--provider', 'anthropic', '--base-url', llm.url, '--api-key', 'test-key', '--no-session'];
+const base = () => [
+  '--provider',
+  'anthropic',
+  '--base-url',
+  llm.url,
+  '--api-key',
+  'test-key',
+  '--no-session',
+];
 const run = (args: string[], input?: string) =>
   runZot(args, { home: box.home, cwd: box.project, ...(input !== undefined ? { input } : {}) });
 
@@ -45,7 +53,11 @@ test('JSON mode streams every event of a tool round trip on real files', async (
     { text: 'Reading.', toolCalls: [{ id: 'call_1', name: 'read', args: { path: 'notes.txt' } }] },
     {
       toolCalls: [
-        { id: 'call_2', name: 'edit', args: { path: 'notes.txt', edits: [{ oldText: 'beta', newText: 'gamma' }] } },
+        {
+          id: 'call_2',
+          name: 'edit',
+          args: { path: 'notes.txt', edits: [{ oldText: 'beta', newText: 'gamma' }] },
+        },
         { id: 'call_3', name: 'bash', args: { command: 'cat notes.txt; echo err >&2; exit 3' } },
         { id: 'call_4', name: 'write', args: { path: 'sub/dir/new.txt', content: 'fresh' } },
       ],
@@ -59,24 +71,35 @@ test('JSON mode streams every event of a tool round trip on real files', async (
   assert.deepEqual(types.slice(0, 4), ['user_message', 'turn_start', 'assistant_start', 'usage']);
   assert.equal(types.at(-1), 'done');
   assert.equal(types.filter((type) => type === 'turn_start').length, 3);
-  const results = events.filter((event) => event.type === "tool_result") as unknown as Array<{
+  const results = events.filter((event) => event.type === 'tool_result') as unknown as Array<{
     id: string;
     is_error: boolean;
     content: Array<{ text: string }>;
   }>;
-  assert.deepEqual(results.map((r) => [r.id, r.is_error]), [
-    ['call_1', false],
-    ['call_2', false],
-    ['call_3', true],
-    ['call_4', false],
-  ]);
+  assert.deepEqual(
+    results.map((r) => [r.id, r.is_error]),
+    [
+      ['call_1', false],
+      ['call_2', false],
+      ['call_3', true],
+      ['call_4', false],
+    ],
+  );
   assert.match(results[0]!.content[0]!.text, /1\talpha\n\s*2\tbeta/);
   assert.match(results[1]!.content[0]!.text, /-beta\n\+gamma/);
   assert.match(results[2]!.content[0]!.text, /alpha\ngamma\nerr\n[\s\S]*exit code 3/);
   assert.equal(readFileSync(join(box.project, 'notes.txt'), 'utf8'), 'alpha\ngamma\n');
   assert.equal(readFileSync(join(box.project, 'sub/dir/new.txt'), 'utf8'), 'fresh');
   const usage = events.find((event) => event.type === 'usage')!;
-  assert.deepEqual(Object.keys(usage).sort(), ['cache_read', 'cache_write', 'cost_usd', 'cumulative', 'input', 'output', 'type']);
+  assert.deepEqual(Object.keys(usage).sort(), [
+    'cache_read',
+    'cache_write',
+    'cost_usd',
+    'cumulative',
+    'input',
+    'output',
+    'type',
+  ]);
   // The tool results went back to the model in the next request.
   const second = llm.requests.at(-2)!.body.messages.at(-1);
   assert.equal(second.role, 'user');
@@ -92,8 +115,19 @@ test('OpenAI Responses and Chat Completions formats work end to end', async () =
   assert.equal(llm.requests.at(-1)!.format, 'openai-responses');
   assert.equal(llm.requests.at(-1)!.headers.authorization, 'Bearer test-key');
 
-  llm.script({ toolCalls: [{ id: 'c1', name: 'bash', args: { command: 'echo chat' } }] }, { text: 'from chat' });
-  const chat = await run(['-p', 'hi', '--provider', 'ollama', '--base-url', `${llm.url}/v1`, '--no-session']);
+  llm.script(
+    { toolCalls: [{ id: 'c1', name: 'bash', args: { command: 'echo chat' } }] },
+    { text: 'from chat' },
+  );
+  const chat = await run([
+    '-p',
+    'hi',
+    '--provider',
+    'ollama',
+    '--base-url',
+    `${llm.url}/v1`,
+    '--no-session',
+  ]);
   assert.equal(chat.code, 0, chat.stderr);
   assert.equal(chat.stdout, 'from chat\n');
   const last = llm.requests.at(-1)!;
@@ -106,7 +140,10 @@ test('an unknown model id is accepted with a note on stderr', async () => {
   llm.script({ text: 'fine' });
   const result = await run(['-p', 'hi', ...base(), '--model', 'claude-from-the-future']);
   assert.equal(result.code, 0);
-  assert.match(result.stderr, /"claude-from-the-future" is not in the anthropic catalog; using default limits/);
+  assert.match(
+    result.stderr,
+    /"claude-from-the-future" is not in the anthropic catalog; using default limits/,
+  );
   assert.equal(llm.requests.at(-1)!.body.model, 'claude-from-the-future');
 });
 
@@ -119,13 +156,25 @@ test('401 and 429 end the run with exit 1 and an error naming provider and statu
 
   const before = llm.requests.length;
   llm.script({ status: 429, errorMessage: 'slow down' });
-  const limited = await run(['--json', 'hi', ...base(), '--provider', 'openai', '--model', 'gpt-5']);
+  const limited = await run([
+    '--json',
+    'hi',
+    ...base(),
+    '--provider',
+    'openai',
+    '--model',
+    'gpt-5',
+  ]);
   assert.equal(limited.code, 1);
   assert.equal(llm.requests.length, before + 1, '429 is not retried');
   const events = jsonLines(limited.stdout);
   const error = events.find((event) => event.type === 'error');
   assert.match(String(error?.message), /openai: HTTP 429.*slow down/);
-  assert.deepEqual(events.filter((e) => e.type === 'turn_end').at(-1), { type: 'turn_end', stop: 'error', error: error?.message });
+  assert.deepEqual(events.filter((e) => e.type === 'turn_end').at(-1), {
+    type: 'turn_end',
+    stop: 'error',
+    error: error?.message,
+  });
 });
 
 test('502/503 and connection resets are retried silently before any output', async () => {
@@ -152,7 +201,10 @@ test('SIGINT aborts a hanging stream at once: turn_end aborted, done, exit 1', a
   const result = await collect(child, undefined, 10_000);
   assert.equal(result.code, 1);
   const events = jsonLines(seen);
-  assert.deepEqual(events.filter((e) => e.type === 'turn_end'), [{ type: 'turn_end', stop: 'aborted' }]);
+  assert.deepEqual(
+    events.filter((e) => e.type === 'turn_end'),
+    [{ type: 'turn_end', stop: 'aborted' }],
+  );
   assert.equal(events.at(-1)!.type, 'done');
 });
 
@@ -169,13 +221,24 @@ test('--no-tools and --tools control what the model is offered', async () => {
   await run(['-p', 'x', ...base(), '--no-tools']);
   assert.equal(llm.requests.at(-1)!.body.tools, undefined);
   await run(['-p', 'x', ...base(), '--tools', 'read,bash']);
-  assert.deepEqual(llm.requests.at(-1)!.body.tools.map((t: { name: string }) => t.name), ['read', 'bash']);
+  assert.deepEqual(
+    llm.requests.at(-1)!.body.tools.map((t: { name: string }) => t.name),
+    ['read', 'bash'],
+  );
 });
 
 test('system prompt: SYSTEM.md replaces the default, flags override and append', async () => {
   writeFileSync(join(box.home, 'SYSTEM.md'), 'You are a test fixture.');
   llm.script({ text: 'a' }, { text: 'b' });
-  await run(['-p', 'x', ...base(), '--append-system-prompt', 'One.', '--append-system-prompt', 'Two.']);
+  await run([
+    '-p',
+    'x',
+    ...base(),
+    '--append-system-prompt',
+    'One.',
+    '--append-system-prompt',
+    'Two.',
+  ]);
   assert.equal(llm.requests.at(-1)!.body.system[0].text, 'You are a test fixture.\n\nOne.\n\nTwo.');
   await run(['-p', 'x', ...base(), '--system-prompt', 'Override.']);
   assert.equal(llm.requests.at(-1)!.body.system[0].text, 'Override.');

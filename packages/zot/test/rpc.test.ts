@@ -15,7 +15,11 @@ after(async () => {
 });
 
 const start = (env: Record<string, string> = {}) =>
-  RpcClient.start(['--base-url', llm.url, '--api-key', 'k'], { home: box.home, cwd: box.project, env });
+  RpcClient.start(['--base-url', llm.url, '--api-key', 'k'], {
+    home: box.home,
+    cwd: box.project,
+    env,
+  });
 
 test('token: a wrong or missing hello gets success:false and the server exits', async () => {
   const client = start({ ZOTCORE_RPC_TOKEN: 'secret' });
@@ -29,7 +33,12 @@ test('token: a wrong or missing hello gets success:false and the server exits', 
   const good = start({ ZOTCORE_RPC_TOKEN: 'secret' });
   const hello = await good.request({ type: 'hello', token: 'secret' });
   assert.equal(hello.success, true);
-  assert.deepEqual(Object.keys(hello.data as object).sort(), ['model', 'protocol_version', 'provider', 'version']);
+  assert.deepEqual(Object.keys(hello.data as object).sort(), [
+    'model',
+    'protocol_version',
+    'provider',
+    'version',
+  ]);
   assert.equal((await good.request({ type: 'ping' })).success, true);
   assert.equal((await good.close()).code, 0);
 });
@@ -41,9 +50,13 @@ test('malformed lines get error responses and the server keeps serving', async (
   client.sendRaw('{"id":"u","type":"teleport"}\n');
   client.sendRaw('{"id":"m","type":"prompt","message":42}\n');
   client.sendRaw('{"id":7,"type":"set_model"}\n');
-  const responses = await client.waitFor(() => client.lines.filter((l) => l.type === 'response').length >= 5);
+  const responses = await client.waitFor(
+    () => client.lines.filter((l) => l.type === 'response').length >= 5,
+  );
   void responses;
-  const errors = client.lines.filter((l) => l.type === 'response').map((l) => [l.id, l.command, l.success, l.error]);
+  const errors = client.lines
+    .filter((l) => l.type === 'response')
+    .map((l) => [l.id, l.command, l.success, l.error]);
   assert.match(String(errors[0]![3]), /invalid JSON/);
   assert.match(String(errors[1]![3]), /must be a JSON object/);
   assert.deepEqual(errors[2]!.slice(0, 3), ['u', 'teleport', false]);
@@ -64,11 +77,18 @@ test('prompt, queueing, state, messages, models, set_model, clear', async () => 
   const second = await client.request({ type: 'prompt', message: 'two' });
   assert.equal(second.success, true);
   const lines = await client.doneCount(2);
-  const texts = lines.filter((l) => l.type === 'assistant_message').map((l) => (l.content as Array<{ text: string }>)[0]!.text);
+  const texts = lines
+    .filter((l) => l.type === 'assistant_message')
+    .map((l) => (l.content as Array<{ text: string }>)[0]!.text);
   assert.deepEqual(texts, ['first answer', 'second answer']);
   // The second prompt started only after the first finished.
   const firstDone = lines.findIndex((l) => l.type === 'done');
-  const secondUser = lines.findIndex((l, i) => l.type === 'user_message' && i > 0 && lines.slice(0, i).some((x) => x.type === 'user_message'));
+  const secondUser = lines.findIndex(
+    (l, i) =>
+      l.type === 'user_message' &&
+      i > 0 &&
+      lines.slice(0, i).some((x) => x.type === 'user_message'),
+  );
   assert.ok(secondUser > firstDone);
 
   const state = await client.request({ type: 'get_state' });
@@ -79,26 +99,33 @@ test('prompt, queueing, state, messages, models, set_model, clear', async () => 
   assert.equal((data.usage as { input: number }).input > 0, true);
 
   const messages = await client.request({ type: 'get_messages' });
-  assert.deepEqual((messages.data as { messages: Array<{ role: string }> }).messages.map((m) => m.role), [
-    'user',
-    'assistant',
-    'user',
-    'assistant',
-  ]);
+  assert.deepEqual(
+    (messages.data as { messages: Array<{ role: string }> }).messages.map((m) => m.role),
+    ['user', 'assistant', 'user', 'assistant'],
+  );
   const models = await client.request({ type: 'get_models' });
-  const ids = (models.data as { models: Array<{ id: string; context_window: number }> }).models.map((m) => m.id);
+  const ids = (models.data as { models: Array<{ id: string; context_window: number }> }).models.map(
+    (m) => m.id,
+  );
   assert.ok(ids.includes('claude-sonnet-4-5'));
   const switched = await client.request({ type: 'set_model', model: 'claude-haiku-4-5' });
   assert.deepEqual(switched.data, { model: 'claude-haiku-4-5' });
-  assert.equal(((await client.request({ type: 'clear' })).success), true);
-  assert.equal(((await client.request({ type: 'get_state' })).data as { message_count: number }).message_count, 0);
+  assert.equal((await client.request({ type: 'clear' })).success, true);
+  assert.equal(
+    ((await client.request({ type: 'get_state' })).data as { message_count: number }).message_count,
+    0,
+  );
   await client.close();
 });
 
 test('abort stops a hanging prompt; busy requests are refused; images reach the model', async () => {
   const client = start();
   llm.script({ text: ['thinking...'], hang: true });
-  await client.request({ type: 'prompt', message: 'hang', images: [{ mime_type: 'image/png', data: 'iVBORw0KGgo=' }] });
+  await client.request({
+    type: 'prompt',
+    message: 'hang',
+    images: [{ mime_type: 'image/png', data: 'iVBORw0KGgo=' }],
+  });
   await client.waitFor((line) => line.type === 'text_delta');
   const busy = await client.request({ type: 'clear' });
   assert.equal(busy.success, false);
@@ -111,7 +138,8 @@ test('abort stops a hanging prompt; busy requests are refused; images reach the 
   const content = llm.requests.at(-1)!.body.messages[0].content;
   assert.equal(content[1].type, 'image');
   const messages = await client.request({ type: 'get_messages' });
-  const image = (messages.data as { messages: Array<{ content: Array<Record<string, unknown>> }> }).messages[0]!.content[1];
+  const image = (messages.data as { messages: Array<{ content: Array<Record<string, unknown>> }> })
+    .messages[0]!.content[1];
   assert.deepEqual(image, { type: 'image', mime_type: 'image/png', bytes: 8 });
   await client.close();
 });
@@ -128,7 +156,9 @@ test('compact summarises the transcript and keeps the last exchanges', async () 
   const summaryRequest = llm.requests.at(-1)!;
   assert.match(JSON.stringify(summaryRequest.body.messages), /q1/);
   assert.doesNotMatch(JSON.stringify(summaryRequest.body.messages), /q3/);
-  const messages = (await client.request({ type: 'get_messages' })).data as { messages: Array<{ role: string; content: Array<{ text?: string }> }> };
+  const messages = (await client.request({ type: 'get_messages' })).data as {
+    messages: Array<{ role: string; content: Array<{ text?: string }> }>;
+  };
   assert.equal(messages.messages.length, 5);
   assert.match(messages.messages[0]!.content[0]!.text!, /SUMMARY OF A1/);
   assert.equal(messages.messages[1]!.content[0]!.text, 'q2');

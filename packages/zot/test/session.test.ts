@@ -14,7 +14,9 @@ after(() => llm.close());
 function sessionFiles(home: string): string[] {
   const root = join(home, 'sessions');
   if (!existsSync(root)) return [];
-  return readdirSync(root).flatMap((dir) => readdirSync(join(root, dir)).map((name) => join(root, dir, name)));
+  return readdirSync(root).flatMap((dir) =>
+    readdirSync(join(root, dir)).map((name) => join(root, dir, name)),
+  );
 }
 const entries = (path: string) =>
   readFileSync(path, 'utf8')
@@ -25,17 +27,28 @@ const entries = (path: string) =>
 test('print runs record a session; --continue resumes it; --session picks a file', async (t) => {
   const box = makeSandbox();
   t.after(() => box.cleanup());
-  const run = (args: string[]) => runZot([...args, '--base-url', llm.url, '--api-key', 'k'], { home: box.home, cwd: box.project });
+  const run = (args: string[]) =>
+    runZot([...args, '--base-url', llm.url, '--api-key', 'k'], {
+      home: box.home,
+      cwd: box.project,
+    });
   llm.script({ text: 'first' });
   assert.equal((await run(['-p', 'remember 42'])).code, 0);
   const [file] = sessionFiles(box.home);
   assert.ok(file, 'a session file was written');
-  assert.deepEqual(entries(file!).map((e) => e.message?.role ?? e.type), ['session', 'user', 'assistant']);
+  assert.deepEqual(
+    entries(file!).map((e) => e.message?.role ?? e.type),
+    ['session', 'user', 'assistant'],
+  );
 
   llm.script({ text: 'second' });
   const resumed = await run(['-p', '-c', 'what number?']);
   assert.equal(resumed.code, 0, resumed.stderr);
-  const sent = llm.requests.at(-1)!.body.messages.map((m: { role: string; content: Array<{ text: string }> }) => m.content[0]!.text);
+  const sent = llm.requests
+    .at(-1)!
+    .body.messages.map(
+      (m: { role: string; content: Array<{ text: string }> }) => m.content[0]!.text,
+    );
   assert.deepEqual(sent, ['remember 42', 'first', 'what number?']);
   assert.equal(sessionFiles(box.home).length, 1);
   assert.equal(entries(file!).length, 5);
@@ -49,7 +62,11 @@ test('print runs record a session; --continue resumes it; --session picks a file
 test('a session whose last line was cut resumes with a warning and stays appendable', async (t) => {
   const box = makeSandbox();
   t.after(() => box.cleanup());
-  const run = (args: string[]) => runZot([...args, '--base-url', llm.url, '--api-key', 'k'], { home: box.home, cwd: box.project });
+  const run = (args: string[]) =>
+    runZot([...args, '--base-url', llm.url, '--api-key', 'k'], {
+      home: box.home,
+      cwd: box.project,
+    });
   llm.script({ text: 'kept' });
   await run(['-p', 'before the crash']);
   const [file] = sessionFiles(box.home);
@@ -58,7 +75,9 @@ test('a session whose last line was cut resumes with a warning and stays appenda
   const resumed = await run(['-p', '-c', 'again']);
   assert.equal(resumed.code, 0, resumed.stderr);
   assert.match(resumed.stderr, /skipped unreadable trailing line 4/);
-  const sent = llm.requests.at(-1)!.body.messages.map((m: { content: Array<{ text: string }> }) => m.content[0]!.text);
+  const sent = llm.requests
+    .at(-1)!
+    .body.messages.map((m: { content: Array<{ text: string }> }) => m.content[0]!.text);
   assert.deepEqual(sent, ['before the crash', 'kept', 'again']);
   // New entries start on a fresh line: everything after the cut parses.
   const lines = readFileSync(file!, 'utf8').split('\n').filter(Boolean);
@@ -70,7 +89,10 @@ test('no session file for --no-session or for runs that never prompted', async (
   const box = makeSandbox();
   t.after(() => box.cleanup());
   llm.script({ text: 'x' });
-  await runZot(['-p', 'hi', '--no-session', '--base-url', llm.url, '--api-key', 'k'], { home: box.home, cwd: box.project });
+  await runZot(['-p', 'hi', '--no-session', '--base-url', llm.url, '--api-key', 'k'], {
+    home: box.home,
+    cwd: box.project,
+  });
   const failed = await runZot(['-p', 'hi'], { home: box.home, cwd: box.project });
   assert.equal(failed.code, 1);
   assert.deepEqual(sessionFiles(box.home), []);
@@ -84,7 +106,10 @@ test('a turn that fills 85% of the context window triggers compaction, recorded 
     JSON.stringify([{ provider: 'anthropic', id: 'tiny', contextWindow: 1000, maxTokens: 100 }]),
   );
   const run = (args: string[]) =>
-    runZot([...args, '--model', 'tiny', '--base-url', llm.url, '--api-key', 'k'], { home: box.home, cwd: box.project });
+    runZot([...args, '--model', 'tiny', '--base-url', llm.url, '--api-key', 'k'], {
+      home: box.home,
+      cwd: box.project,
+    });
   llm.script({ text: 'a1', usage: { input: 100, output: 10 } });
   await run(['-p', 'q1']);
   llm.script({ text: 'a2', usage: { input: 800, output: 60 } }, { text: 'THE SUMMARY' });
@@ -98,7 +123,9 @@ test('a turn that fills 85% of the context window triggers compaction, recorded 
   // Anthropic merges the summary and the next user message into one user turn.
   const sent = llm.requests
     .at(-1)!
-    .body.messages.flatMap((m: { content: Array<{ text: string }> }) => m.content.map((block) => block.text));
+    .body.messages.flatMap((m: { content: Array<{ text: string }> }) =>
+      m.content.map((block) => block.text),
+    );
   assert.match(sent[0], /THE SUMMARY/);
   assert.deepEqual(sent.slice(1), ['q2', 'a2', 'q3']);
 });

@@ -26,6 +26,8 @@ export interface CliOptions {
   session?: string;
   noSession: boolean;
   listModels: boolean;
+  extPaths: string[];
+  noExt: boolean;
   version: boolean;
   help: boolean;
 }
@@ -79,6 +81,8 @@ const FLAGS: FlagSpec[] = [
   { names: ['--session'], kind: 'value', key: 'session' },
   { names: ['--no-session'], kind: 'bool', key: 'noSession' },
   { names: ['--list-models'], kind: 'bool', key: 'listModels' },
+  { names: ['-e', '--ext'], kind: 'list', key: 'extPaths' },
+  { names: ['--no-ext'], kind: 'bool', key: 'noExt' },
   { names: ['-v', '--version'], kind: 'bool', key: 'version' },
   { names: ['-h', '--help'], kind: 'bool', key: 'help' },
 ];
@@ -97,6 +101,8 @@ function defaults(): CliOptions {
     continue: false,
     noSession: false,
     listModels: false,
+    extPaths: [],
+    noExt: false,
     version: false,
     help: false,
   };

@@ -8,8 +8,10 @@ Usage:
   zot --json [options] <prompt>   JSON mode: one event per line on stdout
   zot rpc [options]               RPC mode: JSON requests on stdin, responses and events on stdout
   zot auth <set|list|remove>      manage stored API keys (zot auth --help)
+  zot ext <command>               manage extensions (zot ext --help)
 
-A prompt may also come on stdin when stdin is not a terminal.
+A prompt may also come on stdin when stdin is not a terminal. In print and JSON modes a prompt
+that starts with / runs that slash command (built-in or from an extension).
 
 Options:
   -p, --print                     print mode
@@ -30,6 +32,8 @@ Options:
       --session <path>            resume (or start) the session in this file
       --no-session                do not write a session file
       --list-models               list the provider's models and exit
+  -e, --ext <dir>                 load the extension in <dir> for this run (repeatable; wins over installed copies)
+      --no-ext                    do not load project or installed extensions (--ext still loads)
   -v, --version                   print the version and exit
   -h, --help                      show this help and exit
 

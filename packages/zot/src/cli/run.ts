@@ -30,13 +30,18 @@ async function readPrompt(options: CliOptions): Promise<string> {
   return text.trim();
 }
 
-/** The first SIGINT/SIGTERM aborts the prompt (which then ends normally); a second one exits at once. */
-function handleInterrupts(abort: () => void): void {
-  let interrupted = false;
+/**
+ * The first SIGINT/SIGTERM aborts the running prompt and asks the mode to stop (`stop`); the
+ * normal path then shuts extensions down. A second signal, or a stop that takes too long,
+ * exits at once (the host's exit hook still kills every extension process group).
+ */
+function handleInterrupts(stop: AbortController, abort: () => void): void {
   const onSignal = (signal: NodeJS.Signals) => {
-    if (interrupted) process.exit(signal === 'SIGINT' ? 130 : 143);
-    interrupted = true;
+    const code = signal === 'SIGINT' ? 130 : 143;
+    if (stop.signal.aborted) process.exit(code);
+    stop.abort();
     abort();
+    setTimeout(() => process.exit(code), 10_000).unref();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -77,27 +82,31 @@ async function dispatch(argv: string[]): Promise<number> {
       'the interactive TUI is not available yet; use -p/--print, --json or `zot rpc` (see zot --help)',
     );
   }
-  if (mode === 'rpc') {
-    if (options.prompt.length > 0)
-      throw new UsageError('zot rpc takes no prompt; send prompt requests on stdin');
-    const runtime = createRuntime(options, mode, warn);
-    const { runRpcMode } = await import('../modes/rpc.js');
-    return runRpcMode(
-      runtime.session,
-      { ...io, stdin: process.stdin },
-      { version: runtime.version },
-    );
+  if (mode === 'rpc' && options.prompt.length > 0) {
+    throw new UsageError('zot rpc takes no prompt; send prompt requests on stdin');
   }
-  const prompt = await readPrompt(options);
-  if (!prompt) throw new UsageError('no prompt given (pass it as an argument or on stdin)');
-  const runtime = createRuntime(options, mode, warn);
-  handleInterrupts(() => runtime.session.abort());
-  if (mode === 'json') {
-    const { runJsonMode } = await import('../modes/json.js');
-    return runJsonMode(runtime.session, prompt, io);
+  const prompt = mode === 'rpc' ? '' : await readPrompt(options);
+  if (mode !== 'rpc' && !prompt) {
+    throw new UsageError('no prompt given (pass it as an argument or on stdin)');
   }
-  const { runPrintMode } = await import('../modes/print.js');
-  return runPrintMode(runtime.session, prompt, io);
+  const runtime = await createRuntime(options, mode, warn);
+  const stop = new AbortController();
+  handleInterrupts(stop, () => runtime.session.abort());
+  try {
+    if (mode === 'rpc') {
+      const { runRpcMode } = await import('../modes/rpc.js');
+      const rpcIo = { ...io, stdin: process.stdin };
+      return await runRpcMode(runtime.session, rpcIo, { version: runtime.version }, stop.signal);
+    }
+    if (mode === 'json') {
+      const { runJsonMode } = await import('../modes/json.js');
+      return await runJsonMode(runtime.session, prompt, io);
+    }
+    const { runPrintMode } = await import('../modes/print.js');
+    return await runPrintMode(runtime.session, prompt, io);
+  } finally {
+    await runtime.dispose();
+  }
 }
 
 /** Contract: never throws; maps usage errors to exit 2 and other failures to exit 1. */

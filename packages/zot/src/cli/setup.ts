@@ -1,6 +1,6 @@
 // Builds the Session a mode drives from the parsed command line and $ZOT_HOME.
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { AuthStore, missingKeyMessage, resolveApiKey } from '../config/auth.js';
 import { zotPaths, type ZotPaths } from '../config/paths.js';
 import { loadSettings, saveSettings } from '../config/settings.js';
@@ -13,6 +13,7 @@ import {
   streamFor,
 } from '../providers/index.js';
 import type { ModelInfo, ProviderName } from '../providers/types.js';
+import { BUILTIN_COMMANDS } from '../session/commands.js';
 import { Session } from '../session/session.js';
 import { loadSession, newestSession, newSessionPath, SessionWriter } from '../session/store.js';
 import { buildSystemPrompt } from '../session/system-prompt.js';
@@ -24,6 +25,8 @@ import { zotVersion } from './version.js';
 
 export interface Runtime {
   session: Session;
+  /** Aborts work and shuts extensions down. Contract: never rejects. */
+  dispose(): Promise<void>;
   paths: ZotPaths;
   provider: ProviderName;
   version: string;
@@ -81,8 +84,43 @@ function sessionWriter(options: CliOptions, mode: Mode, paths: ZotPaths, cwd: st
   return path ?? newSessionPath(paths.sessions, cwd);
 }
 
+/** Whether any extension could load; avoids importing the host (and its schemas) otherwise. */
+function mayHaveExtensions(options: CliOptions, cwd: string, paths: ZotPaths): boolean {
+  if (options.extPaths.length > 0) return true;
+  if (options.noExt) return false;
+  const nonEmpty = (dir: string) => {
+    try {
+      return readdirSync(dir).length > 0;
+    } catch {
+      return false;
+    }
+  };
+  return nonEmpty(join(cwd, '.zot', 'extensions')) || nonEmpty(paths.extensions);
+}
+
+async function createHost(
+  options: CliOptions,
+  cwd: string,
+  paths: ZotPaths,
+  version: string,
+  model: () => ModelInfo,
+) {
+  if (!mayHaveExtensions(options, cwd, paths)) return undefined;
+  const { ExtensionHost } = await import('../extensions/host.js');
+  return new ExtensionHost({
+    cwd,
+    zotHome: paths.home,
+    logsDir: paths.logs,
+    extPaths: options.extPaths,
+    noExt: options.noExt,
+    version,
+    model: () => ({ provider: model().provider, model: model().id }),
+    builtins: { commands: new Set(BUILTIN_COMMANDS), tools: new Set(BUILTIN_TOOL_NAMES) },
+  });
+}
+
 /** Contract: throws UsageError for bad input and Error for runtime problems (missing key). */
-export function createRuntime(options: CliOptions, mode: Mode, warn: Warn): Runtime {
+export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn): Promise<Runtime> {
   const cwd = resolveCwd(options.cwd);
   const paths = zotPaths();
   const { provider, model, known, extra } = resolveProviderModel(options, paths, warn);
@@ -122,7 +160,16 @@ export function createRuntime(options: CliOptions, mode: Mode, warn: Warn): Runt
       warn(`could not save ${paths.config}: ${(error as Error).message}`);
     }
   }
+  let current: Session | undefined;
+  const extensions = await createHost(
+    options,
+    cwd,
+    paths,
+    version,
+    () => current?.currentModel ?? model,
+  );
   const session = new Session({
+    ...(extensions ? { extensions } : {}),
     cwd,
     model,
     baseUrlFor: (m) => options.baseUrl ?? m.baseUrl ?? defaultBaseUrl(provider),
@@ -142,5 +189,6 @@ export function createRuntime(options: CliOptions, mode: Mode, warn: Warn): Runt
     ...(writer ? { writer } : {}),
     messages,
   });
-  return { session, paths, provider, version };
+  current = session;
+  return { session, paths, provider, version, dispose: () => session.dispose() };
 }

@@ -134,7 +134,7 @@ export class RunningExtension {
   private onOversize(bytes: number): void {
     if (this.state === 'starting')
       this.fail(`first line was ${bytes} bytes, over the 32 MiB frame limit`);
-    else this.log.write(`dropped a line of ${bytes} bytes (over the 32 MiB frame limit)`);
+    else this.warn(`dropped a line of ${bytes} bytes (over the 32 MiB frame limit)`);
   }
 
   private onLine(line: string): void {
@@ -151,8 +151,8 @@ export class RunningExtension {
     }
     if (!decoded.ok) {
       if (decoded.kind === 'unknown_type')
-        this.log.write(`ignored unknown frame type "${decoded.type}"`);
-      else this.log.write(`dropped a bad line: ${decoded.error}: ${preview(line)}`);
+        this.warn(`ignored unknown frame type "${decoded.type}"`);
+      else this.warn(`dropped a malformed line: ${decoded.error}: ${preview(line)}`);
       if (decoded.id !== undefined && decoded.type && REPLY_TYPES.has(decoded.type)) {
         this.peer.fail(decoded.id, `malformed ${decoded.type}: ${decoded.error}`);
       }
@@ -163,9 +163,9 @@ export class RunningExtension {
 
   private onHello(frame: Extract<FrameFromExtension, { type: 'hello' }>): void {
     if (frame.name !== this.name) {
-      const warning = `hello names "${frame.name}" but the manifest says "${this.name}"; using "${this.name}"`;
-      this.warnings.push(warning);
-      this.log.write(`warning: ${warning}`);
+      this.warn(
+        `hello names "${frame.name}" but the manifest says "${this.name}"; using "${this.name}"`,
+      );
     }
     this.state = 'handshaking';
     const info = this.context.hostInfo();
@@ -183,6 +183,12 @@ export class RunningExtension {
         else this.fail(`no "ready" within ${this.context.timeouts.readyMs} ms of hello`);
       }, this.context.timeouts.readyMs),
     ];
+  }
+
+  /** A protocol problem: logged, and kept (bounded) for `zot ext doctor`. */
+  private warn(message: string): void {
+    this.log.write(message);
+    if (this.warnings.length < 50) this.warnings.push(message);
   }
 
   private noteRegistration(): void {
@@ -207,19 +213,19 @@ export class RunningExtension {
         return;
       case 'register_command': {
         const result = checkCommand(frame);
-        if (typeof result === 'string') return this.log.write(result);
+        if (typeof result === 'string') return this.warn(`rejected: ${result}`);
         this.commands.set(result.name.toLowerCase(), result);
         return this.noteRegistration();
       }
       case 'register_tool': {
         const result = checkTool(frame);
-        if (typeof result === 'string') return this.log.write(`rejected: ${result}`);
+        if (typeof result === 'string') return this.warn(`rejected: ${result}`);
         this.tools.set(result.name, result);
         return this.noteRegistration();
       }
       case 'subscribe': {
         const { accepted, problems } = checkSubscription(frame.events ?? [], frame.intercept ?? []);
-        problems.forEach((problem) => this.log.write(problem));
+        problems.forEach((problem) => this.warn(problem));
         this.events = accepted.events;
         this.intercepts = accepted.intercept;
         return this.noteRegistration();

@@ -19,7 +19,14 @@ export type HostEvent =
   | { type: 'ext_display'; extension: string; text: string }
   | { type: 'ext_clear_notes'; extension: string }
   | { type: 'ext_panel_open'; extension: string; panel: PanelSpec }
-  | { type: 'ext_panel_render'; extension: string; panel_id: string; title?: string; lines?: string[]; footer?: string }
+  | {
+      type: 'ext_panel_render';
+      extension: string;
+      panel_id: string;
+      title?: string;
+      lines?: string[];
+      footer?: string;
+    }
   | { type: 'ext_panel_close'; extension: string; panel_id: string };
 
 export type LoadStatus =
@@ -121,7 +128,12 @@ export class ExtensionHost {
       onFrame: (extension, frame) => this.onFrame(extension, frame),
       onCrash: (extension, message) => {
         this.catalog = undefined;
-        this.emit({ type: 'ext_error', extension: extension.name, message, log_path: extension.logPath });
+        this.emit({
+          type: 'ext_error',
+          extension: extension.name,
+          message,
+          log_path: extension.logPath,
+        });
       },
     };
   }
@@ -158,7 +170,13 @@ export class ExtensionHost {
     const manifest = entry.manifest;
     const name = manifest?.name ?? entry.dir;
     const logPath = manifest ? extensionLogPath(this.options.logsDir, manifest.name) : undefined;
-    const base = { name, dir: entry.dir, scope: entry.scope, warnings: [...entry.warnings], ...(logPath ? { logPath } : {}) };
+    const base = {
+      name,
+      dir: entry.dir,
+      scope: entry.scope,
+      warnings: [...entry.warnings],
+      ...(logPath ? { logPath } : {}),
+    };
     const empty = { commands: [], tools: [], events: [], intercepts: [] };
     const fixed = (status: LoadStatus, extra: Partial<ExtensionReport> = {}) => ({
       report: (): ExtensionReport => ({ ...base, ...empty, status, ...extra }),
@@ -189,16 +207,24 @@ export class ExtensionHost {
     return { extension, report: () => this.reportOf(extension, base) };
   }
 
-  private reportOf(extension: RunningExtension, base: Omit<ExtensionReport, 'status' | 'commands' | 'tools' | 'events' | 'intercepts'>): ExtensionReport {
+  private reportOf(
+    extension: RunningExtension,
+    base: Omit<ExtensionReport, 'status' | 'commands' | 'tools' | 'events' | 'intercepts'>,
+  ): ExtensionReport {
     const ok = extension.state === 'ready';
     return {
       ...base,
       warnings: [...base.warnings, ...extension.warnings],
       status: ok ? (extension.readyKind ?? 'ready') : 'failed',
       ...(extension.failure ? { error: extension.failure } : {}),
-      ...(!ok && !extension.failure ? { error: extension.exit ? describeExit(extension.exit) : extension.state } : {}),
+      ...(!ok && !extension.failure
+        ? { error: extension.exit ? describeExit(extension.exit) : extension.state }
+        : {}),
       commands: [...extension.commands.values()].map((command) => command.name),
-      tools: [...extension.tools.values()].map((tool) => ({ name: tool.name, deferred: tool.deferred })),
+      tools: [...extension.tools.values()].map((tool) => ({
+        name: tool.name,
+        deferred: tool.deferred,
+      })),
       events: [...extension.events],
       intercepts: [...extension.intercepts],
     };
@@ -212,7 +238,9 @@ export class ExtensionHost {
 
   private currentCatalog(): Catalog {
     if (!this.catalog) {
-      const live = this.extensions.filter((e) => e.state === 'ready' || e.state === 'exited' || e.state === 'handshaking');
+      const live = this.extensions.filter(
+        (e) => e.state === 'ready' || e.state === 'exited' || e.state === 'handshaking',
+      );
       this.catalog = buildCatalog(live, this.options.builtins, this.conflictsLogged);
     }
     return this.catalog;
@@ -305,7 +333,12 @@ export class ExtensionHost {
   panelKey(panelId: string, key: string, text?: string): boolean {
     const owner = this.panels.get(panelId);
     if (!owner?.running) return false;
-    owner.send({ type: 'panel_key', panel_id: panelId, key, ...(text !== undefined ? { text } : {}) });
+    owner.send({
+      type: 'panel_key',
+      panel_id: panelId,
+      key,
+      ...(text !== undefined ? { text } : {}),
+    });
     return true;
   }
 
@@ -334,7 +367,10 @@ export class ExtensionHost {
     },
   };
 
-  private toolFor(extension: RunningExtension, registration: object & Parameters<typeof extensionTool>[1]): Tool {
+  private toolFor(
+    extension: RunningExtension,
+    registration: object & Parameters<typeof extensionTool>[1],
+  ): Tool {
     let tool = this.toolCache.get(registration);
     if (!tool) {
       tool = extensionTool(extension, registration, {
@@ -352,7 +388,8 @@ export class ExtensionHost {
     for (const name of names) {
       const entry = tools.get(name);
       if (!entry) from.log.write(`activate_tools: unknown tool "${name}" ignored`);
-      else if (!entry.tool.deferred) from.log.write(`activate_tools: "${name}" is not deferred; it is always offered`);
+      else if (!entry.tool.deferred)
+        from.log.write(`activate_tools: "${name}" is not deferred; it is always offered`);
       else this.activated.add(name);
     }
   }

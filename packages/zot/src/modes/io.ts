@@ -1,4 +1,5 @@
 // The streams a mode writes to, injectable so modes can be driven in-process.
+import type { SessionEvent } from '../session/session.js';
 
 export interface ModeIO {
   stdout: NodeJS.WritableStream;
@@ -18,4 +19,11 @@ export function promptExitCode(result: { stop: string; error?: string }, io: Mod
   if (result.stop !== 'error' && result.stop !== 'aborted') return 0;
   writeLine(io.stderr, `zot: ${result.error ?? result.stop}`);
   return 1;
+}
+
+/** Warnings and extension failures go to stderr in every mode (JSON/RPC also get the event). */
+export function reportDiagnostics(event: SessionEvent, io: ModeIO): void {
+  if (event.type === 'warning') writeLine(io.stderr, `zot: warning: ${event.message}`);
+  else if (event.type === 'ext_error')
+    writeLine(io.stderr, `zot: ${event.message} (log: ${event.log_path})`);
 }

@@ -8,7 +8,11 @@ export interface LineHandlers {
 }
 
 /** Resolves when the stream ends or a handler calls stop(). Contract: never rejects. */
-export function readLines(stream: NodeJS.ReadableStream, handlers: LineHandlers): Promise<void> {
+export function readLines(
+  stream: NodeJS.ReadableStream,
+  handlers: LineHandlers,
+  signal?: AbortSignal,
+): Promise<void> {
   return new Promise((resolve) => {
     const queue: string[] = [];
     let running = false;
@@ -50,6 +54,7 @@ export function readLines(stream: NodeJS.ReadableStream, handlers: LineHandlers)
       ended = true;
       void drain();
     };
+    signal?.addEventListener('abort', () => (stop(), finish()), { once: true });
     stream.on('data', onData);
     stream.on('end', onEnd);
     stream.on('error', onEnd);

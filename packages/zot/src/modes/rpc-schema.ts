@@ -38,6 +38,23 @@ export const RPC_REQUESTS = {
   }),
   get_models: request('get_models', 'Models of the current provider', {}),
   ping: request('ping', 'Health check', {}),
+  get_commands: request('get_commands', 'Slash commands: built-in and from extensions', {}),
+  command: request('command', 'Runs a slash command as the TUI would (DECISIONS 19, 21)', {
+    text: Type.String({ pattern: '^/', description: 'For example "/weather berlin"' }),
+  }),
+  reload_extensions: request(
+    'reload_extensions',
+    'Restarts every extension; returns a report per extension',
+    {},
+  ),
+  panel_key: request('panel_key', 'Sends a key to an open extension panel', {
+    panel_id: Type.String({ minLength: 1 }),
+    key: Type.String({ minLength: 1 }),
+    text: Type.Optional(Type.String()),
+  }),
+  panel_close: request('panel_close', 'Closes an open extension panel', {
+    panel_id: Type.String({ minLength: 1 }),
+  }),
 } as const;
 
 export type RpcRequestType = keyof typeof RPC_REQUESTS;
@@ -100,6 +117,32 @@ export const RPC_EVENTS = [
   event('done', {}),
   event('error', { message: Type.String() }),
   event('compact_done', { summary: Type.String() }),
+  event('ext_error', { extension: Type.String(), message: Type.String(), log_path: Type.String() }),
+  event('ext_notify', {
+    extension: Type.String(),
+    level: Type.Union(['info', 'success', 'warn', 'error'].map((l) => Type.Literal(l))),
+    message: Type.String(),
+  }),
+  event('ext_display', { extension: Type.String(), text: Type.String() }),
+  event('ext_insert', { extension: Type.String(), text: Type.String() }),
+  event('ext_clear_notes', { extension: Type.String() }),
+  event('ext_panel_open', {
+    extension: Type.String(),
+    panel: Type.Object({
+      id: Type.String(),
+      title: Type.Optional(Type.String()),
+      lines: Type.Optional(Type.Array(Type.String())),
+      footer: Type.Optional(Type.String()),
+    }),
+  }),
+  event('ext_panel_render', {
+    extension: Type.String(),
+    panel_id: Type.String(),
+    title: Type.Optional(Type.String()),
+    lines: Type.Optional(Type.Array(Type.String())),
+    footer: Type.Optional(Type.String()),
+  }),
+  event('ext_panel_close', { extension: Type.String(), panel_id: Type.String() }),
 ];
 
 /** The document scripts/gen-schema.mjs writes to schema/rpc.schema.json. */

@@ -2,9 +2,10 @@
 import type { Message } from '../providers/types.js';
 import type { Session } from '../session/session.js';
 import { errorMessage } from '../util/errors.js';
-import { writeLine, type ModeIO } from './io.js';
+import { reportDiagnostics, writeLine, type ModeIO } from './io.js';
 import { readLines } from './lines.js';
 import { decodeRpcLine } from './rpc-decode.js';
+import { BUILTIN_COMMANDS, runSlashCommand, slashResultEvent } from '../session/commands.js';
 import type { RpcRequest, RpcResponse } from './rpc-schema.js';
 
 export const RPC_PROTOCOL_VERSION = 1;
@@ -25,6 +26,27 @@ function publicMessage(message: Message): unknown {
       block.type === 'tool_result' ? { ...block, content: block.content.map(strip) } : strip(block),
     ),
   };
+}
+
+const BUILTIN_DESCRIPTIONS: Record<string, string> = {
+  help: 'list commands',
+  clear: 'drop the transcript',
+  compact: 'summarise the transcript',
+  'reload-ext': 'restart every extension',
+};
+
+function listCommands(session: Session) {
+  const builtins = BUILTIN_COMMANDS.filter((name) => name in BUILTIN_DESCRIPTIONS).map((name) => ({
+    name,
+    description: BUILTIN_DESCRIPTIONS[name]!,
+    source: 'builtin',
+  }));
+  const fromExtensions = (session.extensions?.commands() ?? []).map((command) => ({
+    name: command.name,
+    description: command.description,
+    source: command.extension,
+  }));
+  return [...builtins, ...fromExtensions];
 }
 
 export interface RpcInfo {
@@ -97,6 +119,31 @@ async function handle(session: Session, request: RpcRequest, info: RpcInfo): Pro
       const model = session.setModel(request.model);
       return { success: true, data: { model: model.id } };
     }
+    case 'get_commands':
+      return { success: true, data: { commands: listCommands(session) } };
+    case 'command': {
+      // Runs in the background like a prompt; its outcome arrives as events.
+      void runSlashCommand(session, request.text).then((result) => {
+        const event = slashResultEvent(result);
+        if (event) session.emit(event);
+      });
+      return { success: true, data: { started: true } };
+    }
+    case 'reload_extensions':
+      return { success: true, data: { extensions: await session.reloadExtensions() } };
+    case 'panel_key': {
+      const sent =
+        session.extensions?.panelKey(request.panel_id, request.key, request.text) ?? false;
+      return sent
+        ? { success: true }
+        : { success: false, error: `no open panel "${request.panel_id}"` };
+    }
+    case 'panel_close': {
+      const closed = session.extensions?.closePanel(request.panel_id) ?? false;
+      return closed
+        ? { success: true }
+        : { success: false, error: `no open panel "${request.panel_id}"` };
+    }
   }
 }
 
@@ -108,13 +155,15 @@ export async function runRpcMode(
   session: Session,
   io: ModeIO & { stdin: NodeJS.ReadableStream },
   info: RpcInfo,
+  signal?: AbortSignal,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
   const send = (value: unknown) => writeLine(io.stdout, JSON.stringify(value));
   session.subscribe((event) => {
-    if (event.type === 'warning') writeLine(io.stderr, `zot: warning: ${event.message}`);
-    else send(event);
+    reportDiagnostics(event, io);
+    if (event.type !== 'warning') send(event);
   });
+  await session.startExtensions();
   const token = env.ZOTCORE_RPC_TOKEN;
   let authenticated = !token;
   let exitCode = 0;
@@ -163,7 +212,7 @@ export async function runRpcMode(
       success: false,
       error: `line of ${bytes} bytes exceeds the 32 MiB limit`,
     });
-  await readLines(io.stdin, { onLine, onOversize });
+  await readLines(io.stdin, { onLine, onOversize }, signal);
   await session.close();
   return exitCode;
 }

@@ -12,6 +12,7 @@ import type {
   Usage,
   UserContent,
 } from '../providers/types.js';
+import type { ExtensionHost, ExtensionReport, HostEvent } from '../extensions/host.js';
 import { errorMessage } from '../util/errors.js';
 import { AUTO_COMPACT_RATIO, splitPoint, summarise } from './compact.js';
 import { summaryMessage, type SessionEntry, type SessionWriter } from './store.js';
@@ -20,6 +21,8 @@ import type { ToolRegistry } from './tool-registry.js';
 /** Events beside the agent's own that a session emits. */
 export type SessionEvent =
   | AgentEvent
+  | HostEvent
+  | { type: 'ext_insert'; extension: string; text: string }
   | { type: 'compact_done'; summary: string }
   | { type: 'warning'; message: string };
 
@@ -40,6 +43,7 @@ export interface SessionOptions {
   writer?: SessionWriter;
   messages?: Message[];
   hooks?: AgentHooks;
+  extensions?: ExtensionHost;
 }
 
 export interface PromptOutcome extends AgentRunResult {}
@@ -104,6 +108,31 @@ export class Session {
   get toolRegistry(): ToolRegistry {
     return this.options.tools;
   }
+  get extensions(): ExtensionHost | undefined {
+    return this.options.extensions;
+  }
+
+  /** Starts the extensions (after the mode subscribed, so it sees their errors). */
+  async startExtensions(): Promise<ExtensionReport[]> {
+    const host = this.options.extensions;
+    if (!host) return [];
+    host.subscribe((event) => this.emit(event));
+    this.options.tools.addSource(host.toolSource);
+    return host.start();
+  }
+
+  /** Restarts every extension; queued behind running work. */
+  reloadExtensions(): Promise<ExtensionReport[]> {
+    const host = this.options.extensions;
+    if (!host) return Promise.resolve([]);
+    return this.enqueue(() => host.reload());
+  }
+
+  /** Ends everything: aborts work, shuts extensions down. Contract: never rejects. */
+  async dispose(): Promise<void> {
+    await this.close();
+    await this.options.extensions?.shutdown();
+  }
   models(): ModelInfo[] {
     return this.options.listModels();
   }
@@ -160,6 +189,7 @@ export class Session {
           ...images,
         ];
         const message: Message = { role: 'user', content, time: new Date().toISOString() };
+        this.options.extensions?.notes.clearAll();
         this.messagesList.push(message);
         this.persist({ type: 'message', message });
         this.emit({ type: 'user_message', content, time: message.time });

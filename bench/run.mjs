@@ -30,12 +30,28 @@ function table(results) {
     }
     for (const r of result.rows) {
       const status = r.pass ? 'PASS' : 'MISS';
-      lines.push([result.name, r.metric, cell(r.baseline), cell(r.subject), `${r.ratio.toFixed(2)}x`, r.target, status]);
+      lines.push([
+        result.name,
+        r.metric,
+        cell(r.baseline),
+        cell(r.subject),
+        `${r.ratio.toFixed(2)}x`,
+        r.target,
+        status,
+      ]);
     }
   }
   const widths = head.map((_, i) => Math.max(...lines.map((line) => line[i].length)));
-  const render = (line) => line.map((text, i) => text.padEnd(widths[i])).join('  ').trimEnd();
-  return [render(head), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.slice(1).map(render)].join('\n');
+  const render = (line) =>
+    line
+      .map((text, i) => text.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
+  return [
+    render(head),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...lines.slice(1).map(render),
+  ].join('\n');
 }
 
 /** Formats JSON the way the repository's prettier would, so `prettier --check .` stays green. */
@@ -81,6 +97,9 @@ process.stdout.write(`\n${table(results)}\n\n`);
 process.stdout.write(
   'baseline/subject: median (p90) in ms; ratio = subject median / baseline median.\n',
 );
+for (const result of results) {
+  for (const r of result.rows) if (r.note) process.stdout.write(`${result.name}: ${r.note}\n`);
+}
 const dir = fileURLToPath(new URL('./results/', import.meta.url));
 mkdirSync(dir, { recursive: true });
 const out = `${dir}latest.json`;

@@ -12,7 +12,8 @@ export const ZOT_MAIN =
 /** Summary of a sample in milliseconds: median, p90, n (nearest-rank percentiles). */
 export function summarize(samples) {
   const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+  const at = (q) =>
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
   return { median: median(sorted), p90: at(0.9), n: sorted.length };
 }
 

@@ -65,9 +65,15 @@ export async function run(options) {
     return {
       name: 'first-delta',
       rows: [
-        row('spawn -> first text_delta (zot --json vs fetch)', samples.baseline, samples.subject, TARGET, {
-          requestBytes: body.length,
-        }),
+        row(
+          'spawn -> first text_delta (zot --json vs fetch)',
+          samples.baseline,
+          samples.subject,
+          TARGET,
+          {
+            requestBytes: body.length,
+          },
+        ),
       ],
     };
   } finally {

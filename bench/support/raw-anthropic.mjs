@@ -24,9 +24,7 @@ for await (const chunk of response.body) {
     if (!data) continue;
     const event = JSON.parse(data.slice(6));
     if (event.type === 'content_block_delta' && event.delta?.type === 'text_delta') {
-      process.stdout.write(
-        JSON.stringify({ type: 'text_delta', delta: event.delta.text }) + '\n',
-      );
+      process.stdout.write(JSON.stringify({ type: 'text_delta', delta: event.delta.text }) + '\n');
       seen = true;
       break;
     }

@@ -28,6 +28,7 @@ export interface CliOptions {
   listModels: boolean;
   extPaths: string[];
   noExt: boolean;
+  noYolo: boolean;
   version: boolean;
   help: boolean;
 }
@@ -83,6 +84,7 @@ const FLAGS: FlagSpec[] = [
   { names: ['--list-models'], kind: 'bool', key: 'listModels' },
   { names: ['-e', '--ext'], kind: 'list', key: 'extPaths' },
   { names: ['--no-ext'], kind: 'bool', key: 'noExt' },
+  { names: ['--no-yolo'], kind: 'bool', key: 'noYolo' },
   { names: ['-v', '--version'], kind: 'bool', key: 'version' },
   { names: ['-h', '--help'], kind: 'bool', key: 'help' },
 ];
@@ -103,6 +105,7 @@ function defaults(): CliOptions {
     listModels: false,
     extPaths: [],
     noExt: false,
+    noYolo: false,
     version: false,
     help: false,
   };

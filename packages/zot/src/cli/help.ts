@@ -34,6 +34,7 @@ Options:
       --list-models               list the provider's models and exit
   -e, --ext <dir>                 load the extension in <dir> for this run (repeatable; wins over installed copies)
       --no-ext                    do not load project or installed extensions (--ext still loads)
+      --no-yolo                   ask before each tool runs (RPC: confirm_request events; ignored by -p/--json)
   -v, --version                   print the version and exit
   -h, --help                      show this help and exit
 

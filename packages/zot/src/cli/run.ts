@@ -89,6 +89,11 @@ async function dispatch(argv: string[]): Promise<number> {
   if (mode !== 'rpc' && !prompt) {
     throw new UsageError('no prompt given (pass it as an argument or on stdin)');
   }
+  if (options.noYolo && mode !== 'rpc') {
+    warn(
+      '--no-yolo has no effect in print and JSON modes (nobody can answer); tools run without asking',
+    );
+  }
   const runtime = await createRuntime(options, mode, warn);
   const stop = new AbortController();
   handleInterrupts(stop, () => runtime.session.abort());
@@ -96,7 +101,12 @@ async function dispatch(argv: string[]): Promise<number> {
     if (mode === 'rpc') {
       const { runRpcMode } = await import('../modes/rpc.js');
       const rpcIo = { ...io, stdin: process.stdin };
-      return await runRpcMode(runtime.session, rpcIo, { version: runtime.version }, stop.signal);
+      return await runRpcMode(
+        runtime.session,
+        rpcIo,
+        { version: runtime.version, confirm: options.noYolo },
+        stop.signal,
+      );
     }
     if (mode === 'json') {
       const { runJsonMode } = await import('../modes/json.js');

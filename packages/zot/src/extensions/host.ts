@@ -1,6 +1,12 @@
 // The extension host: discovery, parallel start, the command and tool catalog, notes, reload
 // and shutdown. Every extension failure becomes an ext_error event; none escapes as a throw.
-import type { CommandResponseFrame, NotifyLevel, PanelSpec } from '@zot/protocol';
+import type {
+  CommandResponseFrame,
+  EventName,
+  InterceptableEvent,
+  NotifyLevel,
+  PanelSpec,
+} from '@zot/protocol';
 import type { Tool } from '../agent/tool.js';
 import { buildCatalog, type Builtins, type Catalog } from './catalog.js';
 import { discoverExtensions, type DiscoveredExtension, type ExtensionScope } from './discovery.js';
@@ -8,6 +14,7 @@ import { resolveExec } from './exec-resolve.js';
 import { RunningExtension, type ExtensionContext, type SurfacedFrame } from './extension.js';
 import { extensionLogPath } from './log.js';
 import { NotesModel } from './notes.js';
+import { runInterceptors, type InterceptResult, type InterceptValues } from './intercept.js';
 import { RequestError } from './peer.js';
 import { extensionTimeouts, type ExtensionTimeouts } from './timeouts.js';
 import { extensionTool } from './tool-adapter.js';
@@ -153,6 +160,7 @@ export class ExtensionHost {
     await Promise.all(this.extensions.map((extension) => extension.start()));
     this.catalog = undefined;
     this.reports = planned.map((item) => item.report());
+    this.emitEvent('session_start');
     for (const report of this.reports) {
       if (report.status === 'failed' || report.status === 'manifest-error') {
         this.emit({
@@ -409,6 +417,32 @@ export class ExtensionHost {
     this.conflictsLogged.clear();
     this.notes.clearAll();
     return this.start();
+  }
+
+  /**
+   * Sends a lifecycle event to every running extension subscribed to it. Frames go through each
+   * extension's own ordered queue, so a slow reader never delays another extension.
+   */
+  emitEvent(event: EventName, fields: Record<string, unknown> = {}): void {
+    for (const extension of this.extensions) {
+      if (extension.running && extension.events.has(event))
+        extension.send({ type: 'event', event, ...fields });
+    }
+  }
+
+  /** Whether any running extension intercepts `event` (e.g. to hold back streaming). */
+  intercepting(event: InterceptableEvent): boolean {
+    return this.extensions.some(
+      (extension) => extension.running && extension.intercepts.has(event),
+    );
+  }
+
+  /** Runs the interception chain in load order. Contract: never rejects. */
+  intercept<E extends InterceptableEvent>(
+    event: E,
+    value: InterceptValues[E],
+  ): Promise<InterceptResult<E>> {
+    return runInterceptors(this.extensions, event, value, this.timeouts.interceptMs);
   }
 
   /** Synchronous SIGKILL of every extension group (process exit hook). */

@@ -52,6 +52,12 @@ export const RPC_REQUESTS = {
     key: Type.String({ minLength: 1 }),
     text: Type.Optional(Type.String()),
   }),
+  confirm: request('confirm', 'Answers a confirm_request (with --no-yolo)', {
+    tool_id: Type.String({ minLength: 1 }),
+    decision: Type.Union(
+      ['allow', 'allow_tool_session', 'allow_all_session', 'deny'].map((d) => Type.Literal(d)),
+    ),
+  }),
   panel_close: request('panel_close', 'Closes an open extension panel', {
     panel_id: Type.String({ minLength: 1 }),
   }),
@@ -117,6 +123,19 @@ export const RPC_EVENTS = [
   event('done', {}),
   event('error', { message: Type.String() }),
   event('compact_done', { summary: Type.String() }),
+  event('confirm_request', {
+    tool_id: Type.String(),
+    tool_name: Type.String(),
+    tool_preview: Type.String(),
+  }),
+  event('intercept', {
+    extension: Type.String(),
+    event: Type.Union(['tool_call', 'turn_start', 'assistant_message'].map((e) => Type.Literal(e))),
+    action: Type.Union(['block', 'modify_args', 'replace_text'].map((a) => Type.Literal(a))),
+    reason: Type.Optional(Type.String()),
+    before: Type.Optional(Type.Unknown()),
+    after: Type.Optional(Type.Unknown()),
+  }),
   event('ext_error', { extension: Type.String(), message: Type.String(), log_path: Type.String() }),
   event('ext_notify', {
     extension: Type.String(),

@@ -6,6 +6,7 @@ import { reportDiagnostics, writeLine, type ModeIO } from './io.js';
 import { readLines } from './lines.js';
 import { decodeRpcLine } from './rpc-decode.js';
 import { BUILTIN_COMMANDS, runSlashCommand, slashResultEvent } from '../session/commands.js';
+import type { ConfirmDecision } from '../session/confirm.js';
 import type { RpcRequest, RpcResponse } from './rpc-schema.js';
 
 export const RPC_PROTOCOL_VERSION = 1;
@@ -51,12 +52,22 @@ function listCommands(session: Session) {
 
 export interface RpcInfo {
   version: string;
+  /** --no-yolo: ask the client before each tool runs. */
+  confirm?: boolean;
 }
+
+/** Pending confirm_request questions by tool id. */
+type Waiting = Map<string, (decision: ConfirmDecision) => void>;
 
 type Reply = Omit<RpcResponse, 'type' | 'command' | 'id'>;
 
 /** Handles one request; returns the reply, or undefined for a request that replies itself. */
-async function handle(session: Session, request: RpcRequest, info: RpcInfo): Promise<Reply> {
+async function handle(
+  session: Session,
+  request: RpcRequest,
+  info: RpcInfo,
+  waiting: Waiting,
+): Promise<Reply> {
   switch (request.type) {
     case 'hello':
       return {
@@ -138,6 +149,17 @@ async function handle(session: Session, request: RpcRequest, info: RpcInfo): Pro
         ? { success: true }
         : { success: false, error: `no open panel "${request.panel_id}"` };
     }
+    case 'confirm': {
+      const answer = waiting.get(request.tool_id);
+      if (!answer)
+        return {
+          success: false,
+          error: `no confirmation is pending for tool call "${request.tool_id}"`,
+        };
+      waiting.delete(request.tool_id);
+      answer(request.decision as ConfirmDecision);
+      return { success: true };
+    }
     case 'panel_close': {
       const closed = session.extensions?.closePanel(request.panel_id) ?? false;
       return closed
@@ -163,6 +185,21 @@ export async function runRpcMode(
     reportDiagnostics(event, io);
     if (event.type !== 'warning') send(event);
   });
+  const waiting: Waiting = new Map();
+  if (info.confirm) {
+    session.enableConfirmation(
+      (request, abort) =>
+        new Promise<ConfirmDecision>((resolve) => {
+          waiting.set(request.tool_id, resolve);
+          abort.addEventListener(
+            'abort',
+            () => (waiting.delete(request.tool_id), resolve('deny')),
+            { once: true },
+          );
+          send({ type: 'confirm_request', ...request });
+        }),
+    );
+  }
   await session.startExtensions();
   const token = env.ZOTCORE_RPC_TOKEN;
   let authenticated = !token;
@@ -199,11 +236,12 @@ export async function runRpcMode(
       ...(request.id !== undefined ? { id: request.id } : {}),
       command: request.type,
     };
-    try {
-      send({ ...base, ...(await handle(session, request, info)) });
-    } catch (error) {
-      send({ ...base, success: false, error: errorMessage(error) });
-    }
+    // Not awaited: a slow request (reload_extensions) must not stop the reader, or a confirm
+    // or abort sent meanwhile could never arrive.
+    handle(session, request, info, waiting).then(
+      (reply) => send({ ...base, ...reply }),
+      (error: unknown) => send({ ...base, success: false, error: errorMessage(error) }),
+    );
   };
   const onOversize = (bytes: number) =>
     send({

@@ -1,6 +1,6 @@
 // The one Session every mode drives: prompt (queued), abort, compact, clear, model, persistence.
 import type { AgentEvent, UsageEventFields } from '../agent/events.js';
-import type { AgentHooks } from '../agent/hooks.js';
+import type { AgentHooks, PendingToolCall } from '../agent/hooks.js';
 import { runAgent, type AgentRunResult, type ModelCallSettings } from '../agent/loop.js';
 import { costUsd } from '../providers/index.js';
 import type {
@@ -15,6 +15,9 @@ import type {
 import type { ExtensionHost, ExtensionReport, HostEvent } from '../extensions/host.js';
 import { errorMessage } from '../util/errors.js';
 import { AUTO_COMPACT_RATIO, splitPoint, summarise } from './compact.js';
+import { ConfirmGate, type AskPerson } from './confirm.js';
+import { extensionHooks, forwardLifecycle } from './extension-hooks.js';
+import type { InterceptRecord } from '../extensions/intercept.js';
 import { summaryMessage, type SessionEntry, type SessionWriter } from './store.js';
 import type { ToolRegistry } from './tool-registry.js';
 
@@ -23,6 +26,7 @@ export type SessionEvent =
   | AgentEvent
   | HostEvent
   | { type: 'ext_insert'; extension: string; text: string }
+  | ({ type: 'intercept' } & InterceptRecord)
   | { type: 'compact_done'; summary: string }
   | { type: 'warning'; message: string };
 
@@ -66,6 +70,7 @@ export class Session {
   private pending = 0;
   private controller: AbortController | undefined;
   private closed = false;
+  private gate: ConfirmGate | undefined;
   hooks: AgentHooks;
 
   constructor(private readonly options: SessionOptions) {
@@ -118,6 +123,8 @@ export class Session {
     if (!host) return [];
     host.subscribe((event) => this.emit(event));
     this.options.tools.addSource(host.toolSource);
+    this.hooks = { ...this.hooks, ...extensionHooks(host, this) };
+    this.subscribe((event) => forwardLifecycle(host, event));
     return host.start();
   }
 
@@ -193,7 +200,11 @@ export class Session {
         this.messagesList.push(message);
         this.persist({ type: 'message', message });
         this.emit({ type: 'user_message', content, time: message.time });
-        const result = await runAgent(this.messagesList, this.agentSetup(), controller.signal);
+        const result = await runAgent(
+          this.messagesList,
+          this.agentSetup(controller.signal),
+          controller.signal,
+        );
         if (result.stop === 'end_turn' && this.needsCompaction(result.lastUsage)) {
           await this.compactNow(controller.signal);
         }
@@ -205,11 +216,28 @@ export class Session {
     });
   }
 
-  private agentSetup() {
+  /** Turns on asking before each tool runs (--no-yolo); `ask` reaches a person. */
+  enableConfirmation(ask: AskPerson): ConfirmGate {
+    this.gate = new ConfirmGate(
+      ask,
+      (request) =>
+        this.options.extensions?.emitEvent('tool_confirmation_requested', { ...request }),
+      { yolo: false },
+    );
+    return this.gate;
+  }
+  get confirmation(): ConfirmGate | undefined {
+    return this.gate;
+  }
+
+  private agentSetup(signal: AbortSignal) {
+    const gate = this.gate;
     return {
       cwd: this.cwd,
       maxSteps: this.options.maxSteps,
-      hooks: this.hooks,
+      hooks: gate
+        ? { ...this.hooks, confirmToolCall: (call: PendingToolCall) => gate.check(call, signal) }
+        : this.hooks,
       activeTools: () => this.options.tools.active(),
       findTool: (name: string) => this.options.tools.find(name),
       settings: () => this.settings(),

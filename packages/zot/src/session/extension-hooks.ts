@@ -1,0 +1,73 @@
+// Wires the extension host into the agent's hook points and lifecycle events, and keeps the
+// audit trail of every block and rewrite (event, session file, extension log).
+import type { AgentHooks } from '../agent/hooks.js';
+import type { ExtensionHost } from '../extensions/host.js';
+import type { InterceptRecord } from '../extensions/intercept.js';
+import type { AssistantContent } from '../providers/types.js';
+import type { SessionEvent } from './session.js';
+
+export interface AuditSink {
+  emit(event: SessionEvent): void;
+  record(entry: { type: string; [key: string]: unknown }): void;
+}
+
+function audit(records: InterceptRecord[], sink: AuditSink): void {
+  for (const record of records) {
+    sink.emit({ type: 'intercept', ...record });
+    sink.record({ type: 'intercept', time: new Date().toISOString(), ...record });
+  }
+}
+
+const textOf = (content: AssistantContent[]) =>
+  content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+
+/** The interception hooks; `confirm` (when set) runs after interception (DECISIONS 14). */
+export function extensionHooks(host: ExtensionHost, sink: AuditSink): AgentHooks {
+  return {
+    async beforeModelCall({ step }) {
+      const result = await host.intercept('turn_start', { step });
+      audit(result.records, sink);
+      return result.blocked
+        ? { block: true, reason: `${result.blocked.reason} (${result.blocked.extension})` }
+        : undefined;
+    },
+    async beforeToolCall({ id, name, args }) {
+      const result = await host.intercept('tool_call', {
+        tool_id: id,
+        tool_name: name,
+        tool_args: args,
+      });
+      audit(result.records, sink);
+      if (result.blocked) return { block: true, reason: result.blocked.reason };
+      return result.value.tool_args !== args ? { args: result.value.tool_args } : undefined;
+    },
+    async beforeAssistantText(text) {
+      const result = await host.intercept('assistant_message', { text });
+      audit(result.records, sink);
+      if (result.blocked) return { block: true, reason: result.blocked.reason };
+      return result.value.text !== text ? { text: result.value.text } : undefined;
+    },
+    holdTextStream: () => host.intercepting('assistant_message'),
+  };
+}
+
+/** Forwards the session's lifecycle to subscribed extensions as `event` frames. */
+export function forwardLifecycle(host: ExtensionHost, event: SessionEvent): void {
+  switch (event.type) {
+    case 'turn_start':
+      return host.emitEvent('turn_start', { step: event.step });
+    case 'turn_end':
+      return host.emitEvent('turn_end', { stop: event.stop });
+    case 'tool_call':
+      return host.emitEvent('tool_call', {
+        tool_id: event.id,
+        tool_name: event.name,
+        tool_args: event.args,
+      });
+    case 'assistant_message': {
+      const text = textOf(event.content);
+      if (text !== '') host.emitEvent('assistant_message', { text });
+      return;
+    }
+  }
+}

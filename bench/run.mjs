@@ -21,7 +21,7 @@ const fmt = (ms) => (ms >= 10 ? ms.toFixed(1) : ms >= 1 ? ms.toFixed(2) : ms.toF
 const cell = (s) => `${fmt(s.median)} (p90 ${fmt(s.p90)})`;
 
 function table(results) {
-  const head = ['suite', 'metric', 'baseline ms', 'subject ms', 'ratio', 'target', ''];
+  const head = ['suite', 'metric', 'baseline ms', 'subject ms', 'ratio', 'target', 'result'];
   const lines = [head];
   for (const result of results) {
     if (result.error) {

@@ -14,13 +14,14 @@ function collect(dir, out) {
     const full = join(dir, entry);
     if (entry === 'node_modules') continue;
     if (statSync(full).isDirectory()) collect(full, out);
-    else if (entry.endsWith('.test.js')) out.push(full);
+    else if (entry.endsWith('.test.js') || entry.endsWith('.test.mjs')) out.push(full);
   }
   return out;
 }
 
 const files = [];
 for (const pkg of ['protocol', 'sdk', 'zot']) collect(join(root, 'packages', pkg, 'dist'), files);
+collect(join(root, 'examples'), files);
 const selected = files
   .map((f) => relative(root, f))
   .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))

@@ -61,7 +61,7 @@ export async function run(options) {
       subject: () => untilFirstDelta(fake, zotArgs, zotEnv),
     };
     await interleave(rounds(options, 3, 1), fns);
-    const samples = await interleave(rounds(options, 20, 8), fns);
+    const samples = await interleave(rounds(options, 30, 8), fns);
     return {
       name: 'first-delta',
       rows: [

@@ -31,7 +31,7 @@ export async function run(options) {
       ),
   };
   await interleave(rounds(options, 3, 1), fns); // warm-up: disk cache, compile cache
-  const samples = await interleave(rounds(options, 20, 8), fns);
+  const samples = await interleave(rounds(options, 30, 8), fns);
   return {
     name: 'startup',
     rows: [

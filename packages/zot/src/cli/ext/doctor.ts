@@ -1,0 +1,137 @@
+// `zot ext doctor`: the normal start-up (discovery, trust gate, spawn, handshake, timeouts),
+// reported per extension instead of failing soft, then a clean shutdown.
+import { loadSettings } from '../../config/settings.js';
+import { ExtensionHost, type ExtensionReport } from '../../extensions/host.js';
+import { trustGate } from '../../extensions/trust.js';
+import { resolveModel } from '../../providers/catalog.js';
+import { BUILTIN_COMMANDS } from '../../session/commands.js';
+import { BUILTIN_TOOL_NAMES } from '../../tools/index.js';
+import { zotVersion } from '../version.js';
+import { out, parseOptions, positionals, type ExtCommand, type ExtContext } from './common.js';
+
+/** Starts every extension as `zot` would, collects the reports, shuts everything down. */
+export async function diagnose(context: ExtContext, extPaths: string[]): Promise<ExtensionReport[]> {
+  const { settings } = loadSettings(context.paths.config);
+  const provider = settings.provider ?? 'anthropic';
+  const model = resolveModel(provider, settings.model, []).model.id;
+  const host = new ExtensionHost({
+    cwd: context.cwd,
+    zotHome: context.paths.home,
+    logsDir: context.paths.logs,
+    extPaths,
+    noExt: false,
+    version: zotVersion(),
+    model: () => ({ provider, model }),
+    builtins: { commands: new Set(BUILTIN_COMMANDS), tools: new Set(BUILTIN_TOOL_NAMES) },
+    env: context.env,
+    allow: trustGate(context.paths, context.env),
+  });
+  try {
+    const reports = await host.start();
+    // Conflicts are decided when the catalog is first built; build it before reading warnings.
+    host.commands();
+    return reports.map((report) => {
+      const running = host.running.find((e) => e.dir === report.dir && e.name === report.name);
+      if (!running) return report;
+      return { ...report, warnings: [...new Set([...report.warnings, ...running.warnings])] };
+    });
+  } finally {
+    await host.shutdown();
+  }
+}
+
+const STATUS_TEXT: Record<ExtensionReport['status'], string> = {
+  ready: 'ready',
+  'auto-ready': 'auto-ready (registered, then sent no "ready"; readied after a quiet period)',
+  failed: 'FAILED',
+  disabled: 'disabled ("enabled": false in extension.json)',
+  shadowed: 'shadowed',
+  'theme-only': 'theme-only (not spawned)',
+  'skill-only': 'skill-only (not spawned)',
+  'manifest-error': 'MANIFEST ERROR',
+  untrusted: 'NOT TRUSTED (not spawned)',
+};
+
+function render(reports: ExtensionReport[]): string[] {
+  const lines: string[] = [];
+  const field = (label: string, value: string) => lines.push(`  ${`${label}:`.padEnd(12)}${value}`);
+  for (const report of reports) {
+    const status =
+      report.status === 'shadowed' && report.shadowedBy
+        ? `shadowed by ${report.shadowedBy} (not spawned)`
+        : STATUS_TEXT[report.status];
+    lines.push(`${report.name} [${report.scope}] ${status}`);
+    field('directory', report.dir);
+    if (report.error) field('error', report.error);
+    if (report.commands.length > 0)
+      field('commands', report.commands.map((name) => `/${name}`).join(', '));
+    if (report.tools.length > 0) {
+      const tools = report.tools.map((tool) => (tool.deferred ? `${tool.name} (deferred)` : tool.name));
+      field('tools', tools.join(', '));
+    }
+    if (report.events.length > 0) field('events', report.events.join(', '));
+    if (report.intercepts.length > 0) field('intercepts', report.intercepts.join(', '));
+    for (const warning of report.warnings) field('warning', warning);
+    if (report.logPath) field('log', report.logPath);
+    lines.push('');
+  }
+  const counts = new Map<string, number>();
+  for (const report of reports) counts.set(report.status, (counts.get(report.status) ?? 0) + 1);
+  const summary = [...counts].map(([status, count]) => `${count} ${status}`).join(', ');
+  lines.push(`${reports.length} extension(s): ${summary}`);
+  return lines;
+}
+
+function toJson(report: ExtensionReport) {
+  return {
+    name: report.name,
+    scope: report.scope,
+    status: report.status,
+    dir: report.dir,
+    ...(report.error !== undefined ? { error: report.error } : {}),
+    ...(report.shadowedBy !== undefined ? { shadowed_by: report.shadowedBy } : {}),
+    commands: report.commands,
+    tools: report.tools,
+    events: report.events,
+    intercepts: report.intercepts,
+    warnings: report.warnings,
+    ...(report.logPath !== undefined ? { log_path: report.logPath } : {}),
+  };
+}
+
+export const doctorCommand: ExtCommand = {
+  name: 'doctor',
+  summary: 'start every extension once and report what happened',
+  help: `Usage: zot ext doctor [--json] [--ext DIR ...]
+
+Runs the same discovery, trust check, spawn and handshake as a normal start (with
+the same timeouts, e.g. ZOT_EXT_HELLO_TIMEOUT_MS), then shuts everything down and
+reports per extension: manifest errors, disabled or shadowed (by whom), load
+errors with exit status or signal, untrusted project extensions, ready or
+auto-ready, commands, tools (deferred marked), subscriptions, conflicts,
+protocol warnings and the stderr log path.
+
+Options:
+  -e, --ext DIR   also load this extension directory (repeatable), as zot --ext does
+  --json          one JSON object on stdout: {"ok": bool, "extensions": [...]}
+
+Exit status: 0 when no extension has an error, 1 otherwise.
+`,
+  async run(args, context) {
+    const parsed = parseOptions('doctor', args, [
+      { names: ['--json'], kind: 'bool' },
+      { names: ['-e', '--ext'], kind: 'list' },
+    ]);
+    positionals('doctor', parsed, []);
+    const reports = await diagnose(context, parsed.lists.get('--ext') ?? []);
+    const ok = reports.every((report) => report.error === undefined);
+    if (parsed.flags.has('--json')) {
+      out(context, JSON.stringify({ ok, extensions: reports.map(toJson) }, null, 2));
+    } else if (reports.length === 0) {
+      out(context, 'no extensions found (nothing in ./.zot/extensions or $ZOT_HOME/extensions)');
+    } else {
+      for (const line of render(reports)) out(context, line);
+    }
+    return ok ? 0 : 1;
+  },
+};

@@ -1,0 +1,103 @@
+// `zot ext install <path|git-url> [--force]` and `zot ext remove <name> [--yes]`.
+import { installExtension, locateInstalled, removeExtension } from '../../extensions/install.js';
+import {
+  fail,
+  info,
+  parseOptions,
+  positionals,
+  requireName,
+  type ExtCommand,
+  type ExtIO,
+} from './common.js';
+
+export const installCommand: ExtCommand = {
+  name: 'install',
+  summary: 'copy a directory or shallow-clone a git URL into $ZOT_HOME/extensions',
+  help: `Usage: zot ext install <path|git-url> [--force]
+
+Installs an extension into $ZOT_HOME/extensions/<name>, where <name> is the
+"name" of its extension.json. A path is copied recursively (file modes kept;
+a symlink pointing outside the tree is refused); a git URL (https://, ssh://,
+git://, file:// or user@host:path) is cloned with \`git clone --depth 1\`.
+The manifest is validated before anything is installed, and any failure rolls
+back completely. \`zot ext install .\` installs the current directory.
+
+Options:
+  --force   replace an existing installation of the same name
+`,
+  async run(args, context) {
+    const parsed = parseOptions('install', args, [{ names: ['--force'], kind: 'bool' }]);
+    const [source] = positionals('install', parsed, ['path|git-url']);
+    const result = await installExtension({
+      source: source!,
+      cwd: context.cwd,
+      extensionsDir: context.paths.extensions,
+      force: parsed.flags.has('--force'),
+      env: context.env,
+    });
+    if (!result.ok) return fail(context, `install failed: ${result.error}`);
+    for (const warning of result.warnings) info(context, `warning: ${warning}`);
+    const { manifest } = result;
+    const version = manifest.version ? ` ${manifest.version}` : '';
+    const verb = result.replaced ? 'replaced' : 'installed';
+    info(context, `${verb} ${manifest.name}${version} in ${result.dir}`);
+    if (!manifest.enabled) info(context, `it is disabled; enable it with: zot ext enable ${manifest.name}`);
+    info(context, `check it with: zot ext doctor`);
+    return 0;
+  },
+};
+
+/** Reads one line from stdin; an empty or closed stdin reads as ''. */
+async function readAnswer(stdin: ExtIO['stdin']): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    const finish = () => {
+      stdin.removeListener('data', onData);
+      stdin.removeListener('end', finish);
+      stdin.removeListener('error', finish);
+      stdin.pause();
+      resolve(text.split('\n')[0]!.trim());
+    };
+    const onData = (chunk: Buffer | string) => {
+      text += chunk.toString();
+      if (text.includes('\n')) finish();
+    };
+    stdin.on('data', onData);
+    stdin.on('end', finish);
+    stdin.on('error', finish);
+    stdin.resume();
+  });
+}
+
+export const removeCommand: ExtCommand = {
+  name: 'remove',
+  summary: 'delete an installed extension from $ZOT_HOME/extensions',
+  help: `Usage: zot ext remove <name> [--yes]
+
+Deletes $ZOT_HOME/extensions/<name> after asking [y/N]. Only a real directory
+inside $ZOT_HOME/extensions is ever deleted (a symlink there is refused);
+project extensions (./.zot/extensions) are not touched.
+
+Options:
+  -y, --yes   do not ask
+`,
+  async run(args, context) {
+    const parsed = parseOptions('remove', args, [{ names: ['-y', '--yes'], kind: 'bool' }]);
+    const [name] = positionals('remove', parsed, ['name']);
+    requireName('remove', name!);
+    const located = locateInstalled(context.paths.extensions, name!);
+    if (!located.ok) return fail(context, located.error);
+    if (!parsed.flags.has('--yes')) {
+      context.stderr.write(`Remove the extension ${name} (${located.dir})? [y/N] `);
+      const answer = await readAnswer(context.stdin);
+      if (!/^y(es)?$/i.test(answer)) {
+        info(context, 'not removed');
+        return 1;
+      }
+    }
+    const result = removeExtension(context.paths.extensions, name!);
+    if (!result.ok) return fail(context, result.error);
+    info(context, `removed ${name} (${result.dir})`);
+    return 0;
+  },
+};

@@ -1,0 +1,106 @@
+// `zot ext list [--json]`: installed extensions (project and global) and their state.
+import { basename } from 'node:path';
+import { discoverExtensions, type DiscoveredExtension } from '../../extensions/discovery.js';
+import { TrustStore, trustStateOf } from '../../extensions/trust.js';
+import {
+  info,
+  out,
+  parseOptions,
+  positionals,
+  table,
+  type ExtCommand,
+  type ExtContext,
+} from './common.js';
+
+export interface ListedExtension {
+  name: string;
+  version?: string;
+  enabled: boolean;
+  /** enabled, disabled, shadowed, theme-only, skill-only or error. */
+  state: string;
+  scope: 'project' | 'global';
+  description?: string;
+  dir: string;
+  /** Project extensions only: trusted, untrusted, changed or error. */
+  trust?: string;
+  shadowed_by?: string;
+  error?: string;
+}
+
+export function listExtensions(context: ExtContext): ListedExtension[] {
+  const { entries } = discoverExtensions({
+    cwd: context.cwd,
+    zotHome: context.paths.home,
+    extPaths: [],
+    noExt: false,
+  });
+  const store = new TrustStore(context.paths.trust);
+  return entries.map((entry) => describe(entry, store));
+}
+
+function describe(entry: DiscoveredExtension, store: TrustStore): ListedExtension {
+  const manifest = entry.manifest;
+  const listed: ListedExtension = {
+    name: manifest?.name ?? basename(entry.dir),
+    enabled: manifest?.enabled ?? false,
+    state: entry.status === 'load' ? 'enabled' : entry.status,
+    scope: entry.scope === 'project' ? 'project' : 'global',
+    dir: entry.dir,
+  };
+  if (manifest?.version !== undefined) listed.version = manifest.version;
+  if (manifest?.description !== undefined) listed.description = manifest.description;
+  if (entry.shadowedBy) listed.shadowed_by = entry.shadowedBy.dir;
+  if (entry.error !== undefined) listed.error = entry.error;
+  if (entry.scope === 'project' && manifest) {
+    listed.trust = trustStateOf(entry.dir, store).state;
+  }
+  return listed;
+}
+
+export const listCommand: ExtCommand = {
+  name: 'list',
+  summary: 'list installed extensions and their state',
+  help: `Usage: zot ext list [--json]
+
+Lists the extensions of this project (./.zot/extensions) and the global ones
+($ZOT_HOME/extensions): name, version, state, scope, trust (project extensions),
+description and directory.
+
+Options:
+  --json   one JSON array on stdout
+`,
+  async run(args, context) {
+    const parsed = parseOptions('list', args, [{ names: ['--json'], kind: 'bool' }]);
+    positionals('list', parsed, []);
+    const listed = listExtensions(context);
+    if (parsed.flags.has('--json')) {
+      out(context, JSON.stringify(listed, null, 2));
+      return 0;
+    }
+    if (listed.length === 0) {
+      out(context, 'no extensions installed');
+      return 0;
+    }
+    const rows = [['NAME', 'VERSION', 'STATE', 'SCOPE', 'TRUST', 'DESCRIPTION', 'DIRECTORY']];
+    for (const item of listed) {
+      rows.push([
+        item.name,
+        item.version ?? '-',
+        item.state,
+        item.scope,
+        item.trust ?? '-',
+        item.error ?? item.description ?? '-',
+        item.dir,
+      ]);
+    }
+    for (const line of table(rows)) out(context, line);
+    const untrusted = listed.filter((item) => item.trust === 'untrusted' || item.trust === 'changed');
+    if (untrusted.length > 0) {
+      info(
+        context,
+        `${untrusted.length} project extension(s) will not run until trusted: review, then zot ext trust <name>`,
+      );
+    }
+    return 0;
+  },
+};

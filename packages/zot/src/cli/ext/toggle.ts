@@ -1,0 +1,83 @@
+// `zot ext enable|disable <name>`: sets "enabled" in the manifest, keeping every other field.
+import { join } from 'node:path';
+import { discoverExtensions } from '../../extensions/discovery.js';
+import { MANIFEST_FILE, readManifest, writeManifestField } from '../../extensions/manifest.js';
+import { errorMessage } from '../../util/errors.js';
+import {
+  fail,
+  info,
+  parseOptions,
+  positionals,
+  requireName,
+  type ExtCommand,
+  type ExtContext,
+} from './common.js';
+
+async function setEnabled(args: string[], context: ExtContext, enabled: boolean): Promise<number> {
+  const command = enabled ? 'enable' : 'disable';
+  const parsed = parseOptions(command, args, []);
+  const [name] = positionals(command, parsed, ['name']);
+  requireName(command, name!);
+  const { entries } = discoverExtensions({
+    cwd: context.cwd,
+    zotHome: context.paths.home,
+    extPaths: [],
+    noExt: false,
+  });
+  // The first entry with this name is the one that claims it (DECISIONS 2).
+  const entry = entries.find((e) => e.manifest?.name === name);
+  if (!entry?.manifest) {
+    const broken = [join(context.paths.extensions, name!), join(context.cwd, '.zot', 'extensions', name!)]
+      .map((dir) => readManifest(dir))
+      .find((read) => !read.ok && !read.error.includes('not found'));
+    if (broken && !broken.ok) return fail(context, broken.error);
+    return fail(
+      context,
+      `no extension named ${name} in ./.zot/extensions or ${context.paths.extensions} (see zot ext list)`,
+    );
+  }
+  const manifest = entry.manifest;
+  const where = `${manifest.name} (${join(manifest.dir, MANIFEST_FILE)})`;
+  if (manifest.enabled === enabled) {
+    info(context, `${where} is already ${command}d`);
+    return 0;
+  }
+  try {
+    writeManifestField(manifest.manifestPath, 'enabled', enabled);
+  } catch (error) {
+    return fail(context, errorMessage(error));
+  }
+  info(context, `${command}d ${where}`);
+  if (entry.scope === 'project' && enabled) {
+    info(
+      context,
+      `its manifest changed, so trust it again before it runs: zot ext trust ${manifest.name}`,
+    );
+  }
+  return 0;
+}
+
+const scopeNote = `The extension is looked up like zot does at start-up: ./.zot/extensions first,
+then $ZOT_HOME/extensions; the first one with that name is changed.`;
+
+export const enableCommand: ExtCommand = {
+  name: 'enable',
+  summary: 're-enable a disabled extension',
+  help: `Usage: zot ext enable <name>
+
+Sets "enabled": true in the extension's extension.json, keeping every other field.
+${scopeNote}
+`,
+  run: (args, context) => setEnabled(args, context, true),
+};
+
+export const disableCommand: ExtCommand = {
+  name: 'disable',
+  summary: 'disable an extension without removing it',
+  help: `Usage: zot ext disable <name>
+
+Sets "enabled": false in the extension's extension.json, keeping every other field.
+${scopeNote}
+`,
+  run: (args, context) => setEnabled(args, context, false),
+};

@@ -1,0 +1,167 @@
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { EXAMPLES, FAST_TIMEOUTS, makeExtension, processesMatching } from './support/extensions.js';
+import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
+import { jsonLines, makeSandbox, runZot } from './support/zot.js';
+
+let llm: FakeLlm;
+before(async () => {
+  llm = await startFakeLlm();
+});
+after(() => llm.close());
+
+function setup() {
+  const box = makeSandbox();
+  const globalRoot = join(box.home, 'extensions');
+  const run = (args: string[], input?: string) =>
+    runZot([...args, '--provider', 'anthropic', '--base-url', llm.url, '--api-key', 'k', '--no-session'], {
+      home: box.home,
+      cwd: box.project,
+      env: FAST_TIMEOUTS,
+      ...(input !== undefined ? { input } : {}),
+    });
+  return { box, globalRoot, run };
+}
+
+test("the spec's Python quick start works unchanged (/hellopy prompts the model)", async (t) => {
+  const { box, run } = setup();
+  t.after(() => box.cleanup());
+  llm.script({ text: 'Hi there!' });
+  const result = await run(['-p', '/hellopy', '--ext', join(EXAMPLES, 'hello-py')]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stdout, 'Hi there!\n');
+  const sent = llm.requests.at(-1)!.body.messages[0].content[0].text;
+  assert.equal(sent, 'Greet me very briefly in one sentence.');
+});
+
+test('the Node example: /clock displays, clock_now is a model tool with attribution', async (t) => {
+  const { box, run } = setup();
+  t.after(() => box.cleanup());
+  const clock = join(EXAMPLES, 'clock');
+  const display = await run(['--json', '/CLOCK utc', '--ext', clock]);
+  assert.equal(display.code, 0, display.stderr);
+  const shown = jsonLines(display.stdout).find((event) => event.type === 'ext_display');
+  assert.equal(shown?.extension, 'clock');
+  assert.match(String(shown?.text), /UTC/);
+
+  llm.script({ toolCalls: [{ id: 't1', name: 'clock_now', args: { timezone: 'Europe/Berlin' } }] }, { text: 'done' });
+  const tool = await run(['--json', 'what time is it in Berlin?', '--ext', clock]);
+  assert.equal(tool.code, 0, tool.stderr);
+  const tools = llm.requests.at(-2)!.body.tools.map((entry: { name: string }) => entry.name);
+  assert.ok(tools.includes('clock_now'));
+  const result = jsonLines(tool.stdout).find((event) => event.type === 'tool_result')!;
+  assert.equal(result.extension, 'clock');
+  assert.equal(result.is_error, false);
+});
+
+test('hello_ack carries versions, provider, model and absolute paths', async (t) => {
+  const { box, globalRoot, run } = setup();
+  t.after(() => box.cleanup());
+  const record = join(box.project, 'received.jsonl');
+  const dir = makeExtension(globalRoot, 'recorder', 'well-behaved', { record, commands: ['noop'] });
+  const result = await run(['-p', '/noop', '--model', 'claude-haiku-4-5']);
+  assert.equal(result.code, 0, result.stderr);
+  const frames = readFileSync(record, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  const ack = frames.find((frame) => frame.type === 'hello_ack');
+  assert.deepEqual(
+    { ...ack, zot_version: typeof ack.zot_version },
+    {
+      type: 'hello_ack',
+      protocol_version: 1,
+      zot_version: 'string',
+      provider: 'anthropic',
+      model: 'claude-haiku-4-5',
+      cwd: box.project,
+      extension_dir: dir,
+      data_dir: dir,
+    },
+  );
+  assert.deepEqual(frames.find((frame) => frame.type === 'command_invoked'), {
+    type: 'command_invoked',
+    id: frames.find((frame) => frame.type === 'command_invoked').id,
+    name: 'noop',
+    args: '',
+  });
+  assert.equal(frames.at(-1).type, 'shutdown');
+});
+
+test('broken extensions are reported with name, reason and log path; the rest still work', async (t) => {
+  const { box, globalRoot, run } = setup();
+  t.after(() => box.cleanup());
+  makeExtension(globalRoot, 'a-exits', 'exit-before-hello', { status: 3 });
+  makeExtension(globalRoot, 'b-chatty', 'not-hello-first');
+  makeExtension(globalRoot, 'c-silent', 'silent');
+  makeExtension(globalRoot, 'd-lazy', 'never-ready');
+  makeExtension(globalRoot, 'e-good', 'well-behaved', { commands: ['hi'] });
+  mkdirSync(join(globalRoot, 'f-badjson'));
+  writeFileSync(join(globalRoot, 'f-badjson', 'extension.json'), '{"name": ');
+  makeExtension(globalRoot, 'g-nameless', 'well-behaved', {}, { manifest: { name: 'Bad Name!' } });
+  const started = Date.now();
+  const result = await run(['--json', '/hi there']);
+  assert.equal(result.code, 0, result.stderr);
+  assert.ok(Date.now() - started < 8000, 'failures do not stall start-up beyond the deadlines');
+  const events = jsonLines(result.stdout);
+  const errors = new Map(events.filter((e) => e.type === 'ext_error').map((e) => [e.extension, e]));
+  const logs = join(box.home, 'logs');
+  assert.match(String(errors.get('a-exits')?.message), /exited with status 3 before sending hello/);
+  assert.equal(errors.get('a-exits')?.log_path, join(logs, 'ext-a-exits.log'));
+  assert.match(String(errors.get('b-chatty')?.message), /first line must be a hello frame; got a notify frame/);
+  assert.match(String(errors.get('c-silent')?.message), /no hello within 1500 ms/);
+  assert.match(String(errors.get('d-lazy')?.message), /no "ready" within 1500 ms/);
+  const manifestErrors = [...errors.values()].filter((e) => /extension\.json/.test(String(e.message)));
+  assert.equal(manifestErrors.length, 2);
+  assert.ok(manifestErrors.some((e) => /f-badjson\/extension\.json/.test(String(e.message))));
+  assert.ok(manifestErrors.some((e) => /"name"/.test(String(e.message))));
+  assert.deepEqual(events.find((e) => e.type === 'ext_display'), { type: 'ext_display', extension: 'e-good', text: 'ran hi there' });
+  for (const name of ['a-exits', 'b-chatty', 'c-silent', 'd-lazy']) {
+    assert.match(result.stderr, new RegExp(`extension ${name} failed to load: .*\\(log: ${join(logs, `ext-${name}.log`)}\\)`));
+  }
+  assert.match(readFileSync(join(logs, 'ext-a-exits.log'), 'utf8'), /starting a-exits[\s\S]*exited with status 3/);
+  assert.deepEqual(processesMatching(globalRoot), [], 'no extension process outlives the host');
+});
+
+test('garbage, unknown frames and an oversize line are dropped and logged; the extension keeps working', async (t) => {
+  const { box, globalRoot, run } = setup();
+  t.after(() => box.cleanup());
+  makeExtension(globalRoot, 'messy', 'garbage');
+  const result = await run(['-p', '/ping']);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stdout, 'pong\n');
+  const log = readFileSync(join(box.home, 'logs', 'ext-messy.log'), 'utf8');
+  assert.match(log, /dropped a malformed line: invalid JSON/);
+  assert.match(log, /ignored unknown frame type "frobnicate"/);
+  assert.match(log, /dropped a line of \d+ bytes \(over the 32 MiB frame limit\)/);
+  assert.match(log, /notify/);
+});
+
+test('enabled:false, theme-only and skill-only extensions are never spawned; --ext wins over installed copies', async (t) => {
+  const { box, globalRoot, run } = setup();
+  t.after(() => box.cleanup());
+  const record = join(box.project, 'spawned.jsonl');
+  makeExtension(globalRoot, 'off', 'well-behaved', { record }, { manifest: { enabled: false } });
+  mkdirSync(join(globalRoot, 'theme'), { recursive: true });
+  writeFileSync(join(globalRoot, 'theme', 'extension.json'), JSON.stringify({ name: 'theme' }));
+  writeFileSync(join(globalRoot, 'theme', 'theme.json'), '{}');
+  makeExtension(globalRoot, 'dup', 'well-behaved', { commands: [{ name: 'which', response: { action: 'display', display: 'installed' } }] });
+  const work = makeExtension(join(box.project, 'wip'), 'dup', 'well-behaved', {
+    commands: [{ name: 'which', response: { action: 'display', display: 'work in progress' } }],
+  });
+  const result = await run(['-p', '/which', '--ext', work]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stdout, 'work in progress\n');
+  assert.throws(() => readFileSync(record), /ENOENT/);
+  const noExt = await run(['-p', '/which', '--no-ext']);
+  assert.equal(noExt.code, 1);
+  assert.match(noExt.stderr, /unknown command \/which/);
+});
+
+test('the Python fixture loads and answers like the Node one', async (t) => {
+  const { box, globalRoot, run } = setup();
+  t.after(() => box.cleanup());
+  makeExtension(globalRoot, 'py', 'well-behaved', { commands: ['snake'] }, { python: true });
+  const result = await run(['-p', '/snake charmer']);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stdout, 'ran snake charmer\n');
+});

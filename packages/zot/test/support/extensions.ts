@@ -1,0 +1,78 @@
+// Builds fixture extensions in temp directories and inspects the process table.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const NODE_FIXTURE = fileURLToPath(new URL('../../../test/fixtures/ext-fixture.mjs', import.meta.url));
+export const PY_FIXTURE = fileURLToPath(new URL('../../../test/fixtures/ext_fixture.py', import.meta.url));
+export const EXAMPLES = fileURLToPath(new URL('../../../../../examples/extensions/', import.meta.url));
+
+/** Short timeouts so failure paths stay fast (DECISIONS 10). */
+export const FAST_TIMEOUTS = {
+  ZOT_EXT_HELLO_TIMEOUT_MS: '1500',
+  ZOT_EXT_READY_TIMEOUT_MS: '1500',
+  ZOT_EXT_COMMAND_TIMEOUT_MS: '1500',
+  ZOT_EXT_TOOL_TIMEOUT_MS: '1500',
+  ZOT_EXT_INTERCEPT_TIMEOUT_MS: '1000',
+  ZOT_EXT_SHUTDOWN_GRACE_MS: '500',
+};
+
+export interface FixtureOptions {
+  [key: string]: unknown;
+}
+
+/**
+ * Writes `<root>/<dirName>/extension.json` running the fixture with `scenario`. `tag` ends up on
+ * the command line so leftover processes can be found.
+ */
+export function makeExtension(
+  root: string,
+  name: string,
+  scenario: string,
+  options: FixtureOptions = {},
+  extra: { dirName?: string; python?: boolean; manifest?: Record<string, unknown> } = {},
+): string {
+  const dir = join(root, extra.dirName ?? name);
+  mkdirSync(dir, { recursive: true });
+  const args = [extra.python ? PY_FIXTURE : NODE_FIXTURE, scenario, JSON.stringify({ name, tag: root, ...options })];
+  writeFileSync(
+    join(dir, 'extension.json'),
+    JSON.stringify({ name, version: '1.0.0', exec: extra.python ? 'python3' : 'node', args, ...extra.manifest }, null, 2),
+  );
+  return dir;
+}
+
+/** Live (non-zombie) processes whose command line contains `needle`. */
+export function processesMatching(needle: string): string[] {
+  const out = execFileSync('ps', ['-eo', 'pid=,stat=,args='], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .filter((line) => line.includes(needle) && !line.includes('ps -eo'))
+    .filter((line) => !/^\s*\d+\s+Z/.test(line));
+}
+
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }).trim();
+    return stat !== '' && !stat.startsWith('Z');
+  } catch {
+    return false;
+  }
+}
+
+/** Waits until no live process mentions `needle` (extension shutdown is asynchronous). */
+export async function waitForNoProcesses(needle: string, timeoutMs = 5000): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  let left = processesMatching(needle);
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    left = processesMatching(needle);
+  }
+  return left;
+}

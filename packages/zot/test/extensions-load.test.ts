@@ -16,12 +16,15 @@ function setup() {
   const box = makeSandbox();
   const globalRoot = join(box.home, 'extensions');
   const run = (args: string[], input?: string) =>
-    runZot([...args, '--provider', 'anthropic', '--base-url', llm.url, '--api-key', 'k', '--no-session'], {
-      home: box.home,
-      cwd: box.project,
-      env: FAST_TIMEOUTS,
-      ...(input !== undefined ? { input } : {}),
-    });
+    runZot(
+      [...args, '--provider', 'anthropic', '--base-url', llm.url, '--api-key', 'k', '--no-session'],
+      {
+        home: box.home,
+        cwd: box.project,
+        env: FAST_TIMEOUTS,
+        ...(input !== undefined ? { input } : {}),
+      },
+    );
   return { box, globalRoot, run };
 }
 
@@ -46,7 +49,10 @@ test('the Node example: /clock displays, clock_now is a model tool with attribut
   assert.equal(shown?.extension, 'clock');
   assert.match(String(shown?.text), /UTC/);
 
-  llm.script({ toolCalls: [{ id: 't1', name: 'clock_now', args: { timezone: 'Europe/Berlin' } }] }, { text: 'done' });
+  llm.script(
+    { toolCalls: [{ id: 't1', name: 'clock_now', args: { timezone: 'Europe/Berlin' } }] },
+    { text: 'done' },
+  );
   const tool = await run(['--json', 'what time is it in Berlin?', '--ext', clock]);
   assert.equal(tool.code, 0, tool.stderr);
   const tools = llm.requests.at(-2)!.body.tools.map((entry: { name: string }) => entry.name);
@@ -63,7 +69,10 @@ test('hello_ack carries versions, provider, model and absolute paths', async (t)
   const dir = makeExtension(globalRoot, 'recorder', 'well-behaved', { record, commands: ['noop'] });
   const result = await run(['-p', '/noop', '--model', 'claude-haiku-4-5']);
   assert.equal(result.code, 0, result.stderr);
-  const frames = readFileSync(record, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  const frames = readFileSync(record, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
   const ack = frames.find((frame) => frame.type === 'hello_ack');
   assert.deepEqual(
     { ...ack, zot_version: typeof ack.zot_version },
@@ -78,12 +87,15 @@ test('hello_ack carries versions, provider, model and absolute paths', async (t)
       data_dir: dir,
     },
   );
-  assert.deepEqual(frames.find((frame) => frame.type === 'command_invoked'), {
-    type: 'command_invoked',
-    id: frames.find((frame) => frame.type === 'command_invoked').id,
-    name: 'noop',
-    args: '',
-  });
+  assert.deepEqual(
+    frames.find((frame) => frame.type === 'command_invoked'),
+    {
+      type: 'command_invoked',
+      id: frames.find((frame) => frame.type === 'command_invoked').id,
+      name: 'noop',
+      args: '',
+    },
+  );
   assert.equal(frames.at(-1).type, 'shutdown');
 });
 
@@ -107,18 +119,32 @@ test('broken extensions are reported with name, reason and log path; the rest st
   const logs = join(box.home, 'logs');
   assert.match(String(errors.get('a-exits')?.message), /exited with status 3 before sending hello/);
   assert.equal(errors.get('a-exits')?.log_path, join(logs, 'ext-a-exits.log'));
-  assert.match(String(errors.get('b-chatty')?.message), /first line must be a hello frame; got a notify frame/);
+  assert.match(
+    String(errors.get('b-chatty')?.message),
+    /first line must be a hello frame; got a notify frame/,
+  );
   assert.match(String(errors.get('c-silent')?.message), /no hello within 1500 ms/);
   assert.match(String(errors.get('d-lazy')?.message), /no "ready" within 1500 ms/);
-  const manifestErrors = [...errors.values()].filter((e) => /extension\.json/.test(String(e.message)));
+  const manifestErrors = [...errors.values()].filter((e) =>
+    /extension\.json/.test(String(e.message)),
+  );
   assert.equal(manifestErrors.length, 2);
   assert.ok(manifestErrors.some((e) => /f-badjson\/extension\.json/.test(String(e.message))));
   assert.ok(manifestErrors.some((e) => /"name"/.test(String(e.message))));
-  assert.deepEqual(events.find((e) => e.type === 'ext_display'), { type: 'ext_display', extension: 'e-good', text: 'ran hi there' });
+  assert.deepEqual(
+    events.find((e) => e.type === 'ext_display'),
+    { type: 'ext_display', extension: 'e-good', text: 'ran hi there' },
+  );
   for (const name of ['a-exits', 'b-chatty', 'c-silent', 'd-lazy']) {
-    assert.match(result.stderr, new RegExp(`extension ${name} failed to load: .*\\(log: ${join(logs, `ext-${name}.log`)}\\)`));
+    assert.match(
+      result.stderr,
+      new RegExp(`extension ${name} failed to load: .*\\(log: ${join(logs, `ext-${name}.log`)}\\)`),
+    );
   }
-  assert.match(readFileSync(join(logs, 'ext-a-exits.log'), 'utf8'), /starting a-exits[\s\S]*exited with status 3/);
+  assert.match(
+    readFileSync(join(logs, 'ext-a-exits.log'), 'utf8'),
+    /starting a-exits[\s\S]*exited with status 3/,
+  );
   assert.deepEqual(processesMatching(globalRoot), [], 'no extension process outlives the host');
 });
 
@@ -144,7 +170,9 @@ test('enabled:false, theme-only and skill-only extensions are never spawned; --e
   mkdirSync(join(globalRoot, 'theme'), { recursive: true });
   writeFileSync(join(globalRoot, 'theme', 'extension.json'), JSON.stringify({ name: 'theme' }));
   writeFileSync(join(globalRoot, 'theme', 'theme.json'), '{}');
-  makeExtension(globalRoot, 'dup', 'well-behaved', { commands: [{ name: 'which', response: { action: 'display', display: 'installed' } }] });
+  makeExtension(globalRoot, 'dup', 'well-behaved', {
+    commands: [{ name: 'which', response: { action: 'display', display: 'installed' } }],
+  });
   const work = makeExtension(join(box.project, 'wip'), 'dup', 'well-behaved', {
     commands: [{ name: 'which', response: { action: 'display', display: 'work in progress' } }],
   });

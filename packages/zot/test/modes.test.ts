@@ -186,7 +186,7 @@ test('502/503 and connection resets are retried silently before any output', asy
   assert.equal(llm.requests.length - before, 3);
 });
 
-test('SIGINT aborts a hanging stream at once: turn_end aborted, done, exit 1', async () => {
+test('SIGINT aborts a hanging stream at once: turn_end aborted, done, exit 130', async () => {
   llm.script({ text: ['partial '], hang: true });
   const child = startZot(['--json', 'hi', ...base()], { home: box.home, cwd: box.project });
   let seen = '';
@@ -199,7 +199,7 @@ test('SIGINT aborts a hanging stream at once: turn_end aborted, done, exit 1', a
     }
   });
   const result = await collect(child, undefined, 10_000);
-  assert.equal(result.code, 1);
+  assert.equal(result.code, 130);
   const events = jsonLines(seen);
   assert.deepEqual(
     events.filter((e) => e.type === 'turn_end'),

@@ -1,7 +1,8 @@
 // Dispatches a command line to a subcommand or a mode and returns the exit code.
 import { writeLine, type ModeIO } from '../modes/io.js';
 import { errorMessage, UsageError } from '../util/errors.js';
-import { parseArgs, selectMode, type CliOptions } from './args.js';
+import { parseArgs, selectMode, type CliOptions, type Mode } from './args.js';
+import type { Runtime } from './setup.js';
 import { MAIN_HELP } from './help.js';
 import { zotVersion } from './version.js';
 
@@ -39,7 +40,7 @@ function handleInterrupts(stop: AbortController, abort: () => void): void {
   const onSignal = (signal: NodeJS.Signals) => {
     const code = signal === 'SIGINT' ? 130 : 143;
     if (stop.signal.aborted) process.exit(code);
-    stop.abort();
+    stop.abort(code);
     abort();
     setTimeout(() => process.exit(code), 10_000).unref();
   };
@@ -97,26 +98,35 @@ async function dispatch(argv: string[]): Promise<number> {
   const runtime = await createRuntime(options, mode, warn);
   const stop = new AbortController();
   handleInterrupts(stop, () => runtime.session.abort());
+  let code: number;
   try {
-    if (mode === 'rpc') {
-      const { runRpcMode } = await import('../modes/rpc.js');
-      const rpcIo = { ...io, stdin: process.stdin };
-      return await runRpcMode(
-        runtime.session,
-        rpcIo,
-        { version: runtime.version, confirm: options.noYolo },
-        stop.signal,
-      );
-    }
-    if (mode === 'json') {
-      const { runJsonMode } = await import('../modes/json.js');
-      return await runJsonMode(runtime.session, prompt, io);
-    }
-    const { runPrintMode } = await import('../modes/print.js');
-    return await runPrintMode(runtime.session, prompt, io);
+    code = await runMode(mode, runtime, prompt, options, stop.signal);
   } finally {
     await runtime.dispose();
   }
+  // Interrupted runs end with the conventional 128 + signal number.
+  return stop.signal.aborted ? (stop.signal.reason as number) : code;
+}
+
+async function runMode(
+  mode: Mode,
+  runtime: Runtime,
+  prompt: string,
+  options: CliOptions,
+  stop: AbortSignal,
+) {
+  if (mode === 'rpc') {
+    const { runRpcMode } = await import('../modes/rpc.js');
+    const rpcIo = { ...io, stdin: process.stdin };
+    const info = { version: runtime.version, confirm: options.noYolo };
+    return runRpcMode(runtime.session, rpcIo, info, stop);
+  }
+  if (mode === 'json') {
+    const { runJsonMode } = await import('../modes/json.js');
+    return runJsonMode(runtime.session, prompt, io);
+  }
+  const { runPrintMode } = await import('../modes/print.js');
+  return runPrintMode(runtime.session, prompt, io);
 }
 
 /** Contract: never throws; maps usage errors to exit 2 and other failures to exit 1. */

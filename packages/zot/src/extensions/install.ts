@@ -39,11 +39,17 @@ const GIT_SCHEMES = new Set(['https', 'http', 'ssh', 'git', 'file', 'git+ssh', '
 export function classifySource(source: string, cwd: string): InstallSource {
   if (source === '') return { kind: 'error', error: 'the source is empty' };
   if (source.startsWith('-')) {
-    return { kind: 'error', error: `refusing source ${JSON.stringify(source)}: it begins with "-"` };
+    return {
+      kind: 'error',
+      error: `refusing source ${JSON.stringify(source)}: it begins with "-"`,
+    };
   }
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(source)) {
-    return { kind: 'error', error: `refusing source ${JSON.stringify(source)}: control characters` };
+    return {
+      kind: 'error',
+      error: `refusing source ${JSON.stringify(source)}: control characters`,
+    };
   }
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(source)?.[1]?.toLowerCase();
   if (scheme !== undefined) {
@@ -108,7 +114,9 @@ export async function installExtension(request: InstallRequest): Promise<Install
       created = mkdirSync(extensionsDir, { recursive: true });
       staging = mkdtempSync(join(extensionsDir, '.install-'));
     } catch (error) {
-      throw new InstallError(`cannot create a staging directory in ${extensionsDir}: ${errorMessage(error)}`);
+      throw new InstallError(
+        `cannot create a staging directory in ${extensionsDir}: ${errorMessage(error)}`,
+      );
     }
     const target = join(staging, 'new');
     if (source.kind === 'path') copyTree(source.dir, target, request.limits);

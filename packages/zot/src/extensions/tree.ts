@@ -50,7 +50,8 @@ export function walkTree(root: string, options: WalkOptions = {}): WalkResult {
   let realRoot: string;
   try {
     realRoot = realpathSync(resolve(root));
-    if (!lstatSync(realRoot).isDirectory()) return { ok: false, error: `${root} is not a directory` };
+    if (!lstatSync(realRoot).isDirectory())
+      return { ok: false, error: `${root} is not a directory` };
   } catch (error) {
     return { ok: false, error: `cannot open ${root}: ${errorMessage(error)}` };
   }

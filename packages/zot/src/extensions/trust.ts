@@ -98,7 +98,9 @@ interface TrustFile {
   extensions: Record<string, TrustRecord>;
 }
 
-export type TrustRead = { ok: true; records: Map<string, TrustRecord> } | { ok: false; error: string };
+export type TrustRead =
+  | { ok: true; records: Map<string, TrustRecord> }
+  | { ok: false; error: string };
 
 /** `$ZOT_HOME/trust.json`. Contract: reads never throw; writes are atomic and throw on failure. */
 export class TrustStore {

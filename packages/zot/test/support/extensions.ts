@@ -4,9 +4,15 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const NODE_FIXTURE = fileURLToPath(new URL('../../../test/fixtures/ext-fixture.mjs', import.meta.url));
-export const PY_FIXTURE = fileURLToPath(new URL('../../../test/fixtures/ext_fixture.py', import.meta.url));
-export const EXAMPLES = fileURLToPath(new URL('../../../../../examples/extensions/', import.meta.url));
+export const NODE_FIXTURE = fileURLToPath(
+  new URL('../../../test/fixtures/ext-fixture.mjs', import.meta.url),
+);
+export const PY_FIXTURE = fileURLToPath(
+  new URL('../../../test/fixtures/ext_fixture.py', import.meta.url),
+);
+export const EXAMPLES = fileURLToPath(
+  new URL('../../../../../examples/extensions/', import.meta.url),
+);
 
 /** Short timeouts so failure paths stay fast (DECISIONS 10). */
 export const FAST_TIMEOUTS = {
@@ -35,10 +41,18 @@ export function makeExtension(
 ): string {
   const dir = join(root, extra.dirName ?? name);
   mkdirSync(dir, { recursive: true });
-  const args = [extra.python ? PY_FIXTURE : NODE_FIXTURE, scenario, JSON.stringify({ name, tag: root, ...options })];
+  const args = [
+    extra.python ? PY_FIXTURE : NODE_FIXTURE,
+    scenario,
+    JSON.stringify({ name, tag: root, ...options }),
+  ];
   writeFileSync(
     join(dir, 'extension.json'),
-    JSON.stringify({ name, version: '1.0.0', exec: extra.python ? 'python3' : 'node', args, ...extra.manifest }, null, 2),
+    JSON.stringify(
+      { name, version: '1.0.0', exec: extra.python ? 'python3' : 'node', args, ...extra.manifest },
+      null,
+      2,
+    ),
   );
   return dir;
 }
@@ -59,7 +73,9 @@ export function pidAlive(pid: number): boolean {
     return false;
   }
   try {
-    const stat = execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }).trim();
+    const stat = execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], {
+      encoding: 'utf8',
+    }).trim();
     return stat !== '' && !stat.startsWith('Z');
   } catch {
     return false;

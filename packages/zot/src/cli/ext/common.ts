@@ -61,7 +61,8 @@ export function parseOptions(command: string, args: string[], options: OptionSpe
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
     const name = eq > 0 ? arg.slice(0, eq) : arg;
     const spec = options.find((option) => option.names.includes(name));
-    if (!spec) throw new UsageError(`zot ext ${command}: unknown option ${name} ${seeHelp(command)}`);
+    if (!spec)
+      throw new UsageError(`zot ext ${command}: unknown option ${name} ${seeHelp(command)}`);
     const key = keyOf(spec);
     if (spec.kind === 'bool') {
       if (eq > 0) throw new UsageError(`zot ext ${command}: ${name} does not take a value`);

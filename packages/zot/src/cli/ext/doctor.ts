@@ -10,7 +10,10 @@ import { zotVersion } from '../version.js';
 import { out, parseOptions, positionals, type ExtCommand, type ExtContext } from './common.js';
 
 /** Starts every extension as `zot` would, collects the reports, shuts everything down. */
-export async function diagnose(context: ExtContext, extPaths: string[]): Promise<ExtensionReport[]> {
+export async function diagnose(
+  context: ExtContext,
+  extPaths: string[],
+): Promise<ExtensionReport[]> {
   const { settings } = loadSettings(context.paths.config);
   const provider = settings.provider ?? 'anthropic';
   const model = resolveModel(provider, settings.model, []).model.id;
@@ -66,7 +69,9 @@ function render(reports: ExtensionReport[]): string[] {
     if (report.commands.length > 0)
       field('commands', report.commands.map((name) => `/${name}`).join(', '));
     if (report.tools.length > 0) {
-      const tools = report.tools.map((tool) => (tool.deferred ? `${tool.name} (deferred)` : tool.name));
+      const tools = report.tools.map((tool) =>
+        tool.deferred ? `${tool.name} (deferred)` : tool.name,
+      );
       field('tools', tools.join(', '));
     }
     if (report.events.length > 0) field('events', report.events.join(', '));

@@ -41,7 +41,8 @@ Options:
     const version = manifest.version ? ` ${manifest.version}` : '';
     const verb = result.replaced ? 'replaced' : 'installed';
     info(context, `${verb} ${manifest.name}${version} in ${result.dir}`);
-    if (!manifest.enabled) info(context, `it is disabled; enable it with: zot ext enable ${manifest.name}`);
+    if (!manifest.enabled)
+      info(context, `it is disabled; enable it with: zot ext enable ${manifest.name}`);
     info(context, `check it with: zot ext doctor`);
     return 0;
   },

@@ -94,7 +94,9 @@ Options:
       ]);
     }
     for (const line of table(rows)) out(context, line);
-    const untrusted = listed.filter((item) => item.trust === 'untrusted' || item.trust === 'changed');
+    const untrusted = listed.filter(
+      (item) => item.trust === 'untrusted' || item.trust === 'changed',
+    );
     if (untrusted.length > 0) {
       info(
         context,

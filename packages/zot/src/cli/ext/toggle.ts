@@ -27,7 +27,10 @@ async function setEnabled(args: string[], context: ExtContext, enabled: boolean)
   // The first entry with this name is the one that claims it (DECISIONS 2).
   const entry = entries.find((e) => e.manifest?.name === name);
   if (!entry?.manifest) {
-    const broken = [join(context.paths.extensions, name!), join(context.cwd, '.zot', 'extensions', name!)]
+    const broken = [
+      join(context.paths.extensions, name!),
+      join(context.cwd, '.zot', 'extensions', name!),
+    ]
       .map((dir) => readManifest(dir))
       .find((read) => !read.ok && !read.error.includes('not found'));
     if (broken && !broken.ok) return fail(context, broken.error);

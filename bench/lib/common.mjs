@@ -14,7 +14,8 @@ export function summarize(samples) {
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (q) =>
     sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
-  return { median: median(sorted), p90: at(0.9), n: sorted.length };
+  const round = (ms) => Math.round(ms * 1e4) / 1e4;
+  return { median: round(median(sorted)), p90: round(at(0.9)), n: sorted.length };
 }
 
 function median(sorted) {
@@ -31,7 +32,7 @@ function median(sorted) {
 export function row(metric, baselineSamples, subjectSamples, target, extra = {}) {
   const baseline = summarize(baselineSamples);
   const subject = summarize(subjectSamples);
-  const ratio = subject.median / baseline.median;
+  const ratio = Math.round((subject.median / baseline.median) * 1000) / 1000;
   let pass;
   let label;
   if (target.maxRatio !== undefined) {

@@ -1,6 +1,6 @@
 // First text delta: spawn to the first `text_delta` line of `zot --json` against a fake Anthropic
 // server, versus a bare Node process that POSTs the same request with fetch to the same server.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,12 +12,13 @@ const RAW = fileURLToPath(new URL('../support/raw-anthropic.mjs', import.meta.ur
 const FAKE = join(ROOT, 'packages/zot/dist/test/support/fake-llm.js');
 
 /** Runs one child and returns ms from spawn to its first stdout line with a text_delta. */
-async function untilFirstDelta(fake, args, env) {
+async function untilFirstDelta(fake, args, env, cwd) {
   fake.script(REPLY);
   let seen = '';
   let first;
   const result = await timedNode(args, {
     env,
+    cwd,
     onStdout(chunk, elapsed) {
       if (first !== undefined) return;
       seen += chunk;
@@ -36,7 +37,12 @@ async function untilFirstDelta(fake, args, env) {
 export async function run(options) {
   const { startFakeLlm } = await import(FAKE);
   const fake = await startFakeLlm();
-  const home = mkdtempSync(join(tmpdir(), 'zot-bench-'));
+  // An empty ZOT_HOME and an empty working directory: no extensions, settings or project files.
+  const dir = mkdtempSync(join(tmpdir(), 'zot-bench-'));
+  const home = join(dir, 'home');
+  const cwd = join(dir, 'work');
+  mkdirSync(home);
+  mkdirSync(cwd);
   try {
     const zotArgs = [
       ZOT_MAIN,
@@ -52,13 +58,13 @@ export async function run(options) {
     ];
     const zotEnv = { ...process.env, ZOT_HOME: home };
     // One zot run first, to capture the exact request body the baseline will send.
-    await untilFirstDelta(fake, zotArgs, zotEnv);
+    await untilFirstDelta(fake, zotArgs, zotEnv, cwd);
     const body = JSON.stringify(fake.requests[0].body);
     const rawArgs = [RAW, `${fake.url}/v1/messages`];
     const rawEnv = { ...process.env, ZOT_HOME: home, BENCH_BODY: body };
     const fns = {
-      baseline: () => untilFirstDelta(fake, rawArgs, rawEnv),
-      subject: () => untilFirstDelta(fake, zotArgs, zotEnv),
+      baseline: () => untilFirstDelta(fake, rawArgs, rawEnv, cwd),
+      subject: () => untilFirstDelta(fake, zotArgs, zotEnv, cwd),
     };
     await interleave(rounds(options, 3, 1), fns);
     const samples = await interleave(rounds(options, 30, 8), fns);
@@ -78,6 +84,6 @@ export async function run(options) {
     };
   } finally {
     await fake.close();
-    rmSync(home, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -33,6 +33,8 @@ function createProbe() {
     toolMs: 0,
     remaining: 0,
     seq: 0,
+    /** The first error result of a tool: the figures would not measure a working call. */
+    failure: undefined,
     /** Wraps a tool so that its own execute time is measured and excluded. */
     timed(tool) {
       return {
@@ -40,8 +42,8 @@ function createProbe() {
         async execute(args, context) {
           const start = performance.now();
           const output = await tool.execute(args, context);
-          const ms = performance.now() - start;
-          probe.toolMs += ms;
+          probe.toolMs += performance.now() - start;
+          if (output.isError) probe.failure ??= output.content[0]?.text ?? 'error';
           return output;
         },
       };
@@ -75,6 +77,7 @@ function createProbe() {
   }
   /** The overheads recorded since the last take; the tool times go to `toolTimes`. */
   probe.take = (toolTimes) => {
+    if (probe.failure !== undefined) throw new Error(`the tool failed: ${probe.failure}`);
     const out = probe.samples;
     toolTimes?.push(...probe.toolSamples);
     probe.samples = [];

@@ -1,7 +1,7 @@
 // Diagnostic: where the time to the first text_delta goes, for zot --json and the raw fetch
 // baseline. Stamps (ms since process start, medians over runs): preload (node bootstrap done),
 // fetch called, response headers, first text_delta written. Usage: node bench/support/first-delta-phases.mjs [runs]
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,11 +12,15 @@ const PRELOAD = fileURLToPath(new URL('./trace-preload.mjs', import.meta.url));
 const RAW = fileURLToPath(new URL('./raw-anthropic.mjs', import.meta.url));
 const { startFakeLlm } = await import(join(ROOT, 'packages/zot/dist/test/support/fake-llm.js'));
 const fake = await startFakeLlm();
-const home = mkdtempSync(join(tmpdir(), 'zot-bench-'));
+const dir = mkdtempSync(join(tmpdir(), 'zot-bench-'));
+const home = join(dir, 'home');
+const cwd = join(dir, 'work');
+mkdirSync(home);
+mkdirSync(cwd);
 
 async function marks(args, env) {
   fake.script({ text: ['Hello', ' there'] });
-  const result = await timedNode(['--import', PRELOAD, ...args], { env });
+  const result = await timedNode(['--import', PRELOAD, ...args], { env, cwd });
   const line = result.stderr.split('\n').find((l) => l.startsWith('BENCH_MARKS '));
   if (!line) throw new Error(`no marks: ${result.stderr}`);
   return [JSON.parse(line.slice('BENCH_MARKS '.length))];
@@ -40,5 +44,5 @@ try {
   }
 } finally {
   await fake.close();
-  rmSync(home, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true });
 }

@@ -3,7 +3,7 @@ import type { ToolCallBlock, ToolResultBlock } from '../providers/types.js';
 import { errorMessage } from '../util/errors.js';
 import type { AgentSetup } from './loop.js';
 import type { ToolContent, ToolOutput } from './tool.js';
-import { validateArgs } from './validate.js';
+import { loadValidator, validateArgs } from './validate.js';
 
 /** Key the providers use for tool-call arguments that were not valid JSON. */
 export const INVALID_JSON_KEY = '__invalid_json__';
@@ -66,6 +66,7 @@ async function execute(
       `the arguments for tool "${call.name}" were not valid JSON: ${String(args[INVALID_JSON_KEY])}`,
     );
   }
+  await loadValidator();
   const invalid = validateArgs(call.name, tool.parameters, args);
   if (invalid) return errorOutput(invalid);
   if (setup.hooks.confirmToolCall) {

@@ -1,13 +1,24 @@
 // Tool argument validation against each tool's JSON Schema, compiled once per schema object.
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+// Ajv costs tens of milliseconds to load, so it is loaded on first need, not at start-up.
+import type { Ajv as AjvType, ErrorObject, ValidateFunction } from 'ajv';
 import type { JsonSchema } from '../providers/types.js';
 
-const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true });
+let ajv: AjvType | undefined;
+let loading: Promise<void> | undefined;
 const compiled = new WeakMap<JsonSchema, ValidateFunction | Error>();
+
+/** Loads the validator; the sync functions below require it. Contract: idempotent, never rejects. */
+export function loadValidator(): Promise<void> {
+  loading ??= import('ajv').then(({ Ajv }) => {
+    ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true });
+  });
+  return loading;
+}
 
 function compile(schema: JsonSchema): ValidateFunction | Error {
   let entry = compiled.get(schema);
   if (!entry) {
+    if (!ajv) return new Error('internal: the argument validator is not loaded (call loadValidator first)');
     try {
       entry = ajv.compile(schema);
     } catch (error) {

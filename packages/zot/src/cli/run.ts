@@ -62,7 +62,10 @@ async function dispatch(argv: string[]): Promise<number> {
     const { runAuthCommand } = await import('./auth.js');
     return runAuthCommand(options.commandArgs, { ...io, stdin: process.stdin });
   }
-  if (options.command === 'ext') throw new UsageError('zot ext is not available yet');
+  if (options.command === 'ext') {
+    const { runExtCommand } = await import('./ext/index.js');
+    return runExtCommand(options.commandArgs, { ...io, stdin: process.stdin });
+  }
   const { createRuntime, resolveProviderModel } = await import('./setup.js');
   if (options.listModels) {
     const { zotPaths } = await import('../config/paths.js');

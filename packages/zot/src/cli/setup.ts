@@ -107,6 +107,7 @@ async function createHost(
 ) {
   if (!mayHaveExtensions(options, cwd, paths)) return undefined;
   const { ExtensionHost } = await import('../extensions/host.js');
+  const { trustGate } = await import('../extensions/trust.js');
   return new ExtensionHost({
     cwd,
     zotHome: paths.home,
@@ -116,6 +117,7 @@ async function createHost(
     version,
     model: () => ({ provider: model().provider, model: model().id }),
     builtins: { commands: new Set(BUILTIN_COMMANDS), tools: new Set(BUILTIN_TOOL_NAMES) },
+    allow: trustGate(paths, process.env),
   });
 }
 

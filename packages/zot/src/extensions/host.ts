@@ -1,5 +1,6 @@
 // The extension host: discovery, parallel start, the command and tool catalog, notes, reload
 // and shutdown. Every extension failure becomes an ext_error event; none escapes as a throw.
+import { basename } from 'node:path';
 import type {
   CommandResponseFrame,
   EventName,
@@ -8,6 +9,7 @@ import type {
   PanelSpec,
 } from '@zot/protocol';
 import type { Tool } from '../agent/tool.js';
+import { loadValidator } from '../agent/validate.js';
 import { buildCatalog, type Builtins, type Catalog } from './catalog.js';
 import { discoverExtensions, type DiscoveredExtension, type ExtensionScope } from './discovery.js';
 import { resolveExec } from './exec-resolve.js';
@@ -22,6 +24,7 @@ import { describeExit } from './transport.js';
 
 export type HostEvent =
   | { type: 'ext_error'; extension: string; message: string; log_path: string }
+  | { type: 'ext_warning'; extension: string; message: string }
   | { type: 'ext_notify'; extension: string; level: NotifyLevel; message: string }
   | { type: 'ext_display'; extension: string; text: string }
   | { type: 'ext_clear_notes'; extension: string }
@@ -55,6 +58,7 @@ export interface ExtensionReport {
   error?: string;
   logPath?: string;
   shadowedBy?: string;
+  shadowedByScope?: ExtensionScope;
   commands: string[];
   tools: Array<{ name: string; deferred: boolean }>;
   events: string[];
@@ -147,6 +151,7 @@ export class ExtensionHost {
 
   /** Discovers and starts every extension in parallel; resolves when all are ready or failed. */
   async start(): Promise<ExtensionReport[]> {
+    await loadValidator(); // registrations validate tool schemas synchronously
     const { entries } = discoverExtensions({
       cwd: this.options.cwd,
       zotHome: this.options.zotHome,
@@ -159,6 +164,7 @@ export class ExtensionHost {
     if (this.extensions.length > 0) this.installExitHook();
     await Promise.all(this.extensions.map((extension) => extension.start()));
     this.catalog = undefined;
+    this.currentCatalog(); // conflicts land in the extensions' warnings before the reports
     this.reports = planned.map((item) => item.report());
     this.emitEvent('session_start');
     for (const report of this.reports) {
@@ -169,6 +175,8 @@ export class ExtensionHost {
           message: `extension ${report.name} failed to load: ${report.error}`,
           log_path: report.logPath ?? '',
         });
+      } else if (report.status === 'untrusted') {
+        this.emit({ type: 'ext_warning', extension: report.name, message: report.error ?? 'not trusted' });
       }
     }
     return this.reports;
@@ -176,7 +184,7 @@ export class ExtensionHost {
 
   private plan(entry: DiscoveredExtension, env: NodeJS.ProcessEnv) {
     const manifest = entry.manifest;
-    const name = manifest?.name ?? entry.dir;
+    const name = manifest?.name ?? basename(entry.dir);
     const logPath = manifest ? extensionLogPath(this.options.logsDir, manifest.name) : undefined;
     const base = {
       name,
@@ -199,7 +207,10 @@ export class ExtensionHost {
       case 'skill-only':
         return fixed('skill-only');
       case 'shadowed':
-        return fixed('shadowed', entry.shadowedBy ? { shadowedBy: entry.shadowedBy.dir } : {});
+        return fixed(
+          'shadowed',
+          entry.shadowedBy ? { shadowedBy: entry.shadowedBy.dir, shadowedByScope: entry.shadowedBy.scope } : {},
+        );
     }
     const refusal = this.options.allow?.(entry);
     if (refusal) return fixed('untrusted', { error: refusal });

@@ -227,7 +227,11 @@ function cloneInto(url: string, dest: string, env: NodeJS.ProcessEnv): Promise<v
     child.on('close', (code, signal) => {
       if (code === 0) return resolvePromise();
       const how = signal ? `was killed by ${signal}` : `exited with status ${code}`;
-      const detail = stderr.trim() ? `:\n${stderr.trim()}` : '';
+      const output = stderr
+        .split('\n')
+        .filter((line) => line.trim() !== '' && !line.startsWith('Cloning into'))
+        .join('\n');
+      const detail = output ? `:\n${output}` : '';
       reject(new InstallError(`git clone of ${url} ${how}; nothing was installed${detail}`));
     });
   });
@@ -274,7 +278,9 @@ function validateStaged(
     const resolved = resolveExec(manifest, env);
     if (!resolved.ok) warnings.push(resolved.error);
   }
-  return { manifest, warnings };
+  // Messages about the staged copy should name what the user gave, not the staging directory.
+  const named = (text: string) => text.split(manifest.dir).join(what).split(dir).join(what);
+  return { manifest, warnings: warnings.map(named) };
 }
 
 /**

@@ -137,6 +137,7 @@ export const RPC_EVENTS = [
     after: Type.Optional(Type.Unknown()),
   }),
   event('ext_error', { extension: Type.String(), message: Type.String(), log_path: Type.String() }),
+  event('ext_warning', { extension: Type.String(), message: Type.String() }),
   event('ext_notify', {
     extension: Type.String(),
     level: Type.Union(['info', 'success', 'warn', 'error'].map((l) => Type.Literal(l))),

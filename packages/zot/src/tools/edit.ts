@@ -1,6 +1,5 @@
 // The edit tool: exact-text replacements in one file, all or nothing, answered with a diff.
 import { readFile } from 'node:fs/promises';
-import { createTwoFilesPatch } from 'diff';
 import type { Tool, ToolOutput } from '../agent/tool.js';
 import { truncateHead } from '../util/truncate.js';
 import { errorOutput, fsErrorText, resolvePath, stringArg, textOutput } from './common.js';
@@ -113,16 +112,19 @@ async function editTool(
     return errorOutput(fsErrorText('edit', path, error));
   }
   const count = edits.length === 1 ? '1 edit' : `${edits.length} edits`;
-  return textOutput(`Edited ${path} (${count})\n\n${diffOf(path, before, result.text, options)}`);
+  const diff = await diffOf(path, before, result.text, options);
+  return textOutput(`Edited ${path} (${count})\n\n${diff}`);
 }
 
 /** A unified diff of the change, LF-normalized so CRLF files read cleanly. */
-export function diffOf(
+export async function diffOf(
   path: string,
   before: string,
   after: string,
   options: EditToolOptions,
-): string {
+): Promise<string> {
+  // Loaded on first use: `diff` adds ~10 ms to start-up otherwise.
+  const { createTwoFilesPatch } = await import('diff');
   const patch = createTwoFilesPatch(
     path,
     path,

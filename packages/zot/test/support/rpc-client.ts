@@ -37,11 +37,17 @@ export class RpcClient {
     return new RpcClient(startZot(['rpc', ...args], options));
   }
 
+  /** Each waiter resumes scanning where it stopped, so a flood of lines stays linear. */
   private check(): void {
     this.waiters = this.waiters.filter((waiter) => {
-      const found = this.lines.slice(waiter.from).find(waiter.match);
-      if (found) waiter.resolve(found);
-      return !found;
+      for (; waiter.from < this.lines.length; waiter.from++) {
+        const line = this.lines[waiter.from]!;
+        if (waiter.match(line)) {
+          waiter.resolve(line);
+          return false;
+        }
+      }
+      return true;
     });
   }
 

@@ -21,7 +21,6 @@ export function makeContext(io: ExtIO): ExtContext {
 /** One subcommand: `run` returns the exit code (0 ok, 1 failure) or throws UsageError (2). */
 export interface ExtCommand {
   name: string;
-  summary: string;
   help: string;
   run(args: string[], context: ExtContext): Promise<number>;
 }
@@ -61,16 +60,15 @@ export function parseOptions(command: string, args: string[], options: OptionSpe
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
     const name = eq > 0 ? arg.slice(0, eq) : arg;
     const spec = options.find((option) => option.names.includes(name));
-    if (!spec)
-      throw new UsageError(`zot ext ${command}: unknown option ${name} ${seeHelp(command)}`);
+    if (!spec) throw new UsageError(`ext ${command}: unknown option ${name} ${seeHelp(command)}`);
     const key = keyOf(spec);
     if (spec.kind === 'bool') {
-      if (eq > 0) throw new UsageError(`zot ext ${command}: ${name} does not take a value`);
+      if (eq > 0) throw new UsageError(`ext ${command}: ${name} does not take a value`);
       parsed.flags.add(key);
       continue;
     }
     const value = eq > 0 ? arg.slice(eq + 1) : args[++i];
-    if (value === undefined) throw new UsageError(`zot ext ${command}: ${name} expects a value`);
+    if (value === undefined) throw new UsageError(`ext ${command}: ${name} expects a value`);
     if (spec.kind === 'value') parsed.values.set(key, value);
     else parsed.lists.set(key, [...(parsed.lists.get(key) ?? []), value]);
   }
@@ -95,12 +93,12 @@ export function wantsHelp(args: string[]): boolean {
 export function positionals(command: string, parsed: Parsed, names: string[]): string[] {
   if (parsed.positionals.length < names.length) {
     throw new UsageError(
-      `zot ext ${command} needs ${names.map((n) => `<${n}>`).join(' ')} ${seeHelp(command)}`,
+      `ext ${command} needs ${names.map((n) => `<${n}>`).join(' ')} ${seeHelp(command)}`,
     );
   }
   if (parsed.positionals.length > names.length) {
     const extra = parsed.positionals[names.length]!;
-    throw new UsageError(`zot ext ${command}: unexpected argument ${JSON.stringify(extra)}`);
+    throw new UsageError(`ext ${command}: unexpected argument ${JSON.stringify(extra)}`);
   }
   return parsed.positionals;
 }
@@ -108,7 +106,7 @@ export function positionals(command: string, parsed: Parsed, names: string[]): s
 /** DECISIONS 3: a name never reaches the filesystem unchecked. */
 export function requireName(command: string, name: string): string {
   const error = checkExtensionName(name);
-  if (error) throw new UsageError(`zot ext ${command}: ${error}`);
+  if (error) throw new UsageError(`ext ${command}: ${error}`);
   return name;
 }
 

@@ -63,7 +63,8 @@ function render(reports: ExtensionReport[]): string[] {
       report.status === 'shadowed' && report.shadowedBy
         ? `shadowed by ${report.shadowedBy} (not spawned)`
         : STATUS_TEXT[report.status];
-    lines.push(`${report.name} [${report.scope}] ${status}`);
+    const scope = report.scope === 'flag' ? '--ext' : report.scope;
+    lines.push(`${report.name} [${scope}] ${status}`);
     field('directory', report.dir);
     if (report.error) field('error', report.error);
     if (report.commands.length > 0)
@@ -106,7 +107,6 @@ function toJson(report: ExtensionReport) {
 
 export const doctorCommand: ExtCommand = {
   name: 'doctor',
-  summary: 'start every extension once and report what happened',
   help: `Usage: zot ext doctor [--json] [--ext DIR ...]
 
 Runs the same discovery, trust check, spawn and handshake as a normal start (with

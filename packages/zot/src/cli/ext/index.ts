@@ -1,45 +1,83 @@
-// `zot ext <command>`: dispatch and help. Each subcommand lives in its own module.
+// `zot ext <command>`: dispatch and help. Each subcommand lives in its own module, loaded
+// only when it runs (doctor pulls in the whole extension host; list does not need it).
 import { writeLine } from '../../modes/io.js';
 import { UsageError } from '../../util/errors.js';
 import { makeContext, wantsHelp, type ExtCommand, type ExtIO } from './common.js';
-import { doctorCommand } from './doctor.js';
-import { installCommand, removeCommand } from './install.js';
-import { listCommand } from './list.js';
-import { logsCommand } from './logs.js';
-import { newCommand } from './new.js';
-import { disableCommand, enableCommand } from './toggle.js';
-import { trustCommand, untrustCommand } from './trust.js';
 
-const COMMANDS: ExtCommand[] = [
-  listCommand,
-  doctorCommand,
-  installCommand,
-  removeCommand,
-  enableCommand,
-  disableCommand,
-  logsCommand,
-  newCommand,
-  trustCommand,
-  untrustCommand,
+interface Entry {
+  name: string;
+  usage: string;
+  summary: string;
+  load(): Promise<ExtCommand>;
+}
+
+const COMMANDS: Entry[] = [
+  {
+    name: 'list',
+    usage: 'list [--json]',
+    summary: 'list extensions and their state',
+    load: async () => (await import('./list.js')).listCommand,
+  },
+  {
+    name: 'doctor',
+    usage: 'doctor [--json] [--ext DIR ...]',
+    summary: 'start every extension once and report',
+    load: async () => (await import('./doctor.js')).doctorCommand,
+  },
+  {
+    name: 'install',
+    usage: 'install <path|git-url> [--force]',
+    summary: 'install from a directory or a git URL',
+    load: async () => (await import('./install.js')).installCommand,
+  },
+  {
+    name: 'remove',
+    usage: 'remove <name> [--yes]',
+    summary: 'delete an installed extension',
+    load: async () => (await import('./install.js')).removeCommand,
+  },
+  {
+    name: 'enable',
+    usage: 'enable <name>',
+    summary: 're-enable a disabled extension',
+    load: async () => (await import('./toggle.js')).enableCommand,
+  },
+  {
+    name: 'disable',
+    usage: 'disable <name>',
+    summary: 'disable an extension without removing it',
+    load: async () => (await import('./toggle.js')).disableCommand,
+  },
+  {
+    name: 'logs',
+    usage: 'logs <name> [-f]',
+    summary: "print (or follow) an extension's stderr log",
+    load: async () => (await import('./logs.js')).logsCommand,
+  },
+  {
+    name: 'new',
+    usage: 'new <name> [--lang node|ts|python] [--dir DIR]',
+    summary: 'scaffold a working extension',
+    load: async () => (await import('./new.js')).newCommand,
+  },
+  {
+    name: 'trust',
+    usage: 'trust [<name> | --all]',
+    summary: 'review and trust project extensions',
+    load: async () => (await import('./trust.js')).trustCommand,
+  },
+  {
+    name: 'untrust',
+    usage: 'untrust <name>',
+    summary: "forget a project extension's trust",
+    load: async () => (await import('./trust.js')).untrustCommand,
+  },
 ];
-
-const USAGE: Record<string, string> = {
-  list: 'list [--json]',
-  doctor: 'doctor [--json] [--ext DIR ...]',
-  install: 'install <path|git-url> [--force]',
-  remove: 'remove <name> [--yes]',
-  enable: 'enable <name>',
-  disable: 'disable <name>',
-  logs: 'logs <name> [-f]',
-  new: 'new <name> [--lang node|ts|python] [--dir DIR]',
-  trust: 'trust [<name> | --all]',
-  untrust: 'untrust <name>',
-};
 
 export const EXT_HELP = `Usage: zot ext <command> [options]
 
 Commands:
-${COMMANDS.map((c) => `  ${(USAGE[c.name] ?? c.name).padEnd(50)}${c.summary}`).join('\n')}
+${COMMANDS.map((c) => `  ${c.usage.padEnd(48)}${c.summary}`).join('\n')}
 
 Extensions live in $ZOT_HOME/extensions (global, installed by you) and in
 ./.zot/extensions (project). Project extensions run only after
@@ -59,12 +97,13 @@ export async function runExtCommand(args: string[], io: ExtIO): Promise<number> 
     writeLine(io.stdout, EXT_HELP);
     return 0;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) {
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) {
     throw new UsageError(
       `unknown ext command "${name}" (expected ${COMMANDS.map((c) => c.name).join(', ')}; see zot ext --help)`,
     );
   }
+  const command = await entry.load();
   if (wantsHelp(rest)) {
     writeLine(io.stdout, command.help);
     return 0;

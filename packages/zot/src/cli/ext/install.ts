@@ -12,7 +12,6 @@ import {
 
 export const installCommand: ExtCommand = {
   name: 'install',
-  summary: 'copy a directory or shallow-clone a git URL into $ZOT_HOME/extensions',
   help: `Usage: zot ext install <path|git-url> [--force]
 
 Installs an extension into $ZOT_HOME/extensions/<name>, where <name> is the
@@ -72,7 +71,6 @@ async function readAnswer(stdin: ExtIO['stdin']): Promise<string> {
 
 export const removeCommand: ExtCommand = {
   name: 'remove',
-  summary: 'delete an installed extension from $ZOT_HOME/extensions',
   help: `Usage: zot ext remove <name> [--yes]
 
 Deletes $ZOT_HOME/extensions/<name> after asking [y/N]. Only a real directory
@@ -91,6 +89,8 @@ Options:
     if (!parsed.flags.has('--yes')) {
       context.stderr.write(`Remove the extension ${name} (${located.dir})? [y/N] `);
       const answer = await readAnswer(context.stdin);
+      // A piped answer is not echoed: end the prompt's line ourselves.
+      if (!context.stdin.isTTY) info(context, '');
       if (!/^y(es)?$/i.test(answer)) {
         info(context, 'not removed');
         return 1;

@@ -59,7 +59,6 @@ function describe(entry: DiscoveredExtension, store: TrustStore): ListedExtensio
 
 export const listCommand: ExtCommand = {
   name: 'list',
-  summary: 'list installed extensions and their state',
   help: `Usage: zot ext list [--json]
 
 Lists the extensions of this project (./.zot/extensions) and the global ones

@@ -1,16 +1,9 @@
 // `zot ext logs <name> [-f]`: prints an extension's log; -f follows appended output.
 import { once } from 'node:events';
-import {
-  closeSync,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readSync,
-  realpathSync,
-  statSync,
-} from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { extensionLogPath } from '../../extensions/log.js';
 import { isInside } from '../../extensions/manifest.js';
+import { checkExtensionName } from '../../extensions/names.js';
 import { errorMessage } from '../../util/errors.js';
 import {
   fail,
@@ -30,9 +23,10 @@ type Opened = { ok: true; fd: number; path: string } | { ok: false; error: strin
  * Contract: never throws.
  */
 export function openLog(logsDir: string, name: string): Opened {
+  const nameError = checkExtensionName(name);
+  if (nameError) return { ok: false, error: nameError };
   const path = extensionLogPath(logsDir, name);
   try {
-    lstatSync(path);
     const real = realpathSync(path);
     if (!isInside(realpathSync(logsDir), real)) {
       return { ok: false, error: `${path} points outside ${logsDir}; refused` };
@@ -97,7 +91,6 @@ async function follow(context: ExtContext, fd: number, path: string, start: numb
 
 export const logsCommand: ExtCommand = {
   name: 'logs',
-  summary: "print an extension's stderr log ($ZOT_HOME/logs/ext-<name>.log)",
   help: `Usage: zot ext logs <name> [-f]
 
 Prints $ZOT_HOME/logs/ext-<name>.log: the extension's stderr plus zot's notes

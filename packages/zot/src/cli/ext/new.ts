@@ -187,7 +187,6 @@ function isEmptyDir(dir: string): boolean {
 
 export const newCommand: ExtCommand = {
   name: 'new',
-  summary: 'scaffold a working extension (node, ts or python)',
   help: `Usage: zot ext new <name> [--lang node|ts|python] [--dir DIR]
 
 Creates a working extension in ./<name> (or DIR): extension.json, the program and
@@ -210,8 +209,7 @@ Options:
     requireName('new', name!);
     const langArg = parsed.values.get('--lang') ?? 'node';
     const lang = LANGS[langArg.toLowerCase()];
-    if (!lang)
-      throw new UsageError(`zot ext new: --lang must be node, ts or python; got "${langArg}"`);
+    if (!lang) throw new UsageError(`ext new: --lang must be node, ts or python; got "${langArg}"`);
     const dir = resolve(context.cwd, parsed.values.get('--dir') ?? name!);
     let exists = false;
     try {

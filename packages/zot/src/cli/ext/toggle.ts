@@ -65,7 +65,6 @@ then $ZOT_HOME/extensions; the first one with that name is changed.`;
 
 export const enableCommand: ExtCommand = {
   name: 'enable',
-  summary: 're-enable a disabled extension',
   help: `Usage: zot ext enable <name>
 
 Sets "enabled": true in the extension's extension.json, keeping every other field.
@@ -76,7 +75,6 @@ ${scopeNote}
 
 export const disableCommand: ExtCommand = {
   name: 'disable',
-  summary: 'disable an extension without removing it',
   help: `Usage: zot ext disable <name>
 
 Sets "enabled": false in the extension's extension.json, keeping every other field.

@@ -108,7 +108,6 @@ function quote(word: string): string {
 
 export const trustCommand: ExtCommand = {
   name: 'trust',
-  summary: 'review and trust project extensions (./.zot/extensions)',
   help: `Usage: zot ext trust [<name> | --all]
 
 Project extensions (./.zot/extensions) come with the code you clone, so zot runs
@@ -181,7 +180,6 @@ Options:
 
 export const untrustCommand: ExtCommand = {
   name: 'untrust',
-  summary: 'forget the trust of a project extension',
   help: `Usage: zot ext untrust <name>
 
 Removes the trust recorded for this directory's project extension <name> from

@@ -1,0 +1,375 @@
+// `zot ext` management end to end: help, name checks, list, install, remove, enable/disable, logs.
+import assert from 'node:assert/strict';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { after, test } from 'node:test';
+import { runExtCommand } from '../src/cli/ext/index.js';
+import { UsageError } from '../src/util/errors.js';
+import { commitAll, GIT_ENV, snapshot, writeExtension } from './support/ext-fixtures.js';
+import { collect, makeSandbox, runZot, startZot } from './support/zot.js';
+
+const boxes: Array<{ cleanup(): void }> = [];
+after(() => boxes.forEach((box) => box.cleanup()));
+
+/** A fresh ZOT_HOME and project, and `zot` bound to them. */
+function sandbox() {
+  const box = makeSandbox();
+  boxes.push(box);
+  const extensions = join(box.home, 'extensions');
+  const run = (args: string[], input?: string, env: Record<string, string> = {}) =>
+    runZot(['ext', ...args], {
+      home: box.home,
+      cwd: box.project,
+      ...(input !== undefined ? { input } : {}),
+      env: { ZOT_EXT_SHUTDOWN_GRACE_MS: '500', ...GIT_ENV, ...env },
+    });
+  return { ...box, extensions, run };
+}
+
+const SUBCOMMANDS = [
+  'list',
+  'doctor',
+  'install',
+  'remove',
+  'enable',
+  'disable',
+  'logs',
+  'new',
+  'trust',
+  'untrust',
+];
+
+test('help: zot ext --help lists every subcommand; each has --help; usage errors exit 2', async () => {
+  const s = sandbox();
+  const help = await s.run(['--help']);
+  assert.equal(help.code, 0);
+  for (const name of SUBCOMMANDS) assert.match(help.stdout, new RegExp(`^  ${name}\\b`, 'm'));
+  const sub = await s.run(['install', '--help']);
+  assert.equal(sub.code, 0);
+  assert.ok(sub.stdout.startsWith('Usage: zot ext install <path|git-url> [--force]'));
+  for (const name of SUBCOMMANDS) {
+    const stdout = new PassThrough();
+    let text = '';
+    stdout.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    const io = { stdout, stderr: new PassThrough(), stdin: new PassThrough() };
+    assert.equal(await runExtCommand([name, '--help'], io), 0, name);
+    assert.equal(await runExtCommand([name, 'x', '-h'], io), 0, name);
+    assert.ok(text.startsWith(`Usage: zot ext ${name}`), text);
+  }
+  const usage: Array<[string[], RegExp]> = [
+    [[], /Usage: zot ext <command>/],
+    [['frobnicate'], /unknown ext command "frobnicate"/],
+    [['list', '--bogus'], /ext list: unknown option --bogus \(see zot ext list --help\)/],
+    [['list', 'extra'], /ext list: unexpected argument "extra"/],
+    [['remove'], /ext remove needs <name>/],
+    [['logs', 'a', 'b'], /unexpected argument "b"/],
+    [['new', 'x', '--lang', 'cobol'], /--lang must be node, ts or python; got "cobol"/],
+    [['new', 'x', '--lang'], /--lang expects a value/],
+    [
+      ['install', '--upload-pack=touch /tmp/x', 'https://example.com/x'],
+      /unknown option --upload-pack/,
+    ],
+  ];
+  const outcomes = await Promise.all(usage.map(([args]) => s.run(args)));
+  outcomes.forEach((result, i) => {
+    assert.equal(result.code, 2, `${usage[i]![0].join(' ')}: ${result.stderr}`);
+    assert.match(result.stderr, usage[i]![1]);
+  });
+});
+
+test('security: names with /, \\, .. or outside the rule are refused by every subcommand', async () => {
+  const s = sandbox();
+  writeExtension(s.extensions, { name: 'victim' });
+  mkdirSync(join(s.home, 'logs'), { recursive: true });
+  writeFileSync(join(s.home, 'secret.log'), 'SECRET');
+  const homeBefore = snapshot(s.home);
+  const projectBefore = snapshot(s.project);
+  const names = ['../victim', 'a/b', 'a\\b', '..', '../../etc', 'Upper', 'x..y', '.hidden', ''];
+  const commands = (name: string) => [
+    ['remove', '--yes', name],
+    ['enable', name],
+    ['disable', name],
+    ['logs', name],
+    ['new', name],
+    ['trust', name],
+    ['untrust', name],
+  ];
+  // The whole matrix in-process (the check precedes any file access), then every command and
+  // every name at least once through the real CLI.
+  const io = { stdout: new PassThrough(), stderr: new PassThrough(), stdin: new PassThrough() };
+  for (const args of names.flatMap(commands)) {
+    await assert.rejects(runExtCommand(args, io), (error: Error) => {
+      assert.ok(error instanceof UsageError, args.join(' '));
+      assert.match(error.message, /invalid extension name/);
+      return true;
+    });
+  }
+  const spawned = [...commands('../victim'), ...names.map((name) => ['logs', name])];
+  const results = await Promise.all(spawned.map((args) => s.run(args)));
+  results.forEach((result, i) => {
+    const what = spawned[i]!.join(' ');
+    assert.equal(result.code, 2, `${what}: ${result.stderr}`);
+    assert.match(result.stderr, /invalid extension name/, what);
+    assert.doesNotMatch(result.stdout, /SECRET/);
+  });
+  assert.deepEqual(snapshot(s.home), homeBefore, 'nothing in ZOT_HOME changed');
+  assert.deepEqual(snapshot(s.project), projectBefore, 'nothing created in the project');
+});
+
+test('list: empty, then project and global extensions with state, scope and trust', async () => {
+  const s = sandbox();
+  const empty = await s.run(['list']);
+  assert.equal(empty.code, 0);
+  assert.equal(empty.stdout, 'no extensions installed\n');
+  assert.deepEqual(JSON.parse((await s.run(['list', '--json'])).stdout), []);
+
+  writeExtension(s.extensions, { name: 'hello' }, { description: 'says hello', version: '2.0.0' });
+  writeExtension(s.extensions, { name: 'off' }, { enabled: false });
+  mkdirSync(join(s.extensions, 'broken'));
+  writeFileSync(join(s.extensions, 'broken', 'extension.json'), '{ nope');
+  writeExtension(join(s.project, '.zot', 'extensions'), { name: 'proj' });
+  writeExtension(join(s.project, '.zot', 'extensions'), { name: 'hello' }, {}, 'hello-local');
+
+  const json = await s.run(['list', '--json']);
+  assert.equal(json.code, 0, json.stderr);
+  const listed = JSON.parse(json.stdout) as Array<Record<string, unknown>>;
+  const byKey = new Map(listed.map((item) => [`${item.scope}:${item.name}`, item]));
+  assert.deepEqual(byKey.get('project:proj'), {
+    name: 'proj',
+    version: '1.0.0',
+    enabled: true,
+    state: 'enabled',
+    scope: 'project',
+    description: 'test extension proj',
+    dir: realpathSync(join(s.project, '.zot', 'extensions', 'proj')),
+    trust: 'untrusted',
+  });
+  assert.equal(byKey.get('global:off')?.state, 'disabled');
+  assert.equal(byKey.get('global:off')?.enabled, false);
+  assert.equal(byKey.get('global:hello')?.state, 'shadowed');
+  assert.equal(byKey.get('global:hello')?.trust, undefined);
+  assert.match(String(byKey.get('global:broken')?.error), /invalid JSON/);
+
+  const human = await s.run(['list']);
+  assert.equal(human.code, 0);
+  assert.match(human.stdout, /^NAME +VERSION +STATE +SCOPE +TRUST +DESCRIPTION +DIRECTORY$/m);
+  assert.match(human.stdout, /^proj +1\.0\.0 +enabled +project +untrusted +test extension proj /m);
+  assert.match(human.stdout, /^off +1\.0\.0 +disabled +global +- /m);
+  assert.match(human.stderr, /will not run until trusted: review, then zot ext trust <name>/);
+});
+
+test('install: a path (also .), --force, a file:// git URL; the result loads', async () => {
+  const s = sandbox();
+  const src = join(s.project, 'work', 'my-ext');
+  writeExtension(join(s.project, 'work'), { name: 'hello', commands: ['hi'] }, {}, 'my-ext');
+  const installed = await s.run(['install', 'work/my-ext']);
+  assert.equal(installed.code, 0, installed.stderr);
+  assert.match(installed.stderr, /installed hello 1\.0\.0 in .*extensions\/hello/);
+  assert.ok(existsSync(join(s.extensions, 'hello', 'ext.mjs')));
+
+  const again = await s.run(['install', 'work/my-ext']);
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /already exists; pass --force/);
+
+  writeFileSync(join(src, 'NEW'), 'x');
+  const forced = await runZot(['ext', 'install', '.', '--force'], { home: s.home, cwd: src });
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.match(forced.stderr, /replaced hello/);
+  assert.ok(existsSync(join(s.extensions, 'hello', 'NEW')));
+
+  const repo = join(s.project, 'repo');
+  writeExtension(join(s.project), { name: 'from-git', commands: ['fromgit'] }, {}, 'repo');
+  const url = commitAll(repo);
+  const cloned = await s.run(['install', url]);
+  assert.equal(cloned.code, 0, cloned.stderr);
+  assert.ok(existsSync(join(s.extensions, 'from-git', 'ext.mjs')));
+  assert.deepEqual(readdirSync(s.extensions).sort(), ['from-git', 'hello']);
+
+  const doctor = await s.run(['doctor', '--json']);
+  assert.equal(doctor.code, 0, doctor.stdout + doctor.stderr);
+  const reports = JSON.parse(doctor.stdout).extensions as Array<{
+    name: string;
+    status: string;
+    commands: string[];
+  }>;
+  assert.deepEqual(
+    reports.map((r) => [r.name, r.status, r.commands]),
+    [
+      ['from-git', 'ready', ['fromgit']],
+      ['hello', 'ready', ['hi']],
+    ],
+  );
+});
+
+test('install security: "-" URLs, escaping symlinks and manifest-less clones leave nothing behind', async () => {
+  const s = sandbox();
+  writeExtension(s.extensions, { name: 'existing' });
+  const before = snapshot(s.extensions);
+
+  const dash = await s.run(['install', '--', '--upload-pack=touch /tmp/zot-pwned']);
+  assert.equal(dash.code, 1);
+  assert.match(
+    dash.stderr,
+    /refusing source "--upload-pack=touch \/tmp\/zot-pwned": it begins with "-"/,
+  );
+  const dashUrl = await s.run(['install', '--', '-https://example.com/x.git']);
+  assert.equal(dashUrl.code, 1);
+  assert.match(dashUrl.stderr, /begins with "-"/);
+
+  const evil = join(s.project, 'evil');
+  writeExtension(s.project, { name: 'evil' });
+  mkdirSync(join(evil, 'sub'));
+  symlinkSync('../../../home/extensions/existing/extension.json', join(evil, 'sub', 'steal'));
+  const symlinked = await s.run(['install', 'evil']);
+  assert.equal(symlinked.code, 1);
+  assert.match(
+    symlinked.stderr,
+    /sub\/steal is a symlink to .* points outside .*; refused; nothing was installed/,
+  );
+
+  const bare = join(s.project, 'bare');
+  mkdirSync(bare);
+  writeFileSync(join(bare, 'README.md'), 'not an extension');
+  const url = commitAll(bare);
+  const noManifest = await s.run(['install', url]);
+  assert.equal(noManifest.code, 1);
+  assert.match(noManifest.stderr, /has no extension\.json at its root; nothing was installed/);
+
+  const badName = join(s.project, 'bad');
+  writeExtension(s.project, { name: 'bad' }, { name: '../../escape' });
+  const named = await s.run(['install', badName]);
+  assert.equal(named.code, 1);
+  assert.match(named.stderr, /invalid extension name/);
+
+  assert.deepEqual(snapshot(s.extensions), before, 'the extensions directory is exactly as before');
+  assert.ok(!existsSync('/tmp/zot-pwned'));
+});
+
+test('remove: asks [y/N], honours --yes, and never deletes outside the extensions directory', async () => {
+  const s = sandbox();
+  writeExtension(s.extensions, { name: 'one' });
+  writeExtension(s.extensions, { name: 'two' });
+  const outside = join(s.project, 'precious');
+  mkdirSync(outside);
+  writeFileSync(join(outside, 'data'), 'keep me');
+  symlinkSync(outside, join(s.extensions, 'linked'));
+
+  const declined = await s.run(['remove', 'one'], 'n\n');
+  assert.equal(declined.code, 1);
+  assert.match(declined.stderr, /Remove the extension one .*\? \[y\/N\] \nnot removed/);
+  assert.ok(existsSync(join(s.extensions, 'one')));
+  const silent = await s.run(['remove', 'one'], '');
+  assert.equal(silent.code, 1, 'no answer means no');
+  assert.ok(existsSync(join(s.extensions, 'one')));
+
+  const accepted = await s.run(['remove', 'one'], 'y\n');
+  assert.equal(accepted.code, 0, accepted.stderr);
+  assert.ok(!existsSync(join(s.extensions, 'one')));
+  const yes = await s.run(['remove', 'two', '--yes']);
+  assert.equal(yes.code, 0);
+  assert.ok(!existsSync(join(s.extensions, 'two')));
+
+  const link = await s.run(['remove', 'linked', '--yes']);
+  assert.equal(link.code, 1);
+  assert.match(link.stderr, /is a symlink, not an installed copy/);
+  assert.equal(readFileSync(join(outside, 'data'), 'utf8'), 'keep me');
+  const missing = await s.run(['remove', 'ghost', '--yes']);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /no extension named ghost is installed/);
+});
+
+test('enable/disable set "enabled" and keep every other field', async () => {
+  const s = sandbox();
+  const dir = writeExtension(s.extensions, { name: 'hello' }, { custom: { keep: [1, 2] } });
+  const disabled = await s.run(['disable', 'hello']);
+  assert.equal(disabled.code, 0, disabled.stderr);
+  assert.match(disabled.stderr, /disabled hello/);
+  const manifest = JSON.parse(readFileSync(join(dir, 'extension.json'), 'utf8'));
+  assert.deepEqual(Object.keys(manifest), [
+    'name',
+    'version',
+    'description',
+    'exec',
+    'args',
+    'custom',
+    'enabled',
+  ]);
+  assert.equal(manifest.enabled, false);
+  assert.deepEqual(manifest.custom, { keep: [1, 2] });
+  assert.equal(JSON.parse((await s.run(['list', '--json'])).stdout)[0].state, 'disabled');
+  const doctor = await s.run(['doctor']);
+  assert.equal(doctor.code, 0);
+  assert.match(doctor.stdout, /^hello \[global\] disabled/m);
+
+  const again = await s.run(['disable', 'hello']);
+  assert.equal(again.code, 0);
+  assert.match(again.stderr, /already disabled/);
+  const enabled = await s.run(['enable', 'hello']);
+  assert.equal(enabled.code, 0);
+  assert.equal(JSON.parse(readFileSync(join(dir, 'extension.json'), 'utf8')).enabled, true);
+  const missing = await s.run(['enable', 'ghost']);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /no extension named ghost/);
+});
+
+test('logs: prints the log, names a missing one, never reads outside $ZOT_HOME/logs', async () => {
+  const s = sandbox();
+  writeExtension(s.extensions, { name: 'noisy', stderr: 'noisy says hi' });
+  assert.equal((await s.run(['doctor'])).code, 0);
+  const logs = await s.run(['logs', 'noisy']);
+  assert.equal(logs.code, 0, logs.stderr);
+  assert.match(logs.stdout, /noisy says hi/);
+
+  const missing = await s.run(['logs', 'ghost']);
+  assert.equal(missing.code, 1);
+  assert.ok(missing.stderr.includes(join(s.home, 'logs', 'ext-ghost.log')), missing.stderr);
+
+  writeFileSync(join(s.project, 'secret.txt'), 'TOP SECRET');
+  symlinkSync(join(s.project, 'secret.txt'), join(s.home, 'logs', 'ext-planted.log'));
+  const planted = await s.run(['logs', 'planted']);
+  assert.equal(planted.code, 1);
+  assert.match(planted.stderr, /points outside .*logs; refused/);
+  assert.doesNotMatch(planted.stdout, /TOP SECRET/);
+});
+
+test('logs -f follows appended output until interrupted', async () => {
+  const s = sandbox();
+  const logPath = join(s.home, 'logs', 'ext-tail.log');
+  mkdirSync(join(s.home, 'logs'), { recursive: true });
+  writeFileSync(logPath, 'first line\n');
+  const child = startZot(['ext', 'logs', 'tail', '-f'], { home: s.home, cwd: s.project });
+  const result = collect(child, undefined, 15_000);
+  let seen = '';
+  child.stdout.on('data', (chunk: Buffer) => (seen += chunk.toString('utf8')));
+  const waitFor = async (text: string) => {
+    const deadline = Date.now() + 10_000;
+    while (!seen.includes(text)) {
+      assert.ok(
+        Date.now() < deadline,
+        `timed out waiting for ${JSON.stringify(text)}; got ${seen}`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  };
+  await waitFor('first line\n');
+  appendFileSync(logPath, 'second line\n');
+  await waitFor('second line\n');
+  appendFileSync(logPath, 'third line\n');
+  await waitFor('third line\n');
+  child.kill('SIGINT');
+  const done = await result;
+  assert.equal(done.code, 0, done.stderr);
+  assert.equal(done.stdout, 'first line\nsecond line\nthird line\n');
+  assert.ok(statSync(logPath).size > 0);
+});

@@ -17,11 +17,14 @@ function setup(extraArgs: string[] = []) {
   const box = makeSandbox();
   const root = join(box.home, 'extensions');
   const start = () =>
-    RpcClient.start(['--provider', 'anthropic', '--base-url', llm.url, '--api-key', 'k', ...extraArgs], {
-      home: box.home,
-      cwd: box.project,
-      env: FAST_TIMEOUTS,
-    });
+    RpcClient.start(
+      ['--provider', 'anthropic', '--base-url', llm.url, '--api-key', 'k', ...extraArgs],
+      {
+        home: box.home,
+        cwd: box.project,
+        env: FAST_TIMEOUTS,
+      },
+    );
   return { box, root, start };
 }
 
@@ -32,29 +35,62 @@ test('get_commands, command and panels over RPC', async (t) => {
   makeExtension(root, 'todo', 'well-behaved', {
     record,
     commands: [
-      { name: 'todo', description: 'open the list', response: { action: 'open_panel', open_panel: { id: 'todo-main', title: 'Todos', lines: ['a', 'b'], footer: 'esc' } } },
+      {
+        name: 'todo',
+        description: 'open the list',
+        response: {
+          action: 'open_panel',
+          open_panel: { id: 'todo-main', title: 'Todos', lines: ['a', 'b'], footer: 'esc' },
+        },
+      },
       { name: 'Greet', description: 'say hi', response: { action: 'prompt', prompt: 'say hi' } },
     ],
   });
   const client = start();
   const commands = await client.request({ type: 'get_commands' });
   const list = (commands.data as { commands: Array<{ name: string; source: string }> }).commands;
-  assert.deepEqual(list.filter((c) => c.source === 'todo').map((c) => c.name), ['todo', 'Greet']);
+  assert.deepEqual(
+    list.filter((c) => c.source === 'todo').map((c) => c.name),
+    ['todo', 'Greet'],
+  );
   assert.ok(list.some((c) => c.name === 'reload-ext' && c.source === 'builtin'));
 
   await client.request({ type: 'command', text: '/todo' });
   const opened = await client.waitFor((line) => line.type === 'ext_panel_open');
-  assert.deepEqual(opened.panel, { id: 'todo-main', title: 'Todos', lines: ['a', 'b'], footer: 'esc' });
-  assert.equal((await client.request({ type: 'panel_key', panel_id: 'todo-main', key: 'rune', text: 'x' })).success, true);
-  assert.equal((await client.request({ type: 'panel_key', panel_id: 'nope', key: 'down' })).success, false);
-  assert.equal((await client.request({ type: 'panel_close', panel_id: 'todo-main' })).success, true);
+  assert.deepEqual(opened.panel, {
+    id: 'todo-main',
+    title: 'Todos',
+    lines: ['a', 'b'],
+    footer: 'esc',
+  });
+  assert.equal(
+    (await client.request({ type: 'panel_key', panel_id: 'todo-main', key: 'rune', text: 'x' }))
+      .success,
+    true,
+  );
+  assert.equal(
+    (await client.request({ type: 'panel_key', panel_id: 'nope', key: 'down' })).success,
+    false,
+  );
+  assert.equal(
+    (await client.request({ type: 'panel_close', panel_id: 'todo-main' })).success,
+    true,
+  );
   llm.script({ text: 'hello!' });
   await client.request({ type: 'command', text: '/greet' });
   const message = await client.waitFor((line) => line.type === 'assistant_message');
   assert.deepEqual(message.content, [{ type: 'text', text: 'hello!' }]);
   await client.close();
-  const received = readFileSync(record, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
-  assert.ok(received.some((f) => f.type === 'panel_key' && f.panel_id === 'todo-main' && f.key === 'rune' && f.text === 'x'));
+  const received = readFileSync(record, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  assert.ok(
+    received.some(
+      (f) =>
+        f.type === 'panel_key' && f.panel_id === 'todo-main' && f.key === 'rune' && f.text === 'x',
+    ),
+  );
   assert.ok(received.some((f) => f.type === 'panel_close' && f.panel_id === 'todo-main'));
 });
 
@@ -72,10 +108,23 @@ test('reload_extensions respawns with fresh manifests and reports per extension'
   );
   const reload = await client.request({ type: 'reload_extensions' });
   assert.equal(reload.success, true);
-  const reports = (reload.data as { extensions: Array<{ name: string; status: string; tools: Array<{ name: string }>; error?: string; logPath: string }> }).extensions;
+  const reports = (
+    reload.data as {
+      extensions: Array<{
+        name: string;
+        status: string;
+        tools: Array<{ name: string }>;
+        error?: string;
+        logPath: string;
+      }>;
+    }
+  ).extensions;
   const dev = reports.find((r) => r.name === 'dev')!;
   assert.equal(dev.status, 'ready');
-  assert.deepEqual(dev.tools.map((tool) => tool.name), ['v2_tool']);
+  assert.deepEqual(
+    dev.tools.map((tool) => tool.name),
+    ['v2_tool'],
+  );
   const lazy = reports.find((r) => r.name === 'lazy')!;
   assert.equal(lazy.status, 'failed');
   assert.match(lazy.error!, /no "ready"/);
@@ -96,10 +145,20 @@ test('100,000 notify frames in a burst do not stall a concurrent turn', async (t
   makeExtension(root, 'flood', 'flood');
   const client = start();
   await client.request({ type: 'ping' });
-  llm.script({ text: ['one ', 'two ', 'three'], chunkDelayMs: 20, toolCalls: [{ id: 'b', name: 'bash', args: { command: 'echo hi' } }] }, { text: 'finished' });
+  llm.script(
+    {
+      text: ['one ', 'two ', 'three'],
+      chunkDelayMs: 20,
+      toolCalls: [{ id: 'b', name: 'bash', args: { command: 'echo hi' } }],
+    },
+    { text: 'finished' },
+  );
   await client.request({ type: 'command', text: '/flood 100000' });
   await client.request({ type: 'prompt', message: 'work while flooding' });
-  await client.waitFor((line) => line.type === 'ext_notify' && line.message === 'flood done', 60_000);
+  await client.waitFor(
+    (line) => line.type === 'ext_notify' && line.message === 'flood done',
+    60_000,
+  );
   await client.waitFor((line) => line.type === 'done', 30_000);
   const notes = client.lines.filter((line) => line.type === 'ext_notify').length;
   assert.equal(notes, 100_001);

@@ -18,7 +18,8 @@ export function loadValidator(): Promise<void> {
 function compile(schema: JsonSchema): ValidateFunction | Error {
   let entry = compiled.get(schema);
   if (!entry) {
-    if (!ajv) return new Error('internal: the argument validator is not loaded (call loadValidator first)');
+    if (!ajv)
+      return new Error('internal: the argument validator is not loaded (call loadValidator first)');
     try {
       entry = ajv.compile(schema);
     } catch (error) {

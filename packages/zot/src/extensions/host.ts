@@ -176,7 +176,11 @@ export class ExtensionHost {
           log_path: report.logPath ?? '',
         });
       } else if (report.status === 'untrusted') {
-        this.emit({ type: 'ext_warning', extension: report.name, message: report.error ?? 'not trusted' });
+        this.emit({
+          type: 'ext_warning',
+          extension: report.name,
+          message: report.error ?? 'not trusted',
+        });
       }
     }
     return this.reports;
@@ -209,7 +213,9 @@ export class ExtensionHost {
       case 'shadowed':
         return fixed(
           'shadowed',
-          entry.shadowedBy ? { shadowedBy: entry.shadowedBy.dir, shadowedByScope: entry.shadowedBy.scope } : {},
+          entry.shadowedBy
+            ? { shadowedBy: entry.shadowedBy.dir, shadowedByScope: entry.shadowedBy.scope }
+            : {},
         );
     }
     const refusal = this.options.allow?.(entry);

@@ -28,6 +28,8 @@ export interface InterceptResult<E extends InterceptableEvent> {
 }
 
 interface Rule<E extends InterceptableEvent> {
+  /** The part of the value a block record shows as `before`. */
+  subject(value: InterceptValues[E]): unknown;
   /** Applies one response's rewrite to the value; returns the audit record, if any. */
   rewrite(
     value: InterceptValues[E],
@@ -41,6 +43,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 const RULES: { [E in InterceptableEvent]: Rule<E> } = {
   tool_call: {
+    subject: (value) => value.tool_args,
     rewrite(value, response, extension) {
       if (response.modified_args === undefined || response.modified_args === null) return { value };
       if (!isObject(response.modified_args)) {
@@ -60,9 +63,11 @@ const RULES: { [E in InterceptableEvent]: Rule<E> } = {
     },
   },
   turn_start: {
+    subject: (value) => value.step,
     rewrite: (value) => ({ value }),
   },
   assistant_message: {
+    subject: (value) => value.text,
     rewrite(value, response) {
       if (typeof response.replace_text !== 'string') return { value };
       return {
@@ -116,7 +121,7 @@ export async function runInterceptors<E extends InterceptableEvent>(
         event,
         action: 'block',
         reason,
-        before: value,
+        before: rule.subject(value),
       };
       extension.log.write(`intercept ${event}: blocked (${reason})`);
       return {

@@ -133,7 +133,11 @@ export const RPC_EVENTS = [
     event: Type.Union(['tool_call', 'turn_start', 'assistant_message'].map((e) => Type.Literal(e))),
     action: Type.Union(['block', 'modify_args', 'replace_text'].map((a) => Type.Literal(a))),
     reason: Type.Optional(Type.String()),
-    before: Type.Optional(Type.Unknown()),
+    before: Type.Optional(
+      Type.Unknown({ description: 'Absent for assistant text: see before_chars/before_sha256' }),
+    ),
+    before_chars: Type.Optional(Type.Integer()),
+    before_sha256: Type.Optional(Type.String()),
     after: Type.Optional(Type.Unknown()),
   }),
   event('ext_error', { extension: Type.String(), message: Type.String(), log_path: Type.String() }),

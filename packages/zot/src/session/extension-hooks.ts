@@ -1,5 +1,6 @@
 // Wires the extension host into the agent's hook points and lifecycle events, and keeps the
 // audit trail of every block and rewrite (event, session file, extension log).
+import { createHash } from 'node:crypto';
 import type { AgentHooks } from '../agent/hooks.js';
 import type { ExtensionHost } from '../extensions/host.js';
 import type { InterceptRecord } from '../extensions/intercept.js';
@@ -11,10 +12,21 @@ export interface AuditSink {
   record(entry: { type: string; [key: string]: unknown }): void;
 }
 
+/**
+ * The audit trail: the session file and the extension's log keep the full before and after
+ * values. The `intercept` event does too, except for assistant text, whose original is replaced
+ * by its length and hash: a redacted secret must not reach the screen through the audit event.
+ */
 function audit(records: InterceptRecord[], sink: AuditSink): void {
   for (const record of records) {
-    sink.emit({ type: 'intercept', ...record });
     sink.record({ type: 'intercept', time: new Date().toISOString(), ...record });
+    if (record.event === 'assistant_message' && typeof record.before === 'string') {
+      const { before, ...rest } = record;
+      const before_sha256 = createHash('sha256').update(before).digest('hex');
+      sink.emit({ type: 'intercept', ...rest, before_chars: before.length, before_sha256 });
+    } else {
+      sink.emit({ type: 'intercept', ...record });
+    }
   }
 }
 

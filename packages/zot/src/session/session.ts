@@ -26,7 +26,10 @@ export type SessionEvent =
   | AgentEvent
   | HostEvent
   | { type: 'ext_insert'; extension: string; text: string }
-  | ({ type: 'intercept' } & InterceptRecord)
+  | ({ type: 'intercept'; before_chars?: number; before_sha256?: string } & Partial<
+      Pick<InterceptRecord, 'before'>
+    > &
+      Omit<InterceptRecord, 'before'>)
   | { type: 'compact_done'; summary: string }
   | { type: 'warning'; message: string };
 

@@ -6,7 +6,16 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 /** Every suite, in run order; a suite is a module exporting `run(options)`. */
-const SUITES = ['startup', 'first-delta', 'tool-roundtrip'];
+const SUITES = [
+  'startup',
+  'first-delta',
+  'tool-roundtrip',
+  'ext-startup',
+  'ext-tool-roundtrip',
+  'ext-notify-flood',
+  'ext-memory',
+  'intercept-overhead',
+];
 
 const quick = ['1', 'true', 'yes'].includes(process.env.BENCH_QUICK ?? '');
 const wanted = process.argv.slice(2);

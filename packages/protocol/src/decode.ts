@@ -1,11 +1,11 @@
 // Boundary validation: one line (or parsed value) in, a DecodeResult out (DECISIONS 12).
-// Dispatches on `type` to a per-type compiled checker, so a small frame costs one
-// JSON.parse, one Map lookup and one straight-line check.
-import type { TSchema } from '@sinclair/typebox';
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { formatValueError } from './errors.js';
-import { FRAME_SCHEMAS_FROM_EXTENSION, type FrameFromExtension } from './frames-extension.js';
-import { FRAME_SCHEMAS_FROM_HOST, type FrameFromHost } from './frames-host.js';
+// Dispatches on `type` to the frame's generated check (TypeBox's compiled code, emitted at
+// build time into src/generated/validators.ts), so a small frame costs one JSON.parse, one
+// Map lookup and one straight-line check, and importing this module loads no TypeBox.
+import { formatFrameError, type FrameValidator } from './errors.js';
+import type { FrameFromExtension } from './frames-extension.js';
+import type { FrameFromHost } from './frames-host.js';
+import { VALIDATORS_FROM_EXTENSION, VALIDATORS_FROM_HOST } from './generated/validators.js';
 
 export type DecodeFailureKind = 'invalid_json' | 'not_object' | 'unknown_type' | 'invalid_frame';
 
@@ -25,27 +25,12 @@ export type DecodeResult<F = FrameFromExtension | FrameFromHost> =
   | { ok: true; frame: F }
   | DecodeFailure;
 
-interface Entry {
-  schema: TSchema;
-  check: TypeCheck<TSchema> | undefined;
-}
-
-// Checkers compile on first use: host start-up pays only for the frame types it sees.
-function table(schemas: Record<string, TSchema>): Map<string, Entry> {
-  return new Map(
-    Object.entries(schemas).map(([type, schema]) => [type, { schema, check: undefined }]),
-  );
-}
-
-const fromExtension = table(FRAME_SCHEMAS_FROM_EXTENSION);
-const fromHost = table(FRAME_SCHEMAS_FROM_HOST);
-
 /** Wire types an extension may send, in spec order. */
-export const FRAME_TYPES_FROM_EXTENSION = Object.keys(FRAME_SCHEMAS_FROM_EXTENSION) as Array<
+export const FRAME_TYPES_FROM_EXTENSION = [...VALIDATORS_FROM_EXTENSION.keys()] as Array<
   FrameFromExtension['type']
 >;
 /** Wire types the host may send, in spec order. */
-export const FRAME_TYPES_FROM_HOST = Object.keys(FRAME_SCHEMAS_FROM_HOST) as Array<
+export const FRAME_TYPES_FROM_HOST = [...VALIDATORS_FROM_HOST.keys()] as Array<
   FrameFromHost['type']
 >;
 
@@ -67,7 +52,11 @@ function kindOf(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-function check<F>(value: unknown, entries: Map<string, Entry>, sender: string): DecodeResult<F> {
+function check<F>(
+  value: unknown,
+  validators: ReadonlyMap<string, FrameValidator>,
+  sender: string,
+): DecodeResult<F> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return failure('not_object', `frame must be a JSON object, got ${kindOf(value)}`);
   }
@@ -77,14 +66,13 @@ function check<F>(value: unknown, entries: Map<string, Entry>, sender: string): 
     const problem = type === undefined ? 'is required' : 'must be a string';
     return failure('invalid_frame', `frame: /type ${problem}`, undefined, record['id']);
   }
-  const entry = entries.get(type);
-  if (entry === undefined) {
+  const validator = validators.get(type);
+  if (validator === undefined) {
     const error = `unknown frame type ${JSON.stringify(type)} from ${sender}`;
     return failure('unknown_type', error, type, record['id']);
   }
-  const checker = (entry.check ??= TypeCompiler.Compile(entry.schema));
-  if (checker.Check(value)) return { ok: true, frame: value as F };
-  const error = formatValueError(type, checker.Errors(value).First());
+  if (validator.check(value)) return { ok: true, frame: value as F };
+  const error = formatFrameError(type, validator.shape, value);
   return failure('invalid_frame', error, type, record['id']);
 }
 
@@ -101,12 +89,12 @@ function parse(line: string): { ok: true; value: unknown } | DecodeFailure {
  * Contract: never throws; unknown fields are kept on the returned frame (not stripped).
  */
 export function checkFrameFromExtension(value: unknown): DecodeResult<FrameFromExtension> {
-  return check(value, fromExtension, 'extension');
+  return check(value, VALIDATORS_FROM_EXTENSION, 'extension');
 }
 
 /** Validates an already-parsed host → extension frame. Contract: never throws. */
 export function checkFrameFromHost(value: unknown): DecodeResult<FrameFromHost> {
-  return check(value, fromHost, 'host');
+  return check(value, VALIDATORS_FROM_HOST, 'host');
 }
 
 /**
@@ -115,13 +103,13 @@ export function checkFrameFromHost(value: unknown): DecodeResult<FrameFromHost> 
  */
 export function decodeFromExtension(line: string): DecodeResult<FrameFromExtension> {
   const parsed = parse(line);
-  return parsed.ok ? check(parsed.value, fromExtension, 'extension') : parsed;
+  return parsed.ok ? check(parsed.value, VALIDATORS_FROM_EXTENSION, 'extension') : parsed;
 }
 
 /** Decodes one line the host wrote (the SDK side). Contract: as decodeFromExtension. */
 export function decodeFromHost(line: string): DecodeResult<FrameFromHost> {
   const parsed = parse(line);
-  return parsed.ok ? check(parsed.value, fromHost, 'host') : parsed;
+  return parsed.ok ? check(parsed.value, VALIDATORS_FROM_HOST, 'host') : parsed;
 }
 
 /**

@@ -1,37 +1,146 @@
-// Turns TypeBox validation errors into one readable line for an extension's log,
-// e.g. `tool_result: /content/0/type must be "text" or "image"`.
-// Contract: pure; never throws for any schema built in this package.
-import { Kind, type TSchema } from '@sinclair/typebox';
-import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
+// Turns a frame that failed its generated check into one readable line for an extension's
+// log, e.g. `tool_result: /content/0/type must be "text" or "image"`. Runs on the failure
+// path only, walking the plain shapes that src/codegen.ts derives from the TypeBox schemas
+// (see src/generated/validators.ts), so TypeBox is never loaded at runtime.
+// Contract: pure; never throws; reports the error TypeBox's `Errors().First()` reports, but
+// descends into the matching variant of a discriminated union so the path names the culprit.
 
-/** Human phrase for what a schema accepts: `a string`, `"a" or "b"`, `an array or null`. */
-export function describeSchema(schema: TSchema): string {
-  switch (schema[Kind]) {
-    case 'String':
-      return 'a string';
-    case 'Integer':
-      return 'an integer';
-    case 'Number':
-      return 'a number';
-    case 'Boolean':
-      return 'a boolean';
-    case 'Null':
-      return 'null';
-    case 'Array':
-      return 'an array';
-    case 'Object':
-      return 'an object';
-    case 'Literal':
-      return JSON.stringify(schema['const']);
-    case 'Union': {
-      const variants = schema['anyOf'] as TSchema[];
-      const parts = variants.map(describeSchema);
-      const allLiterals = variants.every((v) => v[Kind] === 'Literal');
-      if (allLiterals && parts.length > 2) return `one of ${parts.join(', ')}`;
-      return parts.join(' or ');
+/** What a schema accepts, as plain data generated from a TypeBox schema. */
+export type Shape =
+  | { readonly kind: 'string' | 'integer' | 'number' | 'boolean' | 'null' | 'unknown' }
+  | { readonly kind: 'literal'; readonly value: string | number | boolean }
+  | { readonly kind: 'array'; readonly items: Shape }
+  | { readonly kind: 'object'; readonly properties: readonly ShapeProperty[] }
+  | { readonly kind: 'union'; readonly variants: readonly Shape[] };
+
+/** One property of an object shape, in schema order. */
+export interface ShapeProperty {
+  readonly key: string;
+  readonly required: boolean;
+  readonly shape: Shape;
+}
+
+type UnionShape = Extract<Shape, { kind: 'union' }>;
+
+/** A generated validator: TypeBox's compiled check, and the shape for error messages. */
+export interface FrameValidator {
+  /** Contract: never throws; true exactly when TypeBox's `Value.Check` is true. */
+  readonly check: (value: unknown) => boolean;
+  readonly shape: Shape;
+}
+
+interface ShapeError {
+  problem: 'required' | 'mismatch' | 'union';
+  shape: Shape;
+  path: string;
+  value: unknown;
+  /** For a union: the first error of each variant (all defined, since none matched). */
+  variants?: Array<ShapeError | undefined>;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+// JSON Pointer escaping, as TypeBox writes error paths.
+function pointer(path: string, key: string | number): string {
+  return `${path}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+}
+
+// True when `value` has the JSON type of a non-composite shape.
+function matchesScalar(shape: Shape, value: unknown): boolean {
+  switch (shape.kind) {
+    case 'string':
+      return typeof value === 'string';
+    case 'integer':
+      return Number.isInteger(value);
+    case 'number':
+      return Number.isFinite(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'null':
+      return value === null;
+    case 'literal':
+      return value === shape.value;
+    default:
+      return true;
+  }
+}
+
+// The first error in TypeBox's order: an object's missing required keys first, then its
+// properties in schema order; array items in order; a union fails when every variant does.
+function firstError(shape: Shape, path: string, value: unknown): ShapeError | undefined {
+  switch (shape.kind) {
+    case 'array': {
+      if (!Array.isArray(value)) return { problem: 'mismatch', shape, path, value };
+      for (let i = 0; i < value.length; i++) {
+        const error = firstError(shape.items, pointer(path, i), value[i]);
+        if (error !== undefined) return error;
+      }
+      return undefined;
+    }
+    case 'object': {
+      if (!isPlainObject(value)) return { problem: 'mismatch', shape, path, value };
+      for (const p of shape.properties) {
+        if (p.required && !Object.hasOwn(value, p.key)) {
+          return {
+            problem: 'required',
+            shape: p.shape,
+            path: pointer(path, p.key),
+            value: undefined,
+          };
+        }
+      }
+      for (const p of shape.properties) {
+        const member = value[p.key];
+        if (!p.required && member === undefined) continue;
+        const error = firstError(p.shape, pointer(path, p.key), member);
+        if (error !== undefined) return error;
+      }
+      return undefined;
+    }
+    case 'union': {
+      const variants = shape.variants.map((variant) => firstError(variant, path, value));
+      if (variants.includes(undefined)) return undefined;
+      return { problem: 'union', shape, path, value, variants };
     }
     default:
-      return 'valid';
+      return matchesScalar(shape, value) ? undefined : { problem: 'mismatch', shape, path, value };
+  }
+}
+
+function describeValues(values: readonly unknown[]): string {
+  const parts = values.map((v) => JSON.stringify(v));
+  return parts.length > 2 ? `one of ${parts.join(', ')}` : parts.join(' or ');
+}
+
+/** Human phrase for what a shape accepts: `a string`, `"a" or "b"`, `an array or null`. */
+export function describeShape(shape: Shape): string {
+  switch (shape.kind) {
+    case 'string':
+      return 'a string';
+    case 'integer':
+      return 'an integer';
+    case 'number':
+      return 'a number';
+    case 'boolean':
+      return 'a boolean';
+    case 'null':
+      return 'null';
+    case 'array':
+      return 'an array';
+    case 'object':
+      return 'an object';
+    case 'literal':
+      return JSON.stringify(shape.value);
+    case 'union': {
+      if (shape.variants.every((v) => v.kind === 'literal')) {
+        return describeValues(shape.variants.map((v) => (v.kind === 'literal' ? v.value : v)));
+      }
+      return shape.variants.map(describeShape).join(' or ');
+    }
+    default:
+      return 'any value';
   }
 }
 
@@ -39,22 +148,22 @@ interface Discriminator {
   key: string;
   values: unknown[];
 }
-const discriminators = new WeakMap<TSchema, Discriminator | null>();
+const discriminators = new WeakMap<UnionShape, Discriminator | null>();
 
 // The property whose literal value differs in every variant (`type` for content blocks,
 // `event` for event frames), or null when the union is not discriminated.
-function discriminatorOf(union: TSchema): Discriminator | null {
+function discriminatorOf(union: UnionShape): Discriminator | null {
   const cached = discriminators.get(union);
   if (cached !== undefined) return cached;
-  const variants = union['anyOf'] as TSchema[];
   let found: Discriminator | null = null;
-  if (variants.every((v) => v[Kind] === 'Object')) {
-    const first = variants[0]?.['properties'] as Record<string, TSchema> | undefined;
-    for (const key of Object.keys(first ?? {})) {
-      const literals = variants.map((v) => (v['properties'] as Record<string, TSchema>)[key]);
-      if (!literals.every((s) => s !== undefined && s[Kind] === 'Literal')) continue;
-      const values = literals.map((s) => s?.['const']);
-      if (new Set(values).size === values.length) {
+  const objects = union.variants.flatMap((v) => (v.kind === 'object' ? [v] : []));
+  if (objects.length === union.variants.length && objects.length > 0) {
+    for (const { key } of objects[0]!.properties) {
+      const values = objects.map((v) => {
+        const property = v.properties.find((p) => p.key === key);
+        return property?.shape.kind === 'literal' ? property.shape.value : undefined;
+      });
+      if (!values.includes(undefined) && new Set(values).size === values.length) {
         found = { key, values };
         break;
       }
@@ -64,67 +173,45 @@ function discriminatorOf(union: TSchema): Discriminator | null {
   return found;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function describeValues(values: unknown[]): string {
-  const parts = values.map((v) => JSON.stringify(v));
-  return parts.length > 2 ? `one of ${parts.join(', ')}` : parts.join(' or ');
-}
-
-// First error inside the only array (or object) variant of a union, when the value is an
+// The error inside the only array (or object) variant of a union, when the value is an
 // array (or object); undefined when no single variant has the value's shape.
-function sameShapeVariant(error: ValueError): ValueError | undefined {
-  const kind = Array.isArray(error.value)
-    ? 'Array'
-    : isPlainObject(error.value)
-      ? 'Object'
-      : undefined;
+function sameShapeVariant(error: ShapeError, union: UnionShape): ShapeError | undefined {
+  const value = error.value;
+  const kind = Array.isArray(value) ? 'array' : isPlainObject(value) ? 'object' : undefined;
   if (kind === undefined) return undefined;
-  const variants = error.schema['anyOf'] as TSchema[];
-  const matches = variants.flatMap((v, i) => (v[Kind] === kind ? [i] : []));
-  return matches.length === 1 ? error.errors[matches[0]!]?.First() : undefined;
+  const matches = union.variants.flatMap((v, i) => (v.kind === kind ? [i] : []));
+  return matches.length === 1 ? error.variants?.[matches[0]!] : undefined;
 }
 
-// Message for one error, without the frame-type prefix. Descends into the matching
-// variant of a discriminated union so the path points at the real culprit.
-function describeError(error: ValueError): string {
+// Message for one error, without the frame-type prefix.
+function describeError(error: ShapeError): string {
   const path = error.path === '' ? 'frame' : error.path;
-  switch (error.type) {
-    case ValueErrorType.ObjectRequiredProperty:
-      return `${path} is required`;
-    case ValueErrorType.Union: {
-      const disc = discriminatorOf(error.schema);
-      if (disc === null) {
-        // `T[] | null` given an array: report what is wrong inside the array.
-        const inner = sameShapeVariant(error);
-        return inner !== undefined
-          ? describeError(inner)
-          : `${path} must be ${describeSchema(error.schema)}`;
-      }
-      if (!isPlainObject(error.value)) return `${path} must be an object`;
-      const index = disc.values.indexOf(error.value[disc.key]);
-      const inner = index >= 0 ? error.errors[index]?.First() : undefined;
-      if (inner !== undefined) return describeError(inner);
-      return `${error.path}/${disc.key} must be ${describeValues(disc.values)}`;
-    }
-    case ValueErrorType.String:
-    case ValueErrorType.Integer:
-    case ValueErrorType.Number:
-    case ValueErrorType.Boolean:
-    case ValueErrorType.Null:
-    case ValueErrorType.Array:
-    case ValueErrorType.Object:
-    case ValueErrorType.Literal:
-      return `${path} must be ${describeSchema(error.schema)}`;
-    default:
-      return `${path}: ${error.message}`;
+  const shape = error.shape;
+  if (error.problem === 'required') return `${path} is required`;
+  if (error.problem === 'mismatch' || shape.kind !== 'union') {
+    return `${path} must be ${describeShape(shape)}`;
   }
+  const disc = discriminatorOf(shape);
+  if (disc === null) {
+    // `T[] | null` given an array: report what is wrong inside the array.
+    const inner = sameShapeVariant(error, shape);
+    return inner !== undefined ? describeError(inner) : `${path} must be ${describeShape(shape)}`;
+  }
+  if (!isPlainObject(error.value)) return `${path} must be an object`;
+  const index = disc.values.indexOf(error.value[disc.key]);
+  const inner = index >= 0 ? error.variants?.[index] : undefined;
+  if (inner !== undefined) return describeError(inner);
+  return `${error.path}/${disc.key} must be ${describeValues(disc.values)}`;
+}
+
+/** True when `value` conforms to `shape` (the slow, failure-path twin of a generated check). */
+export function conformsToShape(shape: Shape, value: unknown): boolean {
+  return firstError(shape, '', value) === undefined;
 }
 
 /** `"<frame type>: <path> <problem>"` for the first validation error of a frame. */
-export function formatValueError(frameType: string, error: ValueError | undefined): string {
+export function formatFrameError(frameType: string, shape: Shape, value: unknown): string {
+  const error = firstError(shape, '', value);
   if (error === undefined) return `${frameType}: invalid frame`;
   return `${frameType}: ${describeError(error)}`;
 }

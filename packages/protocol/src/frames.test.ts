@@ -1,6 +1,7 @@
 // Every frame type round-trips (encode, split, decode), and the spec's examples decode.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { FROM_EXTENSION, FROM_HOST } from './frame-samples.fixture.js';
 import {
   EVENT_NAMES,
   FRAME_TYPES_FROM_EXTENSION,
@@ -10,103 +11,10 @@ import {
   decodeFromExtension,
   decodeFromHost,
   encodeFrame,
-  type FrameFromExtension,
-  type FrameFromHost,
   type NotifyLevel,
   type TurnEndStop,
 } from './index.js';
 import { SPEC_EXAMPLES_FROM_EXTENSION, SPEC_EXAMPLES_FROM_HOST } from './spec-examples.fixture.js';
-
-// One sample per frame type with every field set, typed so that a drift between the
-// schemas and the wire shapes of extensions.md fails the build.
-const FROM_EXTENSION: FrameFromExtension[] = [
-  { type: 'hello', name: 'weather', version: '1.0.0', capabilities: ['commands', 'tools'] },
-  { type: 'register_command', name: 'weather', description: 'current weather' },
-  {
-    type: 'register_tool',
-    name: 'weather',
-    description: 'Get the weather.',
-    schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-    deferred: true,
-  },
-  { type: 'ready' },
-  {
-    type: 'tool_result',
-    id: 't1',
-    content: [
-      { type: 'text', text: 'Berlin: 16°C' },
-      { type: 'image', mime_type: 'image/png', data: 'iVBORw0KGgo=' },
-    ],
-    is_error: false,
-    activate_tools: ['weather'],
-  },
-  { type: 'subscribe', events: [...EVENT_NAMES], intercept: [...INTERCEPTABLE_EVENTS] },
-  {
-    type: 'event_intercept_response',
-    id: 'i1',
-    block: true,
-    reason: 'no',
-    modified_args: { command: 'ls' },
-    replace_text: '[redacted]',
-  },
-  {
-    type: 'command_response',
-    id: 'c1',
-    action: 'open_panel',
-    prompt: 'p',
-    insert: 'i',
-    display: 'd',
-    open_panel: { id: 'todos', title: 'Todos', lines: ['□ a', '✓ b'], footer: 'esc close' },
-    error: '',
-  },
-  { type: 'submit', text: 'Summarize.' },
-  { type: 'panel_render', panel_id: 'todos', title: 'Todos', lines: ['x'], footer: 'f' },
-  { type: 'panel_close', panel_id: 'todos' },
-  { type: 'notify', level: 'success', message: 'done' },
-  { type: 'display', text: 'a note' },
-  { type: 'clear_notes' },
-  { type: 'shutdown_ack' },
-];
-
-const FROM_HOST: FrameFromHost[] = [
-  {
-    type: 'hello_ack',
-    protocol_version: 1,
-    zot_version: '0.1.0',
-    provider: 'anthropic',
-    model: 'claude',
-    cwd: '/work',
-    extension_dir: '/x',
-    data_dir: '/x',
-  },
-  { type: 'command_invoked', id: 'c1', name: 'weather', args: 'berlin' },
-  { type: 'tool_call', id: 't1', name: 'weather', args: { city: 'Berlin' } },
-  { type: 'event', event: 'session_start' },
-  { type: 'event', event: 'turn_start', step: 1 },
-  { type: 'event', event: 'turn_end', stop: 'aborted', error: 'stopped' },
-  { type: 'event', event: 'tool_call', tool_id: 'a', tool_name: 'read', tool_args: { path: 'x' } },
-  {
-    type: 'event',
-    event: 'tool_confirmation_requested',
-    tool_id: 'a',
-    tool_name: 'bash',
-    tool_preview: 'ls',
-  },
-  { type: 'event', event: 'assistant_message', text: 'hi' },
-  {
-    type: 'event_intercept',
-    id: 'i1',
-    event: 'tool_call',
-    tool_id: 'a',
-    tool_name: 'bash',
-    tool_args: { command: 'rm -rf /tmp/foo' },
-  },
-  { type: 'event_intercept', id: 'i2', event: 'turn_start', step: 3 },
-  { type: 'event_intercept', id: 'i3', event: 'assistant_message', text: 'sk-ant-...' },
-  { type: 'panel_key', panel_id: 'todos', key: 'rune', text: 'x' },
-  { type: 'panel_close', panel_id: 'todos' },
-  { type: 'shutdown' },
-];
 
 test('the samples cover every frame type of both directions and every event', () => {
   assert.deepEqual(new Set(FROM_EXTENSION.map((f) => f.type)), new Set(FRAME_TYPES_FROM_EXTENSION));

@@ -3,11 +3,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import {
-  EXTENSION_PROTOCOL_SCHEMA_DOCUMENT,
-  FRAME_TYPES_FROM_EXTENSION,
-  FRAME_TYPES_FROM_HOST,
-} from './index.js';
+import { FRAME_TYPES_FROM_EXTENSION, FRAME_TYPES_FROM_HOST } from './index.js';
+import { EXTENSION_PROTOCOL_SCHEMA_DOCUMENT } from './schemas.js';
 
 // dist/src/<this file> -> repository root
 const root = fileURLToPath(new URL('../../../../', import.meta.url));

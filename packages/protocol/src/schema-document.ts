@@ -1,6 +1,6 @@
 // The published JSON Schema (draft 2020-12) of the extension protocol, built from the same
-// TypeBox definitions the decoder checks against. scripts/gen-schema.mjs writes it to
-// schema/extension-protocol.schema.json.
+// TypeBox definitions as the decoder's generated validators. scripts/gen-schema.mjs writes
+// it to schema/extension-protocol.schema.json.
 import type { TSchema } from '@sinclair/typebox';
 import { MAX_FRAME_BYTES, PROTOCOL_VERSION } from './constants.js';
 import { FRAME_SCHEMAS_FROM_EXTENSION } from './frames-extension.js';

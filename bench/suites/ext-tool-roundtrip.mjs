@@ -1,0 +1,100 @@
+// Extension tool round trip: from `tool.execute(args)` on the host's tool object to its result
+// (tool_call frame out, tool_result frame back, converted; no model), versus a raw JSON echo
+// over a pipe to the same program spawned the same way (one JSON line written, the reply line
+// read and parsed). Node and Python fixture extensions; calls alternate in blocks.
+import { row, rounds } from '../lib/common.mjs';
+import {
+  alternateBlocks,
+  assertNoLeftovers,
+  commandLine,
+  extensionEnv,
+  makeFixture,
+  medianOf,
+  RawPeer,
+  startHost,
+  tempRoot,
+} from '../lib/ext.mjs';
+
+const LANGUAGES = ['node', 'python'];
+const BLOCK = 50;
+
+/** Target: subject median <= 2 x raw median + 0.2 ms. */
+function targetRow(metric, raw, host) {
+  const bound = 2 * medianOf(raw) + 0.2;
+  const result = row(metric, raw, host, { maxMs: bound });
+  return {
+    ...result,
+    target: `<= 2x raw + 0.2 ms (${bound.toFixed(3)})`,
+    pass: result.subject.median <= bound,
+  };
+}
+
+export async function run(options) {
+  const warmup = rounds(options, 500, 100);
+  const calls = rounds(options, 2000, 500);
+  const root = tempRoot('ext-tool-rt');
+  const env = extensionEnv();
+  const rows = [];
+  let host;
+  const peers = [];
+  try {
+    const dirs = LANGUAGES.map((language) =>
+      makeFixture(root.dir, `echo-${language}`, 'well-behaved', { tools: [`echo_${language}`] }, language),
+    );
+    host = await startHost(root.dir, dirs, { env });
+    const controller = new AbortController();
+    for (const [index, language] of LANGUAGES.entries()) {
+      const name = `echo_${language}`;
+      const tool = host.toolSource.find(name);
+      if (!tool) throw new Error(`tool ${name} not registered`);
+      const peer = new RawPeer(await commandLine(dirs[index], env), env);
+      peers.push(peer);
+      await peer.handshake(dirs[index]);
+      const args = (i) => ({ path: 'src/index.ts', line: i, pattern: 'hello world' });
+      const expected = (i) => `${name}:${JSON.stringify(args(i))}`;
+      let seq = 0;
+      const viaHost = async (i) => {
+        const start = performance.now();
+        const output = await tool.execute(args(i), {
+          cwd: root.dir,
+          toolCallId: `call_${++seq}`,
+          signal: controller.signal,
+          onProgress: () => undefined,
+        });
+        const ms = performance.now() - start;
+        if (output.isError || output.content[0]?.text !== expected(i)) {
+          throw new Error(`unexpected tool output: ${JSON.stringify(output)}`);
+        }
+        return ms;
+      };
+      const raw = async (i) => {
+        const start = performance.now();
+        const reply = await peer.roundTrip({
+          type: 'tool_call',
+          id: `r${++seq}`,
+          name,
+          args: args(i),
+        });
+        const ms = performance.now() - start;
+        if (reply.type !== 'tool_result' || reply.content?.[0]?.text !== expected(i)) {
+          throw new Error(`unexpected raw reply: ${JSON.stringify(reply)}`);
+        }
+        return ms;
+      };
+      await alternateBlocks(warmup, BLOCK, { raw, host: viaHost });
+      const samples = await alternateBlocks(calls, BLOCK, { raw, host: viaHost });
+      rows.push(
+        targetRow(`${language} tool.execute vs raw pipe echo`, samples.raw, samples.host),
+      );
+    }
+  } finally {
+    await Promise.all(peers.map((peer) => peer.kill()));
+    await host?.shutdown();
+  }
+  try {
+    await assertNoLeftovers(root.dir);
+  } finally {
+    root.cleanup();
+  }
+  return { name: 'ext-tool-roundtrip', rows };
+}

@@ -27,7 +27,9 @@ if (unknown.length > 0) {
 const selected = wanted.length > 0 ? SUITES.filter((name) => wanted.includes(name)) : SUITES;
 
 const fmt = (ms) => (ms >= 10 ? ms.toFixed(1) : ms >= 1 ? ms.toFixed(2) : ms.toFixed(4));
-const cell = (s) => `${fmt(s.median)} (p90 ${fmt(s.p90)})`;
+/** Rows in another unit than ms (e.g. MB) say so in the cell. */
+const cell = (s, unit = 'ms') =>
+  `${fmt(s.median)}${unit === 'ms' ? '' : ` ${unit}`} (p90 ${fmt(s.p90)})`;
 
 function table(results) {
   const head = ['suite', 'metric', 'baseline ms', 'subject ms', 'ratio', 'target', 'result'];
@@ -38,12 +40,13 @@ function table(results) {
       continue;
     }
     for (const r of result.rows) {
-      const status = r.pass ? 'PASS' : 'MISS';
+      // pass === null: a report-only row without a target.
+      const status = r.pass === null ? 'INFO' : r.pass ? 'PASS' : 'MISS';
       lines.push([
         result.name,
         r.metric,
-        cell(r.baseline),
-        cell(r.subject),
+        cell(r.baseline, r.unit),
+        cell(r.subject, r.unit),
         `${r.ratio.toFixed(2)}x`,
         r.target,
         status,

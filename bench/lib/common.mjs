@@ -7,7 +7,7 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The built CLI entry point; BENCH_ZOT_MAIN points the suites at another build (A/B runs). */
 export const ZOT_MAIN =
   process.env.BENCH_ZOT_MAIN ??
-  fileURLToPath(new URL('../../packages/zot/dist/src/main.js', import.meta.url));
+  fileURLToPath(new URL('../../packages/zot/dist/bundle/main.js', import.meta.url));
 
 /** Summary of a sample in milliseconds: median, p90, n (nearest-rank percentiles). */
 export function summarize(samples) {

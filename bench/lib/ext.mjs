@@ -5,10 +5,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT, ZOT_MAIN } from './common.mjs';
+import { ROOT } from './common.mjs';
 
-/** The built source tree next to ZOT_MAIN (so BENCH_ZOT_MAIN also switches the host). */
-export const DIST_SRC = dirname(ZOT_MAIN);
+/**
+ * The compiled (unbundled) source tree the extension suites import the host from in-process;
+ * BENCH_ZOT_SRC points them at another build's `dist/src` (A/B runs).
+ */
+export const DIST_SRC = process.env.BENCH_ZOT_SRC ?? join(ROOT, 'packages/zot/dist/src');
 export const HOST_JS = join(DIST_SRC, 'extensions', 'host.js');
 export const EXEC_RESOLVE_JS = join(DIST_SRC, 'extensions', 'exec-resolve.js');
 export const NODE_FIXTURE = join(ROOT, 'packages/zot/test/fixtures/ext-fixture.mjs');

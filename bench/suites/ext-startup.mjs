@@ -21,9 +21,9 @@ const LANGUAGES = ['node', 'python'];
 
 /** Rounds per count: small counts are cheap, so they get more samples. */
 function roundsFor(options, count) {
-  if (count === 1) return rounds(options, 15, 5);
-  if (count === 10) return rounds(options, 10, 4);
-  return rounds(options, 7, 3);
+  if (count === 1) return rounds(options, 12, 4);
+  if (count === 10) return rounds(options, 6, 2);
+  return rounds(options, 5, 2);
 }
 
 async function sample(mode, root, dirs, env) {
@@ -47,9 +47,11 @@ export async function run(options) {
         for (let i = 0; i < count; i++) {
           dirs.push(makeTrivial(root.dir, programs, language, `t-${language}-${count}-${i}`));
         }
-        // Warm-up: the OS page cache for node/python and the driver's imports.
-        for (const mode of ['host', 'raw-first-line', 'raw-ready']) {
-          await sample(mode, root.dir, dirs, env);
+        // Warm-up, once per language: the page cache for node/python and the driver's imports.
+        if (count === COUNTS[0]) {
+          for (const mode of ['host', 'raw-first-line', 'raw-ready']) {
+            await sample(mode, root.dir, dirs, env);
+          }
         }
         const samples = await interleave(roundsFor(options, count), {
           raw: () => sample('raw-first-line', root.dir, dirs, env),

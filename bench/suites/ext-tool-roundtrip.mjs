@@ -39,7 +39,13 @@ export async function run(options) {
   const peers = [];
   try {
     const dirs = LANGUAGES.map((language) =>
-      makeFixture(root.dir, `echo-${language}`, 'well-behaved', { tools: [`echo_${language}`] }, language),
+      makeFixture(
+        root.dir,
+        `echo-${language}`,
+        'well-behaved',
+        { tools: [`echo_${language}`] },
+        language,
+      ),
     );
     host = await startHost(root.dir, dirs, { env });
     const controller = new AbortController();
@@ -83,9 +89,7 @@ export async function run(options) {
       };
       await alternateBlocks(warmup, BLOCK, { raw, host: viaHost });
       const samples = await alternateBlocks(calls, BLOCK, { raw, host: viaHost });
-      rows.push(
-        targetRow(`${language} tool.execute vs raw pipe echo`, samples.raw, samples.host),
-      );
+      rows.push(targetRow(`${language} tool.execute vs raw pipe echo`, samples.raw, samples.host));
     }
   } finally {
     await Promise.all(peers.map((peer) => peer.kill()));

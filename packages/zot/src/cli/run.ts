@@ -1,33 +1,41 @@
-// Dispatches a command line to a subcommand or a mode and returns the exit code.
+// Dispatches a command line to a subcommand or a mode and returns the exit code. The print and
+// JSON path is imported statically (main.ts already answered --version and --help); RPC, auth
+// and `zot ext` load on demand.
+import { fstatSync } from 'node:fs';
+import { isatty } from 'node:tty';
 import { writeLine, type ModeIO } from '../modes/io.js';
 import { errorMessage, UsageError } from '../util/errors.js';
 import { parseArgs, selectMode, type CliOptions, type Mode } from './args.js';
-import type { Runtime } from './setup.js';
+import { zotPaths } from '../config/paths.js';
+import { runJsonMode } from '../modes/json.js';
+import { runPrintMode } from '../modes/print.js';
+import { listModels } from '../providers/index.js';
+import { createRuntime, resolveProviderModel, type Runtime } from './setup.js';
 import { MAIN_HELP } from './help.js';
 import { zotVersion } from './version.js';
 
 const io: ModeIO = { stdout: process.stdout, stderr: process.stderr };
 const warn = (message: string) => writeLine(io.stderr, `zot: ${message}`);
 
+/**
+ * The prompt from the arguments and, when stdin is not a terminal, from stdin. With a prompt
+ * argument, stdin is read only when it is a pipe or a file (not an inherited socket that may
+ * never close). `process.stdin` is touched only when needed: creating it costs start-up time.
+ */
 async function readPrompt(options: CliOptions): Promise<string> {
   let text = options.prompt.join(' ');
-  const stdin = process.stdin;
-  if (!stdin.isTTY) {
-    const { fstatSync } = await import('node:fs');
-    let readable = text === '';
-    try {
-      const stat = fstatSync(0);
-      readable ||= stat.isFIFO() || stat.isFile();
-    } catch {
-      readable = false;
-    }
-    if (readable) {
-      const chunks: Buffer[] = [];
-      for await (const chunk of stdin) chunks.push(chunk as Buffer);
-      const piped = Buffer.concat(chunks).toString('utf8').trim();
-      if (piped) text = text ? `${text}\n\n${piped}` : piped;
-    }
+  let stat;
+  try {
+    stat = fstatSync(0);
+  } catch {
+    return text.trim(); // no stdin at all
   }
+  const piped = stat.isFIFO() || stat.isFile();
+  if (!piped && (text !== '' || isatty(0))) return text.trim();
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const input = Buffer.concat(chunks).toString('utf8').trim();
+  if (input) text = text ? `${text}\n\n${input}` : input;
   return text.trim();
 }
 
@@ -66,10 +74,7 @@ async function dispatch(argv: string[]): Promise<number> {
     const { runExtCommand } = await import('./ext/index.js');
     return runExtCommand(options.commandArgs, { ...io, stdin: process.stdin });
   }
-  const { createRuntime, resolveProviderModel } = await import('./setup.js');
   if (options.listModels) {
-    const { zotPaths } = await import('../config/paths.js');
-    const { listModels } = await import('../providers/index.js');
     const { provider, extra } = resolveProviderModel(options, zotPaths(), warn);
     for (const model of listModels(provider, extra)) {
       writeLine(
@@ -125,10 +130,8 @@ async function runMode(
     return runRpcMode(runtime.session, rpcIo, info, stop);
   }
   if (mode === 'json') {
-    const { runJsonMode } = await import('../modes/json.js');
     return runJsonMode(runtime.session, prompt, io);
   }
-  const { runPrintMode } = await import('../modes/print.js');
   return runPrintMode(runtime.session, prompt, io);
 }
 

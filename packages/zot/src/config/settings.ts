@@ -23,8 +23,11 @@ export function loadSettings(path: string): { settings: Settings; warning?: stri
   return { settings };
 }
 
+/** Merges `settings` into config.json; skips the (fsync'd) write when nothing changes. */
 export function saveSettings(path: string, settings: Settings): void {
   const read = readJsonObject<Record<string, unknown>>(path);
   const previous = read.ok ? (read.value ?? {}) : {};
-  writeJsonFile(path, { ...previous, ...settings });
+  const next = { ...previous, ...settings };
+  if (read.ok && read.value && JSON.stringify(next) === JSON.stringify(previous)) return;
+  writeJsonFile(path, next);
 }

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const ZOT_BIN = fileURLToPath(new URL('../../src/main.js', import.meta.url));
+// The bundled CLI, as installed; the per-file build beside it is what unit tests import.
+export const ZOT_BIN = fileURLToPath(new URL('../../bundle/main.js', import.meta.url));
 
 export interface ZotResult {
   code: number | null;

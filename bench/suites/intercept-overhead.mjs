@@ -1,0 +1,159 @@
+// Interception overhead (issue 4): the time of host.intercept('tool_call', ...) per call with 0,
+// 1 and 5 fixture extensions that subscribe to tool_call interception and allow at once, versus
+// the raw pipe round trip to the same program (an event_intercept line written by hand, the
+// event_intercept_response line read and parsed), all in the same run, alternating in blocks.
+// For information, also 5 raw round trips to 5 processes in turn (the chain without the host).
+// Target: median(k) - median(0) <= k x 2 x median(raw), i.e. each interceptor adds at most two
+// raw round trips at the median.
+import { join } from 'node:path';
+import { row, rounds } from '../lib/common.mjs';
+import {
+  alternateBlocks,
+  assertNoLeftovers,
+  commandLine,
+  extensionEnv,
+  makeFixture,
+  medianOf,
+  RawPeer,
+  startHost,
+  tempRoot,
+} from '../lib/ext.mjs';
+
+const COUNTS = [0, 1, 5];
+const BLOCK = 50;
+const INTERCEPTOR = { subscribe: { intercept: ['tool_call'] } };
+
+const value = (i) => ({
+  tool_id: `call_${i}`,
+  tool_name: 'bash',
+  tool_args: { command: `ls -la src/${i}`, timeout: 120 },
+});
+
+export async function run(options) {
+  const warmup = rounds(options, 500, 100);
+  const calls = rounds(options, 3000, 800);
+  const root = tempRoot('intercept');
+  const env = extensionEnv();
+  const hosts = {};
+  let peer;
+  const chain = [];
+  let seq = 0;
+  const rows = [];
+  try {
+    // 0 interceptors: one running extension that does not subscribe, so the chain is walked.
+    for (const count of COUNTS) {
+      const dirs =
+        count === 0
+          ? [makeFixture(join(root.dir, 'h0'), 'plain', 'well-behaved')]
+          : Array.from({ length: count }, (_, i) =>
+              makeFixture(join(root.dir, `h${count}`), `guard${i}`, 'well-behaved', INTERCEPTOR),
+            );
+      hosts[count] = await startHost(join(root.dir, `h${count}`), dirs, { env });
+      const active = hosts[count].running.filter((e) => e.intercepts.has('tool_call')).length;
+      if (active !== count) throw new Error(`host ${count}: ${active} interceptors subscribed`);
+    }
+    const rawDir = makeFixture(join(root.dir, 'raw'), 'guard-raw', 'well-behaved', INTERCEPTOR);
+    peer = new RawPeer(await commandLine(rawDir, env), env);
+    await peer.handshake(rawDir);
+    // For information: one raw round trip to each of 5 processes in turn, which is what a chain
+    // of 5 interceptors costs the operating system alone (5 different processes to wake).
+    for (let i = 0; i < 5; i++) {
+      const dir = makeFixture(
+        join(root.dir, 'raw5'),
+        `guard-raw-${i}`,
+        'well-behaved',
+        INTERCEPTOR,
+      );
+      const other = new RawPeer(await commandLine(dir, env), env);
+      chain.push(other);
+      await other.handshake(dir);
+    }
+    const rawFrame = (i) => ({
+      type: 'event_intercept',
+      id: `r${++seq}`,
+      event: 'tool_call',
+      ...value(i),
+    });
+
+    const variants = {
+      raw: async (i) => {
+        const start = performance.now();
+        const reply = await peer.roundTrip(rawFrame(i));
+        const ms = performance.now() - start;
+        if (reply.type !== 'event_intercept_response' || reply.block) {
+          throw new Error(`unexpected raw reply: ${JSON.stringify(reply)}`);
+        }
+        return ms;
+      },
+      raw5: async (i) => {
+        const start = performance.now();
+        for (const other of chain) {
+          const reply = await other.roundTrip(rawFrame(i));
+          if (reply.type !== 'event_intercept_response') throw new Error('unexpected raw reply');
+        }
+        return performance.now() - start;
+      },
+    };
+    for (const count of COUNTS) {
+      variants[`i${count}`] = async (i) => {
+        const start = performance.now();
+        const result = await hosts[count].intercept('tool_call', value(i));
+        const ms = performance.now() - start;
+        if (result.blocked || result.value.tool_args.command !== `ls -la src/${i}`) {
+          throw new Error(`unexpected intercept result: ${JSON.stringify(result)}`);
+        }
+        return ms;
+      };
+    }
+    await alternateBlocks(warmup, BLOCK, variants);
+    const samples = await alternateBlocks(calls, BLOCK, variants);
+
+    const raw = medianOf(samples.raw);
+    const zero = medianOf(samples.i0);
+    rows.push({
+      ...row('0 interceptors: intercept() vs raw round trip', samples.raw, samples.i0, {
+        maxMs: Infinity,
+      }),
+      target: 'none (reference for k > 0)',
+      pass: null,
+    });
+    for (const count of COUNTS.filter((c) => c > 0)) {
+      const added = (medianOf(samples[`i${count}`]) - zero) / count;
+      const result = row(
+        `${count} interceptor${count === 1 ? '' : 's'}: intercept() vs raw round trip`,
+        samples.raw,
+        samples[`i${count}`],
+        { maxMs: Infinity },
+      );
+      rows.push({
+        ...result,
+        target: `added/k = ${(added / raw).toFixed(2)}x raw <= 2x`,
+        pass: added <= 2 * raw,
+        addedPerInterceptor: Math.round(added * 1e4) / 1e4,
+        addedRatio: Math.round((added / raw) * 1000) / 1000,
+        note:
+          `${count} interceptor(s): +${added.toFixed(4)} ms per interceptor over 0 ` +
+          `(${zero.toFixed(4)} ms) = ${(added / raw).toFixed(2)}x the raw round trip ` +
+          `(${raw.toFixed(4)} ms); target <= 2x` +
+          (count === 5
+            ? `; for reference, raw round trips to 5 processes in turn: ` +
+              `${medianOf(samples.raw5).toFixed(4)} ms = ` +
+              `${(medianOf(samples.raw5) / 5).toFixed(4)} ms per hop ` +
+              `(${(medianOf(samples.raw5) / 5 / raw).toFixed(2)}x one raw round trip), so the ` +
+              `host's own share is ` +
+              `${((medianOf(samples.i5) - medianOf(samples.raw5)) / 5).toFixed(4)} ms per interceptor`
+            : ''),
+      });
+    }
+  } finally {
+    await peer?.kill();
+    await Promise.all(chain.map((other) => other.kill()));
+    await Promise.all(Object.values(hosts).map((host) => host.shutdown()));
+  }
+  try {
+    await assertNoLeftovers(root.dir);
+  } finally {
+    root.cleanup();
+  }
+  return { name: 'intercept-overhead', rows };
+}

@@ -49,7 +49,10 @@ for (const pkg of Object.keys(PACKAGE_RULES)) {
     for (const match of text.matchAll(IMPORT)) {
       const spec = match[1] ?? match[2] ?? match[3];
       const where = relative(root, file);
-      if (spec.startsWith('@zot/') && !PACKAGE_RULES[pkg].some((allowed) => spec === allowed || spec.startsWith(allowed + '/'))) {
+      if (
+        spec.startsWith('@zot/') &&
+        !PACKAGE_RULES[pkg].some((allowed) => spec === allowed || spec.startsWith(allowed + '/'))
+      ) {
         problems.push(`${where}: package ${pkg} must not import ${spec}`);
       }
       if (pkg !== 'zot' || !spec.startsWith('.')) continue;

@@ -23,14 +23,19 @@ function decide(frame) {
     const verdict = checkCommand(command);
     if (verdict.block) return { block: true, reason: verdict.reason };
     if (verdict.rewritten) {
-      return { modified_args: { ...frame.tool_args, command: verdict.rewritten }, reason: verdict.reason };
+      return {
+        modified_args: { ...frame.tool_args, command: verdict.rewritten },
+        reason: verdict.reason,
+      };
     }
     return {};
   }
   if (frame.event === 'assistant_message') {
     const text = String(frame.text ?? '');
     const clean = redact(text);
-    return clean === text ? {} : { replace_text: clean, reason: 'guard: redacted what looks like an API key' };
+    return clean === text
+      ? {}
+      : { replace_text: clean, reason: 'guard: redacted what looks like an API key' };
   }
   return {};
 }

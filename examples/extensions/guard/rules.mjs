@@ -2,12 +2,18 @@
 
 /** Commands that are refused outright: [pattern, reason]. */
 export const REFUSE = [
-  [/\brm\s+(-[a-zA-Z]*[rR][a-zA-Z]*\s+)*-[a-zA-Z]*[fF]?[a-zA-Z]*\s+(--no-preserve-root\s+)?\/(\s|$|\*)/, 'deletes the root filesystem'],
+  [
+    /\brm\s+(-[a-zA-Z]*[rR][a-zA-Z]*\s+)*-[a-zA-Z]*[fF]?[a-zA-Z]*\s+(--no-preserve-root\s+)?\/(\s|$|\*)/,
+    'deletes the root filesystem',
+  ],
   [/\brm\s+-[a-zA-Z]*\s+(~|\$HOME)\/?(\s|$)/, 'deletes the home directory'],
   [/(^|[;&|]\s*|\s)sudo\s/, 'uses sudo'],
   [/^\s*sudo$/, 'uses sudo'],
   [/:\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:/, 'is a fork bomb'],
-  [/\b(dd|cat|cp|tee)\b[^|;&]*\bof?=?\s*\/dev\/(sd[a-z]|nvme\d|hd[a-z]|disk\d|mmcblk\d)/, 'writes to a block device'],
+  [
+    /\b(dd|cat|cp|tee)\b[^|;&]*\bof?=?\s*\/dev\/(sd[a-z]|nvme\d|hd[a-z]|disk\d|mmcblk\d)/,
+    'writes to a block device',
+  ],
   [/>\s*\/dev\/(sd[a-z]|nvme\d|hd[a-z]|disk\d|mmcblk\d)/, 'writes to a block device'],
   [/\bmkfs(\.\w+)?\s/, 'formats a filesystem'],
   [/\b(curl|wget)\b[^|]*\|\s*(sudo\s+)?(ba|z|da)?sh\b/, 'pipes a download into a shell'],
@@ -15,7 +21,11 @@ export const REFUSE = [
 
 /** Risky commands rewritten into safer equivalents: [pattern, replacement, note]. */
 export const REWRITE = [
-  [/\bgit\s+push\s+(.*?)(--force|-f)(?![\w-])/, 'git push $1--force-with-lease', 'force push -> --force-with-lease'],
+  [
+    /\bgit\s+push\s+(.*?)(--force|-f)(?![\w-])/,
+    'git push $1--force-with-lease',
+    'force push -> --force-with-lease',
+  ],
   [/\bchmod\s+(-R\s+)?777\b/, 'chmod $1755', 'chmod 777 -> 755'],
 ];
 
@@ -32,7 +42,8 @@ export const SECRETS = [
 
 export function checkCommand(command) {
   for (const [pattern, reason] of REFUSE) {
-    if (pattern.test(command)) return { block: true, reason: `guard refused: this command ${reason}` };
+    if (pattern.test(command))
+      return { block: true, reason: `guard refused: this command ${reason}` };
   }
   let rewritten = command;
   const notes = [];

@@ -21,14 +21,26 @@ test('refuses dangerous commands', () => {
 });
 
 test('leaves ordinary commands alone', () => {
-  for (const command of ['rm -rf build/', 'ls -la /', 'git push origin main', 'echo sudoku', 'dd if=a of=b']) {
+  for (const command of [
+    'rm -rf build/',
+    'ls -la /',
+    'git push origin main',
+    'echo sudoku',
+    'dd if=a of=b',
+  ]) {
     assert.deepEqual(checkCommand(command), {}, command);
   }
 });
 
 test('rewrites risky commands', () => {
-  assert.equal(checkCommand('git push --force origin main').rewritten, 'git push --force-with-lease origin main');
-  assert.equal(checkCommand('git push origin main -f').rewritten, 'git push origin main --force-with-lease');
+  assert.equal(
+    checkCommand('git push --force origin main').rewritten,
+    'git push --force-with-lease origin main',
+  );
+  assert.equal(
+    checkCommand('git push origin main -f').rewritten,
+    'git push origin main --force-with-lease',
+  );
   assert.equal(checkCommand('chmod -R 777 public').rewritten, 'chmod -R 755 public');
 });
 

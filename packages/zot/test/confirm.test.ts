@@ -28,46 +28,82 @@ test('--no-yolo over RPC: confirm_request, deny, allow, remembered approvals, bl
     subscribe: { intercept: ['tool_call'] },
     intercept_responses: { tool_call: { block: true, reason: 'blocked first' } },
   });
-  const client = RpcClient.start(['--provider', 'anthropic', '--base-url', llm.url, '--api-key', 'k', '--no-yolo'], {
-    home: box.home,
-    cwd: box.project,
-    env: FAST_TIMEOUTS,
-  });
+  const client = RpcClient.start(
+    ['--provider', 'anthropic', '--base-url', llm.url, '--api-key', 'k', '--no-yolo'],
+    {
+      home: box.home,
+      cwd: box.project,
+      env: FAST_TIMEOUTS,
+    },
+  );
   t.after(() => client.close());
   await client.request({ type: 'ping' });
   // zz-blocker blocks everything: no question is ever asked.
   llm.script({ toolCalls: [bash('x0', 'touch nope')] }, { text: 'ok' });
   await client.request({ type: 'prompt', message: 'try' });
   await client.waitFor((line) => line.type === 'done');
-  assert.equal(client.lines.some((line) => line.type === 'confirm_request'), false);
-  assert.equal(existsSync(record) && readFileSync(record, 'utf8').includes('tool_confirmation_requested'), false);
+  assert.equal(
+    client.lines.some((line) => line.type === 'confirm_request'),
+    false,
+  );
+  assert.equal(
+    existsSync(record) && readFileSync(record, 'utf8').includes('tool_confirmation_requested'),
+    false,
+  );
   await client.close();
 
   // Without the blocker: ask, deny, allow for the session.
-  makeExtension(join(box.home, 'extensions'), 'zz-blocker', 'well-behaved', {}, { manifest: { enabled: false } });
-  const rpc = RpcClient.start(['--provider', 'anthropic', '--base-url', llm.url, '--api-key', 'k', '--no-yolo'], {
-    home: box.home,
-    cwd: box.project,
-    env: FAST_TIMEOUTS,
-  });
+  makeExtension(
+    join(box.home, 'extensions'),
+    'zz-blocker',
+    'well-behaved',
+    {},
+    { manifest: { enabled: false } },
+  );
+  const rpc = RpcClient.start(
+    ['--provider', 'anthropic', '--base-url', llm.url, '--api-key', 'k', '--no-yolo'],
+    {
+      home: box.home,
+      cwd: box.project,
+      env: FAST_TIMEOUTS,
+    },
+  );
   t.after(() => rpc.close());
   llm.script(
-    { toolCalls: [bash('d1', 'touch denied'), bash('a1', 'touch allowed'), bash('a2', 'touch remembered')] },
+    {
+      toolCalls: [
+        bash('d1', 'touch denied'),
+        bash('a1', 'touch allowed'),
+        bash('a2', 'touch remembered'),
+      ],
+    },
     { toolCalls: [{ id: 'r1', name: 'read', args: { path: 'allowed' } }] },
     { text: 'finished' },
   );
   await rpc.request({ type: 'prompt', message: 'go' });
   const first = await rpc.waitFor((line) => line.type === 'confirm_request');
-  assert.deepEqual(first, { type: 'confirm_request', tool_id: 'd1', tool_name: 'bash', tool_preview: 'touch denied' });
-  assert.equal((await rpc.request({ type: 'confirm', tool_id: 'nope', decision: 'allow' })).success, false);
+  assert.deepEqual(first, {
+    type: 'confirm_request',
+    tool_id: 'd1',
+    tool_name: 'bash',
+    tool_preview: 'touch denied',
+  });
+  assert.equal(
+    (await rpc.request({ type: 'confirm', tool_id: 'nope', decision: 'allow' })).success,
+    false,
+  );
   await rpc.request({ type: 'confirm', tool_id: 'd1', decision: 'deny' });
   await rpc.waitFor((line) => line.type === 'confirm_request' && line.tool_id === 'a1');
   await rpc.request({ type: 'confirm', tool_id: 'a1', decision: 'allow_tool_session' });
-  const readAsk = await rpc.waitFor((line) => line.type === 'confirm_request' && line.tool_id === 'r1');
+  const readAsk = await rpc.waitFor(
+    (line) => line.type === 'confirm_request' && line.tool_id === 'r1',
+  );
   assert.equal(readAsk.tool_name, 'read');
   await rpc.request({ type: 'confirm', tool_id: 'r1', decision: 'allow' });
   await rpc.waitFor((line) => line.type === 'done');
-  const asked = rpc.lines.filter((line) => line.type === 'confirm_request').map((line) => line.tool_id);
+  const asked = rpc.lines
+    .filter((line) => line.type === 'confirm_request')
+    .map((line) => line.tool_id);
   assert.deepEqual(asked, ['d1', 'a1', 'r1'], 'a2 was covered by allow_tool_session');
   assert.equal(existsSync(join(box.project, 'denied')), false);
   assert.equal(existsSync(join(box.project, 'allowed')), true);
@@ -80,9 +116,15 @@ test('--no-yolo over RPC: confirm_request, deny, allow, remembered approvals, bl
     .split('\n')
     .map((line) => JSON.parse(line))
     .filter((frame) => frame.type === 'event' && frame.event === 'tool_confirmation_requested');
-  assert.deepEqual(events.map((e) => e.tool_id), ['d1', 'a1', 'r1']);
+  assert.deepEqual(
+    events.map((e) => e.tool_id),
+    ['d1', 'a1', 'r1'],
+  );
   // Interception runs before the question (DECISIONS 14).
-  const order = readFileSync(record, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  const order = readFileSync(record, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
   const interceptAt = order.findIndex((f) => f.type === 'event_intercept' && f.tool_id === 'd1');
   const askAt = order.findIndex((f) => f.type === 'event' && f.tool_id === 'd1');
   assert.ok(interceptAt >= 0 && interceptAt < askAt);
@@ -92,18 +134,35 @@ test('--no-yolo is ignored with a warning in print mode; abort while waiting den
   const box = makeSandbox();
   t.after(() => box.cleanup());
   llm.script({ toolCalls: [bash('p1', 'touch printed')] }, { text: 'ok' });
-  const print = await runZot(['-p', 'go', '--no-yolo', '--no-session', '--provider', 'anthropic', '--base-url', llm.url, '--api-key', 'k'], {
-    home: box.home,
-    cwd: box.project,
-  });
+  const print = await runZot(
+    [
+      '-p',
+      'go',
+      '--no-yolo',
+      '--no-session',
+      '--provider',
+      'anthropic',
+      '--base-url',
+      llm.url,
+      '--api-key',
+      'k',
+    ],
+    {
+      home: box.home,
+      cwd: box.project,
+    },
+  );
   assert.equal(print.code, 0, print.stderr);
   assert.match(print.stderr, /--no-yolo has no effect in print and JSON modes/);
   assert.equal(existsSync(join(box.project, 'printed')), true);
 
-  const rpc = RpcClient.start(['--provider', 'anthropic', '--base-url', llm.url, '--api-key', 'k', '--no-yolo'], {
-    home: box.home,
-    cwd: box.project,
-  });
+  const rpc = RpcClient.start(
+    ['--provider', 'anthropic', '--base-url', llm.url, '--api-key', 'k', '--no-yolo'],
+    {
+      home: box.home,
+      cwd: box.project,
+    },
+  );
   t.after(() => rpc.close());
   llm.script({ toolCalls: [bash('w1', 'touch waited')] });
   await rpc.request({ type: 'prompt', message: 'go' });

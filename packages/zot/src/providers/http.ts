@@ -164,3 +164,11 @@ export function describeError(error: unknown): string {
   }
   return parts.join(': ') || 'unknown error';
 }
+
+/** JSON request headers for OpenAI-style APIs; no Authorization when there is no key (ollama). */
+export function bearerHeaders(apiKey: string | undefined): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+  };
+}

@@ -1,7 +1,7 @@
 // OpenAI Chat Completions (also ollama, kimi and other OpenAI-compatible servers).
 import { apiUrl } from '../util/base-url.js';
 import { MessageAssembly, parseJson } from './assemble.js';
-import { runSse, type WireDecoder } from './http.js';
+import { bearerHeaders, runSse, type WireDecoder } from './http.js';
 import type { SseEvent } from './sse.js';
 import type {
   ImageBlock,
@@ -25,10 +25,7 @@ export const streamOpenAIChat: StreamFn = (request) =>
     {
       provider: request.model.provider,
       url: apiUrl(request.baseUrl, 'chat/completions'),
-      headers: {
-        'content-type': 'application/json',
-        ...(request.apiKey ? { authorization: `Bearer ${request.apiKey}` } : {}),
-      },
+      headers: bearerHeaders(request.apiKey),
       body: chatBody(request),
       signal: request.signal,
     },

@@ -1,7 +1,7 @@
 // OpenAI Responses API: request body, SSE decoding.
 import { apiUrl } from '../util/base-url.js';
 import { MessageAssembly, parseJson } from './assemble.js';
-import { runSse, type WireDecoder } from './http.js';
+import { bearerHeaders, runSse, type WireDecoder } from './http.js';
 import { dataUrl, imagesOfResults, joinText } from './openai-chat.js';
 import type { SseEvent } from './sse.js';
 import type {
@@ -25,10 +25,7 @@ export const streamOpenAIResponses: StreamFn = (request) =>
     {
       provider: request.model.provider,
       url: apiUrl(request.baseUrl, 'responses'),
-      headers: {
-        'content-type': 'application/json',
-        ...(request.apiKey ? { authorization: `Bearer ${request.apiKey}` } : {}),
-      },
+      headers: bearerHeaders(request.apiKey),
       body: responsesBody(request),
       signal: request.signal,
     },

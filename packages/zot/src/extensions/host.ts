@@ -1,6 +1,5 @@
 // The extension host: discovery, parallel start, the command and tool catalog, notes, reload
 // and shutdown. Every extension failure becomes an ext_error event; none escapes as a throw.
-import { basename } from 'node:path';
 import type {
   CommandResponseFrame,
   EventName,
@@ -11,16 +10,17 @@ import type {
 import type { Tool } from '../agent/tool.js';
 import { loadValidator } from '../agent/validate.js';
 import { buildCatalog, type Builtins, type Catalog } from './catalog.js';
-import { discoverExtensions, type DiscoveredExtension, type ExtensionScope } from './discovery.js';
-import { resolveExec } from './exec-resolve.js';
-import { RunningExtension, type ExtensionContext, type SurfacedFrame } from './extension.js';
-import { extensionLogPath } from './log.js';
+import { discoverExtensions, type DiscoveredExtension } from './discovery.js';
+import type { ExtensionContext, RunningExtension, SurfacedFrame } from './extension.js';
+import { planExtension, type ExtensionReport } from './load-plan.js';
 import { NotesModel } from './notes.js';
 import { runInterceptors, type InterceptResult, type InterceptValues } from './intercept.js';
 import { RequestError } from './peer.js';
 import { extensionTimeouts, type ExtensionTimeouts } from './timeouts.js';
 import { extensionTool } from './tool-adapter.js';
 import { describeExit } from './transport.js';
+
+export type { ExtensionReport, LoadStatus } from './load-plan.js';
 
 export type HostEvent =
   | { type: 'ext_error'; extension: string; message: string; log_path: string }
@@ -38,33 +38,6 @@ export type HostEvent =
       footer?: string;
     }
   | { type: 'ext_panel_close'; extension: string; panel_id: string };
-
-export type LoadStatus =
-  | 'ready'
-  | 'auto-ready'
-  | 'failed'
-  | 'disabled'
-  | 'shadowed'
-  | 'theme-only'
-  | 'skill-only'
-  | 'manifest-error'
-  | 'untrusted';
-
-export interface ExtensionReport {
-  name: string;
-  dir: string;
-  scope: ExtensionScope;
-  status: LoadStatus;
-  error?: string;
-  logPath?: string;
-  shadowedBy?: string;
-  shadowedByScope?: ExtensionScope;
-  commands: string[];
-  tools: Array<{ name: string; deferred: boolean }>;
-  events: string[];
-  intercepts: string[];
-  warnings: string[];
-}
 
 export interface HostOptions {
   cwd: string;
@@ -159,7 +132,14 @@ export class ExtensionHost {
       noExt: this.options.noExt,
     });
     const env = this.options.env ?? process.env;
-    const planned = entries.map((entry) => this.plan(entry, env));
+    const planned = entries.map((entry) =>
+      planExtension(entry, {
+        env,
+        logsDir: this.options.logsDir,
+        ...(this.options.allow ? { allow: this.options.allow } : {}),
+        context: this.context(),
+      }),
+    );
     this.extensions = planned.flatMap((item) => ('extension' in item ? [item.extension] : []));
     if (this.extensions.length > 0) this.installExitHook();
     await Promise.all(this.extensions.map((extension) => extension.start()));
@@ -184,75 +164,6 @@ export class ExtensionHost {
       }
     }
     return this.reports;
-  }
-
-  private plan(entry: DiscoveredExtension, env: NodeJS.ProcessEnv) {
-    const manifest = entry.manifest;
-    const name = manifest?.name ?? basename(entry.dir);
-    const logPath = manifest ? extensionLogPath(this.options.logsDir, manifest.name) : undefined;
-    const base = {
-      name,
-      dir: entry.dir,
-      scope: entry.scope,
-      warnings: [...entry.warnings],
-      ...(logPath ? { logPath } : {}),
-    };
-    const empty = { commands: [], tools: [], events: [], intercepts: [] };
-    const fixed = (status: LoadStatus, extra: Partial<ExtensionReport> = {}) => ({
-      report: (): ExtensionReport => ({ ...base, ...empty, status, ...extra }),
-    });
-    switch (entry.status) {
-      case 'error':
-        return fixed('manifest-error', { error: entry.error ?? 'invalid manifest' });
-      case 'disabled':
-        return fixed('disabled');
-      case 'theme-only':
-        return fixed('theme-only');
-      case 'skill-only':
-        return fixed('skill-only');
-      case 'shadowed':
-        return fixed(
-          'shadowed',
-          entry.shadowedBy
-            ? { shadowedBy: entry.shadowedBy.dir, shadowedByScope: entry.shadowedBy.scope }
-            : {},
-        );
-    }
-    const refusal = this.options.allow?.(entry);
-    if (refusal) return fixed('untrusted', { error: refusal });
-    const exec = resolveExec(manifest!, env);
-    if (!exec.ok) return fixed('failed', { error: exec.error });
-    const extension = new RunningExtension(
-      manifest!.name,
-      entry.dir,
-      { command: exec.command, args: exec.args, cwd: entry.dir, env },
-      logPath!,
-      this.context(),
-    );
-    return { extension, report: () => this.reportOf(extension, base) };
-  }
-
-  private reportOf(
-    extension: RunningExtension,
-    base: Omit<ExtensionReport, 'status' | 'commands' | 'tools' | 'events' | 'intercepts'>,
-  ): ExtensionReport {
-    const ok = extension.state === 'ready';
-    return {
-      ...base,
-      warnings: [...base.warnings, ...extension.warnings],
-      status: ok ? (extension.readyKind ?? 'ready') : 'failed',
-      ...(extension.failure ? { error: extension.failure } : {}),
-      ...(!ok && !extension.failure
-        ? { error: extension.exit ? describeExit(extension.exit) : extension.state }
-        : {}),
-      commands: [...extension.commands.values()].map((command) => command.name),
-      tools: [...extension.tools.values()].map((tool) => ({
-        name: tool.name,
-        deferred: tool.deferred,
-      })),
-      events: [...extension.events],
-      intercepts: [...extension.intercepts],
-    };
   }
 
   private installExitHook(): void {

@@ -1,0 +1,116 @@
+// What happens to each discovered extension: spawned, or reported as not loaded and why.
+import { basename } from 'node:path';
+import type { DiscoveredExtension, ExtensionScope } from './discovery.js';
+import { resolveExec } from './exec-resolve.js';
+import { RunningExtension, type ExtensionContext } from './extension.js';
+import { extensionLogPath } from './log.js';
+import { describeExit } from './transport.js';
+
+export type LoadStatus =
+  | 'ready'
+  | 'auto-ready'
+  | 'failed'
+  | 'disabled'
+  | 'shadowed'
+  | 'theme-only'
+  | 'skill-only'
+  | 'manifest-error'
+  | 'untrusted';
+
+export interface ExtensionReport {
+  name: string;
+  dir: string;
+  scope: ExtensionScope;
+  status: LoadStatus;
+  error?: string;
+  logPath?: string;
+  shadowedBy?: string;
+  shadowedByScope?: ExtensionScope;
+  commands: string[];
+  tools: Array<{ name: string; deferred: boolean }>;
+  events: string[];
+  intercepts: string[];
+  warnings: string[];
+}
+
+type ReportBase = Omit<ExtensionReport, 'status' | 'commands' | 'tools' | 'events' | 'intercepts'>;
+
+export interface PlanDeps {
+  env: NodeJS.ProcessEnv;
+  logsDir: string;
+  /** The trust gate: a refusal message skips the entry. */
+  allow?(entry: DiscoveredExtension): string | undefined;
+  context: ExtensionContext;
+}
+
+/** A spawned extension (its report reads its state later), or a fixed report. */
+export type PlannedExtension =
+  | { extension: RunningExtension; report(): ExtensionReport }
+  | { report(): ExtensionReport };
+
+/** Contract: never throws; only entries that may run (status load, trusted, exec found) spawn. */
+export function planExtension(entry: DiscoveredExtension, deps: PlanDeps): PlannedExtension {
+  const manifest = entry.manifest;
+  const name = manifest?.name ?? basename(entry.dir);
+  const logPath = manifest ? extensionLogPath(deps.logsDir, manifest.name) : undefined;
+  const base: ReportBase = {
+    name,
+    dir: entry.dir,
+    scope: entry.scope,
+    warnings: [...entry.warnings],
+    ...(logPath ? { logPath } : {}),
+  };
+  const empty = { commands: [], tools: [], events: [], intercepts: [] };
+  const fixed = (status: LoadStatus, extra: Partial<ExtensionReport> = {}) => ({
+    report: (): ExtensionReport => ({ ...base, ...empty, status, ...extra }),
+  });
+  switch (entry.status) {
+    case 'error':
+      return fixed('manifest-error', { error: entry.error ?? 'invalid manifest' });
+    case 'disabled':
+      return fixed('disabled');
+    case 'theme-only':
+      return fixed('theme-only');
+    case 'skill-only':
+      return fixed('skill-only');
+    case 'shadowed':
+      return fixed(
+        'shadowed',
+        entry.shadowedBy
+          ? { shadowedBy: entry.shadowedBy.dir, shadowedByScope: entry.shadowedBy.scope }
+          : {},
+      );
+  }
+  const refusal = deps.allow?.(entry);
+  if (refusal) return fixed('untrusted', { error: refusal });
+  const exec = resolveExec(manifest!, deps.env);
+  if (!exec.ok) return fixed('failed', { error: exec.error });
+  const extension = new RunningExtension(
+    manifest!.name,
+    entry.dir,
+    { command: exec.command, args: exec.args, cwd: entry.dir, env: deps.env },
+    logPath!,
+    deps.context,
+  );
+  return { extension, report: () => reportOf(extension, base) };
+}
+
+function reportOf(extension: RunningExtension, base: ReportBase): ExtensionReport {
+  const ok = extension.state === 'ready';
+  const error =
+    extension.failure ??
+    (ok ? undefined : extension.exit ? describeExit(extension.exit) : extension.state);
+  return {
+    ...base,
+    warnings: [...base.warnings, ...extension.warnings],
+    status: ok ? (extension.readyKind ?? 'ready') : 'failed',
+    ...(error !== undefined ? { error } : {}),
+    commands: [...extension.commands.values()].map((command) => command.name),
+    tools: [...extension.tools.values()].map((tool) => ({
+      name: tool.name,
+      deferred: tool.deferred,
+    })),
+    events: [...extension.events],
+    intercepts: [...extension.intercepts],
+  };
+}

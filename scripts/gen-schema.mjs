@@ -1,38 +1,59 @@
 // Writes the committed files generated from the compiled TypeBox definitions: the JSON Schema
-// documents and the protocol's precompiled validators (packages/protocol/src/generated/).
+// documents and the precompiled validators (packages/protocol/src/generated/ for the frames,
+// packages/zot/src/modes/generated/ for the RPC requests).
 // Usage: node scripts/gen-schema.mjs [--check] [file-substring ...]   (run after `npm run build`)
 //   --check  write nothing; exit 1 naming every stale or missing file.
 // Output is deterministic: JSON keeps the definitions' key order, 2-space indent, trailing LF;
 // generated source is formatted with the repository's pinned prettier and its config.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const root = new URL('..', import.meta.url).pathname;
+const CODEGEN = 'packages/protocol/dist/src/codegen.js';
+const RPC_SCHEMA = 'packages/zot/dist/src/modes/rpc-schema.js';
 
-// One row per generated file. To publish another schema, export a plain JSON document from
-// a compiled module and add a row here. A `source` row's export is a function returning
-// source text; as it is compiled itself, writing it is followed by a rebuild.
+// One row per generated file: `generate(load)` returns a plain JSON document (`json` rows)
+// or TypeScript source text (`source` rows), reading compiled modules through
+// `load(module, export)`. A source file is compiled itself, so writing one is followed by a
+// rebuild of its package (`tsc -b`) and of the CLI bundle. An `optional` row is skipped (no
+// error) while its module is not built yet.
 const TARGETS = [
   {
-    module: 'packages/protocol/dist/src/schema-document.js',
-    export: 'EXTENSION_PROTOCOL_SCHEMA_DOCUMENT',
     file: 'schema/extension-protocol.schema.json',
+    json: true,
+    generate: (load) =>
+      load('packages/protocol/dist/src/schema-document.js', 'EXTENSION_PROTOCOL_SCHEMA_DOCUMENT'),
   },
   // Decoding uses these instead of TypeBox at runtime (see packages/protocol/src/decode.ts).
   {
-    module: 'packages/protocol/dist/src/codegen.js',
-    export: 'generateValidatorsSource',
     file: 'packages/protocol/src/generated/validators.ts',
-    source: true,
+    rebuild: 'packages/protocol',
+    generate: async (load) => (await load(CODEGEN, 'generateValidatorsSource'))(),
   },
-  // The CLI's RPC schema: skipped (no error) until packages/zot builds this module.
+  // The CLI's RPC schema.
   {
-    module: 'packages/zot/dist/src/modes/rpc-schema.js',
-    export: 'RPC_SCHEMA_DOCUMENT',
     file: 'schema/rpc.schema.json',
-    optional: true,
+    json: true,
+    optional: RPC_SCHEMA,
+    generate: (load) => load(RPC_SCHEMA, 'RPC_SCHEMA_DOCUMENT'),
+  },
+  // RPC mode checks requests with these instead of TypeBox (packages/zot/src/modes/rpc-decode.ts).
+  // The protocol's codegen is given zot's table: the protocol itself never imports zot.
+  {
+    file: 'packages/zot/src/modes/generated/rpc-validators.ts',
+    rebuild: 'packages/zot',
+    optional: RPC_SCHEMA,
+    generate: async (load) => {
+      const generate = await load(CODEGEN, 'generateValidatorTableSource');
+      return generate(await load(RPC_SCHEMA, 'RPC_REQUESTS'), {
+        exportName: 'RPC_VALIDATORS',
+        doc: 'Validators of the RPC requests, keyed by `type`, in RPC_REQUESTS order.',
+        from: 'RPC_REQUESTS in src/modes/rpc-schema.ts',
+        typesFrom: '@zot/protocol',
+      });
+    },
   },
 ];
 
@@ -48,6 +69,21 @@ if (selected.length === 0) {
   process.exit(2);
 }
 
+// One export of a compiled module; exits naming what is missing.
+async function load(module, name) {
+  const modulePath = join(root, module);
+  if (!existsSync(modulePath)) {
+    console.error(`gen-schema: ${module} not found; run \`npm run build\` first`);
+    process.exit(2);
+  }
+  const value = (await import(pathToFileURL(modulePath).href))[name];
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) {
+    console.error(`gen-schema: ${module} does not export ${name}`);
+    process.exit(2);
+  }
+  return value;
+}
+
 // Formats generated source exactly as `prettier --check .` expects it.
 async function formatSource(text, filePath) {
   const prettier = await import('prettier');
@@ -56,49 +92,46 @@ async function formatSource(text, filePath) {
 }
 
 const stale = [];
-let rebuild = false;
+const rebuild = [];
 for (const target of selected) {
-  const modulePath = join(root, target.module);
-  if (!existsSync(modulePath)) {
-    if (target.optional) continue;
-    console.error(`gen-schema: ${target.module} not found; run \`npm run build\` first`);
-    process.exit(2);
-  }
-  const mod = await import(pathToFileURL(modulePath).href);
-  const value = mod[target.export];
-  const expected = target.source ? 'function' : 'object';
-  if (value === null || typeof value !== expected) {
-    console.error(`gen-schema: ${target.module} does not export ${target.export}`);
-    process.exit(2);
-  }
+  if (target.optional && !existsSync(join(root, target.optional))) continue;
   const filePath = join(root, target.file);
-  const text = target.source
-    ? await formatSource(value(), filePath)
-    : JSON.stringify(value, null, 2) + '\n';
+  const value = await target.generate(load);
+  if (typeof value !== (target.json ? 'object' : 'string')) {
+    console.error(`gen-schema: ${target.file}: the generator returned ${typeof value}`);
+    process.exit(2);
+  }
+  const text = target.json
+    ? JSON.stringify(value, null, 2) + '\n'
+    : await formatSource(value, filePath);
   const current = existsSync(filePath) ? readFileSync(filePath, 'utf8') : undefined;
   if (current === text) continue;
   if (check) stale.push(target);
   else {
+    mkdirSync(dirname(filePath), { recursive: true });
     writeFileSync(filePath, text);
     console.log(`gen-schema: wrote ${target.file}`);
-    rebuild ||= target.source === true;
+    if (target.rebuild) rebuild.push(target.rebuild);
   }
 }
 
 if (stale.length > 0) {
-  for (const { file, source } of stale) {
-    const what = source ? 'no longer matches the schemas it is generated from' : 'is stale';
+  for (const { file, json } of stale) {
+    const what = json ? 'is stale' : 'no longer matches the schemas it is generated from';
     console.error(`gen-schema: ${file} ${what}; run \`npm run gen:schema\` and commit it`);
   }
   process.exit(1);
 }
-if (rebuild) {
-  // The generated source is itself compiled: rebuild so dist/ uses it.
-  const tsc = join(root, 'node_modules/typescript/bin/tsc');
-  const run = spawnSync(process.execPath, [tsc, '-b', 'packages/protocol'], {
-    cwd: root,
-    stdio: 'inherit',
-  });
-  if (run.status !== 0) process.exit(run.status ?? 1);
-  console.log('gen-schema: rebuilt packages/protocol');
+if (rebuild.length > 0) {
+  // The generated source is itself compiled: rebuild so dist/ (and the bundle) use it.
+  const steps = [
+    [join(root, 'node_modules/typescript/bin/tsc'), '-b', ...new Set(rebuild)],
+    [join(root, 'scripts/bundle.mjs')],
+    [join(root, 'scripts/chmod-bin.mjs')],
+  ];
+  for (const step of steps) {
+    const run = spawnSync(process.execPath, step, { cwd: root, stdio: 'inherit' });
+    if (run.status !== 0) process.exit(run.status ?? 1);
+  }
+  console.log(`gen-schema: rebuilt ${[...new Set(rebuild)].join(', ')} and the bundle`);
 }

@@ -1,5 +1,6 @@
 // Turns a frame that failed its generated check into one readable line for an extension's
-// log, e.g. `tool_result: /content/0/type must be "text" or "image"`. Runs on the failure
+// log (or an RPC request into its error response), e.g. `tool_result: /content/0/type must
+// be "text" or "image"` or `set_model: /model must be a non-empty string`. Runs on the failure
 // path only, walking the plain shapes that src/codegen.ts derives from the TypeBox schemas
 // (see src/generated/validators.ts), so TypeBox is never loaded at runtime.
 // Contract: pure; never throws; reports the error TypeBox's `Errors().First()` reports, but
@@ -7,11 +8,22 @@
 
 /** What a schema accepts, as plain data generated from a TypeBox schema. */
 export type Shape =
-  | { readonly kind: 'string' | 'integer' | 'number' | 'boolean' | 'null' | 'unknown' }
+  | { readonly kind: 'integer' | 'number' | 'boolean' | 'null' | 'unknown' }
+  | StringShape
   | { readonly kind: 'literal'; readonly value: string | number | boolean }
   | { readonly kind: 'array'; readonly items: Shape }
   | { readonly kind: 'object'; readonly properties: readonly ShapeProperty[] }
+  | { readonly kind: 'record'; readonly keyPattern: string; readonly values: Shape }
   | { readonly kind: 'union'; readonly variants: readonly Shape[] };
+
+/** A string, with the length limits (UTF-16 code units) and pattern its schema sets. */
+export interface StringShape {
+  readonly kind: 'string';
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  /** Source of a regular expression the string must match somewhere, as `new RegExp(p)`. */
+  readonly pattern?: string;
+}
 
 /** One property of an object shape, in schema order. */
 export interface ShapeProperty {
@@ -47,11 +59,30 @@ function pointer(path: string, key: string | number): string {
   return `${path}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
 }
 
-// True when `value` has the JSON type of a non-composite shape.
+const regexps = new Map<string, RegExp>();
+
+// The compiled pattern; one per source, since `test` on a non-global RegExp is stateless.
+function regexp(source: string): RegExp {
+  let compiled = regexps.get(source);
+  if (compiled === undefined) regexps.set(source, (compiled = new RegExp(source)));
+  return compiled;
+}
+
+// True when `value` is a string within the shape's length limits and matching its pattern.
+function matchesString(shape: StringShape, value: unknown): boolean {
+  return (
+    typeof value === 'string' &&
+    (shape.minLength === undefined || value.length >= shape.minLength) &&
+    (shape.maxLength === undefined || value.length <= shape.maxLength) &&
+    (shape.pattern === undefined || regexp(shape.pattern).test(value))
+  );
+}
+
+// True when `value` has the JSON type (and constraints) of a non-composite shape.
 function matchesScalar(shape: Shape, value: unknown): boolean {
   switch (shape.kind) {
     case 'string':
-      return typeof value === 'string';
+      return matchesString(shape, value);
     case 'integer':
       return Number.isInteger(value);
     case 'number':
@@ -68,7 +99,8 @@ function matchesScalar(shape: Shape, value: unknown): boolean {
 }
 
 // The first error in TypeBox's order: an object's missing required keys first, then its
-// properties in schema order; array items in order; a union fails when every variant does.
+// properties in schema order; array items and record members in order; a union fails when
+// every variant does.
 function firstError(shape: Shape, path: string, value: unknown): ShapeError | undefined {
   switch (shape.kind) {
     case 'array': {
@@ -99,6 +131,16 @@ function firstError(shape: Shape, path: string, value: unknown): ShapeError | un
       }
       return undefined;
     }
+    case 'record': {
+      if (!isPlainObject(value)) return { problem: 'mismatch', shape, path, value };
+      const keys = regexp(shape.keyPattern);
+      for (const [key, member] of Object.entries(value)) {
+        if (!keys.test(key)) continue;
+        const error = firstError(shape.values, pointer(path, key), member);
+        if (error !== undefined) return error;
+      }
+      return undefined;
+    }
     case 'union': {
       const variants = shape.variants.map((variant) => firstError(variant, path, value));
       if (variants.includes(undefined)) return undefined;
@@ -114,11 +156,21 @@ function describeValues(values: readonly unknown[]): string {
   return parts.length > 2 ? `one of ${parts.join(', ')}` : parts.join(' or ');
 }
 
+// `a string`, `a non-empty string`, `a string of 2 to 8 characters matching "^/"`.
+function describeString(shape: StringShape): string {
+  const { minLength: min = 0, maxLength: max, pattern } = shape;
+  let text = min === 1 && max === undefined ? 'a non-empty string' : 'a string';
+  if (max !== undefined) {
+    text += min > 0 ? ` of ${min} to ${max} characters` : ` of at most ${max} characters`;
+  } else if (min > 1) text += ` of at least ${min} characters`;
+  return pattern === undefined ? text : `${text} matching ${JSON.stringify(pattern)}`;
+}
+
 /** Human phrase for what a shape accepts: `a string`, `"a" or "b"`, `an array or null`. */
 export function describeShape(shape: Shape): string {
   switch (shape.kind) {
     case 'string':
-      return 'a string';
+      return describeString(shape);
     case 'integer':
       return 'an integer';
     case 'number':
@@ -130,6 +182,7 @@ export function describeShape(shape: Shape): string {
     case 'array':
       return 'an array';
     case 'object':
+    case 'record':
       return 'an object';
     case 'literal':
       return JSON.stringify(shape.value);
@@ -173,13 +226,12 @@ function discriminatorOf(union: UnionShape): Discriminator | null {
   return found;
 }
 
-// The error inside the only array (or object) variant of a union, when the value is an
-// array (or object); undefined when no single variant has the value's shape.
+// The error inside the only array (or object or record) variant of a union, when the value
+// is an array (or object); undefined when no single variant has the value's shape.
 function sameShapeVariant(error: ShapeError, union: UnionShape): ShapeError | undefined {
   const value = error.value;
-  const kind = Array.isArray(value) ? 'array' : isPlainObject(value) ? 'object' : undefined;
-  if (kind === undefined) return undefined;
-  const matches = union.variants.flatMap((v, i) => (v.kind === kind ? [i] : []));
+  const kinds = Array.isArray(value) ? ['array'] : isPlainObject(value) ? ['object', 'record'] : [];
+  const matches = union.variants.flatMap((v, i) => (kinds.includes(v.kind) ? [i] : []));
   return matches.length === 1 ? error.variants?.[matches[0]!] : undefined;
 }
 

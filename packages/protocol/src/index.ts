@@ -78,4 +78,5 @@ export {
   type DecodeFailureKind,
   type DecodeResult,
 } from './decode.js';
+export { formatFrameError, type FrameValidator, type Shape } from './errors.js';
 export { LineSplitter, createLineDecoder, type LineDecoderOptions } from './jsonl.js';

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { checkExpression, generateValidatorsSource, shapeOf } from './codegen.js';
+import { compileCheck, generateValidatorsSource, shapeOf } from './codegen.js';
 import { conformsToShape, formatFrameError, type FrameValidator } from './errors.js';
 import { FROM_EXTENSION, FROM_HOST } from './frame-samples.fixture.js';
 import { VALIDATORS_FROM_EXTENSION, VALIDATORS_FROM_HOST } from './generated/validators.js';
@@ -135,11 +135,14 @@ test('non-objects fail every generated check and its shape walk', () => {
 });
 
 test('codegen refuses schemas the generated module could not honour', () => {
-  assert.throws(() => shapeOf(Type.String({ minLength: 1 }), 'S'), /keyword "minLength"/);
+  assert.throws(() => shapeOf(Type.String({ format: 'email' }), 'S'), /keyword "format"/);
+  assert.throws(() => shapeOf(Type.Integer({ minimum: 1 }), 'I'), /keyword "minimum"/);
+  assert.throws(() => shapeOf(Type.String({ minLength: 0.5 }), 'S'), /minLength 0.5/);
+  assert.throws(() => shapeOf(Type.String({ pattern: '(' }), 'S'), /Invalid regular expression/);
   assert.throws(() => shapeOf(Type.Object({}, { additionalProperties: false }), 'O'), /keyword/);
   assert.throws(() => shapeOf(Type.Date(), 'D'), /kind Date/);
   const hoisted = Type.Object({ a: Type.String() }, { $id: 'A' });
-  assert.throws(() => checkExpression(hoisted, 'A'), /hoisted helpers/);
+  assert.throws(() => compileCheck(hoisted, 'A'), /hoisted helpers/);
 });
 
 test('codegen is deterministic', () => {

@@ -120,6 +120,19 @@ test('--no-yolo over RPC: confirm_request, deny, allow, remembered approvals, bl
     events.map((e) => e.tool_id),
     ['d1', 'a1', 'r1'],
   );
+  // /yolo switches asking off and on again.
+  const from = rpc.lines.length;
+  await rpc.request({ type: 'command', text: '/yolo' });
+  const toggled = await rpc.waitFor((line) => line.type === 'ext_display', 5000, from);
+  assert.match(String(toggled.text), /yolo on/);
+  llm.script({ toolCalls: [bash('y1', 'touch yolo')] }, { text: 'done' });
+  await rpc.request({ type: 'prompt', message: 'again' });
+  await rpc.waitFor((line) => line.type === 'done', 10_000, from);
+  assert.equal(
+    rpc.lines.slice(from).some((line) => line.type === 'confirm_request'),
+    false,
+  );
+  assert.equal(existsSync(join(box.project, 'yolo')), true);
   // Interception runs before the question (DECISIONS 14).
   const order = readFileSync(record, 'utf8')
     .trim()

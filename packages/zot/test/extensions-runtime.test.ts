@@ -363,3 +363,28 @@ async function waitForFile(path: string): Promise<void> {
   }
   throw new Error(`${path} never appeared`);
 }
+
+test('a tool whose schema is not a valid JSON Schema object is rejected and logged; the others load', async (t) => {
+  const { box, root, run, log } = setup();
+  t.after(() => box.cleanup());
+  makeExtension(root, 'schemas', 'well-behaved', {
+    tools: [
+      { name: 'typo', schema: { type: 'object', properties: { a: { type: 'strnig' } } } },
+      { name: 'listy', schema: { type: 'array' } },
+      { name: 'not_object', schema: 'string schema' },
+      { name: 'fine', schema: { type: 'object', properties: { a: { type: 'string' } } } },
+      { name: 'no schema' },
+    ],
+  });
+  llm.script({ text: 'ok' });
+  const result = await run(['-p', 'hi']);
+  assert.equal(result.code, 0, result.stderr);
+  const offered = llm.requests.at(-1)!.body.tools.map((tool: { name: string }) => tool.name);
+  assert.ok(offered.includes('fine'));
+  for (const name of ['typo', 'listy', 'not_object', 'no schema']) assert.ok(!offered.includes(name), name);
+  const text = log('schemas');
+  assert.match(text, /register_tool "typo": not a valid JSON Schema: \/properties\/a\/type must be equal to one of the allowed values/);
+  assert.match(text, /register_tool "listy": the schema must describe an object/);
+  assert.match(text, /dropped a malformed line: register_tool: \/schema/);
+  assert.match(text, /invalid tool name "no schema"/);
+});

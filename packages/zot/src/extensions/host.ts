@@ -8,7 +8,6 @@ import type {
   PanelSpec,
 } from '@zot/protocol';
 import type { Tool } from '../agent/tool.js';
-import { loadValidator } from '../agent/validate.js';
 import { buildCatalog, type Builtins, type Catalog } from './catalog.js';
 import { discoverExtensions, type DiscoveredExtension } from './discovery.js';
 import type { ExtensionContext, RunningExtension, SurfacedFrame } from './extension.js';
@@ -124,7 +123,6 @@ export class ExtensionHost {
 
   /** Discovers and starts every extension in parallel; resolves when all are ready or failed. */
   async start(): Promise<ExtensionReport[]> {
-    await loadValidator(); // registrations validate tool schemas synchronously
     const { entries } = discoverExtensions({
       cwd: this.options.cwd,
       zotHome: this.options.zotHome,

@@ -1,11 +1,10 @@
-// Validates one RPC input line against the request schemas.
-import type { TSchema } from '@sinclair/typebox';
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { RPC_REQUESTS, type RpcRequest, type RpcRequestType } from './rpc-schema.js';
+// Validates one RPC input line against the request schemas, through the checks generated
+// from them at build time (generated/rpc-validators.ts), so RPC mode loads no TypeBox.
+import { formatFrameError } from '@zot/protocol';
+import { RPC_VALIDATORS } from './generated/rpc-validators.js';
+import type { RpcRequest } from './rpc-schema.js';
 
-const checkers = Object.fromEntries(
-  Object.entries(RPC_REQUESTS).map(([type, schema]) => [type, TypeCompiler.Compile(schema)]),
-) as unknown as Record<RpcRequestType, TypeCheck<TSchema>>;
+const KNOWN = [...RPC_VALIDATORS.keys()].join(', ');
 
 export type RpcDecoded =
   | { ok: true; request: RpcRequest }
@@ -28,24 +27,21 @@ export function decodeRpcLine(line: string): RpcDecoded {
   const type = record.type;
   if (typeof type !== 'string')
     return { ok: false, ...withId, command: 'unknown', error: 'missing "type"' };
-  if (!Object.hasOwn(checkers, type)) {
-    const known = Object.keys(checkers).join(', ');
+  const validator = RPC_VALIDATORS.get(type);
+  if (validator === undefined) {
     return {
       ok: false,
       ...withId,
       command: type,
-      error: `unknown command "${type}" (known: ${known})`,
+      error: `unknown command "${type}" (known: ${KNOWN})`,
     };
   }
-  const checker = checkers[type as RpcRequestType];
-  if (!checker.Check(value)) {
-    const first = checker.Errors(value).First();
-    const where = first?.path || '/';
+  if (!validator.check(value)) {
     return {
       ok: false,
       ...withId,
       command: type,
-      error: `${type}: ${where} ${first?.message ?? 'is invalid'}`,
+      error: formatFrameError(type, validator.shape, value),
     };
   }
   return { ok: true, request: value as RpcRequest };

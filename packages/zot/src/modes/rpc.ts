@@ -34,6 +34,7 @@ const BUILTIN_DESCRIPTIONS: Record<string, string> = {
   clear: 'drop the transcript',
   compact: 'summarise the transcript',
   'reload-ext': 'restart every extension',
+  yolo: 'stop or resume asking before tools run (--no-yolo)',
 };
 
 function listCommands(session: Session) {

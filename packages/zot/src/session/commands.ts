@@ -40,6 +40,7 @@ function helpText(host: ExtensionHost | undefined): string {
     '  /clear         drop the transcript',
     '  /compact       summarise the transcript',
     '  /reload-ext    restart every extension',
+    '  /yolo [on|off] stop or resume asking before tools run (with --no-yolo)',
   ];
   for (const command of host?.commands() ?? []) {
     lines.push(`  /${command.name.padEnd(12)} ${command.description} [${command.extension}]`);
@@ -85,6 +86,23 @@ export async function runSlashCommand(session: Session, text: string): Promise<S
     case 'compact': {
       const result = await session.compact();
       return result.error ? { kind: 'error', message: result.error } : { kind: 'noop' };
+    }
+    case 'yolo': {
+      const gate = session.confirmation;
+      if (!gate)
+        return {
+          kind: 'display',
+          text: 'tools already run without asking (start with --no-yolo to be asked)',
+        };
+      const arg = parsed.args.toLowerCase();
+      const on = arg === 'on' ? true : arg === 'off' ? false : !gate.isYolo;
+      gate.setYolo(on);
+      return {
+        kind: 'display',
+        text: on
+          ? 'yolo on: tools run without asking'
+          : 'yolo off: you are asked before each tool runs',
+      };
     }
     case 'reload-ext': {
       if (!host) return { kind: 'error', message: 'extensions are not loaded in this run' };

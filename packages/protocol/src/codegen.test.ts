@@ -1,0 +1,142 @@
+// generateValidatorTableSource, the codegen other packages call with their own table (zot's
+// RPC requests): the module it writes, transpiled and loaded, agrees with TypeBox's
+// Value.Check on the keywords beyond the frames' (string limits and patterns, records) and
+// explains failures in the frames' style.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import ts from 'typescript';
+import { generateValidatorTableSource } from './codegen.js';
+import { conformsToShape, formatFrameError, type FrameValidator } from './errors.js';
+
+const Id = Type.Union([Type.String(), Type.Number()], { description: 'echoed' });
+const SCHEMAS: Record<string, TSchema> = {
+  set_name: Type.Object({
+    type: Type.Literal('set_name'),
+    id: Type.Optional(Id),
+    name: Type.String({ minLength: 1 }),
+    code: Type.Optional(Type.String({ minLength: 2, maxLength: 3 })),
+    short: Type.Optional(Type.String({ maxLength: 4 })),
+    long: Type.Optional(Type.String({ minLength: 3, pattern: '^[a-z]+$' })),
+  }),
+  command: Type.Object({
+    type: Type.Literal('command'),
+    text: Type.String({ pattern: '^/' }),
+    slug: Type.Optional(Type.String({ pattern: 'a\\d/' })),
+    decision: Type.Optional(Type.Union(['allow', 'deny', 'ask'].map((d) => Type.Literal(d)))),
+  }),
+  meta: Type.Object({
+    type: Type.Literal('meta'),
+    any: Type.Record(Type.String(), Type.Unknown()),
+    counts: Type.Optional(Type.Record(Type.String(), Type.Number())),
+    nested: Type.Optional(Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()])),
+  }),
+};
+
+async function loadTable(): Promise<ReadonlyMap<string, FrameValidator>> {
+  const source = generateValidatorTableSource(SCHEMAS, {
+    exportName: 'TEST_VALIDATORS',
+    doc: 'Test table.',
+    from: 'SCHEMAS in src/codegen.test.ts',
+    typesFrom: '@zot/protocol',
+  });
+  assert.match(source, /^import type \{ FrameValidator, Shape \} from "@zot\/protocol";$/m);
+  assert.doesNotMatch(source, /\blocal_\d/, 'hoisted regexps are renamed');
+  const js = ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
+  assert.doesNotMatch(js, /^import /m, 'the generated module has no runtime imports');
+  const module = (await import(`data:text/javascript,${encodeURIComponent(js)}`)) as {
+    TEST_VALIDATORS: ReadonlyMap<string, FrameValidator>;
+  };
+  return module.TEST_VALIDATORS;
+}
+
+const VALID: unknown[] = [
+  { type: 'set_name', name: 'x' },
+  { type: 'set_name', id: 7, name: 'x', code: 'ab', short: '', long: 'abc' },
+  { type: 'set_name', id: 'q', name: 'é', code: 'abc', short: 'abcd', long: 'zzzzzz' },
+  { type: 'command', text: '/weather berlin', slug: 'xa1/y', decision: 'ask' },
+  { type: 'meta', any: {} },
+  { type: 'meta', any: { a: 1, b: [null] }, counts: { x: 1.5 }, nested: null },
+  { type: 'meta', any: {}, nested: { k: 'v', 'a/b': 'c' } },
+];
+
+const INVALID: Array<[unknown, string]> = [
+  [{ type: 'set_name' }, 'set_name: /name is required'],
+  [{ type: 'set_name', name: '' }, 'set_name: /name must be a non-empty string'],
+  [{ type: 'set_name', name: 3 }, 'set_name: /name must be a non-empty string'],
+  [{ type: 'set_name', id: null, name: 'x' }, 'set_name: /id must be a string or a number'],
+  [
+    { type: 'set_name', name: 'x', code: 'a' },
+    'set_name: /code must be a string of 2 to 3 characters',
+  ],
+  [
+    { type: 'set_name', name: 'x', code: 'abcd' },
+    'set_name: /code must be a string of 2 to 3 characters',
+  ],
+  [
+    { type: 'set_name', name: 'x', short: 'abcde' },
+    'set_name: /short must be a string of at most 4 characters',
+  ],
+  [
+    { type: 'set_name', name: 'x', long: 'ab' },
+    'set_name: /long must be a string of at least 3 characters matching "^[a-z]+$"',
+  ],
+  [
+    { type: 'set_name', name: 'x', long: 'ABCD' },
+    'set_name: /long must be a string of at least 3 characters matching "^[a-z]+$"',
+  ],
+  [{ type: 'command', text: 'weather' }, 'command: /text must be a string matching "^/"'],
+  [
+    { type: 'command', text: '/x', slug: 'a1' },
+    'command: /slug must be a string matching "a\\\\d/"',
+  ],
+  [
+    { type: 'command', text: '/x', decision: 'maybe' },
+    'command: /decision must be one of "allow", "deny", "ask"',
+  ],
+  [{ type: 'meta' }, 'meta: /any is required'],
+  [{ type: 'meta', any: [] }, 'meta: /any must be an object'],
+  [{ type: 'meta', any: {}, counts: { a: 1, 'b/c': 'x' } }, 'meta: /counts/b~1c must be a number'],
+  [{ type: 'meta', any: {}, nested: { k: 1 } }, 'meta: /nested/k must be a string'],
+  [{ type: 'meta', any: {}, nested: 'x' }, 'meta: /nested must be an object or null'],
+];
+
+test('a generated table agrees with Value.Check and explains each failure', async () => {
+  const validators = await loadTable();
+  assert.deepEqual([...validators.keys()], Object.keys(SCHEMAS));
+  const samples: Array<[unknown, string | undefined]> = [
+    ...VALID.map((v): [unknown, undefined] => [v, undefined]),
+    ...INVALID,
+  ];
+  for (const [value, message] of samples) {
+    const type = (value as { type: string }).type;
+    const [schema, validator] = [SCHEMAS[type]!, validators.get(type)!];
+    const label = JSON.stringify(value);
+    const expected = Value.Check(schema, value);
+    assert.equal(expected, message === undefined, `sample is as labelled: ${label}`);
+    assert.equal(validator.check(value), expected, `generated check, ${label}`);
+    assert.equal(conformsToShape(validator.shape, value), expected, `shape walk, ${label}`);
+    if (message !== undefined) {
+      assert.equal(formatFrameError(type, validator.shape, value), message, label);
+    }
+  }
+});
+
+test('record keys outside the key pattern are not checked, as in TypeBox', async () => {
+  const validators = await loadTable();
+  const value = { type: 'meta', any: {}, counts: { 'line\nbreak': 'not a number' } };
+  assert.equal(Value.Check(SCHEMAS['meta']!, value), true);
+  assert.equal(validators.get('meta')!.check(value), true);
+  assert.equal(conformsToShape(validators.get('meta')!.shape, value), true);
+});
+
+test('the generated table is deterministic', () => {
+  const options = { exportName: 'T', doc: 'd', from: 'f', typesFrom: 'x' };
+  assert.equal(
+    generateValidatorTableSource(SCHEMAS, options),
+    generateValidatorTableSource(SCHEMAS, options),
+  );
+});

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { FAST_TIMEOUTS, makeExtension } from './support/extensions.js';
+import { FAST_TIMEOUTS, makeExtension, expectNoLeftovers } from './support/extensions.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { RpcClient } from './support/rpc-client.js';
 import { makeSandbox, runZot } from './support/zot.js';
@@ -18,6 +18,7 @@ const bash = (id: string, command: string) => ({ id, name: 'bash', args: { comma
 test('--no-yolo over RPC: confirm_request, deny, allow, remembered approvals, blocked calls never ask', async (t) => {
   const box = makeSandbox();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   const record = join(box.project, 'watcher.jsonl');
   makeExtension(join(box.home, 'extensions'), 'watcher', 'well-behaved', {
     record,
@@ -141,11 +142,13 @@ test('--no-yolo over RPC: confirm_request, deny, allow, remembered approvals, bl
   const interceptAt = order.findIndex((f) => f.type === 'event_intercept' && f.tool_id === 'd1');
   const askAt = order.findIndex((f) => f.type === 'event' && f.tool_id === 'd1');
   assert.ok(interceptAt >= 0 && interceptAt < askAt);
+  await rpc.close();
 });
 
 test('--no-yolo is ignored with a warning in print mode; abort while waiting denies', async (t) => {
   const box = makeSandbox();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   llm.script({ toolCalls: [bash('p1', 'touch printed')] }, { text: 'ok' });
   const print = await runZot(
     [
@@ -185,4 +188,5 @@ test('--no-yolo is ignored with a warning in print mode; abort while waiting den
   assert.ok(rpc.lines.some((line) => line.type === 'turn_end' && line.stop === 'aborted'));
   assert.equal(existsSync(join(box.project, 'waited')), false);
   assert.equal(llm.pending(), 0);
+  await rpc.close();
 });

@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { EXAMPLES, FAST_TIMEOUTS, makeExtension, processesMatching } from './support/extensions.js';
+import {
+  EXAMPLES,
+  FAST_TIMEOUTS,
+  makeExtension,
+  processesMatching,
+  expectNoLeftovers,
+} from './support/extensions.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { jsonLines, makeSandbox, runZot } from './support/zot.js';
 
@@ -31,6 +37,7 @@ function setup() {
 test("the spec's Python quick start works unchanged (/hellopy prompts the model)", async (t) => {
   const { box, run } = setup();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   llm.script({ text: 'Hi there!' });
   const result = await run(['-p', '/hellopy', '--ext', join(EXAMPLES, 'hello-py')]);
   assert.equal(result.code, 0, result.stderr);
@@ -42,6 +49,7 @@ test("the spec's Python quick start works unchanged (/hellopy prompts the model)
 test('the Node example: /clock displays, clock_now is a model tool with attribution', async (t) => {
   const { box, run } = setup();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   const clock = join(EXAMPLES, 'clock');
   const display = await run(['--json', '/CLOCK utc', '--ext', clock]);
   assert.equal(display.code, 0, display.stderr);
@@ -65,6 +73,7 @@ test('the Node example: /clock displays, clock_now is a model tool with attribut
 test('hello_ack carries versions, provider, model and absolute paths', async (t) => {
   const { box, globalRoot, run } = setup();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   const record = join(box.project, 'received.jsonl');
   const dir = makeExtension(globalRoot, 'recorder', 'well-behaved', { record, commands: ['noop'] });
   const result = await run(['-p', '/noop', '--model', 'claude-haiku-4-5']);
@@ -102,6 +111,7 @@ test('hello_ack carries versions, provider, model and absolute paths', async (t)
 test('broken extensions are reported with name, reason and log path; the rest still work', async (t) => {
   const { box, globalRoot, run } = setup();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   makeExtension(globalRoot, 'a-exits', 'exit-before-hello', { status: 3 });
   makeExtension(globalRoot, 'b-chatty', 'not-hello-first');
   makeExtension(globalRoot, 'c-silent', 'silent');
@@ -151,6 +161,7 @@ test('broken extensions are reported with name, reason and log path; the rest st
 test('garbage, unknown frames and an oversize line are dropped and logged; the extension keeps working', async (t) => {
   const { box, globalRoot, run } = setup();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   makeExtension(globalRoot, 'messy', 'garbage');
   const result = await run(['-p', '/ping']);
   assert.equal(result.code, 0, result.stderr);
@@ -165,6 +176,7 @@ test('garbage, unknown frames and an oversize line are dropped and logged; the e
 test('enabled:false, theme-only and skill-only extensions are never spawned; --ext wins over installed copies', async (t) => {
   const { box, globalRoot, run } = setup();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   const record = join(box.project, 'spawned.jsonl');
   makeExtension(globalRoot, 'off', 'well-behaved', { record }, { manifest: { enabled: false } });
   mkdirSync(join(globalRoot, 'theme'), { recursive: true });
@@ -188,6 +200,7 @@ test('enabled:false, theme-only and skill-only extensions are never spawned; --e
 test('the Python fixture loads and answers like the Node one', async (t) => {
   const { box, globalRoot, run } = setup();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   makeExtension(globalRoot, 'py', 'well-behaved', { commands: ['snake'] }, { python: true });
   const result = await run(['-p', '/snake charmer']);
   assert.equal(result.code, 0, result.stderr);

@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { FAST_TIMEOUTS, makeExtension, processesMatching } from './support/extensions.js';
+import {
+  FAST_TIMEOUTS,
+  makeExtension,
+  processesMatching,
+  expectNoLeftovers,
+} from './support/extensions.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { RpcClient } from './support/rpc-client.js';
 import { makeSandbox } from './support/zot.js';
@@ -31,6 +36,7 @@ function setup(extraArgs: string[] = []) {
 test('get_commands, command and panels over RPC', async (t) => {
   const { box, root, start } = setup();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   const record = join(box.project, 'panel.jsonl');
   makeExtension(root, 'todo', 'well-behaved', {
     record,
@@ -97,6 +103,7 @@ test('get_commands, command and panels over RPC', async (t) => {
 test('reload_extensions respawns with fresh manifests and reports per extension', async (t) => {
   const { box, root, start } = setup();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   const dir = makeExtension(root, 'dev', 'well-behaved', { tools: ['v1_tool'] });
   makeExtension(root, 'lazy', 'never-ready');
   const client = start();
@@ -142,6 +149,7 @@ test('reload_extensions respawns with fresh manifests and reports per extension'
 test('100,000 notify frames in a burst do not stall a concurrent turn', async (t) => {
   const { box, root, start } = setup();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   makeExtension(root, 'flood', 'flood');
   const client = start();
   await client.request({ type: 'ping' });

@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { FAST_TIMEOUTS, makeExtension, pidAlive, processesMatching } from './support/extensions.js';
+import {
+  FAST_TIMEOUTS,
+  makeExtension,
+  pidAlive,
+  processesMatching,
+  expectNoLeftovers,
+} from './support/extensions.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { collect, jsonLines, makeSandbox, runZot, startZot } from './support/zot.js';
 
@@ -44,6 +50,7 @@ const toolResults = (stdout: string) =>
 test('extension tools: results, images, bad base64, empty content, errors, a timeout and a crash mid-call', async (t) => {
   const { box, root, run, log } = setup();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   const png =
     'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
   makeExtension(root, 'kit', 'well-behaved', {
@@ -124,6 +131,7 @@ test('extension tools: results, images, bad base64, empty content, errors, a tim
 test('commands: case-insensitive, registered spelling and trimmed args; conflicts and built-ins win', async (t) => {
   const { box, root, run, log } = setup();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   const record = join(box.project, 'a.jsonl');
   makeExtension(root, 'a-first', 'well-behaved', {
     record,
@@ -167,6 +175,7 @@ test('commands: case-insensitive, registered spelling and trimmed args; conflict
 test('command_response error and a command that never answers', async (t) => {
   const { box, root, run } = setup();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   makeExtension(root, 'cmds', 'well-behaved', {
     commands: [
       {
@@ -208,6 +217,7 @@ test('command_response error and a command that never answers', async (t) => {
 test('deferred tools appear only after activate_tools; late registrations appear from the next request', async (t) => {
   const { box, root, run, log } = setup();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   makeExtension(root, 'loader', 'well-behaved', {
     tools: [
       {
@@ -270,6 +280,7 @@ test('deferred tools appear only after activate_tools; late registrations appear
 test('notes: notify/display/clear_notes surface as events (JSON) and [name] lines (print); submit is logged', async (t) => {
   const { box, root, run, log } = setup();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   makeExtension(root, 'noter', 'well-behaved', {
     commands: [
       {
@@ -304,6 +315,7 @@ test('notes: notify/display/clear_notes surface as events (JSON) and [name] line
 test('shutdown: an extension ignoring SIGTERM and a grandchild in its group are killed', async (t) => {
   const { box, root, run } = setup();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   const pidFile = join(box.project, 'child.pid');
   makeExtension(root, 'stubborn', 'ignore-sigterm', { commands: ['x'] });
   makeExtension(root, 'parent', 'spawn-child', { pid_file: pidFile });
@@ -317,6 +329,7 @@ test('shutdown: an extension ignoring SIGTERM and a grandchild in its group are 
 test('SIGTERM of the host (idle RPC) and SIGINT during a prompt leave no extension processes', async (t) => {
   const { box, root } = setup();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   const pidFile = join(box.project, 'child.pid');
   makeExtension(root, 'parent', 'spawn-child', { pid_file: pidFile });
   makeExtension(root, 'stubborn', 'ignore-sigterm');
@@ -367,6 +380,7 @@ async function waitForFile(path: string): Promise<void> {
 test('a tool whose schema is not a valid JSON Schema object is rejected and logged; the others load', async (t) => {
   const { box, root, run, log } = setup();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   makeExtension(root, 'schemas', 'well-behaved', {
     tools: [
       { name: 'typo', schema: { type: 'object', properties: { a: { type: 'strnig' } } } },
@@ -381,9 +395,13 @@ test('a tool whose schema is not a valid JSON Schema object is rejected and logg
   assert.equal(result.code, 0, result.stderr);
   const offered = llm.requests.at(-1)!.body.tools.map((tool: { name: string }) => tool.name);
   assert.ok(offered.includes('fine'));
-  for (const name of ['typo', 'listy', 'not_object', 'no schema']) assert.ok(!offered.includes(name), name);
+  for (const name of ['typo', 'listy', 'not_object', 'no schema'])
+    assert.ok(!offered.includes(name), name);
   const text = log('schemas');
-  assert.match(text, /register_tool "typo": not a valid JSON Schema: \/properties\/a\/type must be equal to one of the allowed values/);
+  assert.match(
+    text,
+    /register_tool "typo": not a valid JSON Schema: \/properties\/a\/type must be equal to one of the allowed values/,
+  );
   assert.match(text, /register_tool "listy": the schema must describe an object/);
   assert.match(text, /dropped a malformed line: register_tool: \/schema/);
   assert.match(text, /invalid tool name "no schema"/);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { EXAMPLES, FAST_TIMEOUTS, makeExtension } from './support/extensions.js';
+import { EXAMPLES, FAST_TIMEOUTS, makeExtension, expectNoLeftovers } from './support/extensions.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { jsonLines, makeSandbox, runZot } from './support/zot.js';
 
@@ -61,6 +61,7 @@ const results = (stdout: string) =>
 test('two interceptors chain rewrites; the transcript keeps the original; the audit trail has both', async (t) => {
   const { box, root, run, frames, log, sessionEntries } = setup();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   const recordB = join(box.project, 'b.jsonl');
   makeExtension(root, 'a-rewriter', 'well-behaved', {
     subscribe: { intercept: ['tool_call'] },
@@ -115,6 +116,7 @@ test('two interceptors chain rewrites; the transcript keeps the original; the au
 test('the first block wins; later interceptors are not consulted; rewrites with a block are ignored', async (t) => {
   const { box, root, run, frames } = setup();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   const recordB = join(box.project, 'b.jsonl');
   makeExtension(root, 'a-blocker', 'well-behaved', {
     subscribe: { intercept: ['tool_call'] },
@@ -154,6 +156,7 @@ test('the first block wins; later interceptors are not consulted; rewrites with 
 test('a silent interceptor means allow after the deadline; a crash means allow at once; a non-object rewrite is ignored', async (t) => {
   const { box, root, run, log } = setup();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   makeExtension(root, 'a-silent', 'well-behaved', {
     subscribe: { intercept: ['tool_call'] },
     intercept_responses: { tool_call: { never: true } },
@@ -184,6 +187,7 @@ test('a silent interceptor means allow after the deadline; a crash means allow a
 test('redaction: no text_delta leaks while an interceptor is subscribed; the model and session keep the original', async (t) => {
   const { box, root, run, sessionEntries } = setup();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   makeExtension(root, 'redactor', 'well-behaved', {
     subscribe: { intercept: ['assistant_message'] },
     intercept_responses: { assistant_message: { replace_text: 'your key is [redacted]' } },
@@ -228,6 +232,7 @@ test('redaction: no text_delta leaks while an interceptor is subscribed; the mod
 test('assistant_message block hides the text; turn_start block makes no model request', async (t) => {
   const { box, root, run } = setup();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   const hider = makeExtension(join(box.project, 'x'), 'hider', 'well-behaved', {
     subscribe: { intercept: ['assistant_message'] },
     intercept_responses: {
@@ -265,6 +270,7 @@ test('assistant_message block hides the text; turn_start block makes no model re
 test('lifecycle events arrive in emission order, only those subscribed, with the original tool args', async (t) => {
   const { box, root, run, frames } = setup();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   const all = join(box.project, 'all.jsonl');
   const some = join(box.project, 'some.jsonl');
   makeExtension(root, 'a-all', 'well-behaved', {
@@ -333,6 +339,7 @@ test('lifecycle events arrive in emission order, only those subscribed, with the
 test('the guard example refuses, rewrites and redacts', async (t) => {
   const { box, run } = setup();
   t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
   const guard = join(EXAMPLES, 'guard');
   llm.script(
     {

@@ -92,3 +92,11 @@ export async function waitForNoProcesses(needle: string, timeoutMs = 5000): Prom
   }
   return left;
 }
+
+/** Registers a check, run when the test ends, that no process of `root`'s extensions is alive. */
+export function expectNoLeftovers(t: { after(fn: () => void): void }, root: string): void {
+  t.after(() => {
+    const left = processesMatching(root);
+    if (left.length > 0) throw new Error(`extension processes outlived zot:\n${left.join('\n')}`);
+  });
+}

@@ -363,3 +363,39 @@ test('the guard example refuses, rewrites and redacts', async (t) => {
     .at(-1);
   assert.deepEqual(shown?.content, [{ type: 'text', text: 'Your key: [redacted]' }]);
 });
+
+test("a slow reader never delays another extension's events or the agent", async (t) => {
+  const { box, root, run, frames } = setup();
+  t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
+  const slow = join(box.project, 'slow.jsonl');
+  const fast = join(box.project, 'fast.jsonl');
+  makeExtension(root, 'a-slow', 'well-behaved', {
+    record: slow,
+    subscribe: { events: ['turn_start', 'tool_call', 'turn_end'] },
+    pause_input_ms: 60_000,
+  });
+  makeExtension(root, 'b-fast', 'well-behaved', {
+    record: fast,
+    subscribe: { events: ['turn_start', 'tool_call', 'turn_end'] },
+  });
+  // 30 calls with 100 KB of arguments each: far more than a pipe buffer holds.
+  const big = 'x'.repeat(100_000);
+  const calls = Array.from({ length: 30 }, (_, i) => ({
+    id: `s${i}`,
+    name: 'bash',
+    args: { command: `true ${i} ${big}` },
+  }));
+  llm.script({ toolCalls: calls }, { text: 'done' });
+  const result = await run(['-p', 'go']);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stdout, 'done\n');
+  const fastEvents = frames(fast).filter((f) => f.type === 'event');
+  assert.equal(fastEvents.filter((f) => f.event === 'tool_call').length, 30);
+  assert.deepEqual(fastEvents.at(-1), { type: 'event', event: 'turn_end', stop: 'end_turn' });
+  const slowEvents = frames(slow).filter((f) => f.type === 'event');
+  assert.ok(
+    slowEvents.length < fastEvents.length,
+    'the slow reader had not caught up when zot finished',
+  );
+});

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
@@ -205,4 +205,43 @@ test('the Python fixture loads and answers like the Node one', async (t) => {
   const result = await run(['-p', '/snake charmer']);
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stdout, 'ran snake charmer\n');
+});
+
+test('untrusted project extensions are skipped with a warning naming zot ext trust', async (t) => {
+  const { box, run } = setup();
+  t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
+  const record = join(box.project, 'ran.jsonl');
+  makeExtension(join(box.project, '.zot', 'extensions'), 'local', 'well-behaved', {
+    record,
+    commands: ['local'],
+  });
+  const print = await run(['-p', '/local']);
+  assert.equal(print.code, 1);
+  assert.match(print.stderr, /zot: warning: .*local.*zot ext trust local/);
+  assert.equal(existsSync(record), false, 'never spawned');
+  const json = await run(['--json', '/local']);
+  const warning = jsonLines(json.stdout).find((e) => e.type === 'ext_warning');
+  assert.equal(warning?.extension, 'local');
+  assert.match(json.stderr, /zot ext trust local/);
+  const trusted = await runZot(
+    [
+      '-p',
+      '/local',
+      '--provider',
+      'anthropic',
+      '--base-url',
+      llm.url,
+      '--api-key',
+      'k',
+      '--no-session',
+    ],
+    {
+      home: box.home,
+      cwd: box.project,
+      env: { ...FAST_TIMEOUTS, ZOT_TRUST_PROJECT_EXTENSIONS: '1' },
+    },
+  );
+  assert.equal(trusted.code, 0, trusted.stderr);
+  assert.equal(trusted.stdout, 'ran local \n');
 });

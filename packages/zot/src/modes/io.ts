@@ -26,4 +26,5 @@ export function reportDiagnostics(event: SessionEvent, io: ModeIO): void {
   if (event.type === 'warning') writeLine(io.stderr, `zot: warning: ${event.message}`);
   else if (event.type === 'ext_error')
     writeLine(io.stderr, `zot: ${event.message} (log: ${event.log_path})`);
+  else if (event.type === 'ext_warning') writeLine(io.stderr, `zot: warning: ${event.message}`);
 }

@@ -30,14 +30,8 @@ export async function diagnose(
     allow: trustGate(context.paths, context.env),
   });
   try {
-    const reports = await host.start();
-    // Conflicts are decided when the catalog is first built; build it before reading warnings.
-    host.commands();
-    return reports.map((report) => {
-      const running = host.running.find((e) => e.dir === report.dir && e.name === report.name);
-      if (!running) return report;
-      return { ...report, warnings: [...new Set([...report.warnings, ...running.warnings])] };
-    });
+    // The reports include registration conflicts: the host decides them before reporting.
+    return await host.start();
   } finally {
     await host.shutdown();
   }

@@ -34,9 +34,12 @@ const cell = (s, unit = 'ms') =>
 function table(results) {
   const head = ['suite', 'metric', 'baseline ms', 'subject ms', 'ratio', 'target', 'result'];
   const lines = [head];
+  const errors = [];
   for (const result of results) {
     if (result.error) {
-      lines.push([result.name, `ERROR: ${result.error}`, '', '', '', '', 'ERROR']);
+      // The full error goes below the table, so it cannot stretch the columns.
+      lines.push([result.name, 'ERROR (see below)', '', '', '', '', 'ERROR']);
+      errors.push(`${result.name}: ${result.error}`);
       continue;
     }
     for (const r of result.rows) {
@@ -63,6 +66,7 @@ function table(results) {
     render(head),
     widths.map((w) => '-'.repeat(w)).join('  '),
     ...lines.slice(1).map(render),
+    ...(errors.length > 0 ? ['', ...errors] : []),
   ].join('\n');
 }
 

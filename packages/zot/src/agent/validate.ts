@@ -2,12 +2,6 @@
 // Ajv costs tens of milliseconds to load, so it is loaded on first need, not at start-up.
 import type { Ajv as AjvType, ErrorObject, ValidateFunction } from 'ajv';
 import type { JsonSchema } from '../providers/types.js';
-import generatedMetaValidator from './generated/json-schema-meta.js';
-
-/** Ajv's standalone validators report errors on a property of the function. */
-const validateMetaSchema = generatedMetaValidator as unknown as ((schema: unknown) => boolean) & {
-  errors?: ErrorObject[] | null;
-};
 
 let ajv: AjvType | undefined;
 let loading: Promise<void> | undefined;
@@ -34,23 +28,6 @@ function compile(schema: JsonSchema): ValidateFunction | Error {
     compiled.set(schema, entry);
   }
   return entry;
-}
-
-/**
- * Returns an error message when `schema` is not a valid JSON Schema (draft-07) object. Uses the
- * precompiled meta-schema validator: no Ajv load, so extensions can register tools at start-up
- * for free. Contract: never throws.
- */
-export function checkSchema(schema: unknown): string | undefined {
-  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
-    return 'schema must be a JSON Schema object';
-  }
-  if (validateMetaSchema(schema)) return undefined;
-  const errors = validateMetaSchema.errors ?? [];
-  return errors
-    .slice(0, 3)
-    .map((error) => `${error.instancePath || '(schema)'} ${error.message ?? 'is invalid'}`)
-    .join('; ');
 }
 
 function describe(error: ErrorObject): string {

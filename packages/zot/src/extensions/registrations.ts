@@ -5,7 +5,7 @@ import {
   type RegisterCommandFrame,
   type RegisterToolFrame,
 } from '@zot/protocol';
-import { checkSchema } from '../agent/validate.js';
+import { checkSchema } from '../agent/schema-check.js';
 import type { JsonSchema } from '../providers/types.js';
 
 export interface CommandRegistration {

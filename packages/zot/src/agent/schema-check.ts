@@ -1,0 +1,27 @@
+// Checking that a tool's schema is itself a valid JSON Schema (draft-07), for extension tools.
+// Kept apart from validate.ts so that the print/JSON start-up path never loads the generated
+// meta-schema validator.
+import type { ErrorObject } from 'ajv';
+import generatedMetaValidator from './generated/json-schema-meta.js';
+
+/** Ajv's standalone validators report errors on a property of the function. */
+const validateMetaSchema = generatedMetaValidator as unknown as ((schema: unknown) => boolean) & {
+  errors?: ErrorObject[] | null;
+};
+
+/**
+ * Returns an error message when `schema` is not a valid JSON Schema (draft-07) object. Uses the
+ * precompiled meta-schema validator: no Ajv load, so extensions can register tools at start-up
+ * for free. Contract: never throws.
+ */
+export function checkSchema(schema: unknown): string | undefined {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
+    return 'schema must be a JSON Schema object';
+  }
+  if (validateMetaSchema(schema)) return undefined;
+  const errors = validateMetaSchema.errors ?? [];
+  return errors
+    .slice(0, 3)
+    .map((error) => `${error.instancePath || '(schema)'} ${error.message ?? 'is invalid'}`)
+    .join('; ');
+}

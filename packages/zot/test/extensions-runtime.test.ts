@@ -406,3 +406,22 @@ test('a tool whose schema is not a valid JSON Schema object is rejected and logg
   assert.match(text, /dropped a malformed line: register_tool: \/schema/);
   assert.match(text, /invalid tool name "no schema"/);
 });
+
+test('SIGHUP (a closed terminal) also shuts extensions down before zot exits', async (t) => {
+  const { box, root } = setup();
+  t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
+  const pidFile = join(box.project, 'child.pid');
+  makeExtension(root, 'parent', 'spawn-child', { pid_file: pidFile });
+  const rpc = startZot(['rpc', ...FLAGS()], {
+    home: box.home,
+    cwd: box.project,
+    env: FAST_TIMEOUTS,
+  });
+  const done = collect(rpc, undefined, 15_000);
+  rpc.stdin.end = () => rpc.stdin;
+  await waitForFile(pidFile);
+  rpc.kill('SIGHUP');
+  assert.equal((await done).code, 129);
+  assert.equal(pidAlive(Number(readFileSync(pidFile, 'utf8'))), false);
+});

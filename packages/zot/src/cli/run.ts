@@ -5,6 +5,7 @@ import { fstatSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { writeLine, type ModeIO } from '../modes/io.js';
 import { errorMessage, UsageError } from '../util/errors.js';
+import { signalExitCode } from '../util/process-group.js';
 import { parseArgs, selectMode, type CliOptions, type Mode } from './args.js';
 import { zotPaths } from '../config/paths.js';
 import { runJsonMode } from '../modes/json.js';
@@ -39,14 +40,20 @@ async function readPrompt(options: CliOptions): Promise<string> {
   return text.trim();
 }
 
+const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGTERM: 15,
+};
+
 /**
- * The first SIGINT/SIGTERM aborts the running prompt and asks the mode to stop (`stop`); the
+ * The first SIGINT/SIGTERM/SIGHUP aborts the running prompt and asks the mode to stop (`stop`); the
  * normal path then shuts extensions down. A second signal, or a stop that takes too long,
  * exits at once (the host's exit hook still kills every extension process group).
  */
 function handleInterrupts(stop: AbortController, abort: () => void): void {
   const onSignal = (signal: NodeJS.Signals) => {
-    const code = signal === 'SIGINT' ? 130 : 143;
+    const code = signalExitCode(signal);
     if (stop.signal.aborted) process.exit(code);
     stop.abort(code);
     abort();
@@ -54,6 +61,8 @@ function handleInterrupts(stop: AbortController, abort: () => void): void {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // A closed terminal: without a handler Node dies without its exit hooks, orphaning extensions.
+  process.on('SIGHUP', onSignal);
 }
 
 async function dispatch(argv: string[]): Promise<number> {

@@ -88,3 +88,14 @@ export async function killProcessGroup(
   signalProcessGroup(pid, 'SIGKILL');
   return 'killed';
 }
+
+const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGTERM: 15,
+};
+
+/** The conventional exit status of a process ended by `signal`: 128 + its number. */
+export function signalExitCode(signal: NodeJS.Signals): number {
+  return 128 + (SIGNAL_NUMBERS[signal] ?? 15);
+}

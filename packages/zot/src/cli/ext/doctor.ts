@@ -6,6 +6,7 @@ import { trustGate } from '../../extensions/trust.js';
 import { resolveModel } from '../../providers/catalog.js';
 import { BUILTIN_COMMANDS } from '../../session/commands.js';
 import { BUILTIN_TOOL_NAMES } from '../../tools/index.js';
+import { signalExitCode } from '../../util/process-group.js';
 import { zotVersion } from '../version.js';
 import { out, parseOptions, positionals, type ExtCommand, type ExtContext } from './common.js';
 
@@ -29,11 +30,19 @@ export async function diagnose(
     env: context.env,
     allow: trustGate(context.paths, context.env),
   });
+  // Interrupted mid-start: kill every extension process group before exiting.
+  const onSignal = (signal: NodeJS.Signals) => {
+    host.killAllNow();
+    process.exit(signalExitCode(signal));
+  };
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const signal of signals) process.on(signal, onSignal);
   try {
     // The reports include registration conflicts: the host decides them before reporting.
     return await host.start();
   } finally {
     await host.shutdown();
+    for (const signal of signals) process.off(signal, onSignal);
   }
 }
 

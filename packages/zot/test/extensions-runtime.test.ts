@@ -338,8 +338,8 @@ test('SIGTERM of the host (idle RPC) and SIGINT during a prompt leave no extensi
     cwd: box.project,
     env: FAST_TIMEOUTS,
   });
-  const rpcDone = collect(rpc, undefined, 15_000);
   rpc.stdin.end = () => rpc.stdin; // keep stdin open: the host must exit on the signal alone
+  const rpcDone = collect(rpc, undefined, 15_000);
   await waitForFile(pidFile);
   rpc.kill('SIGTERM');
   const exit = await rpcDone;
@@ -418,8 +418,8 @@ test('SIGHUP (a closed terminal) also shuts extensions down before zot exits', a
     cwd: box.project,
     env: FAST_TIMEOUTS,
   });
+  rpc.stdin.end = () => rpc.stdin; // keep stdin open: the host must exit on the signal alone
   const done = collect(rpc, undefined, 15_000);
-  rpc.stdin.end = () => rpc.stdin;
   await waitForFile(pidFile);
   rpc.kill('SIGHUP');
   assert.equal((await done).code, 129);

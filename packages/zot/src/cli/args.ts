@@ -1,6 +1,7 @@
 // Table-driven parsing of zot's command line (the flags of the original Go zot).
 import { PROVIDER_NAMES } from '../config/auth.js';
 import { UsageError } from '../util/errors.js';
+import { scanArgs, type OptionSpec } from './options.js';
 
 export type Mode = 'print' | 'json' | 'rpc' | 'interactive';
 
@@ -33,10 +34,7 @@ export interface CliOptions {
   help: boolean;
 }
 
-type Kind = 'bool' | 'value' | 'list';
-interface FlagSpec {
-  names: string[];
-  kind: Kind;
+interface FlagSpec extends OptionSpec {
   key: keyof CliOptions;
   choices?: readonly string[];
   parse?: (value: string, flag: string) => unknown;
@@ -119,52 +117,33 @@ function defaults(): CliOptions {
 export function parseArgs(argv: string[]): CliOptions {
   const options = defaults();
   const record = options as unknown as Record<string, unknown>;
-  let onlyPositional = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (onlyPositional || !arg.startsWith('-') || arg === '-') {
-      if (
-        options.command === undefined &&
-        options.prompt.length === 0 &&
-        SUBCOMMANDS.has(arg) &&
-        !onlyPositional
-      ) {
-        options.command = arg as CliOptions['command'];
-        if (arg !== 'rpc') {
-          options.commandArgs = argv.slice(i + 1);
-          return options;
-        }
-        continue;
+  scanArgs(argv, FLAGS, {
+    prefix: '',
+    help: '(see zot --help)',
+    onOption(spec, name, value) {
+      if (value === undefined) {
+        record[spec.key] = true;
+        return;
       }
-      options.prompt.push(arg);
-      continue;
-    }
-    if (arg === '--') {
-      onlyPositional = true;
-      continue;
-    }
-    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
-    const name = eq > 0 ? arg.slice(0, eq) : arg;
-    const spec = FLAGS.find((flag) => flag.names.includes(name));
-    if (!spec) throw new UsageError(`unknown option ${name} (see zot --help)`);
-    if (spec.kind === 'bool') {
-      if (eq > 0) throw new UsageError(`${name} does not take a value`);
-      record[spec.key] = true;
-      continue;
-    }
-    let value: string | undefined;
-    if (eq > 0) value = arg.slice(eq + 1);
-    else {
-      value = argv[++i];
-      if (value === undefined) throw new UsageError(`${name} expects a value`);
-    }
-    if (spec.choices && !spec.choices.includes(value)) {
-      throw new UsageError(`${name} must be one of ${spec.choices.join(', ')}; got "${value}"`);
-    }
-    const parsed = spec.parse ? spec.parse(value, name) : value;
-    if (spec.kind === 'list') (record[spec.key] as unknown[]).push(parsed);
-    else record[spec.key] = parsed;
-  }
+      if (spec.choices && !spec.choices.includes(value)) {
+        throw new UsageError(`${name} must be one of ${spec.choices.join(', ')}; got "${value}"`);
+      }
+      const parsed = spec.parse ? spec.parse(value, name) : value;
+      if (spec.kind === 'list') (record[spec.key] as unknown[]).push(parsed);
+      else record[spec.key] = parsed;
+    },
+    onPositional(arg, index, afterDoubleDash) {
+      const first = options.command === undefined && options.prompt.length === 0;
+      if (!first || afterDoubleDash || !SUBCOMMANDS.has(arg)) {
+        options.prompt.push(arg);
+        return;
+      }
+      options.command = arg as CliOptions['command'];
+      if (arg === 'rpc') return;
+      options.commandArgs = argv.slice(index + 1);
+      return 'stop';
+    },
+  });
   if (options.noSession && (options.continue || options.session)) {
     throw new UsageError('--no-session cannot be combined with --continue or --session');
   }

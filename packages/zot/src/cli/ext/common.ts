@@ -3,6 +3,9 @@ import { zotPaths, type ZotPaths } from '../../config/paths.js';
 import { checkExtensionName } from '../../extensions/names.js';
 import { writeLine, type ModeIO } from '../../modes/io.js';
 import { UsageError } from '../../util/errors.js';
+import { scanArgs, type OptionSpec } from '../options.js';
+
+export type { OptionSpec } from '../options.js';
 
 export interface ExtIO extends ModeIO {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
@@ -25,14 +28,6 @@ export interface ExtCommand {
   run(args: string[], context: ExtContext): Promise<number>;
 }
 
-type OptionKind = 'bool' | 'value' | 'list';
-
-export interface OptionSpec {
-  /** Every spelling, e.g. ['-f', '--follow']; the first long one names the result key. */
-  names: string[];
-  kind: OptionKind;
-}
-
 export interface Parsed {
   flags: Set<string>;
   values: Map<string, string>;
@@ -46,32 +41,19 @@ export interface Parsed {
  */
 export function parseOptions(command: string, args: string[], options: OptionSpec[]): Parsed {
   const parsed: Parsed = { flags: new Set(), values: new Map(), lists: new Map(), positionals: [] };
-  let onlyPositional = false;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (onlyPositional || !arg.startsWith('-') || arg === '-') {
+  scanArgs(args, options, {
+    prefix: `ext ${command}: `,
+    help: seeHelp(command),
+    onOption(spec, _name, value) {
+      const key = keyOf(spec);
+      if (value === undefined) parsed.flags.add(key);
+      else if (spec.kind === 'value') parsed.values.set(key, value);
+      else parsed.lists.set(key, [...(parsed.lists.get(key) ?? []), value]);
+    },
+    onPositional(arg) {
       parsed.positionals.push(arg);
-      continue;
-    }
-    if (arg === '--') {
-      onlyPositional = true;
-      continue;
-    }
-    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
-    const name = eq > 0 ? arg.slice(0, eq) : arg;
-    const spec = options.find((option) => option.names.includes(name));
-    if (!spec) throw new UsageError(`ext ${command}: unknown option ${name} ${seeHelp(command)}`);
-    const key = keyOf(spec);
-    if (spec.kind === 'bool') {
-      if (eq > 0) throw new UsageError(`ext ${command}: ${name} does not take a value`);
-      parsed.flags.add(key);
-      continue;
-    }
-    const value = eq > 0 ? arg.slice(eq + 1) : args[++i];
-    if (value === undefined) throw new UsageError(`ext ${command}: ${name} expects a value`);
-    if (spec.kind === 'value') parsed.values.set(key, value);
-    else parsed.lists.set(key, [...(parsed.lists.get(key) ?? []), value]);
-  }
+    },
+  });
   return parsed;
 }
 

@@ -245,3 +245,19 @@ test('untrusted project extensions are skipped with a warning naming zot ext tru
   assert.equal(trusted.code, 0, trusted.stderr);
   assert.equal(trusted.stdout, 'ran local \n');
 });
+
+test('registrations before hello_ack count; an extension that never says ready is auto-readied', async (t) => {
+  const { box, globalRoot, run } = setup();
+  t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
+  makeExtension(globalRoot, 'early', 'well-behaved', { register_early: true, commands: ['early'] });
+  makeExtension(globalRoot, 'quiet', 'well-behaved', { no_ready: true, commands: ['quiet'] });
+  const early = await run(['-p', '/early']);
+  assert.equal(early.code, 0, early.stderr);
+  assert.equal(early.stdout, 'ran early \n');
+  const quiet = await run(['-p', '/quiet']);
+  assert.equal(quiet.code, 0, quiet.stderr);
+  assert.equal(quiet.stdout, 'ran quiet \n');
+  const log = readFileSync(join(box.home, 'logs', 'ext-quiet.log'), 'utf8');
+  assert.match(log, /auto-readied: registered but sent no "ready" for 500 ms/);
+});

@@ -174,3 +174,26 @@ test('100,000 notify frames in a burst do not stall a concurrent turn', async (t
   assert.deepEqual(finalMessage?.content, [{ type: 'text', text: 'finished' }]);
   await client.close();
 });
+
+test('a command registered after ready is listed and runs without a reload', async (t) => {
+  const { box, root, start } = setup();
+  t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
+  makeExtension(root, 'late', 'late-register', { after_ms: 200, late_command: 'later' });
+  const client = start();
+  const names = async () =>
+    (
+      (await client.request({ type: 'get_commands' })).data as { commands: Array<{ name: string }> }
+    ).commands.map((c) => c.name);
+  let seen = await names();
+  for (let i = 0; i < 40 && !seen.includes('later'); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    seen = await names();
+  }
+  assert.ok(seen.includes('later'), `late command listed: ${seen.join(', ')}`);
+  const from = client.lines.length;
+  await client.request({ type: 'command', text: '/later now' });
+  const shown = await client.waitFor((line) => line.type === 'ext_display', 5000, from);
+  assert.equal(shown.text, 'ran later now');
+  await client.close();
+});

@@ -2,7 +2,6 @@
 // JSON path is imported statically (main.ts already answered --version and --help); RPC, auth
 // and `zot ext` load on demand.
 import { fstatSync } from 'node:fs';
-import { isatty } from 'node:tty';
 import { writeLine, type ModeIO } from '../modes/io.js';
 import { errorMessage, UsageError } from '../util/errors.js';
 import { signalExitCode } from '../util/process-group.js';
@@ -32,7 +31,9 @@ async function readPrompt(options: CliOptions): Promise<string> {
     return text.trim(); // no stdin at all
   }
   const piped = stat.isFIFO() || stat.isFile();
-  if (!piped && (text !== '' || isatty(0))) return text.trim();
+  // A terminal (or /dev/null) is a character device: nothing to read. Checked with fstat, not
+  // node:tty, which would load the net stack at start-up.
+  if (!piped && (text !== '' || stat.isCharacterDevice())) return text.trim();
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   const input = Buffer.concat(chunks).toString('utf8').trim();

@@ -261,3 +261,18 @@ test('registrations before hello_ack count; an extension that never says ready i
   const log = readFileSync(join(box.home, 'logs', 'ext-quiet.log'), 'utf8');
   assert.match(log, /auto-readied: registered but sent no "ready" for 500 ms/);
 });
+
+test('the quick start as written: zot ext install ./hello-py, then /hellopy', async (t) => {
+  const { box, run } = setup();
+  t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
+  const install = await runZot(['ext', 'install', join(EXAMPLES, 'hello-py')], {
+    home: box.home,
+    cwd: box.project,
+  });
+  assert.equal(install.code, 0, install.stderr);
+  llm.script({ text: 'Hello from an installed extension.' });
+  const result = await run(['-p', '/hellopy']);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stdout, 'Hello from an installed extension.\n');
+});

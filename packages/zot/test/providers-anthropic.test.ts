@@ -1,8 +1,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { costUsd, resolveModel, streamFor } from '../src/providers/index.js';
-import type { Message, ModelInfo, ProviderEvent, StreamRequest } from '../src/providers/types.js';
+import { costUsd, resolveModel } from '../src/providers/index.js';
+import type { Message, ModelInfo } from '../src/providers/types.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
+import { doneOf, providerHarness, T } from './support/provider-harness.js';
 
 let fake: FakeLlm;
 before(async () => {
@@ -11,33 +12,13 @@ before(async () => {
 after(() => fake.close());
 
 const sonnet = resolveModel('anthropic', 'claude-sonnet-4-5').model;
-const T = '2025-01-01T00:00:00.000Z';
 const png = { type: 'image' as const, mime_type: 'image/png', data: 'iVBORw0KGgo=' };
 
-function request(over: Partial<StreamRequest> = {}): StreamRequest {
-  return {
-    model: sonnet,
-    baseUrl: fake.url,
-    apiKey: 'sk-ant-test',
-    system: 'You are zot.',
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }], time: T }],
-    tools: [],
-    signal: new AbortController().signal,
-    ...over,
-  };
-}
-
-async function run(over: Partial<StreamRequest> = {}): Promise<ProviderEvent[]> {
-  const out: ProviderEvent[] = [];
-  for await (const event of streamFor(over.model ?? sonnet)(request(over))) out.push(event);
-  return out;
-}
-
-function doneOf(events: ProviderEvent[]) {
-  const last = events.at(-1);
-  assert.equal(last?.type, 'done', JSON.stringify(last));
-  return last as Extract<ProviderEvent, { type: 'done' }>;
-}
+const { request, run } = providerHarness(() => ({
+  model: sonnet,
+  baseUrl: fake.url,
+  apiKey: 'sk-ant-test',
+}));
 
 test('anthropic: streams text chunks, maps usage with cache tokens, and prices it', async () => {
   fake.script({

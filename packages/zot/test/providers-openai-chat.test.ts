@@ -1,8 +1,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { costUsd, resolveModel, streamFor } from '../src/providers/index.js';
-import type { Message, ModelInfo, ProviderEvent, StreamRequest } from '../src/providers/types.js';
+import { costUsd, resolveModel } from '../src/providers/index.js';
+import type { Message, ModelInfo } from '../src/providers/types.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
+import { doneOf, providerHarness, T } from './support/provider-harness.js';
 
 let fake: FakeLlm;
 before(async () => {
@@ -11,33 +12,13 @@ before(async () => {
 after(() => fake.close());
 
 const kimi = resolveModel('kimi', 'kimi-k2-0905-preview').model;
-const T = '2025-01-01T00:00:00.000Z';
 const png = { type: 'image' as const, mime_type: 'image/png', data: 'iVBORw0KGgo=' };
 
-function request(over: Partial<StreamRequest> = {}): StreamRequest {
-  return {
-    model: kimi,
-    baseUrl: `${fake.url}/v1`,
-    apiKey: 'sk-kimi',
-    system: 'You are zot.',
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }], time: T }],
-    tools: [],
-    signal: new AbortController().signal,
-    ...over,
-  };
-}
-
-async function run(over: Partial<StreamRequest> = {}): Promise<ProviderEvent[]> {
-  const out: ProviderEvent[] = [];
-  for await (const event of streamFor(over.model ?? kimi)(request(over))) out.push(event);
-  return out;
-}
-
-function doneOf(events: ProviderEvent[]) {
-  const last = events.at(-1);
-  assert.equal(last?.type, 'done', JSON.stringify(last));
-  return last as Extract<ProviderEvent, { type: 'done' }>;
-}
+const { request, run } = providerHarness(() => ({
+  model: kimi,
+  baseUrl: `${fake.url}/v1`,
+  apiKey: 'sk-kimi',
+}));
 
 test('openai-chat: streams text chunks; usage from the final chunk with cached tokens split out', async () => {
   fake.script({

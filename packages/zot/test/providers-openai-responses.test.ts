@@ -1,8 +1,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { costUsd, resolveModel, streamFor } from '../src/providers/index.js';
-import type { Message, ProviderEvent, StreamRequest } from '../src/providers/types.js';
+import { costUsd, resolveModel } from '../src/providers/index.js';
+import type { Message } from '../src/providers/types.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
+import { doneOf, providerHarness, T } from './support/provider-harness.js';
 
 let fake: FakeLlm;
 before(async () => {
@@ -11,33 +12,13 @@ before(async () => {
 after(() => fake.close());
 
 const gpt5 = resolveModel('openai', undefined).model;
-const T = '2025-01-01T00:00:00.000Z';
 const png = { type: 'image' as const, mime_type: 'image/jpeg', data: '/9j/4AAQ' };
 
-function request(over: Partial<StreamRequest> = {}): StreamRequest {
-  return {
-    model: gpt5,
-    baseUrl: `${fake.url}/v1`,
-    apiKey: 'sk-openai',
-    system: 'You are zot.',
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }], time: T }],
-    tools: [],
-    signal: new AbortController().signal,
-    ...over,
-  };
-}
-
-async function run(over: Partial<StreamRequest> = {}): Promise<ProviderEvent[]> {
-  const out: ProviderEvent[] = [];
-  for await (const event of streamFor(gpt5)(request(over))) out.push(event);
-  return out;
-}
-
-function doneOf(events: ProviderEvent[]) {
-  const last = events.at(-1);
-  assert.equal(last?.type, 'done', JSON.stringify(last));
-  return last as Extract<ProviderEvent, { type: 'done' }>;
-}
+const { request, run } = providerHarness(() => ({
+  model: gpt5,
+  baseUrl: `${fake.url}/v1`,
+  apiKey: 'sk-openai',
+}));
 
 test('openai-responses: streams text chunks; usage with cached input split out; cost', async () => {
   fake.script({

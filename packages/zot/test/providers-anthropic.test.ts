@@ -14,7 +14,7 @@ after(() => fake.close());
 const sonnet = resolveModel('anthropic', 'claude-sonnet-4-5').model;
 const png = { type: 'image' as const, mime_type: 'image/png', data: 'iVBORw0KGgo=' };
 
-const { request, run } = providerHarness(() => ({
+const { run } = providerHarness(() => ({
   model: sonnet,
   baseUrl: fake.url,
   apiKey: 'sk-ant-test',

@@ -14,7 +14,7 @@ after(() => fake.close());
 const kimi = resolveModel('kimi', 'kimi-k2-0905-preview').model;
 const png = { type: 'image' as const, mime_type: 'image/png', data: 'iVBORw0KGgo=' };
 
-const { request, run } = providerHarness(() => ({
+const { run } = providerHarness(() => ({
   model: kimi,
   baseUrl: `${fake.url}/v1`,
   apiKey: 'sk-kimi',

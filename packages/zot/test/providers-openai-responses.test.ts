@@ -14,7 +14,7 @@ after(() => fake.close());
 const gpt5 = resolveModel('openai', undefined).model;
 const png = { type: 'image' as const, mime_type: 'image/jpeg', data: '/9j/4AAQ' };
 
-const { request, run } = providerHarness(() => ({
+const { run } = providerHarness(() => ({
   model: gpt5,
   baseUrl: `${fake.url}/v1`,
   apiKey: 'sk-openai',

@@ -41,12 +41,6 @@ async function readPrompt(options: CliOptions): Promise<string> {
   return text.trim();
 }
 
-const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = {
-  SIGHUP: 1,
-  SIGINT: 2,
-  SIGTERM: 15,
-};
-
 /**
  * The first SIGINT/SIGTERM/SIGHUP aborts the running prompt and asks the mode to stop (`stop`); the
  * normal path then shuts extensions down. A second signal, or a stop that takes too long,

@@ -120,10 +120,8 @@ test('broken extensions are reported with name, reason and log path; the rest st
   mkdirSync(join(globalRoot, 'f-badjson'));
   writeFileSync(join(globalRoot, 'f-badjson', 'extension.json'), '{"name": ');
   makeExtension(globalRoot, 'g-nameless', 'well-behaved', {}, { manifest: { name: 'Bad Name!' } });
-  const started = Date.now();
   const result = await run(['--json', '/hi there']);
   assert.equal(result.code, 0, result.stderr);
-  assert.ok(Date.now() - started < 8000, 'failures do not stall start-up beyond the deadlines');
   const events = jsonLines(result.stdout);
   const errors = new Map(events.filter((e) => e.type === 'ext_error').map((e) => [e.extension, e]));
   const logs = join(box.home, 'logs');

@@ -92,7 +92,6 @@ test('extension tools: results, images, bad base64, empty content, errors, a tim
     args: name === 'echo' ? { x: 1 } : {},
   }));
   llm.script({ toolCalls: calls }, { text: 'ok' });
-  const started = Date.now();
   const result = await run(['--json', 'use the tools']);
   assert.equal(result.code, 0, result.stderr);
   const results = toolResults(result.stdout);
@@ -119,10 +118,7 @@ test('extension tools: results, images, bad base64, empty content, errors, a tim
   );
   assert.match(byId.get('c7')!.content[0]!.text!, /extension zz-crashy is not running/);
   assert.equal(byId.get('c7')!.extension, 'zz-crashy');
-  assert.ok(
-    Date.now() - started < 6000,
-    'a crash fails the pending call at once, not after the timeout',
-  );
+  // A crash fails the pending call at once: its error is "not running", not the timeout.
   const crash = jsonLines(result.stdout).find((e) => e.type === 'ext_error');
   assert.match(String(crash?.message), /extension zz-crashy exited with status 7/);
   assert.match(log('kit'), /tool stuck: no tool_result within 1500 ms/);

@@ -170,12 +170,9 @@ test('a silent interceptor means allow after the deadline; a crash means allow a
     intercept_responses: { tool_call: { modified_args: 'rm -rf /' } },
   });
   llm.script(bashCall('echo allowed'), { text: 'ok' });
-  const started = Date.now();
   const result = await run(['--json', 'go']);
-  const elapsed = Date.now() - started;
   assert.equal(result.code, 0, result.stderr);
   assert.match(results(result.stdout)[0]!.content[0]!.text, /^allowed/);
-  assert.ok(elapsed < 5000, `one deadline (1 s), not more: ${elapsed} ms`);
   assert.match(log('a-silent'), /intercept tool_call: no reply within 1000 ms; allowed/);
   assert.match(log('b-crash'), /intercept tool_call: .*not running.*; allowed/);
   assert.match(log('c-string'), /modified_args is not a JSON object; ignored/);

@@ -136,6 +136,26 @@ test('OpenAI Responses and Chat Completions formats work end to end', async () =
   assert.match(toolMessage.content, /chat/);
 });
 
+test('an unknown OpenAI model on a server of your own speaks Chat Completions', async () => {
+  llm.script({ text: 'from a compatible server' });
+  const result = await run([
+    '-p',
+    'hi',
+    ...base(),
+    '--provider',
+    'openai',
+    '--model',
+    'my-local-model',
+  ]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stdout, 'from a compatible server\n');
+  assert.equal(llm.requests.at(-1)!.format, 'openai-chat');
+  assert.match(
+    result.stderr,
+    /"my-local-model" is not in the openai catalog; .* and the Chat Completions API/,
+  );
+});
+
 test('an unknown model id is accepted with a note on stderr', async () => {
   llm.script({ text: 'fine' });
   const result = await run(['-p', 'hi', ...base(), '--model', 'claude-from-the-future']);

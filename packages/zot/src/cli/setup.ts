@@ -56,8 +56,26 @@ export function resolveProviderModel(options: CliOptions, paths: ZotPaths, warn:
   const provider = (options.provider ?? settings.provider ?? 'anthropic') as ProviderName;
   const extra = extraModels(paths, warn);
   const id = options.model ?? (settings.provider === provider ? settings.model : undefined);
-  const { model, known } = resolveModel(provider, id, extra);
+  const { model, known } = resolveForRun(provider, id, extra, options.baseUrl);
   return { provider, model, known, extra };
+}
+
+/**
+ * The catalog lookup, except that a model OpenAI does not list, on a server of your own, is
+ * taken to be served by an OpenAI-compatible server (vLLM, llama.cpp, LM Studio ...): those
+ * speak Chat Completions, not Responses. models.json can still say otherwise.
+ */
+function resolveForRun(
+  provider: ProviderName,
+  id: string | undefined,
+  extra: ModelInfo[],
+  baseUrl?: string,
+) {
+  const resolved = resolveModel(provider, id, extra);
+  const compatible = !resolved.known && provider === 'openai' && baseUrl !== undefined;
+  return compatible
+    ? { ...resolved, model: { ...resolved.model, api: 'openai-chat' as const } }
+    : resolved;
 }
 
 function selectTools(options: CliOptions) {
@@ -129,7 +147,10 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
   if (!known) {
     warn(
       `model "${model.id}" is not in the ${provider} catalog; using default limits ` +
-        `(context ${model.contextWindow}, max output ${model.maxTokens})`,
+        `(context ${model.contextWindow}, max output ${model.maxTokens})` +
+        (model.api === 'openai-chat' && provider === 'openai'
+          ? ' and the Chat Completions API'
+          : ''),
     );
   }
   const key = resolveApiKey(provider, options.apiKey, process.env, new AuthStore(paths.auth));
@@ -186,7 +207,7 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
     maxSteps: options.maxSteps,
     tools: new ToolRegistry(selectTools(options)),
     stream: streamFor,
-    resolveModel: (id) => resolveModel(provider, id, extra).model,
+    resolveModel: (id) => resolveForRun(provider, id, extra, options.baseUrl).model,
     listModels: () => listModels(provider, extra),
     ...(writer ? { writer } : {}),
     messages,

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { FAST_TIMEOUTS, makeExtension, expectNoLeftovers } from './support/extensions.js';
-import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
+import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { RpcClient } from './support/rpc-client.js';
 import { makeSandbox, runZot } from './support/zot.js';
 
@@ -29,14 +29,11 @@ test('--no-yolo over RPC: confirm_request, deny, allow, remembered approvals, bl
     subscribe: { intercept: ['tool_call'] },
     intercept_responses: { tool_call: { block: true, reason: 'blocked first' } },
   });
-  const client = RpcClient.start(
-    ['--provider', 'anthropic', '--base-url', llm.url, '--api-key', 'k', '--no-yolo'],
-    {
-      home: box.home,
-      cwd: box.project,
-      env: FAST_TIMEOUTS,
-    },
-  );
+  const client = RpcClient.start([...fakeLlmFlags(llm.url), '--no-yolo'], {
+    home: box.home,
+    cwd: box.project,
+    env: FAST_TIMEOUTS,
+  });
   t.after(() => client.close());
   await client.request({ type: 'ping' });
   // zz-blocker blocks everything: no question is ever asked.
@@ -61,14 +58,11 @@ test('--no-yolo over RPC: confirm_request, deny, allow, remembered approvals, bl
     {},
     { manifest: { enabled: false } },
   );
-  const rpc = RpcClient.start(
-    ['--provider', 'anthropic', '--base-url', llm.url, '--api-key', 'k', '--no-yolo'],
-    {
-      home: box.home,
-      cwd: box.project,
-      env: FAST_TIMEOUTS,
-    },
-  );
+  const rpc = RpcClient.start([...fakeLlmFlags(llm.url), '--no-yolo'], {
+    home: box.home,
+    cwd: box.project,
+    env: FAST_TIMEOUTS,
+  });
   t.after(() => rpc.close());
   llm.script(
     {
@@ -150,35 +144,18 @@ test('--no-yolo is ignored with a warning in print mode; abort while waiting den
   t.after(() => box.cleanup());
   expectNoLeftovers(t, box.home);
   llm.script({ toolCalls: [bash('p1', 'touch printed')] }, { text: 'ok' });
-  const print = await runZot(
-    [
-      '-p',
-      'go',
-      '--no-yolo',
-      '--no-session',
-      '--provider',
-      'anthropic',
-      '--base-url',
-      llm.url,
-      '--api-key',
-      'k',
-    ],
-    {
-      home: box.home,
-      cwd: box.project,
-    },
-  );
+  const print = await runZot(['-p', 'go', '--no-yolo', '--no-session', ...fakeLlmFlags(llm.url)], {
+    home: box.home,
+    cwd: box.project,
+  });
   assert.equal(print.code, 0, print.stderr);
   assert.match(print.stderr, /--no-yolo has no effect in print and JSON modes/);
   assert.equal(existsSync(join(box.project, 'printed')), true);
 
-  const rpc = RpcClient.start(
-    ['--provider', 'anthropic', '--base-url', llm.url, '--api-key', 'k', '--no-yolo'],
-    {
-      home: box.home,
-      cwd: box.project,
-    },
-  );
+  const rpc = RpcClient.start([...fakeLlmFlags(llm.url), '--no-yolo'], {
+    home: box.home,
+    cwd: box.project,
+  });
   t.after(() => rpc.close());
   llm.script({ toolCalls: [bash('w1', 'touch waited')] });
   await rpc.request({ type: 'prompt', message: 'go' });

@@ -9,7 +9,7 @@ import {
   processesMatching,
   expectNoLeftovers,
 } from './support/extensions.js';
-import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
+import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { jsonLines, makeSandbox, runZot } from './support/zot.js';
 
 let llm: FakeLlm;
@@ -22,15 +22,12 @@ function setup() {
   const box = makeSandbox();
   const globalRoot = join(box.home, 'extensions');
   const run = (args: string[], input?: string) =>
-    runZot(
-      [...args, '--provider', 'anthropic', '--base-url', llm.url, '--api-key', 'k', '--no-session'],
-      {
-        home: box.home,
-        cwd: box.project,
-        env: FAST_TIMEOUTS,
-        ...(input !== undefined ? { input } : {}),
-      },
-    );
+    runZot([...args, ...fakeLlmFlags(llm.url), '--no-session'], {
+      home: box.home,
+      cwd: box.project,
+      env: FAST_TIMEOUTS,
+      ...(input !== undefined ? { input } : {}),
+    });
   return { box, globalRoot, run };
 }
 
@@ -222,24 +219,11 @@ test('untrusted project extensions are skipped with a warning naming zot ext tru
   const warning = jsonLines(json.stdout).find((e) => e.type === 'ext_warning');
   assert.equal(warning?.extension, 'local');
   assert.match(json.stderr, /zot ext trust local/);
-  const trusted = await runZot(
-    [
-      '-p',
-      '/local',
-      '--provider',
-      'anthropic',
-      '--base-url',
-      llm.url,
-      '--api-key',
-      'k',
-      '--no-session',
-    ],
-    {
-      home: box.home,
-      cwd: box.project,
-      env: { ...FAST_TIMEOUTS, ZOT_TRUST_PROJECT_EXTENSIONS: '1' },
-    },
-  );
+  const trusted = await runZot(['-p', '/local', ...fakeLlmFlags(llm.url), '--no-session'], {
+    home: box.home,
+    cwd: box.project,
+    env: { ...FAST_TIMEOUTS, ZOT_TRUST_PROJECT_EXTENSIONS: '1' },
+  });
   assert.equal(trusted.code, 0, trusted.stderr);
   assert.equal(trusted.stdout, 'ran local \n');
 });

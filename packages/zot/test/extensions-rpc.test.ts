@@ -8,7 +8,7 @@ import {
   processesMatching,
   expectNoLeftovers,
 } from './support/extensions.js';
-import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
+import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { RpcClient } from './support/rpc-client.js';
 import { makeSandbox } from './support/zot.js';
 
@@ -22,14 +22,11 @@ function setup(extraArgs: string[] = []) {
   const box = makeSandbox();
   const root = join(box.home, 'extensions');
   const start = () =>
-    RpcClient.start(
-      ['--provider', 'anthropic', '--base-url', llm.url, '--api-key', 'k', ...extraArgs],
-      {
-        home: box.home,
-        cwd: box.project,
-        env: FAST_TIMEOUTS,
-      },
-    );
+    RpcClient.start([...fakeLlmFlags(llm.url), ...extraArgs], {
+      home: box.home,
+      cwd: box.project,
+      env: FAST_TIMEOUTS,
+    });
   return { box, root, start };
 }
 

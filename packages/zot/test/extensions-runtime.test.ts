@@ -9,7 +9,7 @@ import {
   processesMatching,
   expectNoLeftovers,
 } from './support/extensions.js';
-import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
+import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { collect, jsonLines, makeSandbox, runZot, startZot } from './support/zot.js';
 
 let llm: FakeLlm;
@@ -18,15 +18,7 @@ before(async () => {
 });
 after(() => llm.close());
 
-const FLAGS = () => [
-  '--provider',
-  'anthropic',
-  '--base-url',
-  llm.url,
-  '--api-key',
-  'k',
-  '--no-session',
-];
+const FLAGS = () => [...fakeLlmFlags(llm.url), '--no-session'];
 
 function setup() {
   const box = makeSandbox();

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { EXAMPLES, FAST_TIMEOUTS, makeExtension, expectNoLeftovers } from './support/extensions.js';
-import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
+import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { jsonLines, makeSandbox, runZot } from './support/zot.js';
 
 let llm: FakeLlm;
@@ -16,23 +16,11 @@ function setup() {
   const box = makeSandbox();
   const root = join(box.home, 'extensions');
   const run = (args: string[], session = false) =>
-    runZot(
-      [
-        ...args,
-        '--provider',
-        'anthropic',
-        '--base-url',
-        llm.url,
-        '--api-key',
-        'k',
-        ...(session ? [] : ['--no-session']),
-      ],
-      {
-        home: box.home,
-        cwd: box.project,
-        env: FAST_TIMEOUTS,
-      },
-    );
+    runZot([...args, ...fakeLlmFlags(llm.url), ...(session ? [] : ['--no-session'])], {
+      home: box.home,
+      cwd: box.project,
+      env: FAST_TIMEOUTS,
+    });
   const frames = (file: string) =>
     existsSync(file)
       ? readFileSync(file, 'utf8')

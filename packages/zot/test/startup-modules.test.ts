@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
+import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { makeSandbox, runZot, ZOT_BIN } from './support/zot.js';
 
 let llm: FakeLlm;
@@ -31,24 +31,11 @@ test('a --json run without extensions loads no Ajv, diff, TypeBox, protocol or e
     `import { register } from 'node:module';\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOK)}`)});\n`,
   );
   llm.script({ text: 'hi' });
-  const result = await runZot(
-    [
-      '--json',
-      'hello',
-      '--no-session',
-      '--provider',
-      'anthropic',
-      '--base-url',
-      llm.url,
-      '--api-key',
-      'k',
-    ],
-    {
-      home: box.home,
-      cwd: box.project,
-      env: { NODE_OPTIONS: `--import ${hookFile}` },
-    },
-  );
+  const result = await runZot(['--json', 'hello', '--no-session', ...fakeLlmFlags(llm.url)], {
+    home: box.home,
+    cwd: box.project,
+    env: { NODE_OPTIONS: `--import ${hookFile}` },
+  });
   assert.equal(result.code, 0, result.stderr);
   const loaded = result.stderr.split('\n').filter((line) => line.startsWith('loaded file:'));
   assert.ok(

@@ -172,3 +172,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
     },
   };
 }
+// The command-line flags that point zot at a fake LLM server (Anthropic format, a dummy key).
+export function fakeLlmFlags(url: string): string[] {
+  return ['--provider', 'anthropic', '--base-url', url, '--api-key', 'k'];
+}

@@ -2,6 +2,7 @@
 // Dispatches on `type` to the frame's generated check (TypeBox's compiled code, emitted at
 // build time into src/generated/validators.ts), so a small frame costs one JSON.parse, one
 // Map lookup and one straight-line check, and importing this module loads no TypeBox.
+import { exceedsJsonDepth, MAX_JSON_DEPTH, mayExceedJsonDepth } from './bounds.js';
 import { formatFrameError, type FrameValidator } from './errors.js';
 import type { FrameFromExtension } from './frames-extension.js';
 import type { FrameFromHost } from './frames-host.js';
@@ -46,6 +47,10 @@ function failure(
   return result;
 }
 
+function idOf(id: unknown): { id?: string } {
+  return typeof id === 'string' ? { id } : {};
+}
+
 function kindOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
@@ -76,12 +81,27 @@ function check<F>(
   return failure('invalid_frame', error, type, record['id']);
 }
 
+/**
+ * JSON.parse plus the depth bound, so that no recursive code (validators, JSON.stringify,
+ * schema checks) ever sees a value nested past MAX_JSON_DEPTH. A too-deep frame still names
+ * its `type` and `id`, so a pending request fails at once instead of timing out.
+ */
 function parse(line: string): { ok: true; value: unknown } | DecodeFailure {
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(line) };
+    value = JSON.parse(line);
   } catch (err) {
     return failure('invalid_json', `invalid JSON: ${(err as Error).message}`);
   }
+  if (mayExceedJsonDepth(line) && exceedsJsonDepth(value)) {
+    const record = (typeof value === 'object' && value !== null ? value : {}) as Record<
+      string,
+      unknown
+    >;
+    const type = typeof record['type'] === 'string' ? (record['type'] as string) : undefined;
+    return { ...tooDeep(), ...(type !== undefined ? { type } : {}), ...idOf(record['id']) };
+  }
+  return { ok: true, value };
 }
 
 /**
@@ -89,12 +109,18 @@ function parse(line: string): { ok: true; value: unknown } | DecodeFailure {
  * Contract: never throws; unknown fields are kept on the returned frame (not stripped).
  */
 export function checkFrameFromExtension(value: unknown): DecodeResult<FrameFromExtension> {
+  if (exceedsJsonDepth(value)) return tooDeep();
   return check(value, VALIDATORS_FROM_EXTENSION, 'extension');
 }
 
 /** Validates an already-parsed host → extension frame. Contract: never throws. */
 export function checkFrameFromHost(value: unknown): DecodeResult<FrameFromHost> {
+  if (exceedsJsonDepth(value)) return tooDeep();
   return check(value, VALIDATORS_FROM_HOST, 'host');
+}
+
+function tooDeep(): DecodeFailure {
+  return failure('invalid_frame', `frame nests deeper than ${MAX_JSON_DEPTH} levels`);
 }
 
 /**

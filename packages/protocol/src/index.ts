@@ -78,5 +78,6 @@ export {
   type DecodeFailureKind,
   type DecodeResult,
 } from './decode.js';
+export { MAX_JSON_DEPTH, exceedsJsonDepth, parseBoundedJson } from './bounds.js';
 export { formatFrameError, type FrameValidator, type Shape } from './errors.js';
 export { LineSplitter, createLineDecoder, type LineDecoderOptions } from './jsonl.js';

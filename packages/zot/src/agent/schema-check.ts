@@ -3,6 +3,7 @@
 // meta-schema validator.
 import type { ErrorObject } from 'ajv';
 import generatedMetaValidator from './generated/json-schema-meta.js';
+import { lintSchema } from './schema-lint.js';
 
 /** Ajv's standalone validators report errors on a property of the function. */
 const validateMetaSchema = generatedMetaValidator as unknown as ((schema: unknown) => boolean) & {
@@ -10,7 +11,8 @@ const validateMetaSchema = generatedMetaValidator as unknown as ((schema: unknow
 };
 
 /**
- * Returns an error message when `schema` is not a valid JSON Schema (draft-07) object. Uses the
+ * Returns an error message when `schema` is not a valid JSON Schema (draft-07) object, or uses
+ * a pattern our regex engine cannot run or a `$ref` that does not resolve. Uses the
  * precompiled meta-schema validator: no Ajv load, so extensions can register tools at start-up
  * for free. Contract: never throws.
  */
@@ -18,7 +20,7 @@ export function checkSchema(schema: unknown): string | undefined {
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
     return 'schema must be a JSON Schema object';
   }
-  if (validateMetaSchema(schema)) return undefined;
+  if (validateMetaSchema(schema)) return lintSchema(schema as Record<string, unknown>);
   const errors = validateMetaSchema.errors ?? [];
   return errors
     .slice(0, 3)

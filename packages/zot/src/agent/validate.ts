@@ -1,5 +1,6 @@
 // Tool argument validation against each tool's JSON Schema, compiled once per schema object.
 // Ajv costs tens of milliseconds to load, so it is loaded on first need, not at start-up.
+// Schema patterns run on RE2 (util/safe-regex.ts): no schema can make validation backtrack.
 import type { Ajv as AjvType, ErrorObject, ValidateFunction } from 'ajv';
 import type { JsonSchema } from '../providers/types.js';
 
@@ -9,9 +10,14 @@ const compiled = new WeakMap<JsonSchema, ValidateFunction | Error>();
 
 /** Loads the validator; the sync functions below require it. Contract: idempotent, never rejects. */
 export function loadValidator(): Promise<void> {
-  loading ??= import('ajv').then(({ Ajv }) => {
-    ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true });
-  });
+  loading ??= Promise.all([import('ajv'), import('../util/safe-regex.js')]).then(
+    ([{ Ajv }, { compileSafeRegex }]) => {
+      // Ajv calls the engine as `regExp(pattern, flags)`; `code` names it in standalone code,
+      // which we never generate from extension schemas.
+      const regExp = Object.assign(compileSafeRegex, { code: 'compileSafeRegex' });
+      ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true, code: { regExp } });
+    },
+  );
   return loading;
 }
 

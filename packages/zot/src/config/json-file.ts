@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { errorMessage } from '../util/errors.js';
+import { parseBoundedJson } from '@zot/protocol/bounds';
 
 export type JsonRead<T> = { ok: true; value: T | undefined } | { ok: false; error: string };
 
@@ -14,15 +15,13 @@ export function readJsonObject<T extends object>(path: string): JsonRead<T> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, value: undefined };
     return { ok: false, error: `cannot read ${path}: ${errorMessage(error)}` };
   }
-  try {
-    const value: unknown = JSON.parse(text);
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      return { ok: false, error: `${path}: expected a JSON object` };
-    }
-    return { ok: true, value: value as T };
-  } catch (error) {
-    return { ok: false, error: `${path}: invalid JSON (${errorMessage(error)})` };
+  const parsed = parseBoundedJson(text);
+  if (!parsed.ok) return { ok: false, error: `${path}: ${parsed.error}` };
+  const value = parsed.value;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { ok: false, error: `${path}: expected a JSON object` };
   }
+  return { ok: true, value: value as T };
 }
 
 export function writeJsonFile(path: string, value: unknown, mode = 0o644): void {

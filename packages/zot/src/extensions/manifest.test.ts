@@ -100,6 +100,17 @@ test('invalid JSON names the file', () => {
   assert.ok(error.startsWith(join(dir, 'extension.json') + ': '), error);
 });
 
+test('a manifest nested past the depth bound is an error naming the file, not a crash', () => {
+  const deep = '{"name":"x","exec":"node","x":' + '['.repeat(10_000) + ']'.repeat(10_000) + '}';
+  const dir = extDir(deep);
+  const error = expectError(readManifest(dir), /nested deeper than 128 levels/);
+  assert.ok(error.startsWith(join(dir, 'extension.json') + ': '), error);
+  assert.throws(
+    () => writeManifestField(join(dir, 'extension.json'), 'enabled', false),
+    /extension\.json: JSON nested deeper than 128 levels/,
+  );
+});
+
 test('a BOM before the JSON is tolerated', () => {
   assert.ok(readManifest(extDir('\uFEFF{"name":"bom","exec":"node"}')).ok);
 });

@@ -3,6 +3,7 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { errorMessage } from '../util/errors.js';
+import { parseBoundedJson } from '@zot/protocol/bounds';
 import { checkExtensionName } from './names.js';
 
 export const MANIFEST_FILE = 'extension.json';
@@ -56,13 +57,10 @@ export function readManifest(dir: string): ManifestResult {
   } catch (error) {
     return { ok: false, path, error: `${path}: cannot read the manifest (${why(error)})` };
   }
-  let raw: unknown;
-  try {
-    // Editors on Windows like to prepend a BOM, which JSON.parse rejects.
-    raw = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (error) {
-    return { ok: false, path, error: `${path}: invalid JSON (${errorMessage(error)})` };
-  }
+  // Editors on Windows like to prepend a BOM, which JSON.parse rejects.
+  const parsed = parseBoundedJson(text.replace(/^\uFEFF/, ''));
+  if (!parsed.ok) return { ok: false, path, error: `${path}: ${parsed.error}` };
+  const raw = parsed.value;
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     return { ok: false, path, error: `${path}: expected a JSON object` };
   }
@@ -209,12 +207,9 @@ export function writeManifestField(manifestPath: string, field: string, value: u
   } catch (error) {
     throw new Error(`${manifestPath}: cannot read the manifest (${why(error)})`);
   }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (error) {
-    throw new Error(`${manifestPath}: invalid JSON (${errorMessage(error)})`);
-  }
+  const parsed = parseBoundedJson(text.replace(/^\uFEFF/, ''));
+  if (!parsed.ok) throw new Error(`${manifestPath}: ${parsed.error}`);
+  const raw = parsed.value;
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new Error(`${manifestPath}: expected a JSON object`);
   }

@@ -6,6 +6,7 @@ import type {
   ThinkingBlock,
   Usage,
 } from './types.js';
+import { parseBoundedJson } from '@zot/protocol/bounds';
 
 export function zeroUsage(): Usage {
   return { input: 0, output: 0, cache_read: 0, cache_write: 0 };
@@ -19,24 +20,22 @@ export function zeroUsage(): Usage {
  */
 export function parseToolArgs(raw: string): Record<string, unknown> {
   if (raw.trim() === '') return {};
-  try {
-    const value: unknown = JSON.parse(raw);
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-      return value as Record<string, unknown>;
-    }
-  } catch {
-    // fall through
+  const parsed = parseBoundedJson(raw);
+  if (!parsed.ok) {
+    // Too deep for the recursive code after us (JSON.stringify, validation): say so.
+    return { __invalid_json__: parsed.error.startsWith('JSON nested') ? parsed.error : raw };
+  }
+  const value = parsed.value;
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    return value as Record<string, unknown>;
   }
   return { __invalid_json__: raw };
 }
 
-/** Parses one SSE data payload. Contract: never throws; undefined when not JSON. */
+/** Parses one SSE data payload. Contract: never throws; undefined when not JSON or too deep. */
 export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
+  const parsed = parseBoundedJson(text);
+  return parsed.ok ? parsed.value : undefined;
 }
 
 /** The assistant message under construction. Blocks are appended in stream order. */

@@ -1,6 +1,7 @@
 // Parses $ZOT_HOME/models.json: user-defined models and overrides of built-in ones.
 import { builtinModel, isProviderName, PROVIDER_NAMES, unknownModel } from './catalog.js';
 import type { ModelInfo, ModelPrices, ProviderApi } from './types.js';
+import { parseBoundedJson } from '@zot/protocol/bounds';
 
 const APIS: readonly ProviderApi[] = ['anthropic-messages', 'openai-chat', 'openai-responses'];
 const FIELDS = [
@@ -36,13 +37,9 @@ export function parseModelsJson(
 ): { models: ModelInfo[]; errors: string[] } {
   const errors: string[] = [];
   const models: ModelInfo[] = [];
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return { models, errors: [`${sourcePath}: invalid JSON: ${reason}`] };
-  }
+  const parsed = parseBoundedJson(text);
+  if (!parsed.ok) return { models, errors: [`${sourcePath}: ${parsed.error}`] };
+  const json = parsed.value;
   const list = Array.isArray(json) ? json : (json as { models?: unknown } | null)?.models;
   if (!Array.isArray(list)) {
     const message = `${sourcePath}: expected a JSON array of models or an object with a "models" array`;

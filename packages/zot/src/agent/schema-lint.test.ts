@@ -1,0 +1,74 @@
+import { strict as assert } from 'node:assert';
+import { test } from 'node:test';
+import { checkSchema } from './schema-check.js';
+import { loadValidator, validateArgs } from './validate.js';
+
+const obj = (extra: Record<string, unknown>) => ({ type: 'object', ...extra });
+
+// Schemas the registration check accepts must also compile for argument validation, and the
+// ones it rejects must be ones that validation could not have used: the two layers agree.
+const GOOD: Array<Record<string, unknown>> = [
+  obj({ properties: { s: { type: 'string', pattern: '^[a-z]+\\/x$' } } }),
+  obj({ patternProperties: { '^x-': { type: 'number' } } }),
+  obj({ properties: { s: { pattern: '^(a|aa)+$' } } }),
+  obj({ definitions: { n: { type: 'number' } }, properties: { a: { $ref: '#/definitions/n' } } }),
+  obj({ $defs: { 'a/b': { type: 'number' } }, properties: { a: { $ref: '#/$defs/a~1b' } } }),
+  obj({ properties: { self: { $ref: '#' } } }),
+  obj({ definitions: { n: { $id: '#num', type: 'number' } }, properties: { a: { $ref: '#num' } } }),
+  obj({ items: [{ pattern: '\\d+' }], properties: { q: { anyOf: [{ $ref: '#/properties/q' }] } } }),
+];
+
+const BAD: Array<[Record<string, unknown>, RegExp]> = [
+  [obj({ properties: { s: { type: 'string', pattern: '(a' } } }), /pattern/],
+  [obj({ properties: { s: { pattern: '(a)\\1' } } }), /not supported/],
+  [obj({ properties: { s: { pattern: '(?<=a)b' } } }), /not supported/],
+  [obj({ patternProperties: { '(x': { type: 'number' } } }), /patternProperties/],
+  [obj({ properties: { a: { $ref: '#/definitions/missing' } } }), /cannot resolve/],
+  [obj({ properties: { a: { $ref: 'https://example.com/s.json' } } }), /cannot resolve/],
+  [obj({ allOf: [{ properties: { a: { $ref: '#nowhere' } } }] }), /cannot resolve/],
+];
+
+test('schemas accepted at registration compile for validation', async () => {
+  await loadValidator();
+  for (const schema of GOOD) {
+    assert.equal(checkSchema(schema), undefined, JSON.stringify(schema));
+    const result = validateArgs('t', schema, {});
+    assert.equal(
+      result?.includes('invalid schema') ?? false,
+      false,
+      `${JSON.stringify(schema)}: ${result}`,
+    );
+  }
+});
+
+test('bad patterns and unresolvable references are rejected at registration, naming where', async () => {
+  await loadValidator();
+  for (const [schema, why] of BAD) {
+    const problem = checkSchema(schema);
+    assert.match(problem ?? '', why, JSON.stringify(schema));
+    assert.match(validateArgs('t', schema, {}) ?? '', /invalid schema/, JSON.stringify(schema));
+  }
+  assert.match(checkSchema(BAD[0]![0]) ?? '', /^\/properties\/s\/pattern: /);
+});
+
+test('a catastrophic pattern is evaluated in linear time (no ReDoS)', async () => {
+  await loadValidator();
+  const schema = obj({
+    properties: { s: { type: 'string', pattern: '^(a|aa)+$' } },
+    patternProperties: { '^k(a|aa)+$': { type: 'string' } },
+  });
+  // On a backtracking engine this call does not return for hours.
+  const hostile = 'a'.repeat(60) + '!';
+  assert.match(validateArgs('t', schema, { s: hostile }) ?? '', /must match pattern/);
+  assert.equal(validateArgs('t', schema, { s: 'aaaa', [`k${hostile}`]: 1 }), undefined);
+  assert.match(validateArgs('t', schema, { [`k${'a'.repeat(61)}`]: 1 }) ?? '', /must be string/);
+});
+
+test('distinct patterns in one validator stay distinct', async () => {
+  await loadValidator();
+  // Ajv caches compiled patterns by their string form; a shared form would mix them up.
+  const first = obj({ patternProperties: { '^x(y|yy)+$': { type: 'number' } } });
+  const second = obj({ patternProperties: { '^xy': { type: 'boolean' } } });
+  assert.match(validateArgs('a', first, { xyy: 's' }) ?? '', /must be number/);
+  assert.match(validateArgs('b', second, { xyz: 's' }) ?? '', /must be boolean/);
+});

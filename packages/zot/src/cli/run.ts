@@ -2,7 +2,7 @@
 // JSON path is imported statically (main.ts already answered --version and --help); RPC, auth
 // and `zot ext` load on demand.
 import { fstatSync } from 'node:fs';
-import { writeLine, type ModeIO } from '../modes/io.js';
+import { writeDiagnostic, writeLine, type ModeIO } from '../modes/io.js';
 import { errorMessage, UsageError } from '../util/errors.js';
 import { signalExitCode } from '../util/process-group.js';
 import { parseArgs, selectMode, type CliOptions, type Mode } from './args.js';
@@ -15,7 +15,7 @@ import { MAIN_HELP } from './help.js';
 import { zotVersion } from './version.js';
 
 const io: ModeIO = { stdout: process.stdout, stderr: process.stderr };
-const warn = (message: string) => writeLine(io.stderr, `zot: ${message}`);
+const warn = (message: string) => writeDiagnostic(io.stderr, `zot: ${message}`);
 
 /**
  * The prompt from the arguments and, when stdin is not a terminal, from stdin. With a prompt
@@ -145,10 +145,10 @@ export async function runCli(argv: string[]): Promise<number> {
     return await dispatch(argv);
   } catch (error) {
     if (error instanceof UsageError) {
-      writeLine(io.stderr, `zot: ${error.message}`);
+      writeDiagnostic(io.stderr, `zot: ${error.message}`);
       return 2;
     }
-    writeLine(io.stderr, `zot: ${errorMessage(error)}`);
+    writeDiagnostic(io.stderr, `zot: ${errorMessage(error)}`);
     return 1;
   }
 }

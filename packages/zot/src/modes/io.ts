@@ -1,5 +1,6 @@
 // The streams a mode writes to, injectable so modes can be driven in-process.
 import type { SessionEvent } from '../session/session.js';
+import { terminalSafe, terminalSafeBlock } from '../util/terminal-text.js';
 
 export interface ModeIO {
   stdout: NodeJS.WritableStream;
@@ -14,17 +15,37 @@ export function writeLine(stream: NodeJS.WritableStream, text: string): void {
   }
 }
 
+/** A diagnostic for a person (stderr): one line, control characters and escapes shown escaped. */
+export function writeDiagnostic(stream: NodeJS.WritableStream, text: string): void {
+  writeLine(stream, terminalSafe(text));
+}
+
+/** A multi-line block for a person: line breaks kept, everything else made inert. */
+export function writeBlock(stream: NodeJS.WritableStream, text: string): void {
+  writeLine(stream, terminalSafeBlock(text));
+}
+
+/**
+ * Data on stdout: raw into a pipe or a file (it is data, and scripts get it unchanged), made
+ * inert when a terminal renders it (model and extension text must not drive the terminal).
+ */
+export function writeData(stream: NodeJS.WritableStream, text: string): void {
+  const terminal = (stream as { isTTY?: boolean }).isTTY === true;
+  writeLine(stream, terminal ? terminalSafeBlock(text) : text);
+}
+
 /** Reports a failed prompt on stderr; returns the exit code (0 ok, 1 error or abort). */
 export function promptExitCode(result: { stop: string; error?: string }, io: ModeIO): number {
   if (result.stop !== 'error' && result.stop !== 'aborted') return 0;
-  writeLine(io.stderr, `zot: ${result.error ?? result.stop}`);
+  writeDiagnostic(io.stderr, `zot: ${result.error ?? result.stop}`);
   return 1;
 }
 
 /** Warnings and extension failures go to stderr in every mode (JSON/RPC also get the event). */
 export function reportDiagnostics(event: SessionEvent, io: ModeIO): void {
-  if (event.type === 'warning') writeLine(io.stderr, `zot: warning: ${event.message}`);
+  if (event.type === 'warning') writeDiagnostic(io.stderr, `zot: warning: ${event.message}`);
   else if (event.type === 'ext_error')
-    writeLine(io.stderr, `zot: ${event.message} (log: ${event.log_path})`);
-  else if (event.type === 'ext_warning') writeLine(io.stderr, `zot: warning: ${event.message}`);
+    writeDiagnostic(io.stderr, `zot: ${event.message} (log: ${event.log_path})`);
+  else if (event.type === 'ext_warning')
+    writeDiagnostic(io.stderr, `zot: warning: ${event.message}`);
 }

@@ -1,7 +1,13 @@
 // JSON mode: run one prompt (or slash command), write every event as one JSON line on stdout.
 import { runSlashCommand, slashResultEvent } from '../session/commands.js';
 import type { Session } from '../session/session.js';
-import { promptExitCode, reportDiagnostics, writeLine, type ModeIO } from './io.js';
+import {
+  promptExitCode,
+  reportDiagnostics,
+  writeDiagnostic,
+  writeLine,
+  type ModeIO,
+} from './io.js';
 
 export async function runJsonMode(session: Session, prompt: string, io: ModeIO): Promise<number> {
   session.subscribe((event) => {
@@ -15,7 +21,7 @@ export async function runJsonMode(session: Session, prompt: string, io: ModeIO):
   const event = slashResultEvent(result);
   if (event) session.emit(event);
   if (result.kind === 'error') {
-    writeLine(io.stderr, `zot: ${result.message}`);
+    writeDiagnostic(io.stderr, `zot: ${result.message}`);
     return 1;
   }
   return 0;

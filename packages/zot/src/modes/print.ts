@@ -1,24 +1,28 @@
 // Print mode: run one prompt (or slash command), write the final answer to stdout.
 import { runSlashCommand } from '../session/commands.js';
 import type { Session } from '../session/session.js';
-import { promptExitCode, reportDiagnostics, writeLine, type ModeIO } from './io.js';
+import {
+  promptExitCode,
+  reportDiagnostics,
+  writeBlock,
+  writeData,
+  writeDiagnostic,
+  type ModeIO,
+} from './io.js';
 
 /** Returns the exit code: 0 when the model finished, 1 on error or abort. */
 export async function runPrintMode(session: Session, prompt: string, io: ModeIO): Promise<number> {
   session.subscribe((event) => {
     reportDiagnostics(event, io);
-    if (event.type === 'ext_notify' || event.type === 'ext_display') {
-      writeLine(
-        io.stderr,
-        `[${event.extension}] ${event.type === 'ext_notify' ? event.message : event.text}`,
-      );
-    }
+    if (event.type === 'ext_notify')
+      writeDiagnostic(io.stderr, `[${event.extension}] ${event.message}`);
+    if (event.type === 'ext_display') writeBlock(io.stderr, `[${event.extension}] ${event.text}`);
   });
   await session.startExtensions();
   if (!prompt.startsWith('/')) {
     const result = await session.prompt(prompt);
     const code = promptExitCode(result, io);
-    if (code === 0 && result.finalText !== '') writeLine(io.stdout, result.finalText);
+    if (code === 0 && result.finalText !== '') writeData(io.stdout, result.finalText);
     return code;
   }
   const result = await runSlashCommand(session, prompt);
@@ -26,21 +30,21 @@ export async function runPrintMode(session: Session, prompt: string, io: ModeIO)
     case 'prompt': {
       const code = promptExitCode(result.outcome, io);
       if (code === 0 && result.outcome.finalText !== '')
-        writeLine(io.stdout, result.outcome.finalText);
+        writeData(io.stdout, result.outcome.finalText);
       return code;
     }
     case 'display':
     case 'insert':
-      writeLine(io.stdout, result.text);
+      writeData(io.stdout, result.text);
       return 0;
     case 'panel':
-      writeLine(
+      writeDiagnostic(
         io.stderr,
         `zot: /${prompt.slice(1).split(/\s/)[0]} opens a panel; panels need the TUI or RPC mode`,
       );
       return 1;
     case 'error':
-      writeLine(io.stderr, `zot: ${result.message}`);
+      writeDiagnostic(io.stderr, `zot: ${result.message}`);
       return 1;
     default:
       return 0;

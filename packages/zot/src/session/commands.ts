@@ -1,6 +1,7 @@
 // Slash commands outside the TUI (DECISIONS 19, 21): built-ins first, then extension commands.
 import type { PanelSpec } from '@zot/protocol';
 import type { ExtensionHost } from '../extensions/host.js';
+import { terminalSafe } from '../util/terminal-text.js';
 import type { PromptOutcome, Session, SessionEvent } from './session.js';
 
 /** Names reserved for built-in commands; extensions can never take them (DECISIONS 9). */
@@ -43,7 +44,9 @@ function helpText(host: ExtensionHost | undefined): string {
     '  /yolo [on|off] stop or resume asking before tools run (with --no-yolo)',
   ];
   for (const command of host?.commands() ?? []) {
-    lines.push(`  /${command.name.padEnd(12)} ${command.description} [${command.extension}]`);
+    // One line per command: a description cannot add lines or drive the terminal.
+    const description = terminalSafe(command.description);
+    lines.push(`  /${command.name.padEnd(12)} ${description} [${command.extension}]`);
   }
   return lines.join('\n');
 }

@@ -13,6 +13,7 @@ import type {
 } from '../providers/types.js';
 import type { AgentEvent, UsageEventFields } from './events.js';
 import type { AgentHooks } from './hooks.js';
+import type { OutputLimits } from './output-limit.js';
 import { runToolCall } from './tool-call.js';
 import type { Tool } from './tool.js';
 
@@ -39,6 +40,8 @@ export interface AgentSetup {
   emit(event: AgentEvent): void;
   /** Every message appended to the transcript, in order, as it is appended. */
   append(message: Message): void;
+  /** Size limits for tool results (default: the built-in tools' 2000 lines / 50 KB). */
+  outputLimits?: OutputLimits;
 }
 
 export interface AgentRunResult {

@@ -2,6 +2,7 @@
 import type { ToolCallBlock, ToolResultBlock } from '../providers/types.js';
 import { errorMessage } from '../util/errors.js';
 import type { AgentSetup } from './loop.js';
+import { defaultOutputLimits, limitOutput } from './output-limit.js';
 import type { ToolContent, ToolOutput } from './tool.js';
 import { loadValidator, validateArgs } from './validate.js';
 
@@ -85,12 +86,16 @@ async function execute(
     if (answer !== 'allow') return errorOutput(`the user denied this ${call.name} call`);
   }
   try {
-    return await tool.execute(args, {
+    const output = await tool.execute(args, {
       cwd: setup.cwd,
       toolCallId: call.id,
       signal,
       onProgress: (text) => setup.emit({ type: 'tool_progress', id: call.id, text }),
     });
+    // Built-in tools cut their own output their own way; every other tool gets the same bound.
+    return tool.limitsOwnOutput
+      ? output
+      : limitOutput(output, setup.outputLimits ?? defaultOutputLimits());
   } catch (error) {
     return errorOutput(`${call.name} failed: ${errorMessage(error)}`);
   }

@@ -37,6 +37,11 @@ export interface Tool {
    * Arguments have already been validated against `parameters`.
    */
   execute(args: Record<string, unknown>, context: ToolContext): Promise<ToolOutput>;
+  /**
+   * True when the tool keeps its results within the built-in limits itself (the built-in
+   * tools); other results are cut by the agent (2000 lines / 50 KB, the rest saved to a file).
+   */
+  limitsOwnOutput?: boolean;
   /** A one-line summary of a call, shown in confirmation prompts. */
   preview?(args: Record<string, unknown>): string;
 }

@@ -33,6 +33,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
   const maxBytes = options.maxBytes ?? 50 * 1024;
   return {
     name: 'bash',
+    limitsOwnOutput: true,
     description:
       `Run a shell command in the working directory (bash -c). stdout and stderr come back ` +
       `merged; long output is cut to its last ${maxLines} lines or ${formatBytes(maxBytes)}, ` +

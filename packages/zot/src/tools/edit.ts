@@ -19,6 +19,7 @@ export interface EditToolOptions {
 export function createEditTool(options: EditToolOptions = {}): Tool {
   return {
     name: 'edit',
+    limitsOwnOutput: true,
     description:
       'Edit a file by exact text replacement. Each edit replaces oldText with newText; edits ' +
       'apply in order and each oldText must match exactly once (include enough surrounding ' +

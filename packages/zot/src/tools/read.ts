@@ -37,6 +37,7 @@ export function createReadTool(options: ReadToolOptions = {}): Tool {
   };
   return {
     name: 'read',
+    limitsOwnOutput: true,
     description:
       `Read a file. Text comes back with line numbers (number, tab, line), at most ` +
       `${limits.maxLines} lines or ${formatBytes(limits.maxBytes)} per call; use offset and ` +

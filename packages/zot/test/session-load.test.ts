@@ -67,11 +67,11 @@ test('a session killed mid-tool resumes: the dangling call gets an interrupted r
   const box = makeSandbox();
   t.after(() => box.cleanup());
   const pidFile = join(box.project, 'sleeper.pid');
+  let sleeper = 0;
+  // The bash tool's process group outlives zot's SIGKILL; end it (the pid file goes with the box).
   t.after(() => {
-    // The bash tool's process group outlives zot's SIGKILL; end it.
     try {
-      const pid = Number(readFileSync(pidFile, 'utf8'));
-      if (Number.isInteger(pid) && pid > 1) process.kill(-pid, 'SIGKILL');
+      if (sleeper > 1) process.kill(-sleeper, 'SIGKILL');
     } catch {
       // already gone
     }
@@ -93,8 +93,9 @@ test('a session killed mid-tool resumes: the dangling call gets an interrupted r
   // Kill zot once the tool call is on disk and the tool is running.
   for (let i = 0; ; i++) {
     const [file] = sessionFiles(box.home);
-    const started = existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '';
-    if (file && readFileSync(file, 'utf8').includes('"tool_call"') && started) break;
+    const pid = existsSync(pidFile) ? readFileSync(pidFile, 'utf8') : '';
+    if (pid.endsWith('\n')) sleeper = Number(pid) || 0; // written whole
+    if (file && readFileSync(file, 'utf8').includes('"tool_call"') && sleeper > 1) break;
     assert.ok(i < 600, 'the tool call reached the session file');
     await sleep(100);
   }

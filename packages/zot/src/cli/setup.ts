@@ -15,7 +15,7 @@ import {
 import type { ModelInfo, ProviderName } from '../providers/types.js';
 import { BUILTIN_COMMANDS } from '../session/commands.js';
 import { Session } from '../session/session.js';
-import { loadSession, newestSession, newSessionPath, SessionWriter } from '../session/store.js';
+import { newestSession, newSessionPath, openSession } from '../session/store.js';
 import { buildSystemPrompt } from '../session/system-prompt.js';
 import { ToolRegistry } from '../session/tool-registry.js';
 import { BUILTIN_TOOL_NAMES, builtinTools } from '../tools/index.js';
@@ -91,7 +91,7 @@ function selectTools(options: CliOptions) {
   return all.filter((tool) => options.tools!.includes(tool.name));
 }
 
-function sessionWriter(options: CliOptions, mode: Mode, paths: ZotPaths, cwd: string, warn: Warn) {
+function sessionPath(options: CliOptions, mode: Mode, paths: ZotPaths, cwd: string, warn: Warn) {
   if (options.noSession) return undefined;
   let path: string | undefined;
   if (options.session) path = resolve(options.session);
@@ -158,15 +158,9 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
     throw new Error(missingKeyMessage(provider, paths.auth));
   }
   const version = zotVersion();
-  const path = sessionWriter(options, mode, paths, cwd, warn);
-  let messages: Session['messages'][number][] = [];
-  if (path && existsSync(path)) {
-    const loaded = loadSession(path);
-    loaded.warnings.forEach(warn);
-    messages = loaded.messages;
-  }
-  const writer = path
-    ? new SessionWriter(path, () => ({
+  const path = sessionPath(options, mode, paths, cwd, warn);
+  const opened = path
+    ? openSession(path, () => ({
         type: 'session',
         version: 1,
         cwd,
@@ -209,8 +203,8 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
     stream: streamFor,
     resolveModel: (id) => resolveForRun(provider, id, extra, options.baseUrl).model,
     listModels: () => listModels(provider, extra),
-    ...(writer ? { writer } : {}),
-    messages,
+    ...(opened ? { writer: opened.writer, warnings: opened.warnings } : {}),
+    messages: opened?.messages ?? [],
   });
   current = session;
   return { session, paths, provider, version, dispose: () => session.dispose() };

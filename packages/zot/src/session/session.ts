@@ -49,6 +49,8 @@ export interface SessionOptions {
   listModels(): ModelInfo[];
   writer?: SessionWriter;
   messages?: Message[];
+  /** Problems found loading `messages` (bad lines, repaired tool calls); see subscribe(). */
+  warnings?: string[];
   hooks?: AgentHooks;
   extensions?: ExtensionHost;
 }
@@ -74,6 +76,7 @@ export class Session {
   private controller: AbortController | undefined;
   private closed = false;
   private gate: ConfirmGate | undefined;
+  private loadWarnings: string[];
   hooks: AgentHooks;
 
   constructor(private readonly options: SessionOptions) {
@@ -81,10 +84,22 @@ export class Session {
     this.model = options.model;
     this.messagesList = [...(options.messages ?? [])];
     this.hooks = options.hooks ?? {};
+    this.loadWarnings = [...(options.warnings ?? [])];
   }
 
+  /**
+   * Contract: the first subscriber (a mode subscribes before anything runs) also receives the
+   * warnings of loading the transcript, as `warning` events.
+   */
   subscribe(listener: (event: SessionEvent) => void): () => void {
     this.listeners.add(listener);
+    for (const message of this.loadWarnings.splice(0)) {
+      try {
+        listener({ type: 'warning', message });
+      } catch {
+        // As in emit(): a failing listener must not break the session.
+      }
+    }
     return () => this.listeners.delete(listener);
   }
 

@@ -3,38 +3,27 @@ import { createHash, randomBytes } from 'node:crypto';
 import {
   appendFileSync,
   closeSync,
+  constants,
   existsSync,
+  fstatSync,
   mkdirSync,
   openSync,
   readdirSync,
-  readFileSync,
   readSync,
   statSync,
+  type Stats,
 } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Message } from '../providers/types.js';
+import { errorMessage } from '../util/errors.js';
+import type { SessionEntry } from './entries.js';
+import { loadSessionText, type LoadedSession } from './load.js';
 
-export const SESSION_FORMAT_VERSION = 1;
+export { SESSION_FORMAT_VERSION, type SessionEntry } from './entries.js';
+export { loadSessionText, summaryMessage, type LoadedSession } from './load.js';
 
-/** A non-model line of the session file (compaction marker, audit record, ...). */
-export type SessionEntry =
-  | {
-      type: 'session';
-      version: number;
-      cwd: string;
-      created: string;
-      provider: string;
-      model: string;
-    }
-  | { type: 'message'; message: Message }
-  | { type: 'compaction'; time: string; summary: string; kept: number }
-  | { type: 'clear'; time: string }
-  | { type: string; [key: string]: unknown };
-
-export interface LoadedSession {
-  messages: Message[];
-  warnings: string[];
-}
+/** Largest session file zot loads: far beyond a long session, well below memory trouble. */
+export const MAX_SESSION_BYTES = 256 * 1024 * 1024;
 
 export function cwdKey(cwd: string): string {
   const name =
@@ -54,71 +43,119 @@ export function newSessionPath(sessionsRoot: string, cwd: string): string {
   return join(sessionDir(sessionsRoot, cwd), `${stamp}_${randomBytes(3).toString('hex')}.jsonl`);
 }
 
-/** The most recently written session of `cwd`, if any. */
+/**
+ * The most recently written session of `cwd`, if any. Only regular files count: a dangling
+ * symlink or a FIFO named *.jsonl is passed over. Contract: never throws.
+ */
 export function newestSession(sessionsRoot: string, cwd: string): string | undefined {
-  const dir = sessionDir(sessionsRoot, cwd);
-  if (!existsSync(dir)) return undefined;
-  const files = readdirSync(dir)
-    .filter((name) => name.endsWith('.jsonl'))
-    .map((name) => ({ path: join(dir, name), mtime: statSync(join(dir, name)).mtimeMs, name }))
-    .sort((a, b) => b.mtime - a.mtime || b.name.localeCompare(a.name));
-  return files[0]?.path;
+  let names: string[];
+  try {
+    names = readdirSync(sessionDir(sessionsRoot, cwd));
+  } catch {
+    return undefined;
+  }
+  let newest: { path: string; name: string; mtime: number } | undefined;
+  for (const name of names) {
+    if (!name.endsWith('.jsonl')) continue;
+    const path = join(sessionDir(sessionsRoot, cwd), name);
+    let stat: Stats;
+    try {
+      stat = statSync(path);
+    } catch {
+      continue;
+    }
+    if (!stat.isFile()) continue;
+    const mtime = stat.mtimeMs;
+    if (!newest || mtime > newest.mtime || (mtime === newest.mtime && name > newest.name)) {
+      newest = { path, name, mtime };
+    }
+  }
+  return newest?.path;
 }
 
-export function summaryMessage(summary: string, time: string): Message {
-  return {
-    role: 'user',
-    content: [
-      { type: 'text', text: `Summary of the earlier conversation (compacted):\n\n${summary}` },
-    ],
-    time,
-  };
-}
+const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
 
-function isMessage(value: unknown): value is Message {
-  if (value === null || typeof value !== 'object') return false;
-  const role = (value as { role?: unknown }).role;
-  return (
-    (role === 'user' || role === 'assistant' || role === 'tool') &&
-    Array.isArray((value as Message).content)
-  );
+function kindOf(stat: Stats): string {
+  if (stat.isDirectory()) return 'a directory';
+  if (stat.isFIFO()) return 'a FIFO';
+  if (stat.isCharacterDevice()) return 'a character device';
+  if (stat.isBlockDevice()) return 'a block device';
+  if (stat.isSocket()) return 'a socket';
+  return 'not a regular file';
 }
 
 /**
- * Rebuilds the transcript from a session file.
- * Contract: never throws for bad content; unreadable lines (e.g. a line cut by a crash) are
- * skipped with a warning naming the file and line. Throws only when the file cannot be read.
+ * Reads a session file: a regular file of at most `limit` bytes. Opened non-blocking so that a
+ * FIFO cannot hang the open, checked with fstat on the opened descriptor (no race with a swap),
+ * read no further than the size fstat gave.
+ * Contract: throws an Error naming the file (and the limit) when it cannot be used.
+ */
+export function readSessionFile(path: string, limit = MAX_SESSION_BYTES): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? errorMessage(error);
+    throw new Error(`cannot read session file ${path} (${code})`);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) {
+      throw new Error(
+        `session file ${path} is ${kindOf(stat)}; sessions are regular files only ` +
+          `(give --session a .jsonl file, or leave it out to start a new session)`,
+      );
+    }
+    if (stat.size > limit) {
+      throw new Error(
+        `session file ${path} is ${mib(stat.size)}, over the ${mib(limit)} limit; ` +
+          `start a new session (without -c/--session) or move the file away`,
+      );
+    }
+    const buffer = Buffer.allocUnsafe(stat.size);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const read = readSync(fd, buffer, filled, buffer.length - filled, filled);
+      if (read === 0) break; // the file shrank meanwhile
+      filled += read;
+    }
+    return buffer.subarray(0, filled);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Rebuilds the transcript of a session file.
+ * Contract: never throws for bad content (see loadSessionText); throws an Error naming the
+ * file when it cannot be read, is not a regular file or is over MAX_SESSION_BYTES.
  */
 export function loadSession(path: string): LoadedSession {
-  const text = readFileSync(path, 'utf8');
-  let messages: Message[] = [];
-  const warnings: string[] = [];
-  const lines = text.split('\n');
-  lines.forEach((line, index) => {
-    if (line.trim() === '') return;
-    let entry: SessionEntry;
+  return loadSessionText(readSessionFile(path), path);
+}
+
+/**
+ * Opens a session for appending, with its transcript when the file exists. A synthetic result
+ * completing an interrupted tool call at the end is written back, so the repair is made once.
+ * Contract: throws like loadSession; a failed write-back is one more warning.
+ */
+export function openSession(
+  path: string,
+  header: () => SessionEntry,
+): { writer: SessionWriter; messages: Message[]; warnings: string[] } {
+  const loaded: LoadedSession = existsSync(path)
+    ? loadSession(path)
+    : { messages: [], warnings: [] };
+  const writer = new SessionWriter(path, header);
+  const { messages, warnings } = loaded;
+  if (loaded.tailRepair) {
     try {
-      entry = JSON.parse(line) as SessionEntry;
-    } catch {
-      const where = index === lines.length - 1 ? 'trailing line' : 'line';
-      warnings.push(`${path}: skipped unreadable ${where} ${index + 1} (cut short by a crash?)`);
-      return;
+      writer.append({ type: 'message', message: loaded.tailRepair });
+    } catch (error) {
+      warnings.push(`could not record the repair in ${path}: ${errorMessage(error)}`);
     }
-    if (entry.type === 'message' && isMessage((entry as { message?: unknown }).message)) {
-      messages.push((entry as { message: Message }).message);
-    } else if (entry.type === 'compaction') {
-      const { summary, kept, time } = entry as { summary: string; kept: number; time: string };
-      messages = [
-        summaryMessage(String(summary), String(time)),
-        ...(kept > 0 ? messages.slice(-kept) : []),
-      ];
-    } else if (entry.type === 'clear') {
-      messages = [];
-    } else if (entry.type === 'message') {
-      warnings.push(`${path}: skipped malformed message on line ${index + 1}`);
-    }
-  });
-  return { messages, warnings };
+  }
+  return { writer, messages, warnings };
 }
 
 /**

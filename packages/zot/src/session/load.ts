@@ -1,0 +1,123 @@
+// Rebuilding a transcript from the bytes of a session file, which are untrusted: any line may be
+// cut by a crash, corrupt, hand-edited or hostile. Pure (no I/O), so fuzz tests can call it.
+import { isUtf8 } from 'node:buffer';
+import { MAX_JSON_DEPTH, parseBoundedJson } from '@zot/protocol/bounds';
+import type { Message, ToolMessage } from '../providers/types.js';
+import { errorMessage } from '../util/errors.js';
+import { SESSION_FORMAT_VERSION, sessionEntryShape, type SessionEntry } from './entries.js';
+import { pairToolCalls } from './repair.js';
+import { TranscriptReplay } from './replay.js';
+
+/** Problems reported one by one; past this many, only counted (a corrupt file has millions). */
+export const MAX_LOAD_WARNINGS = 20;
+
+export interface LoadedSession {
+  messages: Message[];
+  /** Each names the file and, for a bad line, its number. */
+  warnings: string[];
+  /**
+   * Set when the last message was a tool call without result (zot killed mid-tool): the
+   * synthetic result that `messages` ends with. Appending it to the file records the repair.
+   */
+  tailRepair?: ToolMessage;
+}
+
+export function summaryMessage(summary: string, time: string): Message {
+  return {
+    role: 'user',
+    content: [
+      { type: 'text', text: `Summary of the earlier conversation (compacted):\n\n${summary}` },
+    ],
+    time,
+  };
+}
+
+class Warnings {
+  readonly shown: string[] = [];
+  private more = 0;
+  constructor(private readonly file: string) {}
+  add(message: string): void {
+    if (this.shown.length < MAX_LOAD_WARNINGS) this.shown.push(message);
+    else this.more++;
+  }
+  list(): string[] {
+    if (this.more === 0) return this.shown;
+    return [...this.shown, `${this.file}: ${this.more} more problems not shown`];
+  }
+}
+
+/** Why a line cannot be read, or its value. */
+function decodeLine(bytes: Buffer): { value: unknown } | { error: string } {
+  if (!isUtf8(bytes)) return { error: 'is not valid UTF-8' };
+  const text = bytes.toString('utf8');
+  if (text.includes('\0')) return { error: 'contains NUL bytes (the file was damaged)' };
+  const parsed = parseBoundedJson(text);
+  if (parsed.ok) return { value: parsed.value };
+  // JSON.parse's message quotes the line; file content stays out of warnings.
+  if (parsed.error.startsWith('invalid JSON')) return { error: 'is not JSON' };
+  return { error: `is nested deeper than ${MAX_JSON_DEPTH} levels` };
+}
+
+function replayLines(bytes: Buffer, file: string, warnings: Warnings): TranscriptReplay {
+  const transcript = new TranscriptReplay();
+  let start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0; // a BOM
+  for (let line = 1; start < bytes.length; line++) {
+    const newline = bytes.indexOf(0x0a, start);
+    const end = newline === -1 ? bytes.length : newline;
+    const body = bytes.subarray(start, end > start && bytes[end - 1] === 0x0d ? end - 1 : end);
+    start = end + 1;
+    if (body.every((byte) => byte === 0x20 || byte === 0x09)) continue;
+    const decoded = decodeLine(body);
+    if ('error' in decoded) {
+      const trailing = newline === -1 && decoded.error === 'is not JSON';
+      warnings.add(
+        trailing
+          ? `${file}: skipped unreadable trailing line ${line} (cut short by a crash?)`
+          : `${file}: skipped line ${line}: it ${decoded.error}`,
+      );
+      continue;
+    }
+    const invalid = sessionEntryShape(decoded.value, 'entry');
+    if (invalid) {
+      warnings.add(`${file}: skipped line ${line}: ${invalid}`);
+      continue;
+    }
+    const entry = decoded.value as SessionEntry;
+    if (entry.type === 'message') transcript.append({ message: entry.message, line });
+    else if (entry.type === 'compaction')
+      transcript.compact({ message: summaryMessage(entry.summary, entry.time), line }, entry.kept);
+    else if (entry.type === 'clear') transcript.clear();
+    else if (entry.type === 'session' && entry.version > SESSION_FORMAT_VERSION)
+      warnings.add(
+        `${file}: written in session format ${entry.version} (this zot reads ` +
+          `${SESSION_FORMAT_VERSION}); loading what it understands`,
+      );
+  }
+  return transcript;
+}
+
+/**
+ * Rebuilds the transcript from a session file's bytes (a string is taken as its UTF-8).
+ * Lines split on LF only (CRLF tolerated); a line that is not UTF-8, not JSON, nested deeper
+ * than MAX_JSON_DEPTH or not a valid entry is skipped with a warning naming `file` and the
+ * line; tool calls are then paired with results (see pairToolCalls).
+ * Contract: never throws, for any input; linear in its size, no recursion on the data.
+ */
+export function loadSessionText(data: Uint8Array | string, file = 'session file'): LoadedSession {
+  const warnings = new Warnings(file);
+  try {
+    const bytes =
+      typeof data === 'string'
+        ? Buffer.from(data, 'utf8')
+        : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    const replayed = replayLines(bytes, file, warnings);
+    const paired = pairToolCalls(replayed.messages(), file);
+    paired.warnings.forEach((warning) => warnings.add(warning));
+    const { messages, tailRepair } = paired;
+    return { messages, warnings: warnings.list(), ...(tailRepair ? { tailRepair } : {}) };
+  } catch (error) {
+    // Not expected (e.g. out of memory); a session that cannot be rebuilt starts empty.
+    warnings.add(`${file}: could not be loaded (${errorMessage(error)}); starting empty`);
+    return { messages: [], warnings: warnings.list() };
+  }
+}

@@ -169,7 +169,7 @@ test('a silent interceptor means allow after the deadline; a crash means allow a
   );
 });
 
-test('redaction: no text_delta leaks while an interceptor is subscribed; the model and session keep the original', async (t) => {
+test('redaction: no text_delta leaks while an interceptor is subscribed; the model and session messages get the redacted text', async (t) => {
   const { box, root, run, sessionEntries } = setup();
   t.after(() => box.cleanup());
   expectNoLeftovers(t, box.home);
@@ -202,16 +202,14 @@ test('redaction: no text_delta leaks while an interceptor is subscribed; the mod
   const saved = sessionEntries().find(
     (e) => e.type === 'message' && e.message.role === 'assistant',
   );
-  assert.equal(saved.message.content[0].text, 'your key is sk-ant-SECRET123');
+  assert.equal(saved.message.content[0].text, 'your key is [redacted]');
   const print = await run(['-p', '-c', 'again'], true);
   assert.equal(print.stdout, 'your key is [redacted]\n');
   const history = llm.requests
     .at(-1)!
     .body.messages.map((m: { content: Array<{ text?: string }> }) => m.content[0]!.text);
-  assert.ok(
-    history.includes('your key is sk-ant-SECRET123'),
-    'the next request has the original text',
-  );
+  assert.ok(history.includes('your key is [redacted]'), 'the next request has the redacted text');
+  assert.doesNotMatch(JSON.stringify(llm.requests.at(-1)!.body), /SECRET123/);
 });
 
 test('assistant_message block hides the text; turn_start block makes no model request', async (t) => {

@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { costUsd, resolveModel } from '../src/providers/index.js';
-import type { Message, ModelInfo } from '../src/providers/types.js';
+import type { AssistantContent, Message, ModelInfo } from '../src/providers/types.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { doneOf, providerHarness, T } from './support/provider-harness.js';
 
@@ -207,6 +207,43 @@ test('anthropic: thinking budget per level, raised max_tokens, thinking blocks w
   assert.equal(fake.requests.at(-1)!.body.max_tokens, 8192);
   doneOf(await run({ model: { ...sonnet, reasoning: false }, reasoning: 'high' }));
   assert.equal(fake.requests.at(-1)!.body.thinking, undefined);
+});
+
+test('anthropic: a tool continuation whose assistant message lost its signed thinking is sent with thinking off', async () => {
+  const turn = (thinking: AssistantContent[]): Message[] => [
+    { role: 'user', content: [{ type: 'text', text: 'go' }], time: T },
+    {
+      role: 'assistant',
+      content: [
+        ...thinking,
+        { type: 'tool_call', id: 'toolu_1', name: 'bash', args: { command: 'true' } },
+      ],
+      time: T,
+    },
+    {
+      role: 'tool',
+      content: [{ type: 'tool_result', call_id: 'toolu_1', is_error: false, content: [] }],
+      time: T,
+    },
+  ];
+  fake.script({ text: 'a' }, { text: 'b' }, { text: 'c' });
+  doneOf(
+    await run({ reasoning: 'low', messages: turn([{ type: 'thinking', thinking: 'redacted' }]) }),
+  );
+  const unsigned = fake.requests.at(-1)!.body;
+  assert.equal(unsigned.thinking, undefined);
+  assert.equal(unsigned.messages[1].content[0].type, 'tool_use');
+  const signed = { type: 'thinking' as const, thinking: 'ok', signature: 'sig1' };
+  doneOf(await run({ reasoning: 'low', messages: turn([signed]) }));
+  assert.deepEqual(fake.requests.at(-1)!.body.thinking, { type: 'enabled', budget_tokens: 2048 });
+  // A new prompt after a finished turn has no such requirement.
+  const finished: Message[] = [
+    ...turn([{ type: 'thinking', thinking: 'redacted' }]),
+    { role: 'assistant', content: [{ type: 'text', text: 'done' }], time: T },
+    { role: 'user', content: [{ type: 'text', text: 'next' }], time: T },
+  ];
+  doneOf(await run({ reasoning: 'low', messages: finished }));
+  assert.deepEqual(fake.requests.at(-1)!.body.thinking, { type: 'enabled', budget_tokens: 2048 });
 });
 
 test('anthropic: max_tokens stop maps to length; invalid tool JSON is kept for validation', async () => {

@@ -12,9 +12,15 @@ export interface ToolCallDecision extends Decision {
 }
 
 export interface TextDecision extends Decision {
-  /** Replaces the user-visible text; the transcript keeps the original. */
+  /**
+   * Replaces the text everywhere: what the user sees, what the transcript keeps and so what the
+   * model gets back (a redaction must not spread). Only the audit trail keeps the original.
+   */
   text?: string;
 }
+
+/** Which model output is screened: a message's text, one of its thinking blocks, a summary. */
+export type AssistantTextPart = 'text' | 'thinking' | 'summary';
 
 export type ConfirmAnswer = 'allow' | 'deny';
 
@@ -36,8 +42,8 @@ export interface AgentHooks {
   }): Promise<ToolCallDecision | void>;
   /** The confirmation gate, after interception; undefined means always allowed. */
   confirmToolCall?(call: PendingToolCall): Promise<ConfirmAnswer>;
-  /** Before assistant text is shown; may replace or hide it. */
-  beforeAssistantText?(text: string): Promise<TextDecision | void>;
+  /** Before model output is shown or kept; may replace or hide it. Called once per part. */
+  beforeAssistantText?(text: string, part: AssistantTextPart): Promise<TextDecision | void>;
   /** Whether text deltas must be held back this model call (DECISIONS 15). */
   holdTextStream?(): boolean;
 }

@@ -24,6 +24,7 @@ const model: ModelInfo = {
 };
 
 type Reply = {
+  thinking?: string[];
   text?: string;
   calls?: Array<{ id: string; name: string; args: Record<string, unknown> }>;
 };
@@ -37,6 +38,10 @@ function scriptedModel(replies: Reply[]) {
     return (async function* () {
       yield { type: 'start' } as const;
       const content: AssistantContent[] = [];
+      for (const [n, thinking] of (reply.thinking ?? []).entries()) {
+        yield { type: 'thinking_delta', delta: thinking } as const;
+        content.push({ type: 'thinking', thinking, signature: `sig${n}` });
+      }
       if (reply.text) {
         for (const piece of reply.text.match(/.{1,4}/gs) ?? [])
           yield { type: 'text_delta', delta: piece } as const;
@@ -178,18 +183,50 @@ test('beforeToolCall can block (model sees the reason) or replace arguments (tra
   assert.deepEqual(call && 'args' in call ? call.args : undefined, { text: 'rm -rf /' });
 });
 
-test('beforeAssistantText replaces or hides what the user sees, never the transcript', async () => {
-  const t = setup([{ text: 'key sk-123' }], {
-    beforeAssistantText: async (text) => ({ text: text.replace(/sk-\d+/, '[redacted]') }),
-  });
+test('beforeAssistantText: the screened message is what the user, the transcript and the model get', async () => {
+  const parts: string[] = [];
+  const t = setup(
+    [
+      {
+        thinking: ['think sk-1', 'plain thought'],
+        text: 'key sk-123',
+        calls: [{ id: 'c1', name: 'echo', args: { text: 'hi' } }],
+      },
+      { text: 'done' },
+    ],
+    {
+      beforeAssistantText: async (text, part) => {
+        parts.push(`${part}:${text}`);
+        return { text: text.replace(/sk-\d+/, '[redacted]') };
+      },
+    },
+  );
   const result = await runAgent(t.transcript, t.agent, new AbortController().signal);
-  assert.equal(result.finalText, 'key [redacted]');
-  const shown = t.events.find((event) => event.type === 'assistant_message');
-  assert.deepEqual(shown && 'content' in shown ? shown.content : undefined, [
-    { type: 'text', text: 'key [redacted]' },
+  assert.equal(result.finalText, 'done');
+  assert.deepEqual(parts, [
+    'thinking:think sk-1',
+    'thinking:plain thought',
+    'text:key sk-123',
+    'text:done',
   ]);
-  assert.deepEqual(t.transcript.at(-1)!.content, [{ type: 'text', text: 'key sk-123' }]);
+  const screened: AssistantContent[] = [
+    { type: 'thinking', thinking: 'think [redacted]' },
+    { type: 'thinking', thinking: 'plain thought', signature: 'sig1' },
+    { type: 'text', text: 'key [redacted]' },
+    { type: 'tool_call', id: 'c1', name: 'echo', args: { text: 'hi' } },
+  ];
+  const shown = t.events.find((event) => event.type === 'assistant_message');
+  assert.deepEqual(shown && 'content' in shown ? shown.content : undefined, screened);
+  assert.deepEqual(t.transcript[1]!.content, screened);
+  assert.deepEqual(t.appended[0]!.content, screened);
+  assert.deepEqual(t.requests[1]!.messages[1]!.content, screened);
+  assert.equal(
+    t.events.some((event) => (event.type as string) === 'thinking_delta'),
+    false,
+  );
+});
 
+test('beforeAssistantText: a blocked part is dropped everywhere; tool calls stay', async () => {
   const hidden = setup([{ text: 'secret' }], {
     beforeAssistantText: async () => ({ block: true }),
   });
@@ -198,7 +235,19 @@ test('beforeAssistantText replaces or hides what the user sees, never the transc
     hidden.events.some((event) => event.type === 'assistant_message'),
     false,
   );
-  assert.deepEqual(hidden.transcript.at(-1)!.content, [{ type: 'text', text: 'secret' }]);
+  assert.deepEqual(
+    hidden.transcript.map((m) => m.role),
+    ['user'],
+  );
+
+  const withCall = setup(
+    [{ thinking: ['x'], text: 'secret', calls: [{ id: 'c1', name: 'echo', args: { text: 'a' } }] }],
+    { beforeAssistantText: async () => ({ block: true }) },
+  );
+  await runAgent(withCall.transcript, withCall.agent, new AbortController().signal);
+  assert.deepEqual(withCall.transcript[1]!.content, [
+    { type: 'tool_call', id: 'c1', name: 'echo', args: { text: 'a' } },
+  ]);
 });
 
 test('holdTextStream suppresses every text_delta', async () => {

@@ -14,6 +14,7 @@ import type {
 import type { AgentEvent, UsageEventFields } from './events.js';
 import type { AgentHooks } from './hooks.js';
 import type { OutputLimits } from './output-limit.js';
+import { screenAssistant } from './screen.js';
 import { runToolCall } from './tool-call.js';
 import type { Tool } from './tool.js';
 
@@ -47,7 +48,7 @@ export interface AgentSetup {
 export interface AgentRunResult {
   stop: StopReason;
   error?: string;
-  /** The last assistant text the user was shown (after interception). */
+  /** The last assistant text the user was shown (after screening). */
   finalText: string;
   /** Usage of the last model call, for context-window accounting. */
   lastUsage?: Usage;
@@ -62,31 +63,12 @@ function textOf(content: AssistantContent[]): string {
     .join('');
 }
 
-/** Applies the assistant-text hook: returns the content the user sees, or undefined when hidden. */
-async function visibleContent(
-  hooks: AgentHooks,
-  content: AssistantContent[],
-): Promise<AssistantContent[] | undefined> {
-  const text = textOf(content);
-  if (!hooks.beforeAssistantText || text === '') return content;
-  let decision;
-  try {
-    decision = await hooks.beforeAssistantText(text);
-  } catch {
-    return content;
-  }
-  if (!decision) return content;
-  const others = content.filter((block) => block.type !== 'text');
-  if (decision.block) return others.length > 0 ? others : undefined;
-  if (decision.text === undefined) return content;
-  return [{ type: 'text', text: decision.text }, ...others];
-}
-
 /**
  * Runs the model/tool loop on `transcript` (which already ends with the user's message).
  * Contract: never throws; emits turn_start/turn_end pairs; appends every message it adds to
- * `transcript` and reports it through `setup.append` in order; leaves the transcript valid for
- * the next request (every tool call has a result, even when aborted).
+ * `transcript` and reports it through `setup.append` in order; an assistant message is appended
+ * as screened by `beforeAssistantText`, never as the model sent it; leaves the transcript valid
+ * for the next request (every tool call has a result, even when aborted).
  */
 export async function runAgent(
   transcript: Message[],
@@ -128,14 +110,17 @@ export async function runAgent(
       const { call, cumulative } = setup.usage(settings.model, outcome.usage);
       setup.emit({ type: 'usage', ...call, cumulative });
     }
-    const { message, stop } = outcome;
+    const { stop } = outcome;
+    // The screened message is the one everybody gets: the user, the transcript, the model.
+    const message =
+      outcome.message.content.length > 0
+        ? await screenAssistant(setup.hooks, outcome.message)
+        : outcome.message;
     const calls = message.content.filter((block) => block.type === 'tool_call');
-    if (message.content.length > 0) append(message);
-    const visible =
-      message.content.length > 0 ? await visibleContent(setup.hooks, message.content) : undefined;
-    if (visible) {
-      setup.emit({ type: 'assistant_message', content: visible, time: message.time });
-      const text = textOf(visible);
+    if (message.content.length > 0) {
+      append(message);
+      setup.emit({ type: 'assistant_message', content: message.content, time: message.time });
+      const text = textOf(message.content);
       if (text !== '') finalText = text;
     }
     if (outcome.error !== undefined) {
@@ -195,6 +180,8 @@ async function streamOnce(
     ...(settings.reasoning !== undefined ? { reasoning: settings.reasoning } : {}),
     signal,
   })) {
+    // Thinking deltas are never streamed: thinking reaches the user only in assistant_message,
+    // after screening, like held-back text.
     if (event.type === 'text_delta') {
       streamed += event.delta;
       if (!hold) setup.emit({ type: 'text_delta', delta: event.delta });

@@ -1,6 +1,7 @@
 // Table-driven interception (DECISIONS 14–16): extensions are consulted serially in load order;
 // the first block wins and stops the chain; rewrites chain, each seeing the previous output.
 import type { EventInterceptResponseFrame, InterceptableEvent } from '@zot/protocol';
+import { textDigest } from '../util/digest.js';
 import type { RunningExtension } from './extension.js';
 import { RequestError } from './peer.js';
 
@@ -30,6 +31,8 @@ export interface InterceptResult<E extends InterceptableEvent> {
 interface Rule<E extends InterceptableEvent> {
   /** The part of the value a block record shows as `before`. */
   subject(value: InterceptValues[E]): unknown;
+  /** How the log line shows a rewrite's `before` (default: the JSON). */
+  logBefore?(before: unknown): string;
   /** Applies one response's rewrite to the value; returns the audit record, if any. */
   rewrite(
     value: InterceptValues[E],
@@ -68,6 +71,11 @@ const RULES: { [E in InterceptableEvent]: Rule<E> } = {
   },
   assistant_message: {
     subject: (value) => value.text,
+    // A redacted original must not reach the log either: the log names it by hash and length.
+    logBefore(before) {
+      const { sha256, chars } = textDigest(String(before));
+      return `sha256=${sha256} chars=${chars}`;
+    },
     rewrite(value, response) {
       if (typeof response.replace_text !== 'string') return { value };
       return {
@@ -133,9 +141,9 @@ export async function runInterceptors<E extends InterceptableEvent>(
     const applied = rule.rewrite(value, response, extension);
     value = applied.value;
     if (applied.record) {
-      extension.log.write(
-        `intercept ${event}: ${applied.record.action} ${JSON.stringify(applied.record.before)} -> ${JSON.stringify(applied.record.after)}`,
-      );
+      const { action, before, after } = applied.record;
+      const shown = rule.logBefore ? rule.logBefore(before) : JSON.stringify(before);
+      extension.log.write(`intercept ${event}: ${action} ${shown} -> ${JSON.stringify(after)}`);
       records.push({ extension: extension.name, event, ...applied.record });
     }
   }

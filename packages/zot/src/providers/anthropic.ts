@@ -54,13 +54,27 @@ function anthropicBody(request: StreamRequest): Json {
       ...(i === request.tools.length - 1 ? { cache_control: CACHE } : {}),
     }));
   }
-  if (request.reasoning && model.reasoning) {
+  if (request.reasoning && model.reasoning && thinkingAccepted(body.messages as WireMessage[])) {
     const budget = THINKING_BUDGET[request.reasoning];
     // The API requires budget_tokens < max_tokens and leaves the answer what remains.
     if (budget >= model.maxTokens) body.max_tokens = budget + 4096;
     body.thinking = { type: 'enabled', budget_tokens: budget };
   }
   return body;
+}
+
+/**
+ * With thinking on, the API requires the assistant message that tool results continue to start
+ * with its signed thinking block. One that has none (rewritten by a redaction, so unsigned, or
+ * from another provider) can only be continued with thinking off for that one request.
+ */
+function thinkingAccepted(messages: WireMessage[]): boolean {
+  const last = messages.at(-1);
+  if (last?.role !== 'user' || !last.content.some((block) => block.type === 'tool_result')) {
+    return true;
+  }
+  const continued = messages.at(-2);
+  return continued?.role !== 'assistant' || continued.content[0]?.type === 'thinking';
 }
 
 /** Tool ids must match ^[a-zA-Z0-9_-]+$; ids from other providers (e.g. `functions.read:0`) may not. */

@@ -1,5 +1,6 @@
 // Compaction: summarise the older part of the transcript, keep the last exchanges verbatim.
 import type { Message, ModelInfo, StreamFn } from '../providers/types.js';
+import type { AgentHooks } from '../agent/hooks.js';
 import type { ModelCallSettings } from '../agent/loop.js';
 
 export const KEEP_EXCHANGES = 2;
@@ -84,4 +85,27 @@ export async function summarise(
     if (event.type === 'error') return { error: `compaction failed: ${event.message}` };
   }
   return { error: 'compaction failed: the stream ended without a result' };
+}
+
+/**
+ * The summary is model output that the user sees and the transcript keeps, so it is screened
+ * like assistant text (an earlier tool result may have carried what a rule redacts).
+ * Contract: never throws; a blocked or emptied summary is an error and changes nothing.
+ */
+export async function screenSummary(
+  hooks: AgentHooks,
+  summary: string,
+): Promise<{ summary: string } | { error: string }> {
+  let decision;
+  try {
+    decision = await hooks.beforeAssistantText?.(summary, 'summary');
+  } catch {
+    return { summary }; // the hook contract: a throw counts as "allow"
+  }
+  if (decision?.block) {
+    const why = decision.reason ? `: ${decision.reason}` : '';
+    return { error: `compaction failed: the summary was blocked${why}` };
+  }
+  const text = (decision?.text ?? summary).trim();
+  return text ? { summary: text } : { error: 'compaction failed: the summary was emptied' };
 }

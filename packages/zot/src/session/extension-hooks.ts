@@ -1,10 +1,10 @@
 // Wires the extension host into the agent's hook points and lifecycle events, and keeps the
 // audit trail of every block and rewrite (event, session file, extension log).
-import { createHash } from 'node:crypto';
-import type { AgentHooks } from '../agent/hooks.js';
+import type { AgentHooks, AssistantTextPart } from '../agent/hooks.js';
 import type { ExtensionHost } from '../extensions/host.js';
 import type { InterceptRecord } from '../extensions/intercept.js';
 import type { AssistantContent } from '../providers/types.js';
+import { textDigest } from '../util/digest.js';
 import type { SessionEvent } from './session.js';
 
 export interface AuditSink {
@@ -13,17 +13,24 @@ export interface AuditSink {
 }
 
 /**
- * The audit trail: the session file and the extension's log keep the full before and after
- * values. The `intercept` event does too, except for assistant text, whose original is replaced
- * by its length and hash: a redacted secret must not reach the screen through the audit event.
+ * The audit trail. The session file (0600) keeps the full before and after values: it is the
+ * one place a redacted original survives. The `intercept` event keeps them too, except for
+ * assistant text, whose original is given by length and hash (the extension's log does the
+ * same): a redacted secret must not reach the screen or the log through the audit.
+ * `part` (session file only) says which output was screened: text, thinking or a summary.
  */
-function audit(records: InterceptRecord[], sink: AuditSink): void {
+function audit(records: InterceptRecord[], sink: AuditSink, part?: AssistantTextPart): void {
   for (const record of records) {
-    sink.record({ type: 'intercept', time: new Date().toISOString(), ...record });
+    sink.record({
+      type: 'intercept',
+      time: new Date().toISOString(),
+      ...record,
+      ...(part ? { part } : {}),
+    });
     if (record.event === 'assistant_message' && typeof record.before === 'string') {
       const { before, ...rest } = record;
-      const before_sha256 = createHash('sha256').update(before).digest('hex');
-      sink.emit({ type: 'intercept', ...rest, before_chars: before.length, before_sha256 });
+      const { chars, sha256 } = textDigest(before);
+      sink.emit({ type: 'intercept', ...rest, before_chars: chars, before_sha256: sha256 });
     } else {
       sink.emit({ type: 'intercept', ...record });
     }
@@ -53,9 +60,11 @@ export function extensionHooks(host: ExtensionHost, sink: AuditSink): AgentHooks
       if (result.blocked) return { block: true, reason: result.blocked.reason };
       return result.value.tool_args !== args ? { args: result.value.tool_args } : undefined;
     },
-    async beforeAssistantText(text) {
+    // Thinking and summaries are offered as separate calls with the same frame (`text`), so a
+    // redaction rule applies to them as to the visible text without a new wire field.
+    async beforeAssistantText(text, part) {
       const result = await host.intercept('assistant_message', { text });
-      audit(result.records, sink);
+      audit(result.records, sink, part);
       if (result.blocked) return { block: true, reason: result.blocked.reason };
       return result.value.text !== text ? { text: result.value.text } : undefined;
     },

@@ -14,7 +14,7 @@ import type {
 } from '../providers/types.js';
 import type { ExtensionHost, ExtensionReport, HostEvent } from '../extensions/host.js';
 import { errorMessage } from '../util/errors.js';
-import { AUTO_COMPACT_RATIO, splitPoint, summarise } from './compact.js';
+import { AUTO_COMPACT_RATIO, screenSummary, splitPoint, summarise } from './compact.js';
 import { ConfirmGate, type AskPerson } from './confirm.js';
 import { extensionHooks, forwardLifecycle } from './extension-hooks.js';
 import type { InterceptRecord } from '../extensions/intercept.js';
@@ -301,12 +301,14 @@ export class Session {
       this.emit({ type: 'error', message: error });
       return { error };
     }
-    const result = await summarise(
+    const summarised = await summarise(
       this.messagesList.slice(0, cut),
       this.settings(),
       this.options.stream,
       signal,
     );
+    const result =
+      'error' in summarised ? summarised : await screenSummary(this.hooks, summarised.summary);
     if ('error' in result) {
       this.emit({ type: 'error', message: result.error });
       return { error: result.error };

@@ -189,7 +189,7 @@ export class SessionWriter {
   append(entry: SessionEntry): void {
     let text = JSON.stringify(entry) + '\n';
     if (!this.started) {
-      mkdirSync(join(this.path, '..'), { recursive: true });
+      mkdirSync(join(this.path, '..'), { recursive: true, mode: 0o700 });
       text = JSON.stringify(this.header()) + '\n' + text;
       this.started = true;
     }

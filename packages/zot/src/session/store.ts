@@ -6,7 +6,6 @@ import {
   constants,
   existsSync,
   fstatSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readSync,
@@ -14,6 +13,7 @@ import {
   type Stats,
 } from 'node:fs';
 import { basename, join } from 'node:path';
+import { ensurePrivateDir, tightenMode } from '../util/private-fs.js';
 import type { Message } from '../providers/types.js';
 import { errorMessage } from '../util/errors.js';
 import type { SessionEntry } from './entries.js';
@@ -172,7 +172,16 @@ export class SessionWriter {
     private readonly header: () => SessionEntry,
   ) {
     this.started = existsSync(path);
-    if (this.started) this.repairTail();
+    if (this.started) {
+      this.repairTail();
+      // Transcripts hold what interceptors redacted: a file left readable by others is tightened.
+      try {
+        tightenMode(path);
+        tightenMode(join(path, '..'));
+      } catch {
+        // Not ours to change (another owner); reading and appending still work.
+      }
+    }
   }
 
   /** A file cut mid-line would glue our next entry onto garbage: end it with a newline first. */
@@ -189,7 +198,7 @@ export class SessionWriter {
   append(entry: SessionEntry): void {
     let text = JSON.stringify(entry) + '\n';
     if (!this.started) {
-      mkdirSync(join(this.path, '..'), { recursive: true, mode: 0o700 });
+      ensurePrivateDir(join(this.path, '..'));
       text = JSON.stringify(this.header()) + '\n' + text;
       this.started = true;
     }

@@ -9,7 +9,7 @@ const root = mkdtempSync(join(tmpdir(), 'zot-store-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 const header = () => ({
-  type: 'session',
+  type: 'session' as const,
   version: 1,
   cwd: '/',
   created: '',

@@ -2,16 +2,15 @@
 import { runSlashCommand } from '../session/commands.js';
 import type { Session } from '../session/session.js';
 import { promptExitCode, reportDiagnostics, writeLine, type ModeIO } from './io.js';
+import { outputWriter } from './pressure.js';
 
 /** Returns the exit code: 0 when the model finished, 1 on error or abort. */
 export async function runPrintMode(session: Session, prompt: string, io: ModeIO): Promise<number> {
+  const notes = outputWriter(io.stderr, session); // notes are what an extension can flood
   session.subscribe((event) => {
     reportDiagnostics(event, io);
     if (event.type === 'ext_notify' || event.type === 'ext_display') {
-      writeLine(
-        io.stderr,
-        `[${event.extension}] ${event.type === 'ext_notify' ? event.message : event.text}`,
-      );
+      notes(`[${event.extension}] ${event.type === 'ext_notify' ? event.message : event.text}`);
     }
   });
   await session.startExtensions();

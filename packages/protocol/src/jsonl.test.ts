@@ -133,10 +133,12 @@ test('a 10 MB line in 64 KB chunks is joined once (linear, no re-concatenation)'
 
 test('invalid UTF-8 is reported when asked, else decoded with replacement characters', () => {
   const bad = Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a, 0x6f, 0x6b, 0x0a]);
-  const invalid: number[] = [];
-  const strict = feed([bad], { onInvalidUtf8: (n) => invalid.push(n) });
+  const invalid: Array<[number, string]> = [];
+  const strict = feed([bad], {
+    onInvalidUtf8: (n, bytes) => invalid.push([n, Buffer.from(bytes).toString('hex')]),
+  });
   assert.deepEqual(strict.lines, ['ok']);
-  assert.deepEqual(invalid, [4]);
+  assert.deepEqual(invalid, [[4, '7bfffe7d']]);
   assert.deepEqual(feed([bad]).lines, ['{\ufffd\ufffd}', 'ok']);
 });
 

@@ -12,10 +12,11 @@ export interface LineDecoderOptions {
   /** Receives the total byte length of each line that exceeded the cap (once per line). */
   onOversize?: (byteLength: number) => void;
   /**
-   * When set, lines that are not valid UTF-8 are reported here and not delivered.
-   * When unset, they are delivered with U+FFFD replacement characters.
+   * When set, lines that are not valid UTF-8 are reported here and not delivered; `bytes` is
+   * the line (without LF/CR), valid only during the call. When unset, lines are delivered
+   * with U+FFFD replacement characters.
    */
-  onInvalidUtf8?: (byteLength: number) => void;
+  onInvalidUtf8?: (byteLength: number, bytes: Uint8Array) => void;
   /** Deliver empty lines too (default false: a blank line is not a frame). */
   keepEmptyLines?: boolean;
 }
@@ -33,7 +34,7 @@ export class LineSplitter {
   readonly #max: number;
   readonly #onLine: (line: string) => void;
   readonly #onOversize: ((byteLength: number) => void) | undefined;
-  readonly #onInvalidUtf8: ((byteLength: number) => void) | undefined;
+  readonly #onInvalidUtf8: ((byteLength: number, bytes: Uint8Array) => void) | undefined;
   readonly #keepEmpty: boolean;
   #pieces: Buffer[] = [];
   #size = 0; // bytes of the current unfinished line (counted, not kept, when discarding)
@@ -119,9 +120,12 @@ export class LineSplitter {
     }
     if (end > start && buf[end - 1] === 0x0d) end--;
     if (end === start && !this.#keepEmpty) return;
-    if (this.#onInvalidUtf8 !== undefined && !isUtf8(buf.subarray(start, end))) {
-      this.#onInvalidUtf8(end - start);
-      return;
+    if (this.#onInvalidUtf8 !== undefined) {
+      const bytes = buf.subarray(start, end);
+      if (!isUtf8(bytes)) {
+        this.#onInvalidUtf8(end - start, bytes);
+        return;
+      }
     }
     this.#onLine(buf.toString('utf8', start, end));
   }

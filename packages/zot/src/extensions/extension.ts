@@ -12,6 +12,7 @@ import {
 import type { ExtensionTimeouts } from './timeouts.js';
 import { describeExit, ProcessTransport, type ExitInfo, type ProcessSpec } from './transport.js';
 
+/** `exited`: gone after a successful load (its process exited, or it closed its stdout). */
 export type ExtensionState = 'starting' | 'handshaking' | 'ready' | 'failed' | 'exited' | 'stopped';
 export type ReadyKind = 'ready' | 'auto-ready';
 
@@ -27,7 +28,7 @@ export interface ExtensionContext {
   /** Registrations of this extension changed (tools, commands, subscriptions). */
   onRegistrationChange(extension: RunningExtension): void;
   onFrame(extension: RunningExtension, frame: SurfacedFrame): void;
-  /** The extension died after a successful load. */
+  /** The extension died (or stopped talking) after a successful load. */
   onCrash(extension: RunningExtension, message: string): void;
 }
 
@@ -54,6 +55,7 @@ export class RunningExtension {
   private timers: NodeJS.Timeout[] = [];
   private autoReadyTimer: NodeJS.Timeout | undefined;
   private registered = false;
+  private outputBlocked = false;
   private settle: ((state: ExtensionState) => void) | undefined;
 
   constructor(
@@ -65,7 +67,10 @@ export class RunningExtension {
   ) {
     this.log = new ExtensionLog(logPath);
     this.transport = new ProcessTransport(spec, this.log);
-    this.peer = new Peer((frame) => this.send(frame));
+    this.peer = new Peer(
+      (frame) => this.send(frame),
+      () => this.updateReading(),
+    );
   }
 
   get logPath(): string {
@@ -76,6 +81,25 @@ export class RunningExtension {
   }
   get running(): boolean {
     return this.state === 'handshaking' || this.state === 'ready';
+  }
+  /** Why it is not running, for "extension x is not running (...)" messages. */
+  get whyNotRunning(): string {
+    return this.failure ?? (this.exit ? describeExit(this.exit) : 'stopped');
+  }
+
+  /**
+   * zot's own output is backed up (or drained again). While it is, this extension's stdout is
+   * not read, so its writes block instead of piling up in zot; but never while zot awaits
+   * something from it (hello, ready, a reply): back-pressure must not turn into a timeout.
+   */
+  setOutputBlocked(blocked: boolean): void {
+    this.outputBlocked = blocked;
+    this.updateReading();
+  }
+
+  private updateReading(): void {
+    const hold = this.outputBlocked && this.state === 'ready' && this.peer.pendingCount === 0;
+    this.transport.setReading(!hold);
   }
 
   send(frame: Record<string, unknown> & { type: string }): void {
@@ -95,6 +119,8 @@ export class RunningExtension {
     this.transport.start({
       onLine: (line) => this.onLine(line),
       onOversize: (bytes) => this.onOversize(bytes),
+      onInvalidUtf8: (length, bytes) => this.onInvalidUtf8(length, bytes),
+      onOutputEnd: () => this.onOutputEnd(),
       onExit: (info) => this.onExit(info),
     });
     return done;
@@ -128,6 +154,7 @@ export class RunningExtension {
         `auto-readied: registered but sent no "ready" for ${this.context.timeouts.autoReadyMs} ms`,
       );
     }
+    this.updateReading();
     this.resolveStart();
   }
 
@@ -135,6 +162,55 @@ export class RunningExtension {
     if (this.state === 'starting')
       this.fail(`first line was ${bytes} bytes, over the 32 MiB frame limit`);
     else this.warn(`dropped a line of ${bytes} bytes (over the 32 MiB frame limit)`);
+  }
+
+  /** DECISIONS 12: dropped and logged; as the first line it fails the load. */
+  private onInvalidUtf8(length: number, bytes: Uint8Array): void {
+    if (this.state === 'failed' || this.state === 'stopped' || this.state === 'exited') return;
+    const what = `a line of ${length} bytes that is not valid UTF-8`;
+    if (this.state === 'starting') {
+      this.fail(`the first line must be a hello frame; got ${what}`);
+      return;
+    }
+    this.warn(`dropped ${what}`);
+    // A reply may still name its request (read leniently): fail it now, not at its timeout.
+    const lenient = decodeFromExtension(new TextDecoder().decode(bytes));
+    const frame = lenient.ok ? (lenient.frame as { type: string; id?: unknown }) : lenient;
+    if (typeof frame.id === 'string' && frame.type && REPLY_TYPES.has(frame.type)) {
+      this.peer.fail(frame.id, `malformed ${frame.type}: the line is not valid UTF-8`);
+    }
+  }
+
+  /**
+   * Its stdout ended or failed. Usually the process is exiting: give the exit a moment to
+   * arrive and tell that story. A process still alive after it can no longer speak to us is
+   * gone: treated like a crash (or a failed load), and its group is killed.
+   */
+  private onOutputEnd(): void {
+    if (this.state === 'failed' || this.state === 'stopped' || this.state === 'exited') return;
+    void this.transport.waitForExit(this.context.timeouts.outputEndGraceMs).then((exit) => {
+      if (exit) return;
+      // After a stalled event loop the exit may be waiting in this turn's poll phase.
+      setImmediate(() => {
+        if (this.transport.exitInfo) return;
+        if (this.state === 'starting') this.fail('closed its stdout before sending hello');
+        else if (this.state === 'handshaking') this.fail('closed its stdout before sending ready');
+        else if (this.state === 'ready') {
+          this.failure = 'closed its stdout';
+          this.log.write('closed its stdout while still running; stopping it');
+          this.gone(this.failure);
+        }
+      });
+    });
+  }
+
+  /** A loaded extension that can no longer serve: pending requests fail, ext_error, group killed. */
+  private gone(reason: string): void {
+    this.state = 'exited';
+    this.peer.close(`extension ${this.name} is not running (${reason}); see ${this.logPath}`);
+    this.context.onCrash(this, `extension ${this.name} ${reason}`);
+    // A crashed leader's children may linger in its group; a mute extension is still running.
+    void this.transport.killGroup(this.context.timeouts.killGraceMs);
   }
 
   private onLine(line: string): void {
@@ -250,13 +326,7 @@ export class RunningExtension {
     this.log.write(`process ${how}`);
     if (this.state === 'starting') return this.fail(`${how} before sending hello`);
     if (this.state === 'handshaking') return this.fail(`${how} before sending ready`);
-    if (this.state !== 'ready') return;
-    this.state = 'exited';
-    const message = `extension ${this.name} ${how}`;
-    this.peer.close(`extension ${this.name} is not running (${how}); see ${this.logPath}`);
-    this.context.onCrash(this, message);
-    // Children of a crashed leader may linger in its group.
-    void this.transport.killGroup(this.context.timeouts.killGraceMs);
+    if (this.state === 'ready') this.gone(how);
   }
 
   /**
@@ -267,6 +337,7 @@ export class RunningExtension {
     const wasRunning = this.running;
     if (this.state === 'starting' || this.state === 'handshaking' || this.state === 'ready')
       this.state = 'stopped';
+    this.updateReading(); // drain what it still writes (ignored), so it is never stuck in a write
     this.resolveStart();
     this.peer.close(`extension ${this.name} was shut down`);
     if (wasRunning && !this.transport.exitInfo) {

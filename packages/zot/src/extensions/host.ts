@@ -8,6 +8,7 @@ import type {
   PanelSpec,
 } from '@zot/protocol';
 import type { Tool } from '../agent/tool.js';
+import { NOTE_BACKLOG_LIMIT, NoteBacklog } from './backlog.js';
 import { buildCatalog, type Builtins, type Catalog } from './catalog.js';
 import { discoverExtensions, type DiscoveredExtension } from './discovery.js';
 import type { ExtensionContext, RunningExtension, SurfacedFrame } from './extension.js';
@@ -17,7 +18,6 @@ import { runInterceptors, type InterceptResult, type InterceptValues } from './i
 import { RequestError } from './peer.js';
 import { extensionTimeouts, type ExtensionTimeouts } from './timeouts.js';
 import { extensionTool } from './tool-adapter.js';
-import { describeExit } from './transport.js';
 
 export type { ExtensionReport, LoadStatus } from './load-plan.js';
 
@@ -72,6 +72,9 @@ export class ExtensionHost {
   private readonly toolCache = new WeakMap<object, Tool>();
   private readonly panels = new Map<string, RunningExtension>();
   private exitHook: (() => void) | undefined;
+  private outputBlocked = false;
+  /** Notes per extension during the current output backlog (see setOutputBlocked). */
+  private readonly backlogs = new Map<RunningExtension, NoteBacklog>();
 
   constructor(private readonly options: HostOptions) {
     this.timeouts = options.timeouts ?? extensionTimeouts(options.env);
@@ -121,6 +124,45 @@ export class ExtensionHost {
     };
   }
 
+  /**
+   * The port from the mode that owns zot's output: `true` once a write was left queued (the
+   * reader lags), `false` on 'drain'. Meanwhile extensions are not read (their writes block),
+   * except while a reply is awaited from one; and at most NOTE_BACKLOG_LIMIT notes per
+   * extension are surfaced, the rest dropped and reported once the output drains.
+   * Contract: never throws; one writer reports per host.
+   */
+  setOutputBlocked(blocked: boolean): void {
+    if (blocked === this.outputBlocked) return;
+    this.outputBlocked = blocked;
+    for (const extension of this.extensions) extension.setOutputBlocked(blocked);
+    if (!blocked) this.reportDrops();
+  }
+
+  /** Writes each extension's count of dropped notes to its log and as a warning, once. */
+  private reportDrops(): void {
+    const backlogs = [...this.backlogs];
+    this.backlogs.clear();
+    const { notes, bytes } = NOTE_BACKLOG_LIMIT;
+    for (const [extension, backlog] of backlogs) {
+      if (backlog.dropped === 0) continue;
+      const what = `dropped ${backlog.dropped} notes (notify/display) while zot's output was backed up (at most ${notes} notes or ${bytes / 1024 / 1024} MiB of text wait per backlog)`;
+      extension.log.write(what);
+      this.emit({
+        type: 'ext_warning',
+        extension: extension.name,
+        message: `extension ${extension.name} ${what}; see ${extension.logPath}`,
+      });
+    }
+  }
+
+  /** False when the note must be dropped: output is backed up and its backlog is full. */
+  private admitNote(extension: RunningExtension, text: string): boolean {
+    if (!this.outputBlocked) return true;
+    let backlog = this.backlogs.get(extension);
+    if (!backlog) this.backlogs.set(extension, (backlog = new NoteBacklog()));
+    return backlog.admit(text);
+  }
+
   /** Discovers and starts every extension in parallel; resolves when all are ready or failed. */
   async start(): Promise<ExtensionReport[]> {
     const { entries } = discoverExtensions({
@@ -139,6 +181,8 @@ export class ExtensionHost {
       }),
     );
     this.extensions = planned.flatMap((item) => ('extension' in item ? [item.extension] : []));
+    if (this.outputBlocked)
+      this.extensions.forEach((extension) => extension.setOutputBlocked(true));
     if (this.extensions.length > 0) this.installExitHook();
     await Promise.all(this.extensions.map((extension) => extension.start()));
     this.catalog = undefined;
@@ -186,10 +230,12 @@ export class ExtensionHost {
       case 'notify': {
         const level = frame.level ?? 'info';
         const message = frame.message ?? '';
+        if (!this.admitNote(extension, message)) return;
         this.notes.add({ extension: name, kind: 'notify', level, text: message });
         return this.emit({ type: 'ext_notify', extension: name, level, message });
       }
       case 'display':
+        if (!this.admitNote(extension, frame.text ?? '')) return;
         this.notes.add({ extension: name, kind: 'display', level: 'info', text: frame.text ?? '' });
         return this.emit({ type: 'ext_display', extension: name, text: frame.text ?? '' });
       case 'clear_notes':
@@ -236,11 +282,10 @@ export class ExtensionHost {
     if (!entry) return { kind: 'error', extension: '', message: `unknown command /${name}` };
     const { extension, command } = entry;
     if (!extension.running) {
-      const how = extension.exit ? describeExit(extension.exit) : (extension.failure ?? 'stopped');
       return {
         kind: 'error',
         extension: extension.name,
-        message: `/${command.name}: extension ${extension.name} is not running (${how}); see ${extension.logPath}`,
+        message: `/${command.name}: extension ${extension.name} is not running (${extension.whyNotRunning}); see ${extension.logPath}`,
       };
     }
     try {
@@ -331,6 +376,7 @@ export class ExtensionHost {
   /** Shuts every extension down (DECISIONS 18), in parallel. Contract: never rejects. */
   async shutdown(): Promise<void> {
     const extensions = this.extensions;
+    this.reportDrops(); // a backlog still open: its count must not be lost with the extension
     await Promise.all(extensions.map((extension) => extension.shutdown()));
     this.catalog = undefined;
     this.panels.clear();

@@ -24,8 +24,14 @@ export class Peer {
   private readonly pending = new Map<string, Pending>();
   private closedReason: string | undefined;
 
-  /** `send` writes a frame (the peer adds the id). */
-  constructor(private readonly send: (frame: OutgoingFrame) => void) {}
+  /**
+   * `send` writes a frame (the peer adds the id); `onPendingChange` runs after a request is
+   * added or settled (the extension reads its output while a reply is awaited).
+   */
+  constructor(
+    private readonly send: (frame: OutgoingFrame) => void,
+    private readonly onPendingChange: () => void = () => undefined,
+  ) {}
 
   get pendingCount(): number {
     return this.pending.size;
@@ -51,6 +57,7 @@ export class Peer {
         if (entry.timer) clearTimeout(entry.timer);
         signal?.removeEventListener('abort', onAbort);
         this.pending.delete(id);
+        this.onPendingChange();
       };
       const onAbort = () => {
         cleanup();
@@ -75,6 +82,7 @@ export class Peer {
       );
       signal?.addEventListener('abort', onAbort, { once: true });
       this.pending.set(id, entry);
+      this.onPendingChange();
       this.send({ ...frame, id });
     });
   }

@@ -10,6 +10,8 @@ export interface ExtensionTimeouts {
   shutdownGraceMs: number;
   /** Between SIGTERM and SIGKILL of a process group. */
   killGraceMs: number;
+  /** After its stdout ends, how long zot waits for the exit before a live extension is gone. */
+  outputEndGraceMs: number;
 }
 
 const DEFAULTS: ExtensionTimeouts = {
@@ -21,6 +23,7 @@ const DEFAULTS: ExtensionTimeouts = {
   interceptMs: 5_000,
   shutdownGraceMs: 2_000,
   killGraceMs: 1_000,
+  outputEndGraceMs: 500,
 };
 
 const ENV: Partial<Record<keyof ExtensionTimeouts, string>> = {

@@ -4,7 +4,6 @@ import type { Tool, ToolContent, ToolOutput } from '../agent/tool.js';
 import type { RunningExtension } from './extension.js';
 import { RequestError } from './peer.js';
 import type { ToolRegistration } from './registrations.js';
-import { describeExit } from './transport.js';
 
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -80,11 +79,8 @@ export function extensionTool(
     preview: (args) => `${extension.name}: ${JSON.stringify(args).slice(0, 120)}`,
     async execute(args, toolContext) {
       if (!extension.running) {
-        const how = extension.exit
-          ? describeExit(extension.exit)
-          : (extension.failure ?? 'stopped');
         return errorOutput(
-          `extension ${extension.name} is not running (${how}); see ${extension.logPath}`,
+          `extension ${extension.name} is not running (${extension.whyNotRunning}); see ${extension.logPath}`,
           attribution,
         );
       }

@@ -21,6 +21,10 @@ export interface ExitInfo {
 export interface TransportHandlers {
   onLine(line: string): void;
   onOversize(byteLength: number): void;
+  /** A line that is not UTF-8 (not delivered to onLine); `bytes` is valid during the call. */
+  onInvalidUtf8(byteLength: number, bytes: Uint8Array): void;
+  /** The child's stdout ended or failed (it may still be running). At most once. */
+  onOutputEnd(): void;
   onExit(info: ExitInfo): void;
 }
 
@@ -33,12 +37,16 @@ export function describeExit(info: ExitInfo): string {
 /**
  * One extension subprocess in its own process group, stderr appended to its log.
  * Contract: callbacks never throw into the transport; writes stay in order and respect
- * back-pressure; onExit fires exactly once.
+ * back-pressure; reads can be paused (setReading); onExit fires exactly once.
  */
 export class ProcessTransport {
   private child: ChildProcess | undefined;
   private readonly queue: string[] = [];
   private writable = false;
+  private reading = true;
+  /** Events of a chunk read before a pause, delivered in order on resume (at most one chunk). */
+  private readonly held: Array<() => void> = [];
+  private draining = false;
   private exited: ExitInfo | undefined;
   private readonly exitWaiters: Array<(info: ExitInfo) => void> = [];
 
@@ -72,10 +80,24 @@ export class ProcessTransport {
     }
     closeQuietly(stderrFd);
     this.child = child;
-    const splitter = new LineSplitter({ onLine: handlers.onLine, onOversize: handlers.onOversize });
+    const splitter = new LineSplitter({
+      onLine: (line) => this.deliver(() => handlers.onLine(line)),
+      onOversize: (bytes) => this.deliver(() => handlers.onOversize(bytes)),
+      onInvalidUtf8: (length, bytes) => {
+        const copy = Buffer.from(bytes); // only valid during this call
+        this.deliver(() => handlers.onInvalidUtf8(length, copy));
+      },
+    });
+    let outputEnded = false;
+    const outputEnd = () => {
+      if (outputEnded) return;
+      outputEnded = true;
+      handlers.onOutputEnd();
+    };
     child.stdout!.on('data', (chunk: Buffer) => splitter.push(chunk));
-    child.stdout!.on('end', () => splitter.end());
-    child.stdout!.on('error', () => undefined);
+    child.stdout!.on('end', () => (splitter.end(), this.deliver(outputEnd)));
+    child.stdout!.on('error', () => this.deliver(outputEnd));
+    if (!this.reading) child.stdout!.pause();
     child.stdin!.on('error', () => undefined);
     child.stdin!.on('drain', () => this.flush());
     child.once('spawn', () => {
@@ -115,6 +137,34 @@ export class ProcessTransport {
     }
   }
 
+  /** Runs a stdout event now, or after those held while reading is paused (order is kept). */
+  private deliver(event: () => void): void {
+    if (this.reading && this.held.length === 0) event();
+    else this.held.push(event);
+  }
+
+  /**
+   * Pauses or resumes reading the child's stdout. While paused its pipe fills and its own
+   * writes block: back-pressure reaches the extension instead of piling up in zot. The rest
+   * of a chunk already read waits too. Contract: a handler may call this re-entrantly.
+   */
+  setReading(on: boolean): void {
+    if (this.reading === on) return;
+    this.reading = on;
+    if (!on) {
+      this.child?.stdout?.pause();
+      return;
+    }
+    if (this.draining) return; // the loop below carries on
+    this.draining = true;
+    try {
+      while (this.reading && this.held.length > 0) this.held.shift()!();
+    } finally {
+      this.draining = false;
+    }
+    if (this.reading) this.child?.stdout?.resume();
+  }
+
   /** Closes the child's stdin once queued lines are written. */
   closeInput(): void {
     const stdin = this.child?.stdin;
@@ -142,6 +192,7 @@ export class ProcessTransport {
     await killProcessGroup(pid, { graceMs });
     this.child?.stdout?.destroy();
     this.child?.stdin?.destroy();
+    this.held.length = 0; // nobody listens any more
   }
 
   /** Last resort on host exit: SIGKILL the group synchronously. Contract: never throws. */

@@ -20,11 +20,6 @@ export function writeDiagnostic(stream: NodeJS.WritableStream, text: string): vo
   writeLine(stream, terminalSafe(text));
 }
 
-/** A multi-line block for a person: line breaks kept, everything else made inert. */
-export function writeBlock(stream: NodeJS.WritableStream, text: string): void {
-  writeLine(stream, terminalSafeBlock(text));
-}
-
 /**
  * Data on stdout: raw into a pipe or a file (it is data, and scripts get it unchanged), made
  * inert when a terminal renders it (model and extension text must not drive the terminal).

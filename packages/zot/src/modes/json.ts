@@ -1,18 +1,14 @@
 // JSON mode: run one prompt (or slash command), write every event as one JSON line on stdout.
 import { runSlashCommand, slashResultEvent } from '../session/commands.js';
 import type { Session } from '../session/session.js';
-import {
-  promptExitCode,
-  reportDiagnostics,
-  writeDiagnostic,
-  writeLine,
-  type ModeIO,
-} from './io.js';
+import { promptExitCode, reportDiagnostics, writeDiagnostic, type ModeIO } from './io.js';
+import { outputWriter } from './pressure.js';
 
 export async function runJsonMode(session: Session, prompt: string, io: ModeIO): Promise<number> {
+  const out = outputWriter(io.stdout, session);
   session.subscribe((event) => {
     reportDiagnostics(event, io);
-    if (event.type !== 'warning') writeLine(io.stdout, JSON.stringify(event));
+    if (event.type !== 'warning') out(JSON.stringify(event));
   });
   await session.startExtensions();
   if (!prompt.startsWith('/')) return promptExitCode(await session.prompt(prompt), io);

@@ -4,19 +4,21 @@ import type { Session } from '../session/session.js';
 import {
   promptExitCode,
   reportDiagnostics,
-  writeBlock,
   writeData,
   writeDiagnostic,
   type ModeIO,
 } from './io.js';
+import { outputWriter } from './pressure.js';
+import { terminalSafe, terminalSafeBlock } from '../util/terminal-text.js';
 
 /** Returns the exit code: 0 when the model finished, 1 on error or abort. */
 export async function runPrintMode(session: Session, prompt: string, io: ModeIO): Promise<number> {
+  const notes = outputWriter(io.stderr, session); // notes are what an extension can flood
   session.subscribe((event) => {
     reportDiagnostics(event, io);
-    if (event.type === 'ext_notify')
-      writeDiagnostic(io.stderr, `[${event.extension}] ${event.message}`);
-    if (event.type === 'ext_display') writeBlock(io.stderr, `[${event.extension}] ${event.text}`);
+    if (event.type === 'ext_notify') notes(terminalSafe(`[${event.extension}] ${event.message}`));
+    if (event.type === 'ext_display')
+      notes(terminalSafeBlock(`[${event.extension}] ${event.text}`));
   });
   await session.startExtensions();
   if (!prompt.startsWith('/')) {

@@ -2,9 +2,10 @@
 import type { Message } from '../providers/types.js';
 import type { Session } from '../session/session.js';
 import { errorMessage } from '../util/errors.js';
-import { reportDiagnostics, writeLine, type ModeIO } from './io.js';
+import { reportDiagnostics, type ModeIO } from './io.js';
 import { readLines } from './lines.js';
 import { decodeRpcLine } from './rpc-decode.js';
+import { outputWriter } from './pressure.js';
 import { BUILTIN_COMMANDS, runSlashCommand, slashResultEvent } from '../session/commands.js';
 import type { ConfirmDecision } from '../session/confirm.js';
 import type { RpcRequest, RpcResponse } from './rpc-schema.js';
@@ -181,7 +182,8 @@ export async function runRpcMode(
   signal?: AbortSignal,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
-  const send = (value: unknown) => writeLine(io.stdout, JSON.stringify(value));
+  const out = outputWriter(io.stdout, session);
+  const send = (value: unknown) => out(JSON.stringify(value));
   session.subscribe((event) => {
     reportDiagnostics(event, io);
     if (event.type !== 'warning') send(event);

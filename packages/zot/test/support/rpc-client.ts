@@ -6,6 +6,8 @@ export type Line = Record<string, unknown> & { type: string };
 
 export class RpcClient {
   readonly lines: Line[] = [];
+  /** Lines it returns false for are not kept in `lines` (so a flood can be counted cheaply). */
+  keep: ((line: Line) => boolean) | undefined;
   stderr = '';
   private buffer = '';
   private waiters: Array<{
@@ -23,7 +25,9 @@ export class RpcClient {
         const text = this.buffer.slice(0, newline);
         this.buffer = this.buffer.slice(newline + 1);
         if (text.trim() === '') continue;
-        this.lines.push(JSON.parse(text) as Line);
+        const line = JSON.parse(text) as Line;
+        if (this.keep && !this.keep(line)) continue;
+        this.lines.push(line);
         this.check();
       }
     });

@@ -219,3 +219,25 @@ test('an extension that closes its stdout but keeps running is treated as gone: 
   assert.match(log('mute'), /closed its stdout/);
   assert.deepEqual(await waitForNoProcesses(box.home), []);
 });
+
+test('events for an extension that stops reading its stdin are dropped past the bound, not queued', async (t) => {
+  const { box, root, log, run } = setup();
+  t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
+  makeExtension(root, 'deaf', 'well-behaved', {
+    subscribe: { events: ['tool_call'] },
+    pause_input_ms: 600_000,
+  });
+  // 24 tool calls of 1 MiB arguments each: 24 MiB of tool_call events for the deaf extension.
+  const big = 'x'.repeat(MB);
+  const calls = Array.from({ length: 24 }, (_, i) => ({
+    id: `c${i}`,
+    name: 'no_such_tool',
+    args: { blob: big },
+  }));
+  llm.script({ toolCalls: calls }, { text: 'done' });
+  const result = await run(['--json', 'go']);
+  assert.equal(result.code, 0, result.stderr);
+  assert.ok(jsonLines(result.stdout).some((e) => e.type === 'done'));
+  assert.match(log('deaf'), /not reading its stdin: over 16 MiB of events queued; dropping events/);
+});

@@ -10,7 +10,13 @@ import {
   type ToolRegistration,
 } from './registrations.js';
 import type { ExtensionTimeouts } from './timeouts.js';
-import { describeExit, ProcessTransport, type ExitInfo, type ProcessSpec } from './transport.js';
+import {
+  describeExit,
+  MAX_QUEUED_BYTES,
+  ProcessTransport,
+  type ExitInfo,
+  type ProcessSpec,
+} from './transport.js';
 
 /** `exited`: gone after a successful load (its process exited, or it closed its stdout). */
 export type ExtensionState = 'starting' | 'handshaking' | 'ready' | 'failed' | 'exited' | 'stopped';
@@ -49,6 +55,7 @@ export class RunningExtension {
   events = new Set<string>();
   intercepts = new Set<string>();
   shutdownAcked = false;
+  private droppedEvents = 0;
   readonly log: ExtensionLog;
   readonly peer: Peer;
   private readonly transport: ProcessTransport;
@@ -104,6 +111,24 @@ export class RunningExtension {
 
   send(frame: Record<string, unknown> & { type: string }): void {
     this.transport.send(encodeFrame(frame));
+  }
+
+  /**
+   * Sends a lifecycle event. An extension that stops reading its stdin loses events past the
+   * queue bound (counted and logged) instead of growing zot's memory; requests still queue.
+   */
+  sendEvent(frame: Record<string, unknown> & { type: 'event' }): void {
+    if (this.transport.send(encodeFrame(frame), { droppable: true })) {
+      if (this.droppedEvents > 0) {
+        this.log.write(`delivering events again after dropping ${this.droppedEvents}`);
+        this.droppedEvents = 0;
+      }
+      return;
+    }
+    if (this.droppedEvents++ === 0)
+      this.warn(
+        `not reading its stdin: over ${MAX_QUEUED_BYTES / (1024 * 1024)} MiB of events queued; dropping events until it catches up`,
+      );
   }
 
   /** Resolves once the extension is ready (or auto-ready) or has failed to load. Never rejects. */

@@ -398,7 +398,7 @@ export class ExtensionHost {
   emitEvent(event: EventName, fields: Record<string, unknown> = {}): void {
     for (const extension of this.extensions) {
       if (extension.running && extension.events.has(event))
-        extension.send({ type: 'event', event, ...fields });
+        extension.sendEvent({ type: 'event', event, ...fields });
     }
   }
 

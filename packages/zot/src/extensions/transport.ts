@@ -11,6 +11,9 @@ export interface ProcessSpec {
   env: NodeJS.ProcessEnv;
 }
 
+/** Most characters of events queued for one extension before further events are dropped. */
+export const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
+
 export interface ExitInfo {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -42,6 +45,7 @@ export function describeExit(info: ExitInfo): string {
 export class ProcessTransport {
   private child: ChildProcess | undefined;
   private readonly queue: string[] = [];
+  private queuedBytes = 0;
   private writable = false;
   private reading = true;
   /** Events of a chunk read before a pause, delivered in order on resume (at most one chunk). */
@@ -115,6 +119,7 @@ export class ProcessTransport {
     this.exited = info;
     this.writable = false;
     this.queue.length = 0;
+    this.queuedBytes = 0;
     try {
       handlers.onExit(info);
     } finally {
@@ -122,18 +127,32 @@ export class ProcessTransport {
     }
   }
 
-  /** Queues one line (with its LF); dropped once the process has exited. */
-  send(line: string): void {
-    if (this.exited) return;
+  /**
+   * Queues one line (with its LF); dropped once the process has exited. A `droppable` line
+   * (a lifecycle event) is refused, returning false, while more than MAX_QUEUED_BYTES wait
+   * for an extension that does not read its stdin: its backlog cannot grow zot's memory.
+   */
+  send(line: string, options: { droppable?: boolean } = {}): boolean {
+    if (this.exited) return true;
+    if (options.droppable && this.backlogBytes() > MAX_QUEUED_BYTES) return false;
     this.queue.push(line);
+    this.queuedBytes += line.length;
     if (this.writable) this.flush();
+    return true;
+  }
+
+  /** Characters waiting for the child: our queue plus what its pipe stream still holds. */
+  private backlogBytes(): number {
+    return this.queuedBytes + (this.child?.stdin?.writableLength ?? 0);
   }
 
   private flush(): void {
     const stdin = this.child?.stdin;
     if (!stdin || !this.writable || stdin.destroyed) return;
     while (this.queue.length > 0) {
-      if (!stdin.write(this.queue.shift()!)) return; // resume on 'drain'
+      const line = this.queue.shift()!;
+      this.queuedBytes -= line.length;
+      if (!stdin.write(line)) return; // resume on 'drain'
     }
   }
 

@@ -14,10 +14,17 @@ export function writeLine(stream: NodeJS.WritableStream, text: string): void {
   }
 }
 
-/** Reports a failed prompt on stderr; returns the exit code (0 ok, 1 error or abort). */
-export function promptExitCode(result: { stop: string; error?: string }, io: ModeIO): number {
+/**
+ * Reports a failed prompt on stderr; returns the exit code (0 ok, 1 error or abort). A run
+ * that was stopped (signal, closed stdout) reports nothing: its exit status says why.
+ */
+export function promptExitCode(
+  result: { stop: string; error?: string },
+  io: ModeIO,
+  stop?: AbortSignal,
+): number {
   if (result.stop !== 'error' && result.stop !== 'aborted') return 0;
-  writeLine(io.stderr, `zot: ${result.error ?? result.stop}`);
+  if (!stop?.aborted) writeLine(io.stderr, `zot: ${result.error ?? result.stop}`);
   return 1;
 }
 

@@ -4,7 +4,12 @@ import type { Session } from '../session/session.js';
 import { promptExitCode, reportDiagnostics, writeLine, type ModeIO } from './io.js';
 
 /** Returns the exit code: 0 when the model finished, 1 on error or abort. */
-export async function runPrintMode(session: Session, prompt: string, io: ModeIO): Promise<number> {
+export async function runPrintMode(
+  session: Session,
+  prompt: string,
+  io: ModeIO,
+  stop?: AbortSignal,
+): Promise<number> {
   session.subscribe((event) => {
     reportDiagnostics(event, io);
     if (event.type === 'ext_notify' || event.type === 'ext_display') {
@@ -17,14 +22,14 @@ export async function runPrintMode(session: Session, prompt: string, io: ModeIO)
   await session.startExtensions();
   if (!prompt.startsWith('/')) {
     const result = await session.prompt(prompt);
-    const code = promptExitCode(result, io);
+    const code = promptExitCode(result, io, stop);
     if (code === 0 && result.finalText !== '') writeLine(io.stdout, result.finalText);
     return code;
   }
   const result = await runSlashCommand(session, prompt);
   switch (result.kind) {
     case 'prompt': {
-      const code = promptExitCode(result.outcome, io);
+      const code = promptExitCode(result.outcome, io, stop);
       if (code === 0 && result.outcome.finalText !== '')
         writeLine(io.stdout, result.outcome.finalText);
       return code;

@@ -5,10 +5,19 @@ import { zotVersion } from './cli/version.js';
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+  quietStdio();
   process.stdout.write(`zot ${zotVersion()}\n`);
 } else if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h')) {
+  quietStdio();
   process.stdout.write(MAIN_HELP);
 } else {
-  const { runCli } = await import('./cli/run.js');
-  process.exit(await runCli(argv));
+  const { runCli, exitAfterFlush } = await import('./cli/run.js');
+  // Not process.exit: that would drop output still on its way into a pipe.
+  await exitAfterFlush(await runCli(argv));
+}
+
+/** A reader that went away (`zot --help | head -c1`) is no error; Node then exits by itself, flushed. */
+function quietStdio(): void {
+  process.stdout.on('error', () => undefined);
+  process.stderr.on('error', () => undefined);
 }

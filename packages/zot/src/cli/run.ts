@@ -4,15 +4,20 @@
 import { fstatSync } from 'node:fs';
 import { writeDiagnostic, writeLine, type ModeIO } from '../modes/io.js';
 import { errorMessage, UsageError } from '../util/errors.js';
+import { exitAfterFlush, watchStdio } from '../util/exit.js';
 import { signalExitCode } from '../util/process-group.js';
 import { parseArgs, selectMode, type CliOptions, type Mode } from './args.js';
 import { zotPaths } from '../config/paths.js';
 import { runJsonMode } from '../modes/json.js';
 import { runPrintMode } from '../modes/print.js';
 import { listModels } from '../providers/index.js';
+import type { Session } from '../session/session.js';
 import { createRuntime, resolveProviderModel, type Runtime } from './setup.js';
 import { MAIN_HELP } from './help.js';
 import { zotVersion } from './version.js';
+
+// For main.ts, which imports only cli.
+export { exitAfterFlush };
 
 const io: ModeIO = { stdout: process.stdout, stderr: process.stderr };
 const warn = (message: string) => writeDiagnostic(io.stderr, `zot: ${message}`);
@@ -41,18 +46,41 @@ async function readPrompt(options: CliOptions): Promise<string> {
   return text.trim();
 }
 
+/** How long a stop may take before zot exits anyway, and how long that exit waits for output. */
+const STOP_GRACE_MS = 10_000;
+const FLUSH_LIMIT_MS = 2_000;
+
+/** Runs `fn` when `signal` aborts, or at once when it already has. */
+function onAbort(signal: AbortSignal, fn: () => void): void {
+  if (signal.aborted) fn();
+  else signal.addEventListener('abort', fn, { once: true });
+}
+
 /**
- * The first SIGINT/SIGTERM/SIGHUP aborts the running prompt and asks the mode to stop (`stop`); the
- * normal path then shuts extensions down. A second signal, or a stop that takes too long,
- * exits at once (the host's exit hook still kills every extension process group).
+ * One stop path for signals and a broken stdout: `stop` aborts with the exit code, which
+ * aborts the session and makes the mode return; the normal path then shuts extensions down
+ * and flushes. A stop that takes too long ends in a bounded flush and exit (the host's exit
+ * hook still kills every extension process group).
  */
-function handleInterrupts(stop: AbortController, abort: () => void): void {
+function watchStops(stop: AbortController): void {
+  onAbort(stop.signal, () => {
+    const code = stop.signal.reason as number;
+    setTimeout(() => void exitAfterFlush(code, FLUSH_LIMIT_MS), STOP_GRACE_MS).unref();
+  });
+  watchStdio((error) => {
+    // The reader went away (`zot --json | head`): a normal end (DECISIONS 22).
+    if (error.code === 'EPIPE' || error.code === 'ECONNRESET') return stop.abort(0);
+    writeLine(io.stderr, `zot: cannot write to stdout: ${error.message}`);
+    stop.abort(1);
+  });
+}
+
+/** The first SIGINT/SIGTERM/SIGHUP stops the run; a second one exits at once. */
+function handleInterrupts(stop: AbortController): void {
   const onSignal = (signal: NodeJS.Signals) => {
     const code = signalExitCode(signal);
-    if (stop.signal.aborted) process.exit(code);
-    stop.abort(code);
-    abort();
-    setTimeout(() => process.exit(code), 10_000).unref();
+    if (stop.signal.aborted) void exitAfterFlush(code, FLUSH_LIMIT_MS);
+    else stop.abort(code);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -60,7 +88,7 @@ function handleInterrupts(stop: AbortController, abort: () => void): void {
   process.on('SIGHUP', onSignal);
 }
 
-async function dispatch(argv: string[]): Promise<number> {
+async function dispatch(argv: string[], stop: AbortController): Promise<number> {
   const options = parseArgs(argv);
   if (options.help) {
     writeLine(io.stdout, MAIN_HELP);
@@ -107,48 +135,54 @@ async function dispatch(argv: string[]): Promise<number> {
       '--no-yolo has no effect in print and JSON modes (nobody can answer); tools run without asking',
     );
   }
-  const runtime = await createRuntime(options, mode, warn);
-  const stop = new AbortController();
-  handleInterrupts(stop, () => runtime.session.abort());
-  let code: number;
+  handleInterrupts(stop);
+  let runtime: Runtime | undefined;
+  // Created on demand: RPC with a token starts nothing before the hello that carries it.
+  const open = async () => {
+    runtime = await createRuntime(options, mode, warn);
+    const { session } = runtime;
+    onAbort(stop.signal, () => void session.close());
+    return session;
+  };
   try {
-    code = await runMode(mode, runtime, prompt, options, stop.signal);
+    return await runMode(mode, open, prompt, options, stop.signal);
   } finally {
-    await runtime.dispose();
+    await runtime?.dispose();
   }
-  // Interrupted runs end with the conventional 128 + signal number.
-  return stop.signal.aborted ? (stop.signal.reason as number) : code;
 }
 
 async function runMode(
   mode: Mode,
-  runtime: Runtime,
+  open: () => Promise<Session>,
   prompt: string,
   options: CliOptions,
   stop: AbortSignal,
-) {
+): Promise<number> {
   if (mode === 'rpc') {
     const { runRpcMode } = await import('../modes/rpc.js');
     const rpcIo = { ...io, stdin: process.stdin };
-    const info = { version: runtime.version, confirm: options.noYolo };
-    return runRpcMode(runtime.session, rpcIo, info, stop);
+    const info = { version: zotVersion(), confirm: options.noYolo };
+    return runRpcMode(open, rpcIo, info, stop);
   }
-  if (mode === 'json') {
-    return runJsonMode(runtime.session, prompt, io);
-  }
-  return runPrintMode(runtime.session, prompt, io);
+  const session = await open();
+  if (stop.aborted) return 1; // stopped while starting: run nothing
+  if (mode === 'json') return runJsonMode(session, prompt, io, stop);
+  return runPrintMode(session, prompt, io, stop);
 }
 
-/** Contract: never throws; maps usage errors to exit 2 and other failures to exit 1. */
+/**
+ * Contract: never throws; maps usage errors to exit 2 and other failures to exit 1. A stopped
+ * run ends with the stop's code: 128 + signal number, or 0 when the reader of stdout went away.
+ */
 export async function runCli(argv: string[]): Promise<number> {
+  const stop = new AbortController();
+  watchStops(stop);
+  let code: number;
   try {
-    return await dispatch(argv);
+    code = await dispatch(argv, stop);
   } catch (error) {
-    if (error instanceof UsageError) {
-      writeDiagnostic(io.stderr, `zot: ${error.message}`);
-      return 2;
-    }
+    code = error instanceof UsageError ? 2 : 1;
     writeDiagnostic(io.stderr, `zot: ${errorMessage(error)}`);
-    return 1;
   }
+  return stop.signal.aborted ? (stop.signal.reason as number) : code;
 }

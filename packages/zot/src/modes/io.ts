@@ -29,10 +29,17 @@ export function writeData(stream: NodeJS.WritableStream, text: string): void {
   writeLine(stream, terminal ? terminalSafeBlock(text) : text);
 }
 
-/** Reports a failed prompt on stderr; returns the exit code (0 ok, 1 error or abort). */
-export function promptExitCode(result: { stop: string; error?: string }, io: ModeIO): number {
+/**
+ * Reports a failed prompt on stderr; returns the exit code (0 ok, 1 error or abort). A run
+ * that was stopped (signal, closed stdout) reports nothing: its exit status says why.
+ */
+export function promptExitCode(
+  result: { stop: string; error?: string },
+  io: ModeIO,
+  stop?: AbortSignal,
+): number {
   if (result.stop !== 'error' && result.stop !== 'aborted') return 0;
-  writeDiagnostic(io.stderr, `zot: ${result.error ?? result.stop}`);
+  if (!stop?.aborted) writeDiagnostic(io.stderr, `zot: ${result.error ?? result.stop}`);
   return 1;
 }
 

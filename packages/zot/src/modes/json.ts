@@ -4,16 +4,21 @@ import type { Session } from '../session/session.js';
 import { promptExitCode, reportDiagnostics, writeDiagnostic, type ModeIO } from './io.js';
 import { outputWriter } from './pressure.js';
 
-export async function runJsonMode(session: Session, prompt: string, io: ModeIO): Promise<number> {
+export async function runJsonMode(
+  session: Session,
+  prompt: string,
+  io: ModeIO,
+  stop?: AbortSignal,
+): Promise<number> {
   const out = outputWriter(io.stdout, session);
   session.subscribe((event) => {
     reportDiagnostics(event, io);
     if (event.type !== 'warning') out(JSON.stringify(event));
   });
   await session.startExtensions();
-  if (!prompt.startsWith('/')) return promptExitCode(await session.prompt(prompt), io);
+  if (!prompt.startsWith('/')) return promptExitCode(await session.prompt(prompt), io, stop);
   const result = await runSlashCommand(session, prompt);
-  if (result.kind === 'prompt') return promptExitCode(result.outcome, io);
+  if (result.kind === 'prompt') return promptExitCode(result.outcome, io, stop);
   const event = slashResultEvent(result);
   if (event) session.emit(event);
   if (result.kind === 'error') {

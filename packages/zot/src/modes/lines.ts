@@ -4,17 +4,22 @@ import { LineSplitter } from '@zot/protocol/jsonl';
 export interface LineHandlers {
   /** Awaited before the next line is handled; `stop()` ends reading early. */
   onLine(line: string, stop: () => void): Promise<void> | void;
-  onOversize?(byteLength: number): void;
+  /** A line over the cap (dropped), in its place among the lines; `stop()` as for onLine. */
+  onOversize?(byteLength: number, stop: () => void): void;
 }
 
-/** Resolves when the stream ends or a handler calls stop(). Contract: never rejects. */
+/**
+ * Resolves when the stream ends, a handler calls stop() or `signal` aborts (at once if it
+ * already has). Contract: never rejects.
+ */
 export function readLines(
   stream: NodeJS.ReadableStream,
   handlers: LineHandlers,
   signal?: AbortSignal,
 ): Promise<void> {
   return new Promise((resolve) => {
-    const queue: string[] = [];
+    // A number stands for an oversize line: it is reported in order, like the lines around it.
+    const queue: Array<string | number> = [];
     let running = false;
     let ended = false;
     let stopped = false;
@@ -32,8 +37,10 @@ export function readLines(
       if (running) return;
       running = true;
       while (queue.length > 0 && !stopped) {
+        const next = queue.shift()!;
         try {
-          await handlers.onLine(queue.shift()!, stop);
+          if (typeof next === 'string') await handlers.onLine(next, stop);
+          else handlers.onOversize?.(next, stop);
         } catch {
           // Handlers report their own errors; one failing line must not stop the reader.
         }
@@ -43,7 +50,7 @@ export function readLines(
     };
     const splitter = new LineSplitter({
       onLine: (line) => queue.push(line),
-      onOversize: (bytes) => handlers.onOversize?.(bytes),
+      onOversize: (bytes) => queue.push(bytes),
     });
     const onData = (chunk: Buffer | string) => {
       splitter.push(chunk);
@@ -54,6 +61,7 @@ export function readLines(
       ended = true;
       void drain();
     };
+    if (signal?.aborted) return finish();
     signal?.addEventListener('abort', () => (stop(), finish()), { once: true });
     stream.on('data', onData);
     stream.on('end', onEnd);

@@ -12,7 +12,12 @@ import { outputWriter } from './pressure.js';
 import { terminalSafe, terminalSafeBlock } from '../util/terminal-text.js';
 
 /** Returns the exit code: 0 when the model finished, 1 on error or abort. */
-export async function runPrintMode(session: Session, prompt: string, io: ModeIO): Promise<number> {
+export async function runPrintMode(
+  session: Session,
+  prompt: string,
+  io: ModeIO,
+  stop?: AbortSignal,
+): Promise<number> {
   const notes = outputWriter(io.stderr, session); // notes are what an extension can flood
   session.subscribe((event) => {
     reportDiagnostics(event, io);
@@ -23,14 +28,14 @@ export async function runPrintMode(session: Session, prompt: string, io: ModeIO)
   await session.startExtensions();
   if (!prompt.startsWith('/')) {
     const result = await session.prompt(prompt);
-    const code = promptExitCode(result, io);
+    const code = promptExitCode(result, io, stop);
     if (code === 0 && result.finalText !== '') writeData(io.stdout, result.finalText);
     return code;
   }
   const result = await runSlashCommand(session, prompt);
   switch (result.kind) {
     case 'prompt': {
-      const code = promptExitCode(result.outcome, io);
+      const code = promptExitCode(result.outcome, io, stop);
       if (code === 0 && result.outcome.finalText !== '')
         writeData(io.stdout, result.outcome.finalText);
       return code;

@@ -2,7 +2,7 @@
 import type { Message } from '../providers/types.js';
 import type { Session } from '../session/session.js';
 import { errorMessage } from '../util/errors.js';
-import { reportDiagnostics, type ModeIO } from './io.js';
+import { reportDiagnostics, writeDiagnostic, writeLine, type ModeIO } from './io.js';
 import { readLines } from './lines.js';
 import { decodeRpcLine } from './rpc-decode.js';
 import { outputWriter } from './pressure.js';
@@ -63,13 +63,17 @@ type Waiting = Map<string, (decision: ConfirmDecision) => void>;
 
 type Reply = Omit<RpcResponse, 'type' | 'command' | 'id'>;
 
-/** Handles one request; returns the reply, or undefined for a request that replies itself. */
-async function handle(
-  session: Session,
-  request: RpcRequest,
-  info: RpcInfo,
-  waiting: Waiting,
-): Promise<Reply> {
+/** What a request handler works with; `track` registers work that outlives the reply. */
+interface Context {
+  session: Session;
+  info: RpcInfo;
+  waiting: Waiting;
+  track: (task: Promise<unknown>) => void;
+}
+
+/** Handles one request and returns the reply. */
+async function handle(request: RpcRequest, context: Context): Promise<Reply> {
+  const { session, info, waiting } = context;
   switch (request.type) {
     case 'hello':
       return {
@@ -136,10 +140,12 @@ async function handle(
       return { success: true, data: { commands: listCommands(session) } };
     case 'command': {
       // Runs in the background like a prompt; its outcome arrives as events.
-      void runSlashCommand(session, request.text).then((result) => {
-        const event = slashResultEvent(result);
-        if (event) session.emit(event);
-      });
+      context.track(
+        runSlashCommand(session, request.text).then((result) => {
+          const event = slashResultEvent(result);
+          if (event) session.emit(event);
+        }),
+      );
       return { success: true, data: { started: true } };
     }
     case 'reload_extensions':
@@ -171,62 +177,87 @@ async function handle(
   }
 }
 
+const UNAUTHORIZED =
+  'unauthorized: the first line must be {"type":"hello","token":...} with the ZOTCORE_RPC_TOKEN value';
+
 /**
- * Serves requests until stdin closes, then aborts any running work and returns the exit code.
+ * Serves requests until stdin ends, lets the work asked for finish, and returns the exit code.
+ * `open` creates the session; with ZOTCORE_RPC_TOKEN set it is called only after the hello
+ * with that token, so nothing starts (no extension, no session file, no event) before it.
+ * `signal` (a signal, a broken stdout) stops serving at once; the caller aborts the work.
  * Contract: a malformed line gets an error response and the server keeps serving.
  */
 export async function runRpcMode(
-  session: Session,
+  open: () => Promise<Session>,
   io: ModeIO & { stdin: NodeJS.ReadableStream },
   info: RpcInfo,
   signal?: AbortSignal,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
-  const out = outputWriter(io.stdout, session);
+  // Plain writes until the session exists; then writes that report back-pressure to its host.
+  let out = (text: string) => writeLine(io.stdout, text);
   const send = (value: unknown) => out(JSON.stringify(value));
-  session.subscribe((event) => {
-    reportDiagnostics(event, io);
-    if (event.type !== 'warning') send(event);
-  });
   const waiting: Waiting = new Map();
-  if (info.confirm) {
-    session.enableConfirmation(
-      (request, abort) =>
-        new Promise<ConfirmDecision>((resolve) => {
-          waiting.set(request.tool_id, resolve);
-          abort.addEventListener(
-            'abort',
-            () => (waiting.delete(request.tool_id), resolve('deny')),
-            { once: true },
-          );
-          send({ type: 'confirm_request', ...request });
-        }),
-    );
-  }
-  await session.startExtensions();
+  const tasks = new Set<Promise<unknown>>();
+  const track = (task: Promise<unknown>) => {
+    const done = () => tasks.delete(task);
+    tasks.add(task);
+    task.then(done, done);
+  };
+  let inputEnded = false;
+  const start = async (): Promise<Context> => {
+    const session = await open();
+    out = outputWriter(io.stdout, session);
+    session.subscribe((event) => {
+      reportDiagnostics(event, io);
+      if (event.type !== 'warning') send(event);
+    });
+    if (info.confirm) {
+      session.enableConfirmation(
+        (request, abort) =>
+          new Promise<ConfirmDecision>((resolve) => {
+            // After the end of input nobody is left to answer.
+            if (inputEnded) return resolve('deny');
+            waiting.set(request.tool_id, resolve);
+            abort.addEventListener(
+              'abort',
+              () => (waiting.delete(request.tool_id), resolve('deny')),
+              { once: true },
+            );
+            send({ type: 'confirm_request', ...request });
+          }),
+      );
+    }
+    if (!signal?.aborted) await session.startExtensions();
+    return { session, info, waiting, track };
+  };
   const token = env.ZOTCORE_RPC_TOKEN;
-  let authenticated = !token;
+  let context = token ? undefined : await start();
   let exitCode = 0;
+  const refuse = (id: string | number | undefined, error: string, stop: () => void) => {
+    send({
+      type: 'response',
+      ...(id !== undefined ? { id } : {}),
+      command: 'hello',
+      success: false,
+      error,
+    });
+    exitCode = 1;
+    stop();
+  };
   const onLine = async (line: string, stop: () => void) => {
     if (line.trim() === '') return;
     const decoded = decodeRpcLine(line);
-    if (!authenticated) {
+    if (!context) {
+      const id = decoded.ok ? decoded.request.id : decoded.id;
       const ok = decoded.ok && decoded.request.type === 'hello' && decoded.request.token === token;
-      if (!ok) {
-        const id = decoded.ok ? decoded.request.id : decoded.id;
-        send({
-          type: 'response',
-          ...(id !== undefined ? { id } : {}),
-          command: 'hello',
-          success: false,
-          error:
-            'unauthorized: the first line must be {"type":"hello","token":...} with the ZOTCORE_RPC_TOKEN value',
-        });
-        exitCode = 1;
-        stop();
-        return;
+      if (!ok) return refuse(id, UNAUTHORIZED, stop);
+      try {
+        context = await start();
+      } catch (error) {
+        writeDiagnostic(io.stderr, `zot: ${errorMessage(error)}`);
+        return refuse(id, errorMessage(error), stop);
       }
-      authenticated = true;
     }
     if (!decoded.ok) {
       const { ok: _ok, ...response } = decoded;
@@ -241,19 +272,34 @@ export async function runRpcMode(
     };
     // Not awaited: a slow request (reload_extensions) must not stop the reader, or a confirm
     // or abort sent meanwhile could never arrive.
-    handle(session, request, info, waiting).then(
-      (reply) => send({ ...base, ...reply }),
-      (error: unknown) => send({ ...base, success: false, error: errorMessage(error) }),
+    track(
+      handle(request, context).then(
+        (reply) => send({ ...base, ...reply }),
+        (error: unknown) => send({ ...base, success: false, error: errorMessage(error) }),
+      ),
     );
   };
-  const onOversize = (bytes: number) =>
+  const onOversize = (bytes: number, stop: () => void) => {
+    if (!context) return refuse(undefined, UNAUTHORIZED, stop);
     send({
       type: 'response',
       command: 'unknown',
       success: false,
       error: `line of ${bytes} bytes exceeds the 32 MiB limit`,
     });
+  };
   await readLines(io.stdin, { onLine, onOversize }, signal);
-  await session.close();
+  if (!context) return exitCode;
+  if (exitCode === 0 && !signal?.aborted) {
+    // End of input means the input is complete (DECISIONS 22): what was asked for still runs.
+    inputEnded = true;
+    for (const answer of waiting.values()) answer('deny');
+    waiting.clear();
+    while (tasks.size > 0 || context.session.busy) {
+      await Promise.allSettled(tasks);
+      await context.session.idle();
+    }
+  }
+  await context.session.close();
   return exitCode;
 }

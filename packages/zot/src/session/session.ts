@@ -326,6 +326,11 @@ export class Session {
     return { summary: result.summary };
   }
 
+  /** Resolves once nothing runs or waits in the queue. Contract: never rejects. */
+  async idle(): Promise<void> {
+    while (this.pending > 0) await this.queue;
+  }
+
   /** Aborts the running operation and every queued one; resolves when all have ended. */
   async close(): Promise<void> {
     this.closed = true;

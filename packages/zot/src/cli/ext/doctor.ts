@@ -6,9 +6,13 @@ import { trustGate } from '../../extensions/trust.js';
 import { resolveModel } from '../../providers/catalog.js';
 import { BUILTIN_COMMANDS } from '../../session/commands.js';
 import { BUILTIN_TOOL_NAMES } from '../../tools/index.js';
+import { exitAfterFlush } from '../../util/exit.js';
 import { signalExitCode } from '../../util/process-group.js';
 import { zotVersion } from '../version.js';
 import { out, parseOptions, positionals, type ExtCommand, type ExtContext } from './common.js';
+
+/** An interrupted doctor still flushes what it printed, but not for longer than this. */
+const DOCTOR_FLUSH_LIMIT_MS = 2_000;
 
 /** Starts every extension as `zot` would, collects the reports, shuts everything down. */
 export async function diagnose(
@@ -33,7 +37,7 @@ export async function diagnose(
   // Interrupted mid-start: kill every extension process group before exiting.
   const onSignal = (signal: NodeJS.Signals) => {
     host.killAllNow();
-    process.exit(signalExitCode(signal));
+    void exitAfterFlush(signalExitCode(signal), DOCTOR_FLUSH_LIMIT_MS);
   };
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   for (const signal of signals) process.on(signal, onSignal);

@@ -17,7 +17,7 @@ import { after, test } from 'node:test';
 import { runExtCommand } from '../src/cli/ext/index.js';
 import { UsageError } from '../src/util/errors.js';
 import { commitAll, GIT_ENV, snapshot, writeExtension } from './support/ext-fixtures.js';
-import { collect, makeSandbox, runZot, startZot } from './support/zot.js';
+import { collect, makeSandbox, runZot, startZot, ZOT_BIN } from './support/zot.js';
 
 const boxes: Array<{ cleanup(): void }> = [];
 after(() => boxes.forEach((box) => box.cleanup()));
@@ -254,6 +254,55 @@ test('install security: "-" URLs, escaping symlinks and manifest-less clones lea
 
   assert.deepEqual(snapshot(s.extensions), before, 'the extensions directory is exactly as before');
   assert.ok(!existsSync('/tmp/zot-pwned'));
+});
+
+test('a failed install never deletes $ZOT_HOME or what others wrote there meanwhile', async () => {
+  const s = sandbox();
+  const home = join(s.home, 'fresh-home');
+  const bare = join(s.project, 'bare');
+  mkdirSync(bare);
+  writeFileSync(join(bare, 'README.md'), 'not an extension');
+  const url = commitAll(bare);
+  // While the clone runs in a $ZOT_HOME the install just created, a concurrent `zot auth set`
+  // stores a key there (git runs the post-checkout hook after cloning). The install then fails.
+  const hooks = join(s.project, 'hooks');
+  mkdirSync(hooks);
+  writeFileSync(
+    join(hooks, 'post-checkout'),
+    `#!/bin/sh\nprintf 'sk-written-meanwhile' | "${process.execPath}" "${ZOT_BIN}" auth set anthropic\n`,
+    { mode: 0o755 },
+  );
+  const gitConfig = join(s.project, 'gitconfig');
+  writeFileSync(gitConfig, `[core]\n\thooksPath = ${hooks}\n`);
+  const env = { ...GIT_ENV, GIT_CONFIG_GLOBAL: gitConfig };
+  const failed = await runZot(['ext', 'install', url], { home, cwd: s.project, env });
+  assert.equal(failed.code, 1, failed.stderr);
+  assert.match(failed.stderr, /has no extension\.json at its root; nothing was installed/);
+  const auth = JSON.parse(readFileSync(join(home, 'auth.json'), 'utf8'));
+  assert.equal(auth.anthropic.key, 'sk-written-meanwhile');
+  assert.deepEqual(readdirSync(join(home, 'extensions')), [], 'only the staging copy is gone');
+
+  // And the plain order: a key stored first, then an install that fails.
+  const second = join(s.home, 'second-home');
+  const stored = await runZot(['auth', 'set', 'openai'], {
+    home: second,
+    cwd: s.project,
+    input: 'sk-first',
+  });
+  assert.equal(stored.code, 0, stored.stderr);
+  writeExtension(s.project, { name: 'bad' }, { name: 'Bad Name' }, 'bad-manifest');
+  for (const source of [url, join(s.project, 'bad-manifest')]) {
+    const result = await runZot(['ext', 'install', source], {
+      home: second,
+      cwd: s.project,
+      env: GIT_ENV,
+    });
+    assert.equal(result.code, 1, result.stderr);
+    assert.equal(
+      JSON.parse(readFileSync(join(second, 'auth.json'), 'utf8')).openai.key,
+      'sk-first',
+    );
+  }
 });
 
 test('remove: asks [y/N], honours --yes, and never deletes outside the extensions directory', async () => {

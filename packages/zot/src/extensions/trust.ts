@@ -2,7 +2,7 @@
 // A project extension is spawned only when $ZOT_HOME/trust.json pins its current content hash.
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
-import { readJsonObject, writeJsonFile } from '../config/json-file.js';
+import { readJsonObject, updateJsonObject, type JsonRead } from '../config/json-file.js';
 import type { ZotPaths } from '../config/paths.js';
 import { errorMessage } from '../util/errors.js';
 import type { DiscoveredExtension } from './discovery.js';
@@ -107,57 +107,57 @@ export class TrustStore {
   constructor(readonly path: string) {}
 
   read(): TrustRead {
-    const read = readJsonObject<Partial<TrustFile>>(this.path);
-    if (!read.ok) return read;
-    const records = new Map<string, TrustRecord>();
-    const raw = read.value?.extensions;
-    if (raw === undefined) return { ok: true, records };
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-      return { ok: false, error: `${this.path}: "extensions" must be an object` };
-    }
-    for (const [dir, record] of Object.entries(raw)) {
-      const r = record as Partial<TrustRecord> | null;
-      if (r && typeof r.name === 'string' && typeof r.hash === 'string') {
-        records.set(dir, {
-          name: r.name,
-          hash: r.hash,
-          trusted_at: typeof r.trusted_at === 'string' ? r.trusted_at : '',
-        });
-      }
-    }
-    return { ok: true, records };
+    return recordsOf(this.path, readJsonObject<Partial<TrustFile>>(this.path));
   }
 
-  /** Records (or replaces) the trust for `dir`. */
+  /** Records (or replaces) the trust for `dir`; a concurrent change to another record is kept. */
   set(dir: string, name: string, hash: string, now = new Date()): void {
-    const records = this.readForWrite();
-    records.set(dir, { name, hash, trusted_at: now.toISOString() });
-    this.write(records);
+    this.update((records) => {
+      records.set(dir, { name, hash, trusted_at: now.toISOString() });
+      return true;
+    });
   }
 
   /** Removes the records for these directories; returns how many existed. */
   remove(dirs: string[]): number {
-    const records = this.readForWrite();
     let removed = 0;
-    for (const dir of dirs) if (records.delete(dir)) removed++;
-    if (removed > 0) this.write(records);
+    this.update((records) => {
+      for (const dir of dirs) if (records.delete(dir)) removed++;
+      return removed > 0;
+    });
     return removed;
   }
 
-  private readForWrite(): Map<string, TrustRecord> {
-    const read = this.read();
-    if (!read.ok) throw new Error(`${read.error}; fix or delete it, then try again`);
-    return read.records;
+  /** A locked read-modify-write; `change` returns whether to write. */
+  private update(change: (records: Map<string, TrustRecord>) => boolean): void {
+    updateJsonObject<TrustFile>(this.path, 0o600, (raw) => {
+      const read = recordsOf(this.path, raw);
+      if (!read.ok) throw new Error(`${read.error}; fix or delete it, then try again`);
+      if (!change(read.records)) return undefined;
+      return { version: 1, extensions: Object.fromEntries(read.records) };
+    });
   }
+}
 
-  private write(records: Map<string, TrustRecord>): void {
-    const file: TrustFile = { version: 1, extensions: Object.fromEntries(records) };
-    try {
-      writeJsonFile(this.path, file, 0o600);
-    } catch (error) {
-      throw new Error(`cannot write ${this.path}: ${errorMessage(error)}`);
+function recordsOf(path: string, read: JsonRead<Partial<TrustFile>>): TrustRead {
+  if (!read.ok) return read;
+  const records = new Map<string, TrustRecord>();
+  const raw = read.value?.extensions;
+  if (raw === undefined) return { ok: true, records };
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    return { ok: false, error: `${path}: "extensions" must be an object` };
+  }
+  for (const [dir, record] of Object.entries(raw)) {
+    const r = record as Partial<TrustRecord> | null;
+    if (r && typeof r.name === 'string' && typeof r.hash === 'string') {
+      records.set(dir, {
+        name: r.name,
+        hash: r.hash,
+        trusted_at: typeof r.trusted_at === 'string' ? r.trusted_at : '',
+      });
     }
   }
+  return { ok: true, records };
 }
 
 export type TrustState =

@@ -1,0 +1,38 @@
+// Concurrent zot processes writing the same $ZOT_HOME state files never lose each other's writes.
+import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { makeSandbox, runZot } from './support/zot.js';
+
+const boxes: Array<{ cleanup(): void }> = [];
+after(() => boxes.forEach((box) => box.cleanup()));
+
+const PROVIDERS = ['anthropic', 'openai', 'ollama', 'kimi'];
+
+test('concurrent `zot auth set` for different providers keep every key', async () => {
+  const box = makeSandbox();
+  boxes.push(box);
+  // A few fresh homes, so the race on the very first write is exercised too.
+  for (const round of [1, 2, 3]) {
+    const home = join(box.home, `round${round}`);
+    mkdirSync(home);
+    const results = await Promise.all(
+      PROVIDERS.map((provider) =>
+        runZot(['auth', 'set', provider], {
+          home,
+          cwd: box.project,
+          input: `key-${provider}-${round}`,
+          timeoutMs: 60_000,
+        }),
+      ),
+    );
+    results.forEach((result) => assert.equal(result.code, 0, result.stderr));
+    const auth = JSON.parse(readFileSync(join(home, 'auth.json'), 'utf8'));
+    assert.deepEqual(
+      Object.fromEntries(PROVIDERS.map((p) => [p, auth[p]?.key])),
+      Object.fromEntries(PROVIDERS.map((p) => [p, `key-${p}-${round}`])),
+    );
+    assert.deepEqual(readdirSync(home), ['auth.json'], 'no lock file is left behind');
+  }
+});

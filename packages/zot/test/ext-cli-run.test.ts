@@ -249,6 +249,61 @@ test('trust refuses a project extension whose symlink leaves its directory', asy
   assert.ok(!existsSync(join(s.home, 'trust.json')));
 });
 
+test('trust pins the node_modules a project extension imports from, and refuses paths outside it', async () => {
+  const s = sandbox();
+  const dir = writeExtension(s.projectExtensions, { name: 'proj' });
+  const program = readFileSync(join(dir, 'ext.mjs'), 'utf8');
+  writeFileSync(join(dir, 'ext.mjs'), `import 'helper';\n${program}`);
+  const helper = join(s.projectExtensions, 'node_modules', 'helper', 'index.js');
+  mkdirSync(dirname(helper), { recursive: true });
+  writeFileSync(helper, 'module.exports = 1;\n');
+  const statusOf = async () => {
+    const result = await s.run(['doctor', '--json']);
+    return (JSON.parse(result.stdout).extensions as Report[]).find((r) => r.name === 'proj')!;
+  };
+
+  const review = await s.run(['trust', 'proj']);
+  assert.equal(review.code, 0, review.stderr);
+  assert.match(review.stdout, /^ {2}covers: /m);
+  assert.match(review.stdout, /^ {4}\.\.\/node_modules +node_modules +3 entries, \d+ bytes$/m);
+  assert.match(review.stdout, /^ {4}-- +\.\.\/node_modules\/helper\/index\.js +sha256:/m);
+  assert.equal((await statusOf()).status, 'ready');
+
+  // The trusted extension's code is unchanged; the module it imports is not.
+  writeFileSync(
+    helper,
+    `require('node:fs').writeFileSync(${JSON.stringify(`${s.marker}.pwned`)}, 'x');\n`,
+  );
+  const changed = await statusOf();
+  assert.equal(changed.status, 'untrusted');
+  assert.match(changed.error ?? '', /changed since you trusted it/);
+  assert.ok(!existsSync(`${s.marker}.pwned`), 'the edited module never ran');
+
+  // An argument naming a file outside the extension directory: refused at load and by trust.
+  const evil = join(s.project, 'x.js');
+  writeFileSync(
+    evil,
+    `require('node:fs').writeFileSync(${JSON.stringify(`${s.marker}.args`)}, 'x');\n`,
+  );
+  const argsDir = writeExtension(
+    s.projectExtensions,
+    { name: 'args' },
+    { args: ['../../../x.js'] },
+  );
+  const args = await s.run(['doctor', '--json'], { ZOT_TRUST_PROJECT_EXTENSIONS: '1' });
+  const report = (JSON.parse(args.stdout).extensions as Report[]).find((r) => r.name === 'args')!;
+  assert.equal(report.status, 'manifest-error');
+  assert.match(
+    report.error ?? '',
+    /"args"\[0\] "\.\.\/\.\.\/\.\.\/x\.js" names a path outside the extension directory/,
+  );
+  const refused = await s.run(['trust', 'args']);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /cannot trust args: .*"args"\[0\]/);
+  assert.ok(!existsSync(`${s.marker}.args`), 'the file outside never ran');
+  assert.ok(existsSync(argsDir));
+});
+
 test('new scaffolds node, python and ts extensions that pass doctor --ext at once', async () => {
   const s = sandbox();
   const langs = ['node', 'python', 'ts'] as const;

@@ -1,7 +1,7 @@
 // What happens to each discovered extension: spawned, or reported as not loaded and why.
 import { basename } from 'node:path';
 import type { DiscoveredExtension, ExtensionScope } from './discovery.js';
-import { resolveExec } from './exec-resolve.js';
+import { argumentOutside, resolveExec } from './exec-resolve.js';
 import { RunningExtension, type ExtensionContext } from './extension.js';
 import { extensionLogPath } from './log.js';
 import { describeExit } from './transport.js';
@@ -81,6 +81,9 @@ export function planExtension(entry: DiscoveredExtension, deps: PlanDeps): Plann
           : {},
       );
   }
+  // Before the trust check: such an extension cannot be trusted at all, and doctor says why.
+  const outside = entry.scope === 'project' ? argumentOutside(manifest!) : undefined;
+  if (outside) return fixed('manifest-error', { error: outside });
   const refusal = deps.allow?.(entry);
   if (refusal) return fixed('untrusted', { error: refusal });
   const exec = resolveExec(manifest!, deps.env);

@@ -52,7 +52,7 @@ function describe(entry: DiscoveredExtension, store: TrustStore): ListedExtensio
   if (entry.shadowedBy) listed.shadowed_by = entry.shadowedBy.dir;
   if (entry.error !== undefined) listed.error = entry.error;
   if (entry.scope === 'project' && manifest) {
-    listed.trust = trustStateOf(entry.dir, store).state;
+    listed.trust = trustStateOf(entry, store).state;
   }
   return listed;
 }

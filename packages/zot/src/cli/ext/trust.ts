@@ -6,14 +6,10 @@ import {
   projectExtensionsDir,
   type DiscoveredExtension,
 } from '../../extensions/discovery.js';
-import { resolveExec } from '../../extensions/exec-resolve.js';
+import { argumentOutside, resolveExec } from '../../extensions/exec-resolve.js';
 import { isInside } from '../../extensions/manifest.js';
-import {
-  hashExtensionDir,
-  TrustStore,
-  trustStateOf,
-  type HashedEntry,
-} from '../../extensions/trust.js';
+import { hashExtension, type CoveredPath, type HashedEntry } from '../../extensions/trust-hash.js';
+import { TrustStore, trustStateOf } from '../../extensions/trust.js';
 import { errorMessage } from '../../util/errors.js';
 import {
   fail,
@@ -51,10 +47,15 @@ function fileRow(entry: HashedEntry): string[] {
   return [`${kind}${mode}`, entry.path, detail];
 }
 
+function coveredRow(path: CoveredPath): string[] {
+  return [path.path, path.reason, `${path.entries} entries, ${path.bytes} bytes`];
+}
+
 /** Shows what would run and pins the current content. Returns false when it cannot be hashed. */
 function trustOne(context: ExtContext, entry: DiscoveredExtension, store: TrustStore): boolean {
   const manifest = entry.manifest!;
-  const hashed = hashExtensionDir(entry.dir);
+  const outside = manifest.kind === 'process' ? argumentOutside(manifest) : undefined;
+  const hashed = outside ? { ok: false as const, error: outside } : hashExtension(entry);
   if (!hashed.ok) {
     fail(context, `cannot trust ${manifest.name}: ${hashed.error}`);
     return false;
@@ -73,6 +74,10 @@ function trustOne(context: ExtContext, entry: DiscoveredExtension, store: TrustS
     if (!exec.ok) out(context, `  note:   ${exec.error}`);
     if (!manifest.enabled)
       out(context, '  note:   disabled in extension.json; it will not run until enabled');
+  }
+  if (hashed.covered.length > 0) {
+    out(context, `  covers: (outside the directory: Node loads modules from these for it)`);
+    for (const line of table(hashed.covered.map(coveredRow))) out(context, `    ${line}`);
   }
   out(context, `  files:`);
   const listed = hashed.entries.slice(0, MAX_LISTED);
@@ -112,9 +117,12 @@ export const trustCommand: ExtCommand = {
 
 Project extensions (./.zot/extensions) come with the code you clone, so zot runs
 them only once you trust them. Trusting shows what would run (the program, its
-arguments and every file with its hash) and records the content hash of the
-extension directory in $ZOT_HOME/trust.json. Any later change to the directory
-means it must be trusted again. Global extensions and --ext paths are always
+arguments and every file with its hash) and records the content hash in
+$ZOT_HOME/trust.json. The hash covers the extension directory and what Node
+would load for it from the project: every node_modules directory from the
+extension's parent up to the project root, and the package.json above it when
+it has none. Any later change to these means it must be trusted again.
+Arguments naming paths outside the extension directory are refused. Global extensions and --ext paths are always
 trusted; ZOT_TRUST_PROJECT_EXTENSIONS=1 trusts every project extension for one
 run (for CI).
 
@@ -141,7 +149,7 @@ Options:
       }
       const rows = project.map((e) => [
         e.manifest?.name ?? e.dir,
-        e.manifest ? trustStateOf(e.dir, store).state : 'manifest error',
+        e.manifest ? trustStateOf(e, store).state : 'manifest error',
         e.dir,
       ]);
       for (const line of table([['NAME', 'TRUST', 'DIRECTORY'], ...rows])) out(context, line);

@@ -7,14 +7,16 @@ import {
   mkdirSync,
   readFileSync,
   realpathSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import ts from 'typescript';
 import { isAlive, startedExtensions, writeExtension } from './support/ext-fixtures.js';
-import { makeSandbox, runZot } from './support/zot.js';
+import { cleanEnv, makeSandbox, runZot, ZOT_BIN } from './support/zot.js';
 
 const boxes: Array<{ cleanup(): void }> = [];
 after(() => boxes.forEach((box) => box.cleanup()));
@@ -186,7 +188,7 @@ test('trust: project extensions run only while their trusted content is unchange
   );
   assert.equal(startedProj(), 0, 'a cloned project extension never runs untrusted');
 
-  const review = await s.run(['trust', 'proj']);
+  const review = await s.run(['trust', 'proj', '--yes']);
   assert.equal(review.code, 0, review.stderr);
   assert.match(review.stdout, /^project extension proj \(.*proj\)$/m);
   assert.match(review.stdout, /^ {2}runs: {3}\S*node ext\.mjs$/m);
@@ -215,7 +217,7 @@ test('trust: project extensions run only while their trusted content is unchange
   assert.equal(ci.proj.status, 'ready');
   assert.equal(startedProj(), 2);
 
-  const all = await s.run(['trust', '--all']);
+  const all = await s.run(['trust', '--all', '--yes']);
   assert.equal(all.code, 0, all.stderr);
   assert.equal((await statusOf()).proj.status, 'ready');
   const untrust = await s.run(['untrust', 'proj']);
@@ -241,7 +243,6 @@ test('trust refuses a project extension whose symlink leaves its directory', asy
     join(dir, 'extension.json'),
     JSON.stringify({ name: 'sneaky', exec: 'node', args: ['lib.mjs'] }),
   );
-  const { symlinkSync } = await import('node:fs');
   symlinkSync('../../../lib.mjs', join(dir, 'lib.mjs'));
   const result = await s.run(['trust', 'sneaky']);
   assert.equal(result.code, 1);
@@ -262,7 +263,7 @@ test('trust pins the node_modules a project extension imports from, and refuses 
     return (JSON.parse(result.stdout).extensions as Report[]).find((r) => r.name === 'proj')!;
   };
 
-  const review = await s.run(['trust', 'proj']);
+  const review = await s.run(['trust', 'proj', '--yes']);
   assert.equal(review.code, 0, review.stderr);
   assert.match(review.stdout, /^ {2}covers: /m);
   assert.match(review.stdout, /^ {4}\.\.\/node_modules +node_modules +3 entries, \d+ bytes$/m);
@@ -302,6 +303,95 @@ test('trust pins the node_modules a project extension imports from, and refuses 
   assert.match(refused.stderr, /cannot trust args: .*"args"\[0\]/);
   assert.ok(!existsSync(`${s.marker}.args`), 'the file outside never ran');
   assert.ok(existsSync(argsDir));
+});
+
+/** `script` (util-linux) runs zot on a pseudo-terminal, as a person would. */
+const HAS_SCRIPT = spawnSync('script', ['--version']).status === 0;
+
+/** Runs `zot ext <args>` on a terminal; answers `answer` once `[y/N]` shows. */
+async function onTerminal(
+  s: ReturnType<typeof sandbox>,
+  args: string[],
+  answer: string,
+): Promise<{ code: number | null; output: string }> {
+  const command = [process.execPath, ZOT_BIN, 'ext', ...args].map((w) => `'${w}'`).join(' ');
+  const child = spawn('script', ['-qec', command, '/dev/null'], {
+    cwd: s.project,
+    env: cleanEnv(s.home, { ZOT_TEST_MARKER: s.marker }),
+  });
+  let output = '';
+  let answered = false;
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+    if (!answered && output.includes('[y/N]')) {
+      answered = true;
+      child.stdin.write(answer);
+    }
+  });
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, output };
+}
+
+test('trust asks [y/N] on a terminal; without --yes and without a terminal it records nothing', async (t) => {
+  const s = sandbox();
+  writeExtension(s.projectExtensions, { name: 'proj' });
+  writeExtension(s.projectExtensions, { name: 'other' });
+  const trustFile = join(s.home, 'trust.json');
+
+  const piped = await s.run(['trust', 'proj']);
+  assert.equal(piped.code, 2, piped.stderr);
+  assert.match(piped.stdout, /^ {2}hash: {3}sha256:[0-9a-f]{64}$/m, 'the review is shown');
+  assert.match(
+    piped.stderr,
+    /not trusted: proj; stdin is not a terminal, so zot cannot ask\. Read the review above, then run `zot ext trust proj --yes`/,
+  );
+  const all = await s.run(['trust', '--all']);
+  assert.equal(all.code, 2);
+  assert.match(all.stderr, /not trusted: other, proj; .*`zot ext trust --all --yes`/);
+  assert.ok(!existsSync(trustFile), 'nothing recorded');
+
+  if (!HAS_SCRIPT) return t.skip('no script(1) to provide a terminal');
+  const declined = await onTerminal(s, ['trust', 'proj'], 'n\n');
+  assert.equal(declined.code, 1, declined.output);
+  assert.match(declined.output, /Trust proj and let it run with your rights\? \[y\/N\] n\r?\n/);
+  assert.match(declined.output, /proj was not trusted/);
+  assert.ok(!existsSync(trustFile));
+  const accepted = await onTerminal(s, ['trust', 'proj'], 'y\n');
+  assert.equal(accepted.code, 0, accepted.output);
+  assert.match(accepted.output, /trusted proj; it will run from the next start/);
+  const store = JSON.parse(readFileSync(trustFile, 'utf8'));
+  assert.deepEqual(
+    Object.values(store.extensions).map((r) => (r as { name: string }).name),
+    ['proj'],
+  );
+  const again = await s.run(['trust', 'proj']);
+  assert.equal(again.code, 0, 'already trusted with this content: nothing to ask');
+  assert.match(again.stderr, /proj is already trusted with this content/);
+});
+
+test('the trust review shows escape sequences from the manifest and file names escaped', async () => {
+  const s = sandbox();
+  const dir = writeExtension(
+    s.projectExtensions,
+    { name: 'hostile' },
+    {
+      description: 'nice\x1b]0;owned\x07 \u202eevil\x9b2J',
+      args: ['ext.mjs', '\x1b[1K\rinnocent', '--x=\x1b[8m'],
+    },
+  );
+  writeFileSync(join(dir, 'evil\x1b[2J.txt'), 'x');
+  symlinkSync('ext.mjs\x1b[0m', join(dir, 'link\x1b[31m'));
+  for (const args of [['trust', 'hostile'], ['trust', 'hostile', '--yes'], ['trust']]) {
+    const result = await s.run(args);
+    const text = result.stdout + result.stderr;
+    assert.ok(result.code === 0 || result.code === 2, text);
+    assert.doesNotMatch(text, /[\x1b\x07\r\x9b\u202e]/, `${args.join(' ')}: no raw control`);
+    if (args.length === 1) continue;
+    assert.ok(text.includes("'\\x1b[1K\\rinnocent'"), text);
+    assert.ok(text.includes('evil\\x1b[2J.txt'), text);
+    assert.match(text, /link\\x1b\[31m +-> ext\.mjs\\x1b\[0m/);
+    assert.ok(text.includes('nice\\x1b]0;owned\\x07 \\u202eevil\\x9b2J'), text);
+  }
 });
 
 test('new scaffolds node, python and ts extensions that pass doctor --ext at once', async () => {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { writeExtension } from './support/ext-fixtures.js';
 import { makeSandbox, runZot } from './support/zot.js';
 
 const boxes: Array<{ cleanup(): void }> = [];
@@ -35,4 +36,25 @@ test('concurrent `zot auth set` for different providers keep every key', async (
     );
     assert.deepEqual(readdirSync(home), ['auth.json'], 'no lock file is left behind');
   }
+});
+
+test('8 concurrent `zot ext trust <name> --yes` for 8 project extensions record all 8', async () => {
+  const box = makeSandbox();
+  boxes.push(box);
+  const names = Array.from({ length: 8 }, (_, i) => `ext${i}`);
+  for (const name of names) writeExtension(join(box.project, '.zot', 'extensions'), { name });
+  const results = await Promise.all(
+    names.map((name) =>
+      runZot(['ext', 'trust', name, '--yes'], {
+        home: box.home,
+        cwd: box.project,
+        timeoutMs: 60_000,
+      }),
+    ),
+  );
+  results.forEach((result) => assert.equal(result.code, 0, result.stderr));
+  const store = JSON.parse(readFileSync(join(box.home, 'trust.json'), 'utf8'));
+  const trusted = Object.values(store.extensions as Record<string, { name: string }>);
+  assert.deepEqual(trusted.map((record) => record.name).sort(), names);
+  assert.deepEqual(readdirSync(box.home), ['trust.json'], 'no lock file is left behind');
 });

@@ -8,7 +8,14 @@ import { BUILTIN_COMMANDS } from '../../session/commands.js';
 import { BUILTIN_TOOL_NAMES } from '../../tools/index.js';
 import { signalExitCode } from '../../util/process-group.js';
 import { zotVersion } from '../version.js';
-import { out, parseOptions, positionals, type ExtCommand, type ExtContext } from './common.js';
+import {
+  out,
+  outJson,
+  parseOptions,
+  positionals,
+  type ExtCommand,
+  type ExtContext,
+} from './common.js';
 
 /** Starts every extension as `zot` would, collects the reports, shuts everything down. */
 export async function diagnose(
@@ -134,7 +141,7 @@ Exit status: 0 when no extension has an error, 1 otherwise.
     const reports = await diagnose(context, parsed.lists.get('--ext') ?? []);
     const ok = reports.every((report) => report.error === undefined);
     if (parsed.flags.has('--json')) {
-      out(context, JSON.stringify({ ok, extensions: reports.map(toJson) }, null, 2));
+      outJson(context, { ok, extensions: reports.map(toJson) });
     } else if (reports.length === 0) {
       out(context, 'no extensions found (nothing in ./.zot/extensions or $ZOT_HOME/extensions)');
     } else {

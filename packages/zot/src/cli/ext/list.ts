@@ -5,6 +5,7 @@ import { TrustStore, trustStateOf } from '../../extensions/trust.js';
 import {
   info,
   out,
+  outJson,
   parseOptions,
   positionals,
   table,
@@ -73,7 +74,7 @@ Options:
     positionals('list', parsed, []);
     const listed = listExtensions(context);
     if (parsed.flags.has('--json')) {
-      out(context, JSON.stringify(listed, null, 2));
+      outJson(context, listed);
       return 0;
     }
     if (listed.length === 0) {

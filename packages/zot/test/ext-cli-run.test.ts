@@ -10,13 +10,13 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import ts from 'typescript';
 import { isAlive, startedExtensions, writeExtension } from './support/ext-fixtures.js';
-import { cleanEnv, makeSandbox, runZot, ZOT_BIN } from './support/zot.js';
+import { HAS_SCRIPT, runOnTerminal } from './support/terminal.js';
+import { makeSandbox, runZot } from './support/zot.js';
 
 const boxes: Array<{ cleanup(): void }> = [];
 after(() => boxes.forEach((box) => box.cleanup()));
@@ -305,33 +305,6 @@ test('trust pins the node_modules a project extension imports from, and refuses 
   assert.ok(existsSync(argsDir));
 });
 
-/** `script` (util-linux) runs zot on a pseudo-terminal, as a person would. */
-const HAS_SCRIPT = spawnSync('script', ['--version']).status === 0;
-
-/** Runs `zot ext <args>` on a terminal; answers `answer` once `[y/N]` shows. */
-async function onTerminal(
-  s: ReturnType<typeof sandbox>,
-  args: string[],
-  answer: string,
-): Promise<{ code: number | null; output: string }> {
-  const command = [process.execPath, ZOT_BIN, 'ext', ...args].map((w) => `'${w}'`).join(' ');
-  const child = spawn('script', ['-qec', command, '/dev/null'], {
-    cwd: s.project,
-    env: cleanEnv(s.home, { ZOT_TEST_MARKER: s.marker }),
-  });
-  let output = '';
-  let answered = false;
-  child.stdout.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-    if (!answered && output.includes('[y/N]')) {
-      answered = true;
-      child.stdin.write(answer);
-    }
-  });
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { code, output };
-}
-
 test('trust asks [y/N] on a terminal; without --yes and without a terminal it records nothing', async (t) => {
   const s = sandbox();
   writeExtension(s.projectExtensions, { name: 'proj' });
@@ -351,12 +324,19 @@ test('trust asks [y/N] on a terminal; without --yes and without a terminal it re
   assert.ok(!existsSync(trustFile), 'nothing recorded');
 
   if (!HAS_SCRIPT) return t.skip('no script(1) to provide a terminal');
-  const declined = await onTerminal(s, ['trust', 'proj'], 'n\n');
+  const onTerminal = (args: string[], text: string) =>
+    runOnTerminal(['ext', ...args], {
+      home: s.home,
+      cwd: s.project,
+      env: { ZOT_TEST_MARKER: s.marker },
+      answer: { prompt: '[y/N]', text },
+    });
+  const declined = await onTerminal(['trust', 'proj'], 'n\n');
   assert.equal(declined.code, 1, declined.output);
   assert.match(declined.output, /Trust proj and let it run with your rights\? \[y\/N\] n\r?\n/);
   assert.match(declined.output, /proj was not trusted/);
   assert.ok(!existsSync(trustFile));
-  const accepted = await onTerminal(s, ['trust', 'proj'], 'y\n');
+  const accepted = await onTerminal(['trust', 'proj'], 'y\n');
   assert.equal(accepted.code, 0, accepted.output);
   assert.match(accepted.output, /trusted proj; it will run from the next start/);
   const store = JSON.parse(readFileSync(trustFile, 'utf8'));

@@ -17,6 +17,7 @@ import { after, test } from 'node:test';
 import { runExtCommand } from '../src/cli/ext/index.js';
 import { UsageError } from '../src/util/errors.js';
 import { commitAll, GIT_ENV, snapshot, writeExtension } from './support/ext-fixtures.js';
+import { HAS_SCRIPT, runOnTerminal } from './support/terminal.js';
 import { collect, makeSandbox, runZot, startZot, ZOT_BIN } from './support/zot.js';
 
 const boxes: Array<{ cleanup(): void }> = [];
@@ -390,6 +391,48 @@ test('logs: prints the log, names a missing one, never reads outside $ZOT_HOME/l
   assert.equal(planted.code, 1);
   assert.match(planted.stderr, /points outside .*logs; refused/);
   assert.doesNotMatch(planted.stdout, /TOP SECRET/);
+});
+
+test('list, doctor and logs show what extensions provide escaped; JSON and piped logs keep it', async (t) => {
+  const s = sandbox();
+  const hostile = 'evil\x1b]0;owned\x07\x1b[2J\r\u202e\x9b1m';
+  writeExtension(
+    s.extensions,
+    { name: 'loud', hello: `other${hostile}`, stderr: `log says ${hostile}` },
+    { description: `desc ${hostile}`, version: `1${hostile}` },
+  );
+  const raw = /[\x1b\x07\r\x9b\u202e]/;
+  const escaped = 'evil\\x1b]0;owned\\x07\\x1b[2J\\r\\u202e\\x9b1m';
+
+  const list = await s.run(['list']);
+  assert.equal(list.code, 0, list.stderr);
+  assert.doesNotMatch(list.stdout + list.stderr, raw);
+  assert.match(list.stdout, /^loud +1evil\\x1b.* +enabled +global +- +desc evil\\x1b/m);
+  assert.ok(list.stdout.includes(`desc ${escaped}`), list.stdout);
+  const json = await s.run(['list', '--json']);
+  assert.doesNotMatch(json.stdout, raw, 'JSON escapes them too (as \\u escapes)');
+  assert.equal(JSON.parse(json.stdout)[0].description, `desc ${hostile}`, 'the data is unchanged');
+
+  const doctor = await s.run(['doctor']);
+  assert.equal(doctor.code, 0, doctor.stdout + doctor.stderr);
+  assert.doesNotMatch(doctor.stdout + doctor.stderr, raw);
+  assert.match(
+    doctor.stdout,
+    /^ {2}warning: {4}.*hello names "other.*" but the manifest says "loud"/m,
+  );
+  assert.ok(doctor.stdout.includes(escaped), doctor.stdout);
+  const doctorJson = await s.run(['doctor', '--json']);
+  assert.doesNotMatch(doctorJson.stdout, raw);
+  assert.ok(JSON.parse(doctorJson.stdout).extensions[0].warnings.join('\n').includes(hostile));
+
+  const piped = await s.run(['logs', 'loud']);
+  assert.ok(piped.stdout.includes(`log says ${hostile}`), 'into a pipe the log is data: raw');
+  if (!HAS_SCRIPT) return t.skip('no script(1) to provide a terminal');
+  const shown = await runOnTerminal(['ext', 'logs', 'loud'], { home: s.home, cwd: s.project });
+  assert.equal(shown.code, 0, shown.output);
+  // The terminal turns LF into CRLF itself; any other control byte would be the log's.
+  assert.doesNotMatch(shown.output.replace(/\r\n/g, '\n'), raw);
+  assert.ok(shown.output.includes(`log says ${escaped}`), shown.output);
 });
 
 test('logs -f follows appended output until interrupted', async () => {

@@ -7,6 +7,7 @@ import { resolveModel } from '../../providers/catalog.js';
 import { BUILTIN_COMMANDS } from '../../session/commands.js';
 import { BUILTIN_TOOL_NAMES } from '../../tools/index.js';
 import { signalExitCode } from '../../util/process-group.js';
+import { terminalSafe } from '../../util/terminal-text.js';
 import { zotVersion } from '../version.js';
 import {
   out,
@@ -67,14 +68,16 @@ const STATUS_TEXT: Record<ExtensionReport['status'], string> = {
 
 function render(reports: ExtensionReport[]): string[] {
   const lines: string[] = [];
-  const field = (label: string, value: string) => lines.push(`  ${`${label}:`.padEnd(12)}${value}`);
+  // Every value may come from a manifest or from the extension itself: one line, escaped.
+  const field = (label: string, value: string) =>
+    lines.push(`  ${`${label}:`.padEnd(12)}${terminalSafe(value)}`);
   for (const report of reports) {
     const status =
       report.status === 'shadowed' && report.shadowedBy
         ? `shadowed by ${report.shadowedBy} (not spawned)`
         : STATUS_TEXT[report.status];
     const scope = report.scope === 'flag' ? '--ext' : report.scope;
-    lines.push(`${report.name} [${scope}] ${status}`);
+    lines.push(terminalSafe(`${report.name} [${scope}] ${status}`));
     field('directory', report.dir);
     if (report.error) field('error', report.error);
     if (report.commands.length > 0)

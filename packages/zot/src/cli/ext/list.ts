@@ -2,6 +2,7 @@
 import { basename } from 'node:path';
 import { discoverExtensions, type DiscoveredExtension } from '../../extensions/discovery.js';
 import { TrustStore, trustStateOf } from '../../extensions/trust.js';
+import { terminalSafe } from '../../util/terminal-text.js';
 import {
   info,
   out,
@@ -83,7 +84,8 @@ Options:
     }
     const rows = [['NAME', 'VERSION', 'STATE', 'SCOPE', 'TRUST', 'DESCRIPTION', 'DIRECTORY']];
     for (const item of listed) {
-      rows.push([
+      // Name, version, description and directory come from manifests and file names.
+      const row = [
         item.name,
         item.version ?? '-',
         item.state,
@@ -91,7 +93,8 @@ Options:
         item.trust ?? '-',
         item.error ?? item.description ?? '-',
         item.dir,
-      ]);
+      ];
+      rows.push(row.map((cell) => terminalSafe(cell)));
     }
     for (const line of table(rows)) out(context, line);
     const untrusted = listed.filter(

@@ -305,6 +305,48 @@ test('trust pins the node_modules a project extension imports from, and refuses 
   assert.ok(existsSync(argsDir));
 });
 
+test('a trusted Python project extension stays trusted after it ran (no __pycache__ written)', async () => {
+  const s = sandbox();
+  const dir = join(s.projectExtensions, 'py');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, 'extension.json'),
+    JSON.stringify({ name: 'py', exec: 'python3', args: ['main.py'] }),
+  );
+  writeFileSync(join(dir, 'helper.py'), 'GREETING = "hi"\n');
+  writeFileSync(
+    join(dir, 'main.py'),
+    [
+      'import json, sys',
+      'import helper',
+      'def send(frame):',
+      '    sys.stdout.write(json.dumps(frame) + "\\n")',
+      '    sys.stdout.flush()',
+      'send({"type": "hello", "name": "py", "version": "1.0.0"})',
+      'for line in sys.stdin:',
+      '    frame = json.loads(line)',
+      '    if frame["type"] == "hello_ack":',
+      '        send({"type": "ready"})',
+      '    elif frame["type"] == "shutdown":',
+      '        send({"type": "shutdown_ack"})',
+      '        break',
+      '',
+    ].join('\n'),
+  );
+  assert.equal((await s.run(['trust', 'py', '--yes'])).code, 0);
+  for (const run of ['first', 'second']) {
+    // As for a user whose environment does not already turn bytecode off.
+    const doctor = await runZot(['ext', 'doctor', '--json'], {
+      home: s.home,
+      cwd: s.project,
+      env: { PYTHONDONTWRITEBYTECODE: undefined, ZOT_EXT_SHUTDOWN_GRACE_MS: '500' },
+    });
+    const report = (JSON.parse(doctor.stdout).extensions as Report[])[0]!;
+    assert.equal(report.status, 'ready', `${run} run: ${report.error ?? ''}`);
+  }
+  assert.ok(!existsSync(join(dir, '__pycache__')));
+});
+
 test('trust asks [y/N] on a terminal; without --yes and without a terminal it records nothing', async (t) => {
   const s = sandbox();
   writeExtension(s.projectExtensions, { name: 'proj' });

@@ -88,10 +88,13 @@ export function planExtension(entry: DiscoveredExtension, deps: PlanDeps): Plann
   if (refusal) return fixed('untrusted', { error: refusal });
   const exec = resolveExec(manifest!, deps.env);
   if (!exec.ok) return fixed('failed', { error: exec.error });
+  // Python would write __pycache__ into a project extension on its first run, which changes
+  // the trusted content and stops it from starting again.
+  const env = entry.scope === 'project' ? { ...deps.env, PYTHONDONTWRITEBYTECODE: '1' } : deps.env;
   const extension = new RunningExtension(
     manifest!.name,
     entry.dir,
-    { command: exec.command, args: exec.args, cwd: entry.dir, env: deps.env },
+    { command: exec.command, args: exec.args, cwd: entry.dir, env },
     logPath!,
     deps.context,
   );

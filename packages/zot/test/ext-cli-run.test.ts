@@ -7,6 +7,7 @@ import {
   mkdirSync,
   readFileSync,
   realpathSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -14,6 +15,7 @@ import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import ts from 'typescript';
 import { isAlive, startedExtensions, writeExtension } from './support/ext-fixtures.js';
+import { HAS_SCRIPT, runOnTerminal } from './support/terminal.js';
 import { makeSandbox, runZot } from './support/zot.js';
 
 const boxes: Array<{ cleanup(): void }> = [];
@@ -186,7 +188,7 @@ test('trust: project extensions run only while their trusted content is unchange
   );
   assert.equal(startedProj(), 0, 'a cloned project extension never runs untrusted');
 
-  const review = await s.run(['trust', 'proj']);
+  const review = await s.run(['trust', 'proj', '--yes']);
   assert.equal(review.code, 0, review.stderr);
   assert.match(review.stdout, /^project extension proj \(.*proj\)$/m);
   assert.match(review.stdout, /^ {2}runs: {3}\S*node ext\.mjs$/m);
@@ -215,7 +217,7 @@ test('trust: project extensions run only while their trusted content is unchange
   assert.equal(ci.proj.status, 'ready');
   assert.equal(startedProj(), 2);
 
-  const all = await s.run(['trust', '--all']);
+  const all = await s.run(['trust', '--all', '--yes']);
   assert.equal(all.code, 0, all.stderr);
   assert.equal((await statusOf()).proj.status, 'ready');
   const untrust = await s.run(['untrust', 'proj']);
@@ -241,12 +243,177 @@ test('trust refuses a project extension whose symlink leaves its directory', asy
     join(dir, 'extension.json'),
     JSON.stringify({ name: 'sneaky', exec: 'node', args: ['lib.mjs'] }),
   );
-  const { symlinkSync } = await import('node:fs');
   symlinkSync('../../../lib.mjs', join(dir, 'lib.mjs'));
   const result = await s.run(['trust', 'sneaky']);
   assert.equal(result.code, 1);
   assert.match(result.stderr, /cannot trust sneaky: .*lib\.mjs is a symlink .* points outside/);
   assert.ok(!existsSync(join(s.home, 'trust.json')));
+});
+
+test('trust pins the node_modules a project extension imports from, and refuses paths outside it', async () => {
+  const s = sandbox();
+  const dir = writeExtension(s.projectExtensions, { name: 'proj' });
+  const program = readFileSync(join(dir, 'ext.mjs'), 'utf8');
+  writeFileSync(join(dir, 'ext.mjs'), `import 'helper';\n${program}`);
+  const helper = join(s.projectExtensions, 'node_modules', 'helper', 'index.js');
+  mkdirSync(dirname(helper), { recursive: true });
+  writeFileSync(helper, 'module.exports = 1;\n');
+  const statusOf = async () => {
+    const result = await s.run(['doctor', '--json']);
+    return (JSON.parse(result.stdout).extensions as Report[]).find((r) => r.name === 'proj')!;
+  };
+
+  const review = await s.run(['trust', 'proj', '--yes']);
+  assert.equal(review.code, 0, review.stderr);
+  assert.match(review.stdout, /^ {2}covers: /m);
+  assert.match(review.stdout, /^ {4}\.\.\/node_modules +node_modules +3 entries, \d+ bytes$/m);
+  assert.match(review.stdout, /^ {4}-- +\.\.\/node_modules\/helper\/index\.js +sha256:/m);
+  assert.equal((await statusOf()).status, 'ready');
+
+  // The trusted extension's code is unchanged; the module it imports is not.
+  writeFileSync(
+    helper,
+    `require('node:fs').writeFileSync(${JSON.stringify(`${s.marker}.pwned`)}, 'x');\n`,
+  );
+  const changed = await statusOf();
+  assert.equal(changed.status, 'untrusted');
+  assert.match(changed.error ?? '', /changed since you trusted it/);
+  assert.ok(!existsSync(`${s.marker}.pwned`), 'the edited module never ran');
+
+  // An argument naming a file outside the extension directory: refused at load and by trust.
+  const evil = join(s.project, 'x.js');
+  writeFileSync(
+    evil,
+    `require('node:fs').writeFileSync(${JSON.stringify(`${s.marker}.args`)}, 'x');\n`,
+  );
+  const argsDir = writeExtension(
+    s.projectExtensions,
+    { name: 'args' },
+    { args: ['../../../x.js'] },
+  );
+  const args = await s.run(['doctor', '--json'], { ZOT_TRUST_PROJECT_EXTENSIONS: '1' });
+  const report = (JSON.parse(args.stdout).extensions as Report[]).find((r) => r.name === 'args')!;
+  assert.equal(report.status, 'manifest-error');
+  assert.match(
+    report.error ?? '',
+    /"args"\[0\] "\.\.\/\.\.\/\.\.\/x\.js" names a path outside the extension directory/,
+  );
+  const refused = await s.run(['trust', 'args']);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /cannot trust args: .*"args"\[0\]/);
+  assert.ok(!existsSync(`${s.marker}.args`), 'the file outside never ran');
+  assert.ok(existsSync(argsDir));
+});
+
+test('a trusted Python project extension stays trusted after it ran (no __pycache__ written)', async () => {
+  const s = sandbox();
+  const dir = join(s.projectExtensions, 'py');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, 'extension.json'),
+    JSON.stringify({ name: 'py', exec: 'python3', args: ['main.py'] }),
+  );
+  writeFileSync(join(dir, 'helper.py'), 'GREETING = "hi"\n');
+  writeFileSync(
+    join(dir, 'main.py'),
+    [
+      'import json, sys',
+      'import helper',
+      'def send(frame):',
+      '    sys.stdout.write(json.dumps(frame) + "\\n")',
+      '    sys.stdout.flush()',
+      'send({"type": "hello", "name": "py", "version": "1.0.0"})',
+      'for line in sys.stdin:',
+      '    frame = json.loads(line)',
+      '    if frame["type"] == "hello_ack":',
+      '        send({"type": "ready"})',
+      '    elif frame["type"] == "shutdown":',
+      '        send({"type": "shutdown_ack"})',
+      '        break',
+      '',
+    ].join('\n'),
+  );
+  assert.equal((await s.run(['trust', 'py', '--yes'])).code, 0);
+  for (const run of ['first', 'second']) {
+    // As for a user whose environment does not already turn bytecode off.
+    const doctor = await runZot(['ext', 'doctor', '--json'], {
+      home: s.home,
+      cwd: s.project,
+      env: { PYTHONDONTWRITEBYTECODE: undefined, ZOT_EXT_SHUTDOWN_GRACE_MS: '500' },
+    });
+    const report = (JSON.parse(doctor.stdout).extensions as Report[])[0]!;
+    assert.equal(report.status, 'ready', `${run} run: ${report.error ?? ''}`);
+  }
+  assert.ok(!existsSync(join(dir, '__pycache__')));
+});
+
+test('trust asks [y/N] on a terminal; without --yes and without a terminal it records nothing', async (t) => {
+  const s = sandbox();
+  writeExtension(s.projectExtensions, { name: 'proj' });
+  writeExtension(s.projectExtensions, { name: 'other' });
+  const trustFile = join(s.home, 'trust.json');
+
+  const piped = await s.run(['trust', 'proj']);
+  assert.equal(piped.code, 2, piped.stderr);
+  assert.match(piped.stdout, /^ {2}hash: {3}sha256:[0-9a-f]{64}$/m, 'the review is shown');
+  assert.match(
+    piped.stderr,
+    /not trusted: proj; stdin is not a terminal, so zot cannot ask\. Read the review above, then run `zot ext trust proj --yes`/,
+  );
+  const all = await s.run(['trust', '--all']);
+  assert.equal(all.code, 2);
+  assert.match(all.stderr, /not trusted: other, proj; .*`zot ext trust --all --yes`/);
+  assert.ok(!existsSync(trustFile), 'nothing recorded');
+
+  if (!HAS_SCRIPT) return t.skip('no script(1) to provide a terminal');
+  const onTerminal = (args: string[], text: string) =>
+    runOnTerminal(['ext', ...args], {
+      home: s.home,
+      cwd: s.project,
+      env: { ZOT_TEST_MARKER: s.marker },
+      answer: { prompt: '[y/N]', text },
+    });
+  const declined = await onTerminal(['trust', 'proj'], 'n\n');
+  assert.equal(declined.code, 1, declined.output);
+  assert.match(declined.output, /Trust proj and let it run with your rights\? \[y\/N\] n\r?\n/);
+  assert.match(declined.output, /proj was not trusted/);
+  assert.ok(!existsSync(trustFile));
+  const accepted = await onTerminal(['trust', 'proj'], 'y\n');
+  assert.equal(accepted.code, 0, accepted.output);
+  assert.match(accepted.output, /trusted proj; it will run from the next start/);
+  const store = JSON.parse(readFileSync(trustFile, 'utf8'));
+  assert.deepEqual(
+    Object.values(store.extensions).map((r) => (r as { name: string }).name),
+    ['proj'],
+  );
+  const again = await s.run(['trust', 'proj']);
+  assert.equal(again.code, 0, 'already trusted with this content: nothing to ask');
+  assert.match(again.stderr, /proj is already trusted with this content/);
+});
+
+test('the trust review shows escape sequences from the manifest and file names escaped', async () => {
+  const s = sandbox();
+  const dir = writeExtension(
+    s.projectExtensions,
+    { name: 'hostile' },
+    {
+      description: 'nice\x1b]0;owned\x07 \u202eevil\x9b2J',
+      args: ['ext.mjs', '\x1b[1K\rinnocent', '--x=\x1b[8m'],
+    },
+  );
+  writeFileSync(join(dir, 'evil\x1b[2J.txt'), 'x');
+  symlinkSync('ext.mjs\x1b[0m', join(dir, 'link\x1b[31m'));
+  for (const args of [['trust', 'hostile'], ['trust', 'hostile', '--yes'], ['trust']]) {
+    const result = await s.run(args);
+    const text = result.stdout + result.stderr;
+    assert.ok(result.code === 0 || result.code === 2, text);
+    assert.doesNotMatch(text, /[\x1b\x07\r\x9b\u202e]/, `${args.join(' ')}: no raw control`);
+    if (args.length === 1) continue;
+    assert.ok(text.includes("'\\x1b[1K\\rinnocent'"), text);
+    assert.ok(text.includes('evil\\x1b[2J.txt'), text);
+    assert.match(text, /link\\x1b\[31m +-> ext\.mjs\\x1b\[0m/);
+    assert.ok(text.includes('nice\\x1b]0;owned\\x07 \\u202eevil\\x9b2J'), text);
+  }
 });
 
 test('new scaffolds node, python and ts extensions that pass doctor --ext at once', async () => {

@@ -17,7 +17,8 @@ import { after, test } from 'node:test';
 import { runExtCommand } from '../src/cli/ext/index.js';
 import { UsageError } from '../src/util/errors.js';
 import { commitAll, GIT_ENV, snapshot, writeExtension } from './support/ext-fixtures.js';
-import { collect, makeSandbox, runZot, startZot } from './support/zot.js';
+import { HAS_SCRIPT, runOnTerminal } from './support/terminal.js';
+import { collect, makeSandbox, runZot, startZot, ZOT_BIN } from './support/zot.js';
 
 const boxes: Array<{ cleanup(): void }> = [];
 after(() => boxes.forEach((box) => box.cleanup()));
@@ -256,6 +257,55 @@ test('install security: "-" URLs, escaping symlinks and manifest-less clones lea
   assert.ok(!existsSync('/tmp/zot-pwned'));
 });
 
+test('a failed install never deletes $ZOT_HOME or what others wrote there meanwhile', async () => {
+  const s = sandbox();
+  const home = join(s.home, 'fresh-home');
+  const bare = join(s.project, 'bare');
+  mkdirSync(bare);
+  writeFileSync(join(bare, 'README.md'), 'not an extension');
+  const url = commitAll(bare);
+  // While the clone runs in a $ZOT_HOME the install just created, a concurrent `zot auth set`
+  // stores a key there (git runs the post-checkout hook after cloning). The install then fails.
+  const hooks = join(s.project, 'hooks');
+  mkdirSync(hooks);
+  writeFileSync(
+    join(hooks, 'post-checkout'),
+    `#!/bin/sh\nprintf 'sk-written-meanwhile' | "${process.execPath}" "${ZOT_BIN}" auth set anthropic\n`,
+    { mode: 0o755 },
+  );
+  const gitConfig = join(s.project, 'gitconfig');
+  writeFileSync(gitConfig, `[core]\n\thooksPath = ${hooks}\n`);
+  const env = { ...GIT_ENV, GIT_CONFIG_GLOBAL: gitConfig };
+  const failed = await runZot(['ext', 'install', url], { home, cwd: s.project, env });
+  assert.equal(failed.code, 1, failed.stderr);
+  assert.match(failed.stderr, /has no extension\.json at its root; nothing was installed/);
+  const auth = JSON.parse(readFileSync(join(home, 'auth.json'), 'utf8'));
+  assert.equal(auth.anthropic.key, 'sk-written-meanwhile');
+  assert.deepEqual(readdirSync(join(home, 'extensions')), [], 'only the staging copy is gone');
+
+  // And the plain order: a key stored first, then an install that fails.
+  const second = join(s.home, 'second-home');
+  const stored = await runZot(['auth', 'set', 'openai'], {
+    home: second,
+    cwd: s.project,
+    input: 'sk-first',
+  });
+  assert.equal(stored.code, 0, stored.stderr);
+  writeExtension(s.project, { name: 'bad' }, { name: 'Bad Name' }, 'bad-manifest');
+  for (const source of [url, join(s.project, 'bad-manifest')]) {
+    const result = await runZot(['ext', 'install', source], {
+      home: second,
+      cwd: s.project,
+      env: GIT_ENV,
+    });
+    assert.equal(result.code, 1, result.stderr);
+    assert.equal(
+      JSON.parse(readFileSync(join(second, 'auth.json'), 'utf8')).openai.key,
+      'sk-first',
+    );
+  }
+});
+
 test('remove: asks [y/N], honours --yes, and never deletes outside the extensions directory', async () => {
   const s = sandbox();
   writeExtension(s.extensions, { name: 'one' });
@@ -341,6 +391,48 @@ test('logs: prints the log, names a missing one, never reads outside $ZOT_HOME/l
   assert.equal(planted.code, 1);
   assert.match(planted.stderr, /points outside .*logs; refused/);
   assert.doesNotMatch(planted.stdout, /TOP SECRET/);
+});
+
+test('list, doctor and logs show what extensions provide escaped; JSON and piped logs keep it', async (t) => {
+  const s = sandbox();
+  const hostile = 'evil\x1b]0;owned\x07\x1b[2J\r\u202e\x9b1m';
+  writeExtension(
+    s.extensions,
+    { name: 'loud', hello: `other${hostile}`, stderr: `log says ${hostile}` },
+    { description: `desc ${hostile}`, version: `1${hostile}` },
+  );
+  const raw = /[\x1b\x07\r\x9b\u202e]/;
+  const escaped = 'evil\\x1b]0;owned\\x07\\x1b[2J\\r\\u202e\\x9b1m';
+
+  const list = await s.run(['list']);
+  assert.equal(list.code, 0, list.stderr);
+  assert.doesNotMatch(list.stdout + list.stderr, raw);
+  assert.match(list.stdout, /^loud +1evil\\x1b.* +enabled +global +- +desc evil\\x1b/m);
+  assert.ok(list.stdout.includes(`desc ${escaped}`), list.stdout);
+  const json = await s.run(['list', '--json']);
+  assert.doesNotMatch(json.stdout, raw, 'JSON escapes them too (as \\u escapes)');
+  assert.equal(JSON.parse(json.stdout)[0].description, `desc ${hostile}`, 'the data is unchanged');
+
+  const doctor = await s.run(['doctor']);
+  assert.equal(doctor.code, 0, doctor.stdout + doctor.stderr);
+  assert.doesNotMatch(doctor.stdout + doctor.stderr, raw);
+  assert.match(
+    doctor.stdout,
+    /^ {2}warning: {4}.*hello names "other.*" but the manifest says "loud"/m,
+  );
+  assert.ok(doctor.stdout.includes(escaped), doctor.stdout);
+  const doctorJson = await s.run(['doctor', '--json']);
+  assert.doesNotMatch(doctorJson.stdout, raw);
+  assert.ok(JSON.parse(doctorJson.stdout).extensions[0].warnings.join('\n').includes(hostile));
+
+  const piped = await s.run(['logs', 'loud']);
+  assert.ok(piped.stdout.includes(`log says ${hostile}`), 'into a pipe the log is data: raw');
+  if (!HAS_SCRIPT) return t.skip('no script(1) to provide a terminal');
+  const shown = await runOnTerminal(['ext', 'logs', 'loud'], { home: s.home, cwd: s.project });
+  assert.equal(shown.code, 0, shown.output);
+  // The terminal turns LF into CRLF itself; any other control byte would be the log's.
+  assert.doesNotMatch(shown.output.replace(/\r\n/g, '\n'), raw);
+  assert.ok(shown.output.includes(`log says ${escaped}`), shown.output);
 });
 
 test('logs -f follows appended output until interrupted', async () => {

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
   EXAMPLES,
   FAST_TIMEOUTS,
   makeExtension,
+  NODE_FIXTURE,
   processesMatching,
   expectNoLeftovers,
 } from './support/extensions.js';
@@ -207,10 +208,15 @@ test('untrusted project extensions are skipped with a warning naming zot ext tru
   t.after(() => box.cleanup());
   expectNoLeftovers(t, box.home);
   const record = join(box.project, 'ran.jsonl');
-  makeExtension(join(box.project, '.zot', 'extensions'), 'local', 'well-behaved', {
+  const dir = makeExtension(join(box.project, '.zot', 'extensions'), 'local', 'well-behaved', {
     record,
     commands: ['local'],
   });
+  // A project extension may only run files inside its directory: give it its own copy.
+  copyFileSync(NODE_FIXTURE, join(dir, 'ext-fixture.mjs'));
+  const manifest = JSON.parse(readFileSync(join(dir, 'extension.json'), 'utf8'));
+  manifest.args[0] = 'ext-fixture.mjs';
+  writeFileSync(join(dir, 'extension.json'), JSON.stringify(manifest));
   const print = await run(['-p', '/local']);
   assert.equal(print.code, 1);
   assert.match(print.stderr, /zot: warning: .*local.*zot ext trust local/);

@@ -1,6 +1,6 @@
 // auth.json (mode 0600, one key per provider) and credential resolution.
 import { chmodSync } from 'node:fs';
-import { readJsonObject, writeJsonFile } from './json-file.js';
+import { readJsonObject, updateJsonObject, type JsonRead } from './json-file.js';
 
 /** The providers zot knows (the same union as the providers layer's ProviderName). */
 export const PROVIDER_NAMES = ['anthropic', 'openai', 'ollama', 'kimi'] as const;
@@ -30,20 +30,26 @@ export class AuthStore {
     return typeof key === 'string' && key !== '' ? key : undefined;
   }
 
+  /** Contract: locked read-modify-write; concurrent sets of other providers are kept. */
   set(provider: ProviderName, key: string): void {
-    const data = this.read();
-    data[provider] = { key };
-    writeJsonFile(this.path, data, 0o600);
+    updateJsonObject<AuthFile>(this.path, 0o600, (read) => ({
+      ...current(read),
+      [provider]: { key },
+    }));
     chmodSync(this.path, 0o600);
   }
 
   /** Returns whether a key was stored. */
   remove(provider: ProviderName): boolean {
-    const data = this.read();
-    if (!(provider in data)) return false;
-    delete data[provider];
-    writeJsonFile(this.path, data, 0o600);
-    return true;
+    let removed = false;
+    updateJsonObject<AuthFile>(this.path, 0o600, (read) => {
+      const data = current(read);
+      if (!(provider in data)) return undefined;
+      delete data[provider];
+      removed = true;
+      return data;
+    });
+    return removed;
   }
 
   list(): Array<{ provider: string; key: string }> {
@@ -52,6 +58,11 @@ export class AuthStore {
       .filter(([, entry]) => typeof entry?.key === 'string')
       .map(([provider, entry]) => ({ provider, key: entry!.key as string }));
   }
+}
+
+function current(read: JsonRead<AuthFile>): AuthFile {
+  if (!read.ok) throw new Error(read.error);
+  return read.value ?? {};
 }
 
 export function maskKey(key: string): string {

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { errorMessage } from '../util/errors.js';
+import { withFileLock } from '../util/file-lock.js';
 import { parseBoundedJson } from '@zot/protocol/bounds';
 
 export type JsonRead<T> = { ok: true; value: T | undefined } | { ok: false; error: string };
@@ -26,4 +27,27 @@ export function readJsonObject<T extends object>(path: string): JsonRead<T> {
 
 export function writeJsonFile(path: string, value: unknown, mode = 0o644): void {
   writeFileAtomic(path, JSON.stringify(value, null, 2) + '\n', mode);
+}
+
+/**
+ * One read-modify-write of a JSON object file, under `<path>.lock` so that concurrent zot
+ * processes never lose each other's changes. `update` gets the current read and returns the
+ * new content, or undefined to leave the file as it is.
+ * Contract: throws what `update` throws, and an Error naming the file when the lock cannot be
+ * taken or the write fails.
+ */
+export function updateJsonObject<T extends object>(
+  path: string,
+  mode: number,
+  update: (current: JsonRead<T>) => T | undefined,
+): void {
+  withFileLock(path, () => {
+    const next = update(readJsonObject<T>(path));
+    if (next === undefined) return;
+    try {
+      writeJsonFile(path, next, mode);
+    } catch (error) {
+      throw new Error(`cannot write ${path}: ${errorMessage(error)}`);
+    }
+  });
 }

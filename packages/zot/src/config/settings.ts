@@ -1,6 +1,6 @@
 // config.json: the last provider and model the user chose.
 import { PROVIDER_NAMES, type ProviderName } from './auth.js';
-import { readJsonObject, writeJsonFile } from './json-file.js';
+import { readJsonObject, updateJsonObject } from './json-file.js';
 
 export interface Settings {
   provider?: ProviderName;
@@ -23,11 +23,16 @@ export function loadSettings(path: string): { settings: Settings; warning?: stri
   return { settings };
 }
 
-/** Merges `settings` into config.json; skips the (fsync'd) write when nothing changes. */
+/**
+ * Merges `settings` into config.json (under its lock, so a concurrent save of another field is
+ * kept); skips the (fsync'd) write when nothing changes. An unreadable file is replaced.
+ */
 export function saveSettings(path: string, settings: Settings): void {
-  const read = readJsonObject<Record<string, unknown>>(path);
-  const previous = read.ok ? (read.value ?? {}) : {};
-  const next = { ...previous, ...settings };
-  if (read.ok && read.value && JSON.stringify(next) === JSON.stringify(previous)) return;
-  writeJsonFile(path, next);
+  updateJsonObject<Record<string, unknown>>(path, 0o644, (read) => {
+    const previous = read.ok ? (read.value ?? {}) : {};
+    const next = { ...previous, ...settings };
+    if (read.ok && read.value && JSON.stringify(next) === JSON.stringify(previous))
+      return undefined;
+    return next;
+  });
 }

@@ -26,6 +26,8 @@ export interface DiscoveredExtension {
   error?: string;
   shadowedBy?: { dir: string; scope: ExtensionScope };
   warnings: string[];
+  /** Project entries: the directory holding `.zot` (trust covers paths up to it). */
+  projectRoot?: string;
 }
 
 export interface DiscoveryOptions {
@@ -59,7 +61,11 @@ export function discoverExtensions(options: DiscoveryOptions): DiscoveryResult {
     const projectRoot = projectExtensionsDir(options.cwd);
     // With ZOT_HOME=~/.zot and cwd=~ both roots are one directory; scan it once, as global,
     // so the user's own extensions neither shadow themselves nor wait for project trust.
-    if (!sameDirectory(projectRoot, globalRoot)) entries.push(...scanRoot(projectRoot, 'project'));
+    if (!sameDirectory(projectRoot, globalRoot)) {
+      const project = resolve(options.cwd);
+      for (const entry of scanRoot(projectRoot, 'project'))
+        entries.push({ ...entry, projectRoot: project });
+    }
     entries.push(...scanRoot(globalRoot, 'global'));
   }
   markShadowed(entries);

@@ -11,7 +11,12 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
-import { resolveExec, type ExecManifest, type ExecResolution } from './exec-resolve.js';
+import {
+  argumentOutside,
+  resolveExec,
+  type ExecManifest,
+  type ExecResolution,
+} from './exec-resolve.js';
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'zot-exec-')));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -179,4 +184,43 @@ test('on win32, PATHEXT extensions are tried (Path spelled in any case)', () => 
 
 test('a missing exec is an error', () => {
   expectError(resolveExec(manifest(extDir(), undefined)), /is missing/);
+});
+
+test('argumentOutside: project extension arguments naming paths must stay inside', () => {
+  const dir = extDir({ 'main.py': 0o644, 'lib/x.js': 0o644 });
+  const outsideFile = join(root, 'outside.js');
+  writeFileSync(outsideFile, '');
+  symlinkSync(outsideFile, join(dir, 'lib', 'link.js'));
+  symlinkSync(root, join(dir, 'up'));
+  const check = (args: string[]) => argumentOutside(manifest(dir, 'node', args));
+  for (const args of [
+    ['main.py'],
+    ['./lib/x.js', '--flag', '-v', '--mode=fast', '-m', 'pkg.mod'],
+    ['lib/missing/deeper.js', '--require=./lib/x.js', '-r./lib/x.js'],
+    ['https://example.com/api', '..x', 'a..b', '.'],
+  ]) {
+    assert.equal(check(args), undefined, args.join(' '));
+  }
+  for (const [args, index] of [
+    [['../../x.js'], 0],
+    [['main.py', outsideFile], 1],
+    [['--require=../x.js'], 0],
+    [['--import', '../x.mjs'], 1],
+    [['-r../x.js'], 0],
+    [['lib/../../x.js'], 0],
+    [['..'], 0],
+    [[`file://${outsideFile}`], 0],
+    [['lib/link.js'], 0],
+    [['up/outside.js'], 0],
+    [['up/not-there/x.js'], 0],
+    [['-e', 'x', '--x=/etc/passwd'], 2],
+  ] as Array<[string[], number]>) {
+    const error = check(args);
+    assert.ok(error, `${args.join(' ')} must be refused`);
+    assert.ok(
+      error.includes(`"args"[${index}] ${JSON.stringify(args[index])} names a path outside`),
+      error,
+    );
+    assert.match(error, /extension\.json: /);
+  }
 });

@@ -1,6 +1,7 @@
 // Turning a manifest's `exec` into the absolute program to spawn (DECISIONS 4, issue 5).
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
-import { extname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { errorMessage } from '../util/errors.js';
 import { isInside, type Manifest } from './manifest.js';
 
@@ -84,6 +85,68 @@ function resolvePathExec(
     };
   }
   return { ok: true, command: target };
+}
+
+/**
+ * For project extensions, whose trust pins only what lies inside their directory (and the
+ * paths `hashExtension` covers): every argument that names a path must stay inside, symlinks
+ * followed, so that `node ../../x.js` cannot run code the review never showed. An argument
+ * names a path when it is absolute, contains a separator or is `..`, or is a `file:` URL; the
+ * value of `--opt=value` and what follows a short option (`-r../x`) are checked the same way.
+ * Inline code (`-e '...'`) is shown by the review but not analysed.
+ * Contract: never throws; returns an error naming the manifest, the argument and its index.
+ */
+export function argumentOutside(
+  manifest: Pick<Manifest, 'args' | 'dir' | 'manifestPath'>,
+): string | undefined {
+  let root: string;
+  try {
+    root = realpathSync(manifest.dir);
+  } catch (error) {
+    return `${manifest.manifestPath}: cannot open the extension directory ${manifest.dir} (${errorMessage(error)})`;
+  }
+  for (const [index, arg] of manifest.args.entries()) {
+    const candidates = [arg];
+    const option = /^--?[^=]+=(.*)$/s.exec(arg);
+    if (option) candidates.push(option[1]!);
+    if (/^-[^-]./s.test(arg)) candidates.push(arg.slice(2));
+    for (const candidate of candidates) {
+      const path = pathOf(candidate);
+      if (path === undefined || pathInside(root, path)) continue;
+      return (
+        `${manifest.manifestPath}: "args"[${index}] ${JSON.stringify(arg)} names a path outside ` +
+        `the extension directory ${manifest.dir}; a project extension may only use files inside ` +
+        `it (their content is what trust pins); refused`
+      );
+    }
+  }
+  return undefined;
+}
+
+/** The path an argument names, if it looks like one (a bare word is not taken as a path). */
+function pathOf(candidate: string): string | undefined {
+  if (/^file:/i.test(candidate)) {
+    try {
+      return fileURLToPath(candidate);
+    } catch {
+      return '/'; // an unusable file URL: treated as outside
+    }
+  }
+  if (isAbsolute(candidate) || /[\\/]/.test(candidate) || candidate === '..') return candidate;
+  return undefined;
+}
+
+/** Lexically inside `root`, and so is the real path of its nearest existing ancestor. */
+function pathInside(root: string, path: string): boolean {
+  let target = resolve(root, path);
+  if (!isInside(root, target)) return false;
+  for (;;) {
+    try {
+      return isInside(root, realpathSync(target));
+    } catch {
+      target = dirname(target); // missing: what matters is where its directory leads
+    }
+  }
 }
 
 const INTERPRETERS: Record<string, string> = {

@@ -1,6 +1,6 @@
 // Installing extensions into $ZOT_HOME/extensions (a copied directory or a shallow git clone)
 // and removing them. Everything is staged in a hidden directory beside the destination, so a
-// failure at any step rolls back to exactly the state before (discovery skips hidden names).
+// failure at any step rolls back by deleting that one directory (discovery skips hidden names).
 import { spawn } from 'node:child_process';
 import {
   chmodSync,
@@ -98,20 +98,20 @@ class InstallError extends Error {
 
 /**
  * Copies or clones `source` into `<extensionsDir>/<manifest name>`.
- * Contract: never rejects; on failure nothing is left behind (not even a created
- * extensions directory) and an existing installation is untouched or restored.
+ * Contract: never rejects; on failure the staging directory is the only thing deleted (never
+ * `$ZOT_HOME` or the extensions directory, which other processes may be writing to meanwhile;
+ * a source refused before staging creates neither) and an existing installation is untouched
+ * or restored.
  */
 export async function installExtension(request: InstallRequest): Promise<InstallResult> {
   const source = classifySource(request.source, request.cwd);
   if (source.kind === 'error') return { ok: false, error: source.error };
   const extensionsDir = resolve(request.extensionsDir);
-  let created: string | undefined;
   let staging: string | undefined;
-  let succeeded = false;
   try {
-    if (source.kind === 'path') checkPathSource(source.dir, extensionsDir, request.limits);
+    if (source.kind === 'path') checkPathSource(source.dir, extensionsDir, request);
     try {
-      created = mkdirSync(extensionsDir, { recursive: true });
+      mkdirSync(extensionsDir, { recursive: true });
       staging = mkdtempSync(join(extensionsDir, '.install-'));
     } catch (error) {
       throw new InstallError(
@@ -125,7 +125,6 @@ export async function installExtension(request: InstallRequest): Promise<Install
     const { manifest, warnings } = validateStaged(target, what, request.env, request.limits);
     const dest = join(extensionsDir, manifest.name);
     const replaced = swapIn(target, dest, join(staging, 'old'), request.force);
-    succeeded = true;
     const installed = readManifest(dest);
     return {
       ok: true,
@@ -139,12 +138,13 @@ export async function installExtension(request: InstallRequest): Promise<Install
     if (error instanceof InstallError && error.keepStaging) staging = undefined;
     return { ok: false, error: errorMessage(error) };
   } finally {
+    // Only the staging directory is ours alone: a directory that mkdir created may since have
+    // received auth.json or another install (issue: a failed first install deleted $ZOT_HOME).
     if (staging) rmSync(staging, { recursive: true, force: true });
-    if (!succeeded && created) rmSync(created, { recursive: true, force: true });
   }
 }
 
-function checkPathSource(dir: string, extensionsDir: string, limits?: TreeLimits): void {
+function checkPathSource(dir: string, extensionsDir: string, request: InstallRequest): void {
   let real: string;
   try {
     real = realpathSync(dir);
@@ -164,9 +164,9 @@ function checkPathSource(dir: string, extensionsDir: string, limits?: TreeLimits
   if (isInside(realExtensions, real)) {
     throw new InstallError(`${dir} is already inside ${extensionsDir}; nothing to install`);
   }
-  // Checked in full before anything is copied, so a refused tree leaves nothing behind.
-  const walked = walkTree(real, limits ? { limits } : {});
-  if (!walked.ok) throw new InstallError(`${walked.error}; nothing was installed`);
+  // Checked in full before anything is created, so a refused tree leaves nothing behind; the
+  // staged copy is checked again, as the source may change while it is copied.
+  validateStaged(real, dir, request.env, request.limits);
 }
 
 /** Recursive copy keeping permission bits and symlinks (already checked to stay inside). */

@@ -1,7 +1,7 @@
 // What happens to each discovered extension: spawned, or reported as not loaded and why.
 import { basename } from 'node:path';
 import type { DiscoveredExtension, ExtensionScope } from './discovery.js';
-import { resolveExec } from './exec-resolve.js';
+import { argumentOutside, resolveExec } from './exec-resolve.js';
 import { RunningExtension, type ExtensionContext } from './extension.js';
 import { extensionLogPath } from './log.js';
 import { describeExit } from './transport.js';
@@ -81,14 +81,20 @@ export function planExtension(entry: DiscoveredExtension, deps: PlanDeps): Plann
           : {},
       );
   }
+  // Before the trust check: such an extension cannot be trusted at all, and doctor says why.
+  const outside = entry.scope === 'project' ? argumentOutside(manifest!) : undefined;
+  if (outside) return fixed('manifest-error', { error: outside });
   const refusal = deps.allow?.(entry);
   if (refusal) return fixed('untrusted', { error: refusal });
   const exec = resolveExec(manifest!, deps.env);
   if (!exec.ok) return fixed('failed', { error: exec.error });
+  // Python would write __pycache__ into a project extension on its first run, which changes
+  // the trusted content and stops it from starting again.
+  const env = entry.scope === 'project' ? { ...deps.env, PYTHONDONTWRITEBYTECODE: '1' } : deps.env;
   const extension = new RunningExtension(
     manifest!.name,
     entry.dir,
-    { command: exec.command, args: exec.args, cwd: entry.dir, env: deps.env },
+    { command: exec.command, args: exec.args, cwd: entry.dir, env },
     logPath!,
     deps.context,
   );

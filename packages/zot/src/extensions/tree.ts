@@ -31,6 +31,10 @@ export const DEFAULT_TREE_LIMITS: TreeLimits = { maxEntries: 20_000, maxBytes: 5
 
 export interface WalkOptions {
   limits?: TreeLimits;
+  /** Counts shared by several walks under one set of limits; updated as entries are listed. */
+  used?: { entries: number; bytes: number };
+  /** What the limit errors name instead of `root` (e.g. when `used` spans several trees). */
+  subject?: string;
   /** Relative paths (with `/`) to leave out, with everything below them. */
   exclude?: (rel: string) => boolean;
 }
@@ -56,7 +60,8 @@ export function walkTree(root: string, options: WalkOptions = {}): WalkResult {
     return { ok: false, error: `cannot open ${root}: ${errorMessage(error)}` };
   }
   const entries: TreeEntry[] = [];
-  let bytes = 0;
+  const used = options.used ?? { entries: 0, bytes: 0 };
+  const subject = options.subject ?? root;
   const pending: string[] = [''];
   while (pending.length > 0) {
     const relDir = pending.pop()!;
@@ -71,19 +76,20 @@ export function walkTree(root: string, options: WalkOptions = {}): WalkResult {
       const rel = relDir === '' ? name : `${relDir}/${name}`;
       if (options.exclude?.(rel)) continue;
       const abs = join(absDir, name);
-      if (entries.length >= limits.maxEntries) {
+      if (used.entries >= limits.maxEntries) {
         return {
           ok: false,
-          error: `${root} has more than ${limits.maxEntries} files and directories; refusing to process such a large tree (remove build output or caches from it)`,
+          error: `${subject} has more than ${limits.maxEntries} files and directories; refusing to process such a large tree (remove build output or caches from it)`,
         };
       }
       const entry = describe(realRoot, rel, abs);
       if ('error' in entry) return { ok: false, error: entry.error };
-      bytes += entry.size;
-      if (bytes > limits.maxBytes) {
+      used.entries++;
+      used.bytes += entry.size;
+      if (used.bytes > limits.maxBytes) {
         return {
           ok: false,
-          error: `${root} holds more than ${Math.round(limits.maxBytes / 1024 / 1024)} MiB; refusing to process such a large tree (remove build output or caches from it)`,
+          error: `${subject} holds more than ${Math.round(limits.maxBytes / 1024 / 1024)} MiB; refusing to process such a large tree (remove build output or caches from it)`,
         };
       }
       entries.push(entry);

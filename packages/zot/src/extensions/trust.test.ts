@@ -16,7 +16,8 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { DiscoveredExtension, ExtensionScope } from './discovery.js';
 import { readManifest } from './manifest.js';
-import { hashExtensionDir, TrustStore, trustGate, trustStateOf } from './trust.js';
+import { hashExtension, type TrustTarget } from './trust-hash.js';
+import { TrustStore, trustGate, trustStateOf } from './trust.js';
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'zot-trust-')));
 after(() => rmSync(base, { recursive: true, force: true }));
@@ -33,8 +34,8 @@ function extDir(files: Record<string, string> = {}, name = 'demo'): string {
   return dir;
 }
 
-function hashOf(dir: string): string {
-  const result = hashExtensionDir(dir);
+function hashOf(target: string | TrustTarget): string {
+  const result = hashExtension(typeof target === 'string' ? { dir: target } : target);
   assert.ok(result.ok, result.ok ? '' : result.error);
   return result.hash;
 }
@@ -50,7 +51,7 @@ test('the hash depends on content, not on creation order or location', () => {
   const b = extDir({ 'lib/b.js': '2', 'a.js': '1' });
   assert.equal(hashOf(a), hashOf(b));
   assert.match(hashOf(a), /^sha256:[0-9a-f]{64}$/);
-  const listed = hashExtensionDir(a);
+  const listed = hashExtension({ dir: a });
   assert.ok(listed.ok);
   assert.deepEqual(
     listed.entries.map((e) => `${e.kind}:${e.path}`),
@@ -100,22 +101,25 @@ test('symlinks leaving the directory and runaway trees cannot be hashed', () => 
   writeFileSync(outside, 'secret');
   const absolute = extDir();
   symlinkSync(outside, join(absolute, 'evil.js'));
-  const escaped = hashExtensionDir(absolute);
+  const escaped = hashExtension({ dir: absolute });
   assert.ok(!escaped.ok);
   assert.match(escaped.error, /evil\.js is a symlink to .* which points outside/);
 
   const relative = extDir();
   symlinkSync('../../outside.js', join(relative, 'evil.js'));
-  assert.ok(!hashExtensionDir(relative).ok);
+  assert.ok(!hashExtension({ dir: relative }).ok);
 
   const big = extDir({ 'a/1': '', 'a/2': '', 'a/3': '' });
-  const capped = hashExtensionDir(big, { maxEntries: 3, maxBytes: 1e9 });
+  const capped = hashExtension({ dir: big }, { maxEntries: 3, maxBytes: 1e9 });
   assert.ok(!capped.ok);
   assert.match(capped.error, /more than 3 files and directories; refusing/);
-  const heavy = hashExtensionDir(extDir({ 'big.bin': 'x'.repeat(2048) }), {
-    maxEntries: 100,
-    maxBytes: 1024,
-  });
+  const heavy = hashExtension(
+    { dir: extDir({ 'big.bin': 'x'.repeat(2048) }) },
+    {
+      maxEntries: 100,
+      maxBytes: 1024,
+    },
+  );
   assert.ok(!heavy.ok);
   assert.match(heavy.error, /refusing to process such a large tree/);
 });
@@ -161,7 +165,7 @@ test('the gate: global and --ext always run; project ones only with the trusted 
   const store = new TrustStore(paths.trust);
   store.set(realpathSync(dir), 'proj', hashOf(dir));
   assert.equal(gate(entry(dir, 'project')), undefined);
-  assert.equal(trustStateOf(realpathSync(dir), store).state, 'trusted');
+  assert.equal(trustStateOf({ dir: realpathSync(dir) }, store).state, 'trusted');
 
   writeFileSync(join(dir, 'index.js'), 'v2');
   const changed = gate(entry(dir, 'project'));
@@ -192,4 +196,137 @@ test('trust is keyed by directory: the same content elsewhere is not trusted', (
   const gate = trustGate(paths, {});
   assert.equal(gate(entry(one, 'project')), undefined);
   assert.match(gate(entry(two, 'project')) ?? '', /is not trusted/);
+});
+
+/** `<top>/project/.zot/extensions/<name>` with an index.mjs; returns both directories. */
+function projectExt(name = 'proj'): { project: string; dir: string; top: string } {
+  const top = join(base, `p${++counter}`);
+  const project = join(top, 'project');
+  const dir = join(project, '.zot', 'extensions', name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, 'extension.json'),
+    JSON.stringify({ name, exec: 'node', args: ['index.mjs'] }),
+  );
+  writeFileSync(join(dir, 'index.mjs'), "import 'helper';\n");
+  return { top, project, dir };
+}
+
+function write(path: string, content: string): void {
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, content);
+}
+
+test('the hash covers every node_modules Node would search, from the parent up to the project root', () => {
+  const { top, project, dir } = projectExt();
+  const target = { dir, projectRoot: project };
+  const alone = hashOf(dir);
+  const full = hashExtension(target);
+  assert.ok(full.ok);
+  assert.equal(full.hash, alone, 'with nothing to cover, the hash is the one trust pinned before');
+  assert.deepEqual(full.covered, []);
+
+  // Every directory Node would look in for `helper`, nearest first.
+  const modules = [
+    join(project, '.zot', 'extensions', 'node_modules'),
+    join(project, '.zot', 'node_modules'),
+    join(project, 'node_modules'),
+  ];
+  const seen = new Set([alone]);
+  for (const [i, dirPath] of modules.entries()) {
+    write(join(dirPath, 'helper', 'index.js'), `module.exports = ${i};`);
+    const hashed = hashExtension(target);
+    assert.ok(hashed.ok, hashed.ok ? '' : hashed.error);
+    assert.ok(!seen.has(hashed.hash), `${dirPath} is covered`);
+    seen.add(hashed.hash);
+  }
+  const hashed = hashExtension(target);
+  assert.ok(hashed.ok);
+  assert.deepEqual(
+    hashed.covered.map((c) => [c.path, c.reason, c.entries]),
+    [
+      ['../node_modules', 'node_modules', 3],
+      ['../../node_modules', 'node_modules', 3],
+      ['../../../node_modules', 'node_modules', 3],
+    ],
+  );
+  assert.ok(hashed.entries.some((e) => e.path === '../node_modules/helper/index.js' && e.sha256));
+  // Editing the code a trusted extension imports is a change like any other.
+  writeFileSync(join(modules[0]!, 'helper', 'index.js'), 'module.exports = "evil";');
+  assert.ok(!seen.has(hashOf(target)));
+  // Above the project root is the user's, not the project's: not covered.
+  write(join(top, 'node_modules', 'other', 'index.js'), '');
+  const after = hashExtension(target);
+  assert.ok(after.ok);
+  assert.equal(after.covered.length, 3);
+});
+
+test('a package.json above an extension without its own is covered; one with imports/exports is refused', () => {
+  const { project, dir } = projectExt();
+  const target = { dir, projectRoot: project };
+  const before = hashOf(target);
+  write(join(project, 'package.json'), '{"type": "commonjs"}');
+  const covered = hashExtension(target);
+  assert.ok(covered.ok);
+  assert.deepEqual(
+    covered.covered.map((c) => [c.path, c.reason]),
+    [['../../../package.json', 'package scope']],
+  );
+  assert.notEqual(covered.hash, before);
+  write(join(project, 'package.json'), '{"type": "module"}');
+  assert.notEqual(hashOf(target), covered.hash, 'its "type" decides how .js files run');
+
+  write(join(project, '.zot', 'package.json'), '{"imports": {"#h": "./evil.js"}}');
+  const refused = hashExtension(target);
+  assert.ok(!refused.ok);
+  assert.match(
+    refused.error,
+    /has no package\.json of its own.*"imports" can load files anywhere.*add a package\.json to/,
+  );
+
+  // Its own package.json ends the package scope: nothing above is read for it.
+  write(join(dir, 'package.json'), '{"type": "module"}');
+  const own = hashExtension(target);
+  assert.ok(own.ok, own.ok ? '' : own.error);
+  assert.deepEqual(own.covered, []);
+});
+
+test('covered paths: symlinks cannot redirect or escape, the extension must be in the project, one budget', () => {
+  const { top, project, dir } = projectExt();
+  const target = { dir, projectRoot: project };
+  const elsewhere = join(top, 'elsewhere');
+  write(join(elsewhere, 'helper', 'index.js'), '');
+  symlinkSync(elsewhere, join(project, 'node_modules'));
+  const linked = hashExtension(target);
+  assert.ok(!linked.ok);
+  assert.match(
+    linked.error,
+    /project\/node_modules is a symlink, and trust covers it .* cannot pin/,
+  );
+  rmSync(join(project, 'node_modules'));
+
+  mkdirSync(join(project, 'node_modules', 'helper'), { recursive: true });
+  symlinkSync(
+    join(elsewhere, 'helper', 'index.js'),
+    join(project, 'node_modules', 'helper', 'index.js'),
+  );
+  const escaping = hashExtension(target);
+  assert.ok(!escaping.ok);
+  assert.match(escaping.error, /helper\/index\.js is a symlink to .* points outside/);
+  rmSync(join(project, 'node_modules'), { recursive: true });
+
+  write(join(project, 'node_modules', 'a', 'b'), 'x');
+  const capped = hashExtension(target, { maxEntries: 4, maxBytes: 1e9 });
+  assert.ok(!capped.ok, 'the directory (3 entries) and node_modules (3) share one budget');
+  assert.match(capped.error, /with the paths its trust covers has more than 4 files/);
+
+  // A project extension that is a symlink to a directory outside the project.
+  const outside = join(top, 'outside-ext');
+  mkdirSync(outside);
+  writeFileSync(join(outside, 'extension.json'), '{"name":"out","exec":"node"}');
+  const link = join(project, '.zot', 'extensions', 'out');
+  symlinkSync(outside, link);
+  const out = hashExtension({ dir: realpathSync(link), projectRoot: project });
+  assert.ok(!out.ok);
+  assert.match(out.error, /lies outside the project .*load it with --ext or install it/);
 });

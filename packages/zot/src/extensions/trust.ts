@@ -1,89 +1,10 @@
 // Trust for project-local extensions (issue 5): cloning a repository must never run its code.
 // A project extension is spawned only when $ZOT_HOME/trust.json pins its current content hash.
-import { createHash } from 'node:crypto';
-import { closeSync, openSync, readSync } from 'node:fs';
-import { readJsonObject, writeJsonFile } from '../config/json-file.js';
+import { readJsonObject, updateJsonObject, type JsonRead } from '../config/json-file.js';
 import type { ZotPaths } from '../config/paths.js';
-import { errorMessage } from '../util/errors.js';
 import type { DiscoveredExtension } from './discovery.js';
-import { walkTree, type TreeEntryKind, type TreeLimits } from './tree.js';
-
-/** One hashed entry of an extension directory, as `zot ext trust` shows it. */
-export interface HashedEntry {
-  path: string;
-  kind: TreeEntryKind;
-  /** Whether the owner may execute it (files only). */
-  executable: boolean;
-  size: number;
-  /** `sha256:<hex>` of a file's content. */
-  sha256?: string;
-  /** A symlink's target text. */
-  target?: string;
-}
-
-export type DirHash =
-  | { ok: true; hash: string; entries: HashedEntry[] }
-  | { ok: false; error: string };
-
-/** Bumped if the hashed representation ever changes (which invalidates every trust). */
-const HASH_FORMAT = 'zot-trust-v1';
-
-/**
- * The content hash trust is pinned to: every entry below `dir` except a top-level `.git`
- * (git's own bookkeeping, rewritten by every fetch), sorted by relative path, with its kind,
- * the owner's exec bit for files, the target of symlinks and the content of files.
- * Contract: never throws; symlinks leaving the directory, special files and runaway trees
- * (see DEFAULT_TREE_LIMITS) are errors, because their effect could not be pinned.
- */
-export function hashExtensionDir(dir: string, limits?: TreeLimits): DirHash {
-  const walked = walkTree(dir, { exclude: (rel) => rel === '.git', ...(limits ? { limits } : {}) });
-  if (!walked.ok) return walked;
-  const tree = createHash('sha256');
-  tree.update(`${HASH_FORMAT}\n`);
-  const entries: HashedEntry[] = [];
-  for (const entry of walked.entries) {
-    const hashed: HashedEntry = {
-      path: entry.rel,
-      kind: entry.kind,
-      executable: entry.kind === 'file' && (entry.mode & 0o100) !== 0,
-      size: entry.size,
-    };
-    let detail = '';
-    if (entry.kind === 'file') {
-      const content = hashFile(entry.abs);
-      if (typeof content !== 'string') return content;
-      hashed.sha256 = content;
-      detail = content;
-    } else if (entry.kind === 'symlink') {
-      hashed.target = entry.target!;
-      detail = JSON.stringify(entry.target);
-    }
-    tree.update(
-      `${entry.kind} ${hashed.executable ? 'x' : '-'} ${JSON.stringify(entry.rel)} ${detail}\n`,
-    );
-    entries.push(hashed);
-  }
-  return { ok: true, hash: `sha256:${tree.digest('hex')}`, entries };
-}
-
-function hashFile(path: string): string | { ok: false; error: string } {
-  const hash = createHash('sha256');
-  const buffer = Buffer.allocUnsafe(1024 * 1024);
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, 'r');
-    for (;;) {
-      const read = readSync(fd, buffer, 0, buffer.length, null);
-      if (read === 0) break;
-      hash.update(buffer.subarray(0, read));
-    }
-  } catch (error) {
-    return { ok: false, error: `cannot read ${path}: ${errorMessage(error)}` };
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-  return `sha256:${hash.digest('hex')}`;
-}
+import type { TreeLimits } from './tree.js';
+import { hashExtension, type TrustTarget } from './trust-hash.js';
 
 export interface TrustRecord {
   /** The manifest name when trusted (for display and for `untrust` of a vanished directory). */
@@ -107,57 +28,57 @@ export class TrustStore {
   constructor(readonly path: string) {}
 
   read(): TrustRead {
-    const read = readJsonObject<Partial<TrustFile>>(this.path);
-    if (!read.ok) return read;
-    const records = new Map<string, TrustRecord>();
-    const raw = read.value?.extensions;
-    if (raw === undefined) return { ok: true, records };
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-      return { ok: false, error: `${this.path}: "extensions" must be an object` };
-    }
-    for (const [dir, record] of Object.entries(raw)) {
-      const r = record as Partial<TrustRecord> | null;
-      if (r && typeof r.name === 'string' && typeof r.hash === 'string') {
-        records.set(dir, {
-          name: r.name,
-          hash: r.hash,
-          trusted_at: typeof r.trusted_at === 'string' ? r.trusted_at : '',
-        });
-      }
-    }
-    return { ok: true, records };
+    return recordsOf(this.path, readJsonObject<Partial<TrustFile>>(this.path));
   }
 
-  /** Records (or replaces) the trust for `dir`. */
+  /** Records (or replaces) the trust for `dir`; a concurrent change to another record is kept. */
   set(dir: string, name: string, hash: string, now = new Date()): void {
-    const records = this.readForWrite();
-    records.set(dir, { name, hash, trusted_at: now.toISOString() });
-    this.write(records);
+    this.update((records) => {
+      records.set(dir, { name, hash, trusted_at: now.toISOString() });
+      return true;
+    });
   }
 
   /** Removes the records for these directories; returns how many existed. */
   remove(dirs: string[]): number {
-    const records = this.readForWrite();
     let removed = 0;
-    for (const dir of dirs) if (records.delete(dir)) removed++;
-    if (removed > 0) this.write(records);
+    this.update((records) => {
+      for (const dir of dirs) if (records.delete(dir)) removed++;
+      return removed > 0;
+    });
     return removed;
   }
 
-  private readForWrite(): Map<string, TrustRecord> {
-    const read = this.read();
-    if (!read.ok) throw new Error(`${read.error}; fix or delete it, then try again`);
-    return read.records;
+  /** A locked read-modify-write; `change` returns whether to write. */
+  private update(change: (records: Map<string, TrustRecord>) => boolean): void {
+    updateJsonObject<TrustFile>(this.path, 0o600, (raw) => {
+      const read = recordsOf(this.path, raw);
+      if (!read.ok) throw new Error(`${read.error}; fix or delete it, then try again`);
+      if (!change(read.records)) return undefined;
+      return { version: 1, extensions: Object.fromEntries(read.records) };
+    });
   }
+}
 
-  private write(records: Map<string, TrustRecord>): void {
-    const file: TrustFile = { version: 1, extensions: Object.fromEntries(records) };
-    try {
-      writeJsonFile(this.path, file, 0o600);
-    } catch (error) {
-      throw new Error(`cannot write ${this.path}: ${errorMessage(error)}`);
+function recordsOf(path: string, read: JsonRead<Partial<TrustFile>>): TrustRead {
+  if (!read.ok) return read;
+  const records = new Map<string, TrustRecord>();
+  const raw = read.value?.extensions;
+  if (raw === undefined) return { ok: true, records };
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    return { ok: false, error: `${path}: "extensions" must be an object` };
+  }
+  for (const [dir, record] of Object.entries(raw)) {
+    const r = record as Partial<TrustRecord> | null;
+    if (r && typeof r.name === 'string' && typeof r.hash === 'string') {
+      records.set(dir, {
+        name: r.name,
+        hash: r.hash,
+        trusted_at: typeof r.trusted_at === 'string' ? r.trusted_at : '',
+      });
     }
   }
+  return { ok: true, records };
 }
 
 export type TrustState =
@@ -166,12 +87,19 @@ export type TrustState =
   | { state: 'changed'; hash: string; record: TrustRecord }
   | { state: 'error'; error: string };
 
-/** Whether `dir`'s current content is the content that was trusted. Contract: never throws. */
-export function trustStateOf(dir: string, store: TrustStore, limits?: TreeLimits): TrustState {
+/**
+ * Whether the extension's current content (its directory and the paths trust covers, see
+ * `hashExtension`) is the content that was trusted. Contract: never throws.
+ */
+export function trustStateOf(
+  target: TrustTarget,
+  store: TrustStore,
+  limits?: TreeLimits,
+): TrustState {
   const read = store.read();
   if (!read.ok) return { state: 'error', error: read.error };
-  const record = read.records.get(dir);
-  const hashed = hashExtensionDir(dir, limits);
+  const record = read.records.get(target.dir);
+  const hashed = hashExtension(target, limits);
   if (!hashed.ok) return { state: 'error', error: hashed.error };
   if (!record) return { state: 'untrusted', hash: hashed.hash };
   if (record.hash !== hashed.hash) return { state: 'changed', hash: hashed.hash, record };
@@ -200,7 +128,7 @@ export function trustGate(
     if (entry.scope !== 'project' || trustAllFromEnv(env)) return undefined;
     const name = entry.manifest?.name ?? entry.dir;
     const what = `project extension ${name} (${entry.dir})`;
-    const state = trustStateOf(entry.dir, store, limits);
+    const state = trustStateOf(entry, store, limits);
     switch (state.state) {
       case 'trusted':
         return undefined;

@@ -3,6 +3,7 @@ import { zotPaths, type ZotPaths } from '../../config/paths.js';
 import { checkExtensionName } from '../../extensions/names.js';
 import { writeLine, type ModeIO } from '../../modes/io.js';
 import { UsageError } from '../../util/errors.js';
+import { terminalSafeBlock } from '../../util/terminal-text.js';
 import { scanArgs, type OptionSpec } from '../options.js';
 
 export type { OptionSpec } from '../options.js';
@@ -92,18 +93,68 @@ export function requireName(command: string, name: string): string {
   return name;
 }
 
+// Everything a `zot ext` command prints for people goes through fail/info/out, which escape
+// control characters and escape sequences: names, descriptions, paths and messages often come
+// from manifests, extensions or file names. Fields that must not span lines are escaped with
+// terminalSafe where they are formatted.
+
 /** Prints `zot: message` on stderr and returns the failure exit code. */
 export function fail(context: ModeIO, message: string): number {
-  writeLine(context.stderr, `zot: ${message}`);
+  writeLine(context.stderr, terminalSafeBlock(`zot: ${message}`));
   return 1;
 }
 
 export function info(context: ModeIO, message: string): void {
-  writeLine(context.stderr, message);
+  writeLine(context.stderr, terminalSafeBlock(message));
 }
 
 export function out(context: ModeIO, text: string): void {
+  writeLine(context.stdout, terminalSafeBlock(text));
+}
+
+// Valid inside JSON strings, and the only place they can occur: \u escapes keep the data the
+// same for a parser and keep a terminal from acting on C1 controls, separators or bidi marks
+// (JSON.stringify already escapes C0 controls, ESC included).
+const JSON_UNSAFE = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** Prints `value` as 2-space JSON on stdout: the data unchanged, safe on a terminal too. */
+export function outJson(context: ModeIO, value: unknown): void {
+  const text = JSON.stringify(value, null, 2).replace(
+    JSON_UNSAFE,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
   writeLine(context.stdout, text);
+}
+
+/** Reads one line from stdin; an empty or closed stdin reads as ''. */
+export async function readAnswer(stdin: ExtIO['stdin']): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    const finish = () => {
+      stdin.removeListener('data', onData);
+      stdin.removeListener('end', finish);
+      stdin.removeListener('error', finish);
+      stdin.pause();
+      resolve(text.split('\n')[0]!.trim());
+    };
+    const onData = (chunk: Buffer | string) => {
+      text += chunk.toString();
+      if (text.includes('\n')) finish();
+    };
+    stdin.on('data', onData);
+    stdin.on('end', finish);
+    stdin.on('error', finish);
+    stdin.resume();
+  });
+}
+
+/** Asks `question [y/N]` on stderr; only y or yes (any case) is a yes. */
+export async function confirm(context: ExtContext, question: string): Promise<boolean> {
+  context.stderr.write(`${terminalSafeBlock(question)} [y/N] `);
+  const answer = await readAnswer(context.stdin);
+  // A piped answer is not echoed: end the prompt's line ourselves.
+  if (!context.stdin.isTTY) info(context, '');
+  return /^y(es)?$/i.test(answer);
 }
 
 /** Left-aligned columns separated by two spaces; the last column is not padded. */

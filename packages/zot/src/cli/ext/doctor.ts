@@ -8,8 +8,16 @@ import { BUILTIN_COMMANDS } from '../../session/commands.js';
 import { BUILTIN_TOOL_NAMES } from '../../tools/index.js';
 import { exitAfterFlush } from '../../util/exit.js';
 import { signalExitCode } from '../../util/process-group.js';
+import { terminalSafe } from '../../util/terminal-text.js';
 import { zotVersion } from '../version.js';
-import { out, parseOptions, positionals, type ExtCommand, type ExtContext } from './common.js';
+import {
+  out,
+  outJson,
+  parseOptions,
+  positionals,
+  type ExtCommand,
+  type ExtContext,
+} from './common.js';
 
 /** An interrupted doctor still flushes what it printed, but not for longer than this. */
 const DOCTOR_FLUSH_LIMIT_MS = 2_000;
@@ -64,14 +72,16 @@ const STATUS_TEXT: Record<ExtensionReport['status'], string> = {
 
 function render(reports: ExtensionReport[]): string[] {
   const lines: string[] = [];
-  const field = (label: string, value: string) => lines.push(`  ${`${label}:`.padEnd(12)}${value}`);
+  // Every value may come from a manifest or from the extension itself: one line, escaped.
+  const field = (label: string, value: string) =>
+    lines.push(`  ${`${label}:`.padEnd(12)}${terminalSafe(value)}`);
   for (const report of reports) {
     const status =
       report.status === 'shadowed' && report.shadowedBy
         ? `shadowed by ${report.shadowedBy} (not spawned)`
         : STATUS_TEXT[report.status];
     const scope = report.scope === 'flag' ? '--ext' : report.scope;
-    lines.push(`${report.name} [${scope}] ${status}`);
+    lines.push(terminalSafe(`${report.name} [${scope}] ${status}`));
     field('directory', report.dir);
     if (report.error) field('error', report.error);
     if (report.commands.length > 0)
@@ -138,7 +148,7 @@ Exit status: 0 when no extension has an error, 1 otherwise.
     const reports = await diagnose(context, parsed.lists.get('--ext') ?? []);
     const ok = reports.every((report) => report.error === undefined);
     if (parsed.flags.has('--json')) {
-      out(context, JSON.stringify({ ok, extensions: reports.map(toJson) }, null, 2));
+      outJson(context, { ok, extensions: reports.map(toJson) });
     } else if (reports.length === 0) {
       out(context, 'no extensions found (nothing in ./.zot/extensions or $ZOT_HOME/extensions)');
     } else {

@@ -62,7 +62,7 @@ const COMMANDS: Entry[] = [
   },
   {
     name: 'trust',
-    usage: 'trust [<name> | --all]',
+    usage: 'trust [<name> | --all] [--yes]',
     summary: 'review and trust project extensions',
     load: async () => (await import('./trust.js')).trustCommand,
   },

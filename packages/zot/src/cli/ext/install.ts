@@ -1,13 +1,13 @@
 // `zot ext install <path|git-url> [--force]` and `zot ext remove <name> [--yes]`.
 import { installExtension, locateInstalled, removeExtension } from '../../extensions/install.js';
 import {
+  confirm,
   fail,
   info,
   parseOptions,
   positionals,
   requireName,
   type ExtCommand,
-  type ExtIO,
 } from './common.js';
 
 export const installCommand: ExtCommand = {
@@ -47,28 +47,6 @@ Options:
   },
 };
 
-/** Reads one line from stdin; an empty or closed stdin reads as ''. */
-async function readAnswer(stdin: ExtIO['stdin']): Promise<string> {
-  return new Promise((resolve) => {
-    let text = '';
-    const finish = () => {
-      stdin.removeListener('data', onData);
-      stdin.removeListener('end', finish);
-      stdin.removeListener('error', finish);
-      stdin.pause();
-      resolve(text.split('\n')[0]!.trim());
-    };
-    const onData = (chunk: Buffer | string) => {
-      text += chunk.toString();
-      if (text.includes('\n')) finish();
-    };
-    stdin.on('data', onData);
-    stdin.on('end', finish);
-    stdin.on('error', finish);
-    stdin.resume();
-  });
-}
-
 export const removeCommand: ExtCommand = {
   name: 'remove',
   help: `Usage: zot ext remove <name> [--yes]
@@ -87,11 +65,7 @@ Options:
     const located = locateInstalled(context.paths.extensions, name!);
     if (!located.ok) return fail(context, located.error);
     if (!parsed.flags.has('--yes')) {
-      context.stderr.write(`Remove the extension ${name} (${located.dir})? [y/N] `);
-      const answer = await readAnswer(context.stdin);
-      // A piped answer is not echoed: end the prompt's line ourselves.
-      if (!context.stdin.isTTY) info(context, '');
-      if (!/^y(es)?$/i.test(answer)) {
+      if (!(await confirm(context, `Remove the extension ${name} (${located.dir})?`))) {
         info(context, 'not removed');
         return 1;
       }

@@ -2,9 +2,11 @@
 import { basename } from 'node:path';
 import { discoverExtensions, type DiscoveredExtension } from '../../extensions/discovery.js';
 import { TrustStore, trustStateOf } from '../../extensions/trust.js';
+import { terminalSafe } from '../../util/terminal-text.js';
 import {
   info,
   out,
+  outJson,
   parseOptions,
   positionals,
   table,
@@ -52,7 +54,7 @@ function describe(entry: DiscoveredExtension, store: TrustStore): ListedExtensio
   if (entry.shadowedBy) listed.shadowed_by = entry.shadowedBy.dir;
   if (entry.error !== undefined) listed.error = entry.error;
   if (entry.scope === 'project' && manifest) {
-    listed.trust = trustStateOf(entry.dir, store).state;
+    listed.trust = trustStateOf(entry, store).state;
   }
   return listed;
 }
@@ -73,7 +75,7 @@ Options:
     positionals('list', parsed, []);
     const listed = listExtensions(context);
     if (parsed.flags.has('--json')) {
-      out(context, JSON.stringify(listed, null, 2));
+      outJson(context, listed);
       return 0;
     }
     if (listed.length === 0) {
@@ -82,7 +84,8 @@ Options:
     }
     const rows = [['NAME', 'VERSION', 'STATE', 'SCOPE', 'TRUST', 'DESCRIPTION', 'DIRECTORY']];
     for (const item of listed) {
-      rows.push([
+      // Name, version, description and directory come from manifests and file names.
+      const row = [
         item.name,
         item.version ?? '-',
         item.state,
@@ -90,7 +93,8 @@ Options:
         item.trust ?? '-',
         item.error ?? item.description ?? '-',
         item.dir,
-      ]);
+      ];
+      rows.push(row.map((cell) => terminalSafe(cell)));
     }
     for (const line of table(rows)) out(context, line);
     const untrusted = listed.filter(

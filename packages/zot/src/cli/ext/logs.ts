@@ -1,10 +1,12 @@
 // `zot ext logs <name> [-f]`: prints an extension's log; -f follows appended output.
 import { once } from 'node:events';
+import { StringDecoder } from 'node:string_decoder';
 import { closeSync, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { extensionLogPath } from '../../extensions/log.js';
 import { isInside } from '../../extensions/manifest.js';
 import { checkExtensionName } from '../../extensions/names.js';
 import { errorMessage } from '../../util/errors.js';
+import { terminalSafeBlock } from '../../util/terminal-text.js';
 import {
   fail,
   info,
@@ -44,19 +46,41 @@ export function openLog(logsDir: string, name: string): Opened {
   }
 }
 
-/** Copies bytes [position, end of file) to stdout; returns the new position. */
-async function pump(fd: number, position: number, stdout: NodeJS.WritableStream): Promise<number> {
+/**
+ * Where log bytes go: unchanged into a pipe or file (the log is data), but escaped on a
+ * terminal, since an extension writes its own stderr and could otherwise drive the terminal.
+ */
+function logSink(stdout: NodeJS.WritableStream & { isTTY?: boolean }): (bytes: Buffer) => Buffer {
+  if (!stdout.isTTY) return (bytes) => bytes;
+  // Decoded across reads, so that a character split between two chunks stays one character.
+  const decoder = new StringDecoder('utf8');
+  return (bytes) => Buffer.from(terminalSafeBlock(decoder.write(bytes)));
+}
+
+/** Copies bytes [position, end of file) through `sink` to stdout; returns the new position. */
+async function pump(
+  fd: number,
+  position: number,
+  stdout: NodeJS.WritableStream,
+  sink: (bytes: Buffer) => Buffer,
+): Promise<number> {
   const buffer = Buffer.allocUnsafe(64 * 1024);
   for (;;) {
     const read = readSync(fd, buffer, 0, buffer.length, position);
     if (read === 0) return position;
     position += read;
-    if (!stdout.write(Buffer.from(buffer.subarray(0, read)))) await once(stdout, 'drain');
+    if (!stdout.write(sink(Buffer.from(buffer.subarray(0, read))))) await once(stdout, 'drain');
   }
 }
 
 /** Follows the file until SIGINT/SIGTERM; a truncated log is re-read from its start. */
-async function follow(context: ExtContext, fd: number, path: string, start: number): Promise<void> {
+async function follow(
+  context: ExtContext,
+  fd: number,
+  path: string,
+  start: number,
+  sink: (bytes: Buffer) => Buffer,
+): Promise<void> {
   let position = start;
   let busy = false;
   await new Promise<void>((resolve) => {
@@ -75,7 +99,7 @@ async function follow(context: ExtContext, fd: number, path: string, start: numb
           info(context, `(${path} was truncated; following from its start)`);
           position = 0;
         }
-        if (size > position) position = await pump(fd, position, context.stdout);
+        if (size > position) position = await pump(fd, position, context.stdout, sink);
       } catch (error) {
         info(context, `zot: stopped following ${path}: ${errorMessage(error)}`);
         stop();
@@ -94,7 +118,9 @@ export const logsCommand: ExtCommand = {
   help: `Usage: zot ext logs <name> [-f]
 
 Prints $ZOT_HOME/logs/ext-<name>.log: the extension's stderr plus zot's notes
-about it (load failures, conflicts, dropped frames).
+about it (load failures, conflicts, dropped frames). Into a pipe or file the log
+is copied unchanged; on a terminal, control characters and escape sequences are
+shown escaped (e.g. \\x1b), since the extension wrote them.
 
 Options:
   -f, --follow   keep printing appended output until interrupted (Ctrl+C)
@@ -106,8 +132,9 @@ Options:
     const opened = openLog(context.paths.logs, name!);
     if (!opened.ok) return fail(context, opened.error);
     try {
-      const end = await pump(opened.fd, 0, context.stdout);
-      if (parsed.flags.has('--follow')) await follow(context, opened.fd, opened.path, end);
+      const sink = logSink(context.stdout);
+      const end = await pump(opened.fd, 0, context.stdout, sink);
+      if (parsed.flags.has('--follow')) await follow(context, opened.fd, opened.path, end, sink);
     } finally {
       closeSync(opened.fd);
     }

@@ -6,16 +6,14 @@ import {
   projectExtensionsDir,
   type DiscoveredExtension,
 } from '../../extensions/discovery.js';
-import { resolveExec } from '../../extensions/exec-resolve.js';
+import { argumentOutside, resolveExec } from '../../extensions/exec-resolve.js';
 import { isInside } from '../../extensions/manifest.js';
-import {
-  hashExtensionDir,
-  TrustStore,
-  trustStateOf,
-  type HashedEntry,
-} from '../../extensions/trust.js';
+import { hashExtension, type CoveredPath, type HashedEntry } from '../../extensions/trust-hash.js';
+import { TrustStore, trustStateOf } from '../../extensions/trust.js';
 import { errorMessage } from '../../util/errors.js';
+import { terminalSafe } from '../../util/terminal-text.js';
 import {
+  confirm,
   fail,
   info,
   out,
@@ -39,6 +37,7 @@ function discover(context: ExtContext): DiscoveredExtension[] {
   }).entries;
 }
 
+// Every field below may come from the manifest or a file name: one line each, escaped.
 function fileRow(entry: HashedEntry): string[] {
   const kind = entry.kind === 'dir' ? 'd' : entry.kind === 'symlink' ? 'l' : '-';
   const mode = entry.kind === 'file' ? (entry.executable ? 'x' : '-') : '-';
@@ -46,20 +45,28 @@ function fileRow(entry: HashedEntry): string[] {
     entry.kind === 'file'
       ? `${entry.sha256!.slice(0, 19)}  ${entry.size} bytes`
       : entry.kind === 'symlink'
-        ? `-> ${entry.target}`
+        ? `-> ${terminalSafe(entry.target!)}`
         : '';
-  return [`${kind}${mode}`, entry.path, detail];
+  return [`${kind}${mode}`, terminalSafe(entry.path), detail];
 }
 
-/** Shows what would run and pins the current content. Returns false when it cannot be hashed. */
-function trustOne(context: ExtContext, entry: DiscoveredExtension, store: TrustStore): boolean {
+function coveredRow(path: CoveredPath): string[] {
+  return [terminalSafe(path.path), path.reason, `${path.entries} entries, ${path.bytes} bytes`];
+}
+
+/** The hash to pin after the review was shown, or undefined when it cannot be trusted. */
+function review(context: ExtContext, entry: DiscoveredExtension): string | undefined {
   const manifest = entry.manifest!;
-  const hashed = hashExtensionDir(entry.dir);
+  const outside = manifest.kind === 'process' ? argumentOutside(manifest) : undefined;
+  const hashed = outside ? { ok: false as const, error: outside } : hashExtension(entry);
   if (!hashed.ok) {
     fail(context, `cannot trust ${manifest.name}: ${hashed.error}`);
-    return false;
+    return undefined;
   }
-  out(context, `project extension ${manifest.name} (${entry.dir})`);
+  const dir = terminalSafe(entry.dir);
+  out(context, `project extension ${manifest.name} (${dir})`);
+  if (manifest.description !== undefined)
+    out(context, `  about:  ${terminalSafe(manifest.description)}`);
   if (manifest.kind !== 'process') {
     out(
       context,
@@ -68,11 +75,15 @@ function trustOne(context: ExtContext, entry: DiscoveredExtension, store: TrustS
   } else {
     const exec = resolveExec(manifest, context.env);
     const argv = exec.ok ? [exec.command, ...exec.args] : [manifest.exec ?? '', ...manifest.args];
-    out(context, `  runs:   ${argv.map(quote).join(' ')}`);
-    out(context, `  in:     ${entry.dir}`);
-    if (!exec.ok) out(context, `  note:   ${exec.error}`);
+    out(context, `  runs:   ${argv.map((word) => terminalSafe(quote(word))).join(' ')}`);
+    out(context, `  in:     ${dir}`);
+    if (!exec.ok) out(context, `  note:   ${terminalSafe(exec.error)}`);
     if (!manifest.enabled)
       out(context, '  note:   disabled in extension.json; it will not run until enabled');
+  }
+  if (hashed.covered.length > 0) {
+    out(context, `  covers: (outside the directory: Node loads modules from these for it)`);
+    for (const line of table(hashed.covered.map(coveredRow))) out(context, `    ${line}`);
   }
   out(context, `  files:`);
   const listed = hashed.entries.slice(0, MAX_LISTED);
@@ -84,20 +95,21 @@ function trustOne(context: ExtContext, entry: DiscoveredExtension, store: TrustS
     );
   }
   out(context, `  hash:   ${hashed.hash}`);
-  const read = store.read();
-  if (read.ok && read.records.get(entry.dir)?.hash === hashed.hash) {
-    info(context, `${manifest.name} is already trusted with this content`);
-    return true;
-  }
+  return hashed.hash;
+}
+
+/** Pins `hash`, the content the user reviewed. Returns false on failure. */
+function record(context: ExtContext, entry: DiscoveredExtension, hash: string): boolean {
+  const name = entry.manifest!.name;
   try {
-    store.set(entry.dir, manifest.name, hashed.hash);
+    new TrustStore(context.paths.trust).set(entry.dir, name, hash);
   } catch (error) {
     fail(context, errorMessage(error));
     return false;
   }
   info(
     context,
-    `trusted ${manifest.name}; it will run from the next start (any change needs trusting again)`,
+    `trusted ${name}; it will run from the next start (any change needs trusting again)`,
   );
   return true;
 }
@@ -106,25 +118,38 @@ function quote(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+/** Exit status when trust was not recorded because nobody could be asked (usage-like). */
+const NEEDS_YES = 2;
+
 export const trustCommand: ExtCommand = {
   name: 'trust',
-  help: `Usage: zot ext trust [<name> | --all]
+  help: `Usage: zot ext trust [<name> | --all] [--yes]
 
 Project extensions (./.zot/extensions) come with the code you clone, so zot runs
 them only once you trust them. Trusting shows what would run (the program, its
-arguments and every file with its hash) and records the content hash of the
-extension directory in $ZOT_HOME/trust.json. Any later change to the directory
-means it must be trusted again. Global extensions and --ext paths are always
-trusted; ZOT_TRUST_PROJECT_EXTENSIONS=1 trusts every project extension for one
-run (for CI).
+arguments and every file with its hash), asks [y/N], and records the content
+hash in $ZOT_HOME/trust.json. The hash covers the extension directory and what
+Node would load for it from the project: every node_modules directory from the
+extension's parent up to the project root, and the package.json above it when
+it has none. Any later change to these means it must be trusted again.
+Arguments naming paths outside the extension directory are refused.
+Global extensions and --ext paths are always trusted;
+ZOT_TRUST_PROJECT_EXTENSIONS=1 trusts every project extension for one run (CI).
 
 Without arguments, lists the project extensions and their trust state.
 
+When stdin is not a terminal nobody can be asked: the review is printed and
+nothing is recorded (exit status 2) unless --yes is given.
+
 Options:
-  --all   trust every project extension of this directory
+  --all       review (and trust) every project extension of this directory
+  -y, --yes   record the trust after showing the review, without asking
 `,
   async run(args, context) {
-    const parsed = parseOptions('trust', args, [{ names: ['--all'], kind: 'bool' }]);
+    const parsed = parseOptions('trust', args, [
+      { names: ['--all'], kind: 'bool' },
+      { names: ['-y', '--yes'], kind: 'bool' },
+    ]);
     const all = parsed.flags.has('--all');
     const names = positionals(
       'trust',
@@ -140,9 +165,9 @@ Options:
         return 0;
       }
       const rows = project.map((e) => [
-        e.manifest?.name ?? e.dir,
-        e.manifest ? trustStateOf(e.dir, store).state : 'manifest error',
-        e.dir,
+        terminalSafe(e.manifest?.name ?? e.dir),
+        e.manifest ? trustStateOf(e, store).state : 'manifest error',
+        terminalSafe(e.dir),
       ]);
       for (const line of table([['NAME', 'TRUST', 'DIRECTORY'], ...rows])) out(context, line);
       return 0;
@@ -172,8 +197,41 @@ Options:
         );
       }
     }
+    const yes = parsed.flags.has('--yes');
+    const unasked: string[] = [];
     let ok = true;
-    for (const entry of chosen) ok = trustOne(context, entry, store) && ok;
+    for (const entry of chosen) {
+      const name = entry.manifest!.name;
+      const hash = review(context, entry);
+      if (hash === undefined) {
+        ok = false;
+        continue;
+      }
+      const read = store.read();
+      if (read.ok && read.records.get(entry.dir)?.hash === hash) {
+        info(context, `${name} is already trusted with this content`);
+        continue;
+      }
+      if (!yes && !context.stdin.isTTY) {
+        unasked.push(name);
+        continue;
+      }
+      if (!yes && !(await confirm(context, `Trust ${name} and let it run with your rights?`))) {
+        info(context, `${name} was not trusted`);
+        ok = false;
+        continue;
+      }
+      ok = record(context, entry, hash) && ok;
+    }
+    if (unasked.length > 0) {
+      const rerun = all ? 'zot ext trust --all --yes' : `zot ext trust ${unasked[0]} --yes`;
+      fail(
+        context,
+        `not trusted: ${unasked.join(', ')}; stdin is not a terminal, so zot cannot ask. ` +
+          `Read the review above, then run \`${rerun}\` to record it`,
+      );
+      return NEEDS_YES;
+    }
     return ok ? 0 : 1;
   },
 };

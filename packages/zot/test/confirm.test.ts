@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { FAST_TIMEOUTS, makeExtension, expectNoLeftovers } from './support/extensions.js';
+import { hangGuard } from './support/timing.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { RpcClient } from './support/rpc-client.js';
 import { makeSandbox, runZot } from './support/zot.js';
@@ -118,11 +119,11 @@ test('--no-yolo over RPC: confirm_request, deny, allow, remembered approvals, bl
   // /yolo switches asking off and on again.
   const from = rpc.lines.length;
   await rpc.request({ type: 'command', text: '/yolo' });
-  const toggled = await rpc.waitFor((line) => line.type === 'ext_display', 5000, from);
+  const toggled = await rpc.waitFor((line) => line.type === 'ext_display', hangGuard(5000), from);
   assert.match(String(toggled.text), /yolo on/);
   llm.script({ toolCalls: [bash('y1', 'touch yolo')] }, { text: 'done' });
   await rpc.request({ type: 'prompt', message: 'again' });
-  await rpc.waitFor((line) => line.type === 'done', 10_000, from);
+  await rpc.waitFor((line) => line.type === 'done', hangGuard(10_000), from);
   assert.equal(
     rpc.lines.slice(from).some((line) => line.type === 'confirm_request'),
     false,

@@ -16,6 +16,8 @@ import { after, test } from 'node:test';
 import ts from 'typescript';
 import { isAlive, startedExtensions, writeExtension } from './support/ext-fixtures.js';
 import { HAS_SCRIPT, runOnTerminal } from './support/terminal.js';
+import { FAST_TIMEOUTS } from './support/extensions.js';
+import { hangGuard } from './support/timing.js';
 import { makeSandbox, runZot } from './support/zot.js';
 
 const boxes: Array<{ cleanup(): void }> = [];
@@ -29,7 +31,7 @@ function sandbox() {
     runZot(['ext', ...args], {
       home: box.home,
       cwd: box.project,
-      env: { ZOT_EXT_SHUTDOWN_GRACE_MS: '500', ZOT_TEST_MARKER: marker, ...env },
+      env: { ...FAST_TIMEOUTS, ZOT_TEST_MARKER: marker, ...env },
     });
   return {
     ...box,
@@ -133,7 +135,7 @@ test('doctor reports every outcome, conflicts and warnings, and leaves no proces
 
   const started = startedExtensions(s.marker);
   assert.deepEqual(started.map((e) => e.name).sort(), ['alpha', 'beta', 'crash', 'gamma', 'lazy']);
-  const deadline = Date.now() + 3000;
+  const deadline = Date.now() + hangGuard(3000);
   while (started.some((e) => isAlive(e.pid)) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

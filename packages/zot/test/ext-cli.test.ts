@@ -18,6 +18,8 @@ import { runExtCommand } from '../src/cli/ext/index.js';
 import { UsageError } from '../src/util/errors.js';
 import { commitAll, GIT_ENV, snapshot, writeExtension } from './support/ext-fixtures.js';
 import { HAS_SCRIPT, runOnTerminal } from './support/terminal.js';
+import { FAST_TIMEOUTS } from './support/extensions.js';
+import { hangGuard } from './support/timing.js';
 import { collect, makeSandbox, runZot, startZot, ZOT_BIN } from './support/zot.js';
 
 const boxes: Array<{ cleanup(): void }> = [];
@@ -33,7 +35,7 @@ function sandbox() {
       home: box.home,
       cwd: box.project,
       ...(input !== undefined ? { input } : {}),
-      env: { ZOT_EXT_SHUTDOWN_GRACE_MS: '500', ...GIT_ENV, ...env },
+      env: { ...FAST_TIMEOUTS, ...GIT_ENV, ...env },
     });
   return { ...box, extensions, run };
 }
@@ -441,11 +443,11 @@ test('logs -f follows appended output until interrupted', async () => {
   mkdirSync(join(s.home, 'logs'), { recursive: true });
   writeFileSync(logPath, 'first line\n');
   const child = startZot(['ext', 'logs', 'tail', '-f'], { home: s.home, cwd: s.project });
-  const result = collect(child, undefined, 15_000);
+  const result = collect(child, undefined, hangGuard(15_000));
   let seen = '';
   child.stdout.on('data', (chunk: Buffer) => (seen += chunk.toString('utf8')));
   const waitFor = async (text: string) => {
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + hangGuard(10_000);
     while (!seen.includes(text)) {
       assert.ok(
         Date.now() < deadline,

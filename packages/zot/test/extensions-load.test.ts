@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
   EXAMPLES,
+  extTimeouts,
   FAST_TIMEOUTS,
   makeExtension,
   NODE_FIXTURE,
@@ -129,8 +130,14 @@ test('broken extensions are reported with name, reason and log path; the rest st
     String(errors.get('b-chatty')?.message),
     /first line must be a hello frame; got a notify frame/,
   );
-  assert.match(String(errors.get('c-silent')?.message), /no hello within 1500 ms/);
-  assert.match(String(errors.get('d-lazy')?.message), /no "ready" within 1500 ms/);
+  assert.match(
+    String(errors.get('c-silent')?.message),
+    new RegExp(`no hello within ${extTimeouts().helloMs} ms`),
+  );
+  assert.match(
+    String(errors.get('d-lazy')?.message),
+    new RegExp(`no "ready" within ${extTimeouts().readyMs} ms`),
+  );
   const manifestErrors = [...errors.values()].filter((e) =>
     /extension\.json/.test(String(e.message)),
   );

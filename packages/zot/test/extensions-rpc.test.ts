@@ -10,6 +10,7 @@ import {
 } from './support/extensions.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { RpcClient } from './support/rpc-client.js';
+import { hangGuard } from './support/timing.js';
 import { makeSandbox } from './support/zot.js';
 
 let llm: FakeLlm;
@@ -162,9 +163,9 @@ test('100,000 notify frames in a burst do not stall a concurrent turn', async (t
   await client.request({ type: 'prompt', message: 'work while flooding' });
   await client.waitFor(
     (line) => line.type === 'ext_notify' && line.message === 'flood done',
-    60_000,
+    hangGuard(60_000),
   );
-  await client.waitFor((line) => line.type === 'done', 30_000);
+  await client.waitFor((line) => line.type === 'done', hangGuard(30_000));
   const notes = client.lines.filter((line) => line.type === 'ext_notify').length;
   assert.equal(notes, 100_001);
   const finalMessage = client.lines.filter((line) => line.type === 'assistant_message').at(-1);
@@ -183,14 +184,14 @@ test('a command registered after ready is listed and runs without a reload', asy
       (await client.request({ type: 'get_commands' })).data as { commands: Array<{ name: string }> }
     ).commands.map((c) => c.name);
   let seen = await names();
-  for (let i = 0; i < 40 && !seen.includes('later'); i++) {
+  for (const end = Date.now() + hangGuard(2000); Date.now() < end && !seen.includes('later'); ) {
     await new Promise((resolve) => setTimeout(resolve, 50));
     seen = await names();
   }
   assert.ok(seen.includes('later'), `late command listed: ${seen.join(', ')}`);
   const from = client.lines.length;
   await client.request({ type: 'command', text: '/later now' });
-  const shown = await client.waitFor((line) => line.type === 'ext_display', 5000, from);
+  const shown = await client.waitFor((line) => line.type === 'ext_display', hangGuard(5000), from);
   assert.equal(shown.text, 'ran later now');
   await client.close();
 });

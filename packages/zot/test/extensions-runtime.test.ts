@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
+  extTimeouts,
   FAST_TIMEOUTS,
   makeExtension,
   pidAlive,
@@ -10,6 +11,7 @@ import {
   expectNoLeftovers,
 } from './support/extensions.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
+import { deadline, hangGuard } from './support/timing.js';
 import { collect, jsonLines, makeSandbox, runZot, startZot } from './support/zot.js';
 
 let llm: FakeLlm;
@@ -102,7 +104,9 @@ test('extension tools: results, images, bad base64, empty content, errors, a tim
   assert.equal(byId.get('c4')!.is_error, true);
   assert.match(
     byId.get('c5')!.content[0]!.text!,
-    /extension kit did not answer tool call stuck within 1500 ms; see .*ext-kit\.log/,
+    new RegExp(
+      `extension kit did not answer tool call stuck within ${extTimeouts().toolMs} ms; see .*ext-kit\\.log`,
+    ),
   );
   assert.match(
     byId.get('c6')!.content[0]!.text!,
@@ -113,7 +117,10 @@ test('extension tools: results, images, bad base64, empty content, errors, a tim
   // A crash fails the pending call at once: its error is "not running", not the timeout.
   const crash = jsonLines(result.stdout).find((e) => e.type === 'ext_error');
   assert.match(String(crash?.message), /extension zz-crashy exited with status 7/);
-  assert.match(log('kit'), /tool stuck: no tool_result within 1500 ms/);
+  assert.match(
+    log('kit'),
+    new RegExp(`tool stuck: no tool_result within ${extTimeouts().toolMs} ms`),
+  );
 });
 
 test('commands: case-insensitive, registered spelling and trimmed args; conflicts and built-ins win', async (t) => {
@@ -186,7 +193,9 @@ test('command_response error and a command that never answers', async (t) => {
   assert.equal(hangs.code, 1);
   assert.match(
     hangs.stderr,
-    /\/hangs: extension cmds did not answer within 1500 ms; see .*ext-cmds\.log/,
+    new RegExp(
+      `/hangs: extension cmds did not answer within ${extTimeouts().commandMs} ms; see .*ext-cmds\\.log`,
+    ),
   );
   const panelPrint = await run(['-p', '/panel']);
   assert.equal(panelPrint.code, 1);
@@ -237,15 +246,18 @@ test('deferred tools appear only after activate_tools; late registrations appear
   assert.equal(results.get('w1')!.content[0]!.text, 'weather:{"city":"Berlin"}');
   assert.match(log('loader'), /activate_tools: unknown tool "no_such_tool" ignored/);
 
+  // The late tool must register after zot's first request and before its second, which the
+  // two chunk delays hold back: both spans grow with the machine's current slowness.
+  const lateMs = deadline(4, 300);
   makeExtension(root, 'late', 'late-register', {
     tools: ['early'],
-    after_ms: 300,
+    after_ms: lateMs,
     late_tool: 'late_tool',
   });
   llm.script(
     {
       text: ['a', 'b', 'c'],
-      chunkDelayMs: 300,
+      chunkDelayMs: lateMs,
       toolCalls: [{ id: 'e1', name: 'early', args: {} }],
     },
     { toolCalls: [{ id: 'l1', name: 'late_tool', args: {} }] },
@@ -327,7 +339,7 @@ test('SIGTERM of the host (idle RPC) and SIGINT during a prompt leave no extensi
     env: FAST_TIMEOUTS,
   });
   rpc.stdin.end = () => rpc.stdin; // keep stdin open: the host must exit on the signal alone
-  const rpcDone = collect(rpc, undefined, 15_000);
+  const rpcDone = collect(rpc, undefined, hangGuard(15_000));
   await waitForFile(pidFile);
   rpc.kill('SIGTERM');
   const exit = await rpcDone;
@@ -348,13 +360,13 @@ test('SIGTERM of the host (idle RPC) and SIGINT during a prompt leave no extensi
       print.kill('SIGINT');
     }
   });
-  const result = await collect(print, undefined, 15_000);
+  const result = await collect(print, undefined, hangGuard(15_000));
   assert.equal(result.code, 130);
   assert.deepEqual(processesMatching(root), []);
 });
 
 async function waitForFile(path: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+  for (const end = Date.now() + hangGuard(5000); Date.now() < end; ) {
     try {
       if (readFileSync(path, 'utf8').trim()) return;
     } catch {
@@ -407,7 +419,7 @@ test('SIGHUP (a closed terminal) also shuts extensions down before zot exits', a
     env: FAST_TIMEOUTS,
   });
   rpc.stdin.end = () => rpc.stdin; // keep stdin open: the host must exit on the signal alone
-  const done = collect(rpc, undefined, 15_000);
+  const done = collect(rpc, undefined, hangGuard(15_000));
   await waitForFile(pidFile);
   rpc.kill('SIGHUP');
   assert.equal((await done).code, 129);

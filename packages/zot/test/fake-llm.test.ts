@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFakeLlm } from './support/fake-llm.js';
+import { deadline } from './support/timing.js';
 
 async function post(url: string, body: unknown, signal?: AbortSignal) {
   return fetch(url, {
@@ -71,7 +72,7 @@ test('fake-llm: close() ends a hanging stream and resolves promptly', async () =
   assert.doesNotMatch(received, /second/);
   const began = Date.now();
   await fake.close();
-  assert.ok(Date.now() - began < 500);
+  assert.ok(Date.now() - began < deadline(4, 500));
   await assert.rejects(async () => {
     for (;;) if ((await reader.read()).done) throw new Error('ended cleanly');
   }, /terminated/);

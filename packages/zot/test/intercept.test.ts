@@ -2,8 +2,15 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { EXAMPLES, FAST_TIMEOUTS, makeExtension, expectNoLeftovers } from './support/extensions.js';
+import {
+  EXAMPLES,
+  extTimeouts,
+  FAST_TIMEOUTS,
+  makeExtension,
+  expectNoLeftovers,
+} from './support/extensions.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
+import { hangGuard } from './support/timing.js';
 import { jsonLines, makeSandbox, runZot } from './support/zot.js';
 
 let llm: FakeLlm;
@@ -161,7 +168,10 @@ test('a silent interceptor means allow after the deadline; a crash means allow a
   const result = await run(['--json', 'go']);
   assert.equal(result.code, 0, result.stderr);
   assert.match(results(result.stdout)[0]!.content[0]!.text, /^allowed/);
-  assert.match(log('a-silent'), /intercept tool_call: no reply within 1000 ms; allowed/);
+  assert.match(
+    log('a-silent'),
+    new RegExp(`intercept tool_call: no reply within ${extTimeouts().interceptMs} ms; allowed`),
+  );
   assert.match(log('b-crash'), /intercept tool_call: .*not running.*; allowed/);
   assert.match(log('c-string'), /modified_args is not a JSON object; ignored/);
   assert.ok(
@@ -356,7 +366,7 @@ test("a slow reader never delays another extension's events or the agent", async
   makeExtension(root, 'a-slow', 'well-behaved', {
     record: slow,
     subscribe: { events: ['turn_start', 'tool_call', 'turn_end'] },
-    pause_input_ms: 60_000,
+    pause_input_ms: hangGuard(60_000),
   });
   makeExtension(root, 'b-fast', 'well-behaved', {
     record: fast,

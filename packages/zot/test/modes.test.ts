@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
+import { hangGuard } from './support/timing.js';
 import { collect, jsonLines, makeSandbox, runZot, startZot } from './support/zot.js';
 
 let llm: FakeLlm;
@@ -218,7 +219,7 @@ test('SIGINT aborts a hanging stream at once: turn_end aborted, done, exit 130',
       child.kill('SIGINT');
     }
   });
-  const result = await collect(child, undefined, 10_000);
+  const result = await collect(child, undefined, hangGuard(10_000));
   assert.equal(result.code, 130);
   const events = jsonLines(seen);
   assert.deepEqual(

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { RpcClient } from './support/rpc-client.js';
+import { hangGuard } from './support/timing.js';
 import { makeSandbox } from './support/zot.js';
 
 let llm: FakeLlm;
@@ -132,7 +133,7 @@ test('abort stops a hanging prompt; busy requests are refused; images reach the 
   assert.equal(busy.error, 'agent is busy');
   const from = client.lines.length;
   await client.request({ type: 'abort' });
-  await client.waitFor((line) => line.type === 'done', 5000, from);
+  await client.waitFor((line) => line.type === 'done', hangGuard(5000), from);
   const after = client.lines.slice(from);
   assert.ok(after.some((l) => l.type === 'turn_end' && l.stop === 'aborted'));
   const content = llm.requests.at(-1)!.body.messages[0].content;
@@ -151,7 +152,11 @@ test('compact summarises the transcript and keeps the last exchanges', async () 
   await client.doneCount(3);
   const from = client.lines.length;
   await client.request({ type: 'compact' });
-  const done = await client.waitFor((line) => line.type === 'compact_done', 10_000, from);
+  const done = await client.waitFor(
+    (line) => line.type === 'compact_done',
+    hangGuard(10_000),
+    from,
+  );
   assert.equal(done.summary, 'SUMMARY OF A1');
   const summaryRequest = llm.requests.at(-1)!;
   assert.match(JSON.stringify(summaryRequest.body.messages), /q1/);

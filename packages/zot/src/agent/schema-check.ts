@@ -20,7 +20,14 @@ export function checkSchema(schema: unknown): string | undefined {
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
     return 'schema must be a JSON Schema object';
   }
-  if (validateMetaSchema(schema)) return lintSchema(schema as Record<string, unknown>);
+  let valid: boolean;
+  try {
+    valid = validateMetaSchema(schema);
+  } catch (error) {
+    // Ajv's deep equality (enum, uniqueItems) calls an own `toString`/`valueOf` key of the data.
+    return `cannot be checked: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  if (valid) return lintSchema(schema as Record<string, unknown>);
   const errors = validateMetaSchema.errors ?? [];
   return errors
     .slice(0, 3)

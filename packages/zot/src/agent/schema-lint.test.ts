@@ -15,7 +15,10 @@ const GOOD: Array<Record<string, unknown>> = [
   obj({ $defs: { 'a/b': { type: 'number' } }, properties: { a: { $ref: '#/$defs/a~1b' } } }),
   obj({ properties: { self: { $ref: '#' } } }),
   obj({ definitions: { n: { $id: '#num', type: 'number' } }, properties: { a: { $ref: '#num' } } }),
-  obj({ items: [{ pattern: '\\d+' }], properties: { q: { anyOf: [{ $ref: '#/properties/q' }] } } }),
+  obj({
+    items: [{ pattern: '\\d+' }],
+    properties: { p: { type: 'string' }, q: { anyOf: [{ $ref: '#/properties/p' }] } },
+  }),
 ];
 
 const BAD: Array<[Record<string, unknown>, RegExp]> = [
@@ -26,6 +29,20 @@ const BAD: Array<[Record<string, unknown>, RegExp]> = [
   [obj({ properties: { a: { $ref: '#/definitions/missing' } } }), /cannot resolve/],
   [obj({ properties: { a: { $ref: 'https://example.com/s.json' } } }), /cannot resolve/],
   [obj({ allOf: [{ properties: { a: { $ref: '#nowhere' } } }] }), /cannot resolve/],
+];
+
+// Schemas whose validation would recurse on the same value until the stack runs out.
+const ENDLESS: Array<Record<string, unknown>> = [
+  obj({ not: { $ref: '' } }),
+  obj({ $ref: '#' }),
+  obj({
+    definitions: {
+      a: { allOf: [{ $ref: '#/definitions/b' }] },
+      b: { anyOf: [{ $ref: '#/definitions/a' }] },
+    },
+    properties: { x: { $ref: '#/definitions/a' } },
+  }),
+  obj({ definitions: { n: { $id: '#n', if: { $ref: '#n' } } } }),
 ];
 
 test('schemas accepted at registration compile for validation', async () => {
@@ -49,6 +66,32 @@ test('bad patterns and unresolvable references are rejected at registration, nam
     assert.match(validateArgs('t', schema, {}) ?? '', /invalid schema/, JSON.stringify(schema));
   }
   assert.match(checkSchema(BAD[0]![0]) ?? '', /^\/properties\/s\/pattern: /);
+});
+
+test('references that loop on the same value are rejected; loops through the data are fine', async () => {
+  await loadValidator();
+  for (const schema of ENDLESS)
+    assert.match(
+      checkSchema(schema) ?? '',
+      /references itself without descending/,
+      JSON.stringify(schema),
+    );
+  const tree = obj({ properties: { children: { type: 'array', items: { $ref: '#' } } } });
+  assert.equal(checkSchema(tree), undefined);
+  assert.equal(validateArgs('t', tree, { children: [{ children: [] }] }), undefined);
+  // Even if such a schema reached validation, the error would be a result, not a crash.
+  assert.match(validateArgs('t', ENDLESS[0]!, {}) ?? '', /cannot be evaluated/);
+});
+
+test('prototype-named keys in a schema or in arguments are rejected, never thrown', async () => {
+  await loadValidator();
+  // The meta-schema's uniqueItems on `enum` compares entries with their own toString/valueOf.
+  const twoObjects = obj({ enum: [{ toString: [1] }, { toString: [2] }] });
+  assert.match(checkSchema(twoObjects) ?? '', /cannot be checked/);
+  const unique = obj({ properties: { l: { type: 'array', uniqueItems: true } } });
+  const args = { l: [{ valueOf: 1 }, { valueOf: 2 }] };
+  const result = validateArgs('t', unique, args);
+  assert.ok(result === undefined || /cannot be evaluated/.test(result), result);
 });
 
 test('a catastrophic pattern is evaluated in linear time (no ReDoS)', async () => {

@@ -39,9 +39,12 @@ interface Visit {
 }
 
 interface Found {
-  refs: Array<{ ref: string; path: string; resource: Json }>;
-  anchors: Map<Json, Set<string>>;
+  refs: Array<{ ref: string; path: string; owner: Json; resource: Json }>;
+  /** Anchor names of each resource, with the schema each names. */
+  anchors: Map<Json, Map<string, Json>>;
   ids: Map<string, Json>;
+  /** Every schema object, with its path. */
+  nodes: Map<Json, string>;
 }
 
 const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -91,42 +94,96 @@ function resolvePointer(root: Json, pointer: string): unknown {
   return node;
 }
 
-function resolves(ref: string, resource: Json, found: Found): boolean {
+/** The schema object `ref` points at, `true` when it resolves to no object, or undefined. */
+function resolveRef(ref: string, resource: Json, found: Found): Json | true | undefined {
   const hash = ref.indexOf('#');
   const base = hash === -1 ? ref : ref.slice(0, hash);
   const fragment = hash === -1 ? '' : ref.slice(hash + 1);
   let target: Json | undefined = resource;
   if (base !== '') {
     target = found.ids.get(base);
-    if (!target) return KNOWN_REMOTE.has(base) && fragment === '';
+    if (!target) return KNOWN_REMOTE.has(base) && fragment === '' ? true : undefined;
   }
   if (fragment === '' || fragment.startsWith('/') || fragment.startsWith('%2F')) {
     const value = resolvePointer(target, fragment);
-    return isObject(value) || typeof value === 'boolean';
+    if (isObject(value)) return value;
+    return typeof value === 'boolean' ? true : undefined;
   }
-  return found.anchors.get(target)?.has(fragment) ?? false;
+  return found.anchors.get(target)?.get(fragment);
+}
+
+// Keywords that apply a subschema to the same instance (not to a part of it). A cycle of these
+// and `$ref`s never reaches the data's end: validation would recurse until the stack runs out.
+const IN_PLACE_ONE = ['not', 'if', 'then', 'else'];
+const IN_PLACE_LIST = ['allOf', 'anyOf', 'oneOf'];
+const IN_PLACE_MAP = ['dependentSchemas', 'dependencies'];
+
+function inPlaceChildren(node: Json, refTargets: Map<Json, Json>): Json[] {
+  const out: Json[] = [];
+  for (const key of IN_PLACE_ONE) if (isObject(node[key])) out.push(node[key] as Json);
+  for (const key of IN_PLACE_LIST) {
+    const list = node[key];
+    if (Array.isArray(list)) for (const item of list) if (isObject(item)) out.push(item);
+  }
+  for (const key of IN_PLACE_MAP) {
+    const map = node[key];
+    if (isObject(map)) for (const item of Object.values(map)) if (isObject(item)) out.push(item);
+  }
+  const target = refTargets.get(node);
+  if (target) out.push(target);
+  return out;
+}
+
+/** The path of a node on a same-instance cycle, or undefined. Iterative three-colour DFS. */
+function inPlaceCycle(nodes: Map<Json, string>, refTargets: Map<Json, Json>): string | undefined {
+  const state = new Map<Json, 'open' | 'done'>();
+  for (const start of nodes.keys()) {
+    if (state.has(start)) continue;
+    const stack: Array<{ node: Json; next: Json[] }> = [
+      { node: start, next: inPlaceChildren(start, refTargets) },
+    ];
+    state.set(start, 'open');
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      const child = top.next.pop();
+      if (child === undefined) {
+        state.set(top.node, 'done');
+        stack.pop();
+        continue;
+      }
+      const seen = state.get(child);
+      if (seen === 'open') return nodes.get(child) ?? '(schema)';
+      if (seen === undefined) {
+        state.set(child, 'open');
+        stack.push({ node: child, next: inPlaceChildren(child, refTargets) });
+      }
+    }
+  }
+  return undefined;
 }
 
 /**
- * Returns the first problem with `schema`'s patterns and references, or undefined.
+ * Returns the first problem with `schema`'s patterns and references (unresolvable, or a cycle
+ * that never reaches the data), or undefined.
  * Contract: never throws; never recurses (depth is bounded by the frame decoder anyway).
  */
 export function lintSchema(schema: Json): string | undefined {
-  const found: Found = { refs: [], anchors: new Map(), ids: new Map() };
+  const found: Found = { refs: [], anchors: new Map(), ids: new Map(), nodes: new Map() };
   const stack: Visit[] = [{ node: schema, path: '', resource: schema }];
   while (stack.length > 0) {
     const visit = stack.pop()!;
     const { node, path } = visit;
     const id = node['$id'];
     if (typeof id === 'string' && id !== '') {
-      if (id.startsWith('#')) addAnchor(found, visit.resource, id.slice(1));
+      if (id.startsWith('#')) addAnchor(found, visit.resource, id.slice(1), node);
       else {
         const base = id.replace(/#$/, '');
         found.ids.set(base, node);
         visit.resource = node;
       }
     }
-    if (typeof node['$anchor'] === 'string') addAnchor(found, visit.resource, node['$anchor']);
+    if (typeof node['$anchor'] === 'string')
+      addAnchor(found, visit.resource, node['$anchor'], node);
     if (typeof node['pattern'] === 'string') {
       const problem = safeRegexProblem(node['pattern']);
       if (problem) return `${path || '(schema)'}/pattern: ${problem}`;
@@ -138,18 +195,30 @@ export function lintSchema(schema: Json): string | undefined {
       }
     }
     if (typeof node['$ref'] === 'string')
-      found.refs.push({ ref: node['$ref'], path: `${path}/$ref`, resource: visit.resource });
+      found.refs.push({
+        ref: node['$ref'],
+        path: `${path}/$ref`,
+        owner: node,
+        resource: visit.resource,
+      });
+    found.nodes.set(node, path);
     for (const child of children(visit)) stack.push(child);
   }
-  for (const { ref, path, resource } of found.refs) {
-    if (!resolves(ref, resource, found))
+  const refTargets = new Map<Json, Json>();
+  for (const { ref, path, owner, resource } of found.refs) {
+    const target = resolveRef(ref, resource, found);
+    if (target === undefined)
       return `${path}: cannot resolve ${JSON.stringify(ref)} (only references inside the schema are supported)`;
+    if (target !== true) refTargets.set(owner, target);
   }
+  const cycle = inPlaceCycle(found.nodes, refTargets);
+  if (cycle !== undefined)
+    return `${cycle || '(schema)'}: references itself without descending into the data (validation would never end)`;
   return undefined;
 }
 
-function addAnchor(found: Found, resource: Json, name: string): void {
+function addAnchor(found: Found, resource: Json, name: string, node: Json): void {
   let names = found.anchors.get(resource);
-  if (!names) found.anchors.set(resource, (names = new Set()));
-  names.add(name);
+  if (!names) found.anchors.set(resource, (names = new Map()));
+  names.set(name, node);
 }

@@ -15,7 +15,14 @@ export function loadValidator(): Promise<void> {
       // Ajv calls the engine as `regExp(pattern, flags)`; `code` names it in standalone code,
       // which we never generate from extension schemas.
       const regExp = Object.assign(compileSafeRegex, { code: 'compileSafeRegex' });
-      ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true, code: { regExp } });
+      // No logger: Ajv's warnings (unknown formats ...) would go to the console, the UI's screen.
+      ajv = new Ajv({
+        allErrors: true,
+        strict: false,
+        validateSchema: true,
+        logger: false,
+        code: { regExp },
+      });
     },
   );
   return loading;
@@ -56,7 +63,16 @@ export function validateArgs(
   const validate = compile(schema);
   if (validate instanceof Error)
     return `tool "${toolName}" has an invalid schema: ${validate.message}`;
-  if (validate(args)) return undefined;
+  let valid: boolean;
+  try {
+    valid = validate(args) as boolean;
+  } catch (error) {
+    // Defence in depth: registration rejects schemas that recurse forever, but a validator
+    // must never take the agent down with it.
+    const why = error instanceof Error ? error.message : String(error);
+    return `tool "${toolName}" has a schema that cannot be evaluated: ${why}`;
+  }
+  if (valid) return undefined;
   const details = (validate.errors ?? []).map(describe).join('; ');
   return `invalid arguments for tool "${toolName}": ${details}`;
 }

@@ -1,6 +1,7 @@
 // Validates one RPC input line against the request schemas, through the checks generated
 // from them at build time (generated/rpc-validators.ts), so RPC mode loads no TypeBox.
 import { formatFrameError } from '@zot/protocol';
+import { parseBoundedJson } from '@zot/protocol/bounds';
 import { RPC_VALIDATORS } from './generated/rpc-validators.js';
 import type { RpcRequest } from './rpc-schema.js';
 
@@ -12,18 +13,16 @@ export type RpcDecoded =
 
 /** Contract: never throws; a bad line yields an error naming the problem and the field. */
 export function decodeRpcLine(line: string): RpcDecoded {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch (error) {
-    return { ok: false, command: 'unknown', error: `invalid JSON: ${(error as Error).message}` };
-  }
+  // Bounded: the validators and formatFrameError recurse, so a request nested thousands of
+  // levels deep must be refused before they see it.
+  const parsed = parseBoundedJson(line);
+  if (!parsed.ok) return { ok: false, ...header(line), error: parsed.error };
+  const value = parsed.value;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { ok: false, command: 'unknown', error: 'each line must be a JSON object' };
   }
   const record = value as Record<string, unknown>;
-  const id = typeof record.id === 'string' || typeof record.id === 'number' ? record.id : undefined;
-  const withId = id !== undefined ? { id } : {};
+  const withId = idOf(record);
   const type = record.type;
   if (typeof type !== 'string')
     return { ok: false, ...withId, command: 'unknown', error: 'missing "type"' };
@@ -45,4 +44,28 @@ export function decodeRpcLine(line: string): RpcDecoded {
     };
   }
   return { ok: true, request: value as RpcRequest };
+}
+
+function idOf(record: Record<string, unknown>): { id?: string | number } {
+  const id = record.id;
+  return typeof id === 'string' || typeof id === 'number' ? { id } : {};
+}
+
+/**
+ * The id and command of a refused line when it is a JSON object (a request refused for its
+ * depth), so the client's pending request gets its error instead of waiting forever. Reads the
+ * top level only, which recurses nowhere; runs on the failure path alone.
+ */
+function header(line: string): { id?: string | number; command: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { command: 'unknown' };
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { command: 'unknown' };
+  }
+  const record = value as Record<string, unknown>;
+  return { ...idOf(record), command: typeof record.type === 'string' ? record.type : 'unknown' };
 }

@@ -3,26 +3,34 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NODE_FIXTURE, PY_FIXTURE } from './fixture-paths.js';
+import { extTimeouts, hangGuard } from './timing.js';
 
-export const NODE_FIXTURE = fileURLToPath(
-  new URL('../../../test/fixtures/ext-fixture.mjs', import.meta.url),
-);
-export const PY_FIXTURE = fileURLToPath(
-  new URL('../../../test/fixtures/ext_fixture.py', import.meta.url),
-);
+export { extTimeouts, NODE_FIXTURE, PY_FIXTURE };
 export const EXAMPLES = fileURLToPath(
   new URL('../../../../../examples/extensions/', import.meta.url),
 );
 
-/** Short timeouts so failure paths stay fast (DECISIONS 10). */
-export const FAST_TIMEOUTS = {
-  ZOT_EXT_HELLO_TIMEOUT_MS: '1500',
-  ZOT_EXT_READY_TIMEOUT_MS: '1500',
-  ZOT_EXT_COMMAND_TIMEOUT_MS: '1500',
-  ZOT_EXT_TOOL_TIMEOUT_MS: '1500',
-  ZOT_EXT_INTERCEPT_TIMEOUT_MS: '1000',
-  ZOT_EXT_SHUTDOWN_GRACE_MS: '500',
-};
+/**
+ * Extension timeouts for zot under test, as environment variables: short so failure paths stay
+ * fast (DECISIONS 10), yet derived from the measured start-up time (timing.ts) so they do not
+ * fire on a loaded machine. Lazy: the measurement runs when a test first reads a value.
+ */
+export const FAST_TIMEOUTS: Readonly<Record<string, string>> = Object.defineProperties(
+  {},
+  Object.fromEntries(
+    (
+      [
+        ['ZOT_EXT_HELLO_TIMEOUT_MS', 'helloMs'],
+        ['ZOT_EXT_READY_TIMEOUT_MS', 'readyMs'],
+        ['ZOT_EXT_COMMAND_TIMEOUT_MS', 'commandMs'],
+        ['ZOT_EXT_TOOL_TIMEOUT_MS', 'toolMs'],
+        ['ZOT_EXT_INTERCEPT_TIMEOUT_MS', 'interceptMs'],
+        ['ZOT_EXT_SHUTDOWN_GRACE_MS', 'shutdownGraceMs'],
+      ] as const
+    ).map(([name, key]) => [name, { enumerable: true, get: () => String(extTimeouts()[key]) }]),
+  ),
+);
 
 export interface FixtureOptions {
   [key: string]: unknown;
@@ -83,7 +91,10 @@ export function pidAlive(pid: number): boolean {
 }
 
 /** Waits until no live process mentions `needle` (extension shutdown is asynchronous). */
-export async function waitForNoProcesses(needle: string, timeoutMs = 5000): Promise<string[]> {
+export async function waitForNoProcesses(
+  needle: string,
+  timeoutMs = hangGuard(5000),
+): Promise<string[]> {
   const deadline = Date.now() + timeoutMs;
   let left = processesMatching(needle);
   while (left.length > 0 && Date.now() < deadline) {

@@ -1,6 +1,7 @@
 // A line-oriented client for `zot rpc` running as a real subprocess.
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { startZot, type RunOptions } from './zot.js';
+import { hangGuard } from './timing.js';
 
 export type Line = Record<string, unknown> & { type: string };
 
@@ -64,7 +65,7 @@ export class RpcClient {
   }
 
   /** Resolves with the first line (from index `from`) matching; rejects after timeoutMs. */
-  waitFor(match: (line: Line) => boolean, timeoutMs = 10_000, from = 0): Promise<Line> {
+  waitFor(match: (line: Line) => boolean, timeoutMs = hangGuard(10_000), from = 0): Promise<Line> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(
         () =>
@@ -85,14 +86,18 @@ export class RpcClient {
     const id = String(request.id ?? `r${Math.random().toString(36).slice(2)}`);
     const from = this.lines.length;
     this.send({ ...request, id });
-    return this.waitFor((line) => line.type === 'response' && line.id === id, 10_000, from);
+    return this.waitFor(
+      (line) => line.type === 'response' && line.id === id,
+      hangGuard(10_000),
+      from,
+    );
   }
 
   /** Resolves after the n-th `done` event counted from index `from`. */
   async doneCount(n: number, from = 0): Promise<Line[]> {
     await this.waitFor(
       () => this.lines.slice(from).filter((l) => l.type === 'done').length >= n,
-      15_000,
+      hangGuard(15_000),
       from,
     );
     return this.lines.slice(from);

@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { hangGuard } from './timing.js';
 
 // The bundled CLI, as installed; the per-file build beside it is what unit tests import.
 export const ZOT_BIN = fileURLToPath(new URL('../../bundle/main.js', import.meta.url));
@@ -66,7 +67,7 @@ export function startZot(args: string[], options: RunOptions): ChildProcessWitho
 /** Runs zot to completion. Contract: rejects only when it outlives timeoutMs (then it is killed). */
 export function runZot(args: string[], options: RunOptions): Promise<ZotResult> {
   const child = startZot(args, options);
-  return collect(child, options.input, options.timeoutMs ?? 30_000);
+  return collect(child, options.input, options.timeoutMs ?? hangGuard(30_000));
 }
 
 export function collect(

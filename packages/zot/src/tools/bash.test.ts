@@ -70,24 +70,21 @@ test('empty output reads (no output)', async () => {
 });
 
 test('a timeout kills the whole process group, grandchildren included', async () => {
-  const started = Date.now();
+  // Ten-minute sleeps: the call can only come back because the group was killed.
   const output = await bash(
-    '(sleep 30 & echo $! > sub.pid); sleep 30 & echo $! > bg.pid; echo waiting; wait',
+    '(sleep 600 & echo $! > sub.pid); sleep 600 & echo $! > bg.pid; echo waiting; wait',
     {},
     undefined,
     0.5,
   );
-  assert.ok(Date.now() - started < 5000, 'the call must resolve promptly');
   assert.equal(output.isError, true);
   assert.equal(textOf(output), 'waiting\n\nbash: timed out after 0.5s; process group killed');
   for (const name of ['sub.pid', 'bg.pid']) assert.ok(processGone(pidIn(name)), `${name} survived`);
 });
 
 test('a background process holding the pipe does not keep the call waiting', async () => {
-  const started = Date.now();
-  const output = await bash('sleep 30 & echo $! > held.pid; echo done');
+  const output = await bash('sleep 600 & echo $! > held.pid; echo done');
   try {
-    assert.ok(Date.now() - started < 5000);
     assert.equal(output.isError, false);
     assert.match(textOf(output), /^done\n\n\[stopped reading output: a background process/);
   } finally {
@@ -102,9 +99,7 @@ test('abort mid-run kills the group and resolves promptly', async () => {
     context.progress.push(text);
     if (text.includes('started')) controller.abort();
   };
-  const started = Date.now();
-  const output = await bash('sleep 30 & echo $! > abort.pid; echo started; wait', {}, context);
-  assert.ok(Date.now() - started < 5000);
+  const output = await bash('sleep 600 & echo $! > abort.pid; echo started; wait', {}, context);
   assert.equal(output.isError, true);
   assert.equal(textOf(output), 'started\n\nbash: aborted');
   assert.ok(processGone(pidIn('abort.pid')));

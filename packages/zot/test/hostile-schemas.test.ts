@@ -28,6 +28,13 @@ const REDOS_SCHEMA = {
   required: ['s'],
 };
 
+function firstToolResult(stdout: string) {
+  return jsonLines(stdout).find((e) => e.type === 'tool_result') as unknown as {
+    is_error: boolean;
+    content: Array<{ text: string }>;
+  };
+}
+
 function setup() {
   const box = makeSandbox();
   const root = join(box.home, 'extensions');
@@ -88,10 +95,7 @@ test('a catastrophic pattern cannot hang the loop: from the model or from modifi
   );
   const result = await run(['--json', 'go']);
   assert.equal(result.code, 0, result.stderr);
-  const toolResult = jsonLines(result.stdout).find((e) => e.type === 'tool_result') as unknown as {
-    is_error: boolean;
-    content: Array<{ text: string }>;
-  };
+  const toolResult = firstToolResult(result.stdout);
   assert.equal(toolResult.is_error, true);
   assert.match(toolResult.content[0]!.text, /\/s: must match pattern "\^\(a\|aa\)\+\$"/);
   assert.ok(jsonLines(result.stdout).some((e) => e.type === 'done'));
@@ -110,10 +114,7 @@ test('a hostile argument straight from the model is rejected the same way', asyn
   );
   const result = await run(['--json', 'go']);
   assert.equal(result.code, 0, result.stderr);
-  const toolResult = jsonLines(result.stdout).find((e) => e.type === 'tool_result') as unknown as {
-    is_error: boolean;
-    content: Array<{ text: string }>;
-  };
+  const toolResult = firstToolResult(result.stdout);
   assert.equal(toolResult.is_error, true);
   assert.match(toolResult.content[0]!.text, /must match pattern/);
 });

@@ -21,7 +21,7 @@ import { errorMessage } from '../util/errors.js';
 import { resolveExec } from './exec-resolve.js';
 import { isInside, readManifest, type Manifest } from './manifest.js';
 import { checkExtensionName } from './names.js';
-import { nativeRel, walkTree, type TreeEntry, type TreeLimits } from './tree.js';
+import { lexists, nativeRel, walkTree, type TreeEntry, type TreeLimits } from './tree.js';
 
 export type InstallSource =
   | { kind: 'path'; dir: string }
@@ -366,15 +366,6 @@ export function removeExtension(extensionsDir: string, name: string): RemoveResu
     return { ok: false, error: `cannot delete ${located.dir}: ${errorMessage(error)}` };
   }
   return located;
-}
-
-function lexists(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function realOr(path: string): string {

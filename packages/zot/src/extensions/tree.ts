@@ -135,3 +135,13 @@ function describe(root: string, rel: string, abs: string): TreeEntry | { error: 
 export function nativeRel(rel: string): string {
   return rel.split('/').join(sep);
 }
+
+/** True when something (even a dangling symlink) is at `path`. Contract: never throws. */
+export function lexists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

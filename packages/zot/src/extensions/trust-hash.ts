@@ -6,7 +6,14 @@ import { closeSync, lstatSync, openSync, readFileSync, readSync, realpathSync } 
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { errorMessage } from '../util/errors.js';
 import { isInside } from './manifest.js';
-import { DEFAULT_TREE_LIMITS, walkTree, type TreeEntryKind, type TreeLimits } from './tree.js';
+import {
+  DEFAULT_TREE_LIMITS,
+  lexists,
+  walkTree,
+  type TreeEntry,
+  type TreeEntryKind,
+  type TreeLimits,
+} from './tree.js';
 
 /** One hashed entry, as `zot ext trust` shows it. */
 export interface HashedEntry {
@@ -96,14 +103,7 @@ export function hashExtension(target: TrustTarget, limits = DEFAULT_TREE_LIMITS)
   return { ok: true, hash: `sha256:${tree.digest('hex')}`, entries, covered: result };
 }
 
-interface RawEntry {
-  rel: string;
-  abs: string;
-  kind: TreeEntryKind;
-  mode: number;
-  size: number;
-  target?: string;
-}
+type RawEntry = TreeEntry;
 
 function hashEntry(entry: RawEntry): { entry: HashedEntry; line: string } | { error: string } {
   const hashed: HashedEntry = {
@@ -267,13 +267,4 @@ function listCovered(
     ok: true,
     entries: [self, ...walked.entries.map((e) => ({ ...e, rel: `${path.path}/${e.rel}` }))],
   };
-}
-
-function lexists(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -68,9 +68,18 @@ test('JSON mode streams every event of a tool round trip on real files', async (
   const result = await run(['--json', 'edit it', ...base()]);
   assert.equal(result.code, 0, result.stderr);
   const events = jsonLines(result.stdout);
-  const types = events.map((event) => event.type).filter((type) => type !== 'text_delta');
+  const types = events
+    .map((event) => event.type)
+    .filter((type) => type !== 'text_delta' && type !== 'state');
   assert.deepEqual(types.slice(0, 4), ['user_message', 'turn_start', 'assistant_start', 'usage']);
   assert.equal(types.at(-1), 'done');
+  // The runtime's state: busy while the prompt runs, idle (with the whole transcript) before done.
+  const states = events.filter((event) => event.type === 'state');
+  assert.equal(states[0]?.busy, true);
+  assert.deepEqual(events.at(-2), { ...states.at(-1), type: 'state' });
+  assert.equal(states.at(-1)?.busy, false);
+  // The prompt, three answers and the two tool messages between them.
+  assert.equal(states.at(-1)?.message_count, 1 + 3 + 2);
   assert.equal(types.filter((type) => type === 'turn_start').length, 3);
   const results = events.filter((event) => event.type === 'tool_result') as unknown as Array<{
     id: string;

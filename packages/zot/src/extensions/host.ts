@@ -1,12 +1,6 @@
 // The extension host: discovery, parallel start, the command and tool catalog, notes, reload
 // and shutdown. Every extension failure becomes an ext_error event; none escapes as a throw.
-import type {
-  CommandResponseFrame,
-  EventName,
-  InterceptableEvent,
-  NotifyLevel,
-  PanelSpec,
-} from '@zot/protocol';
+import type { CommandResponseFrame, EventName, InterceptableEvent } from '@zot/protocol';
 import type { Tool } from '../agent/tool.js';
 import { NOTE_BACKLOG_LIMIT, NoteBacklog } from './backlog.js';
 import { buildCatalog, type Builtins, type Catalog } from './catalog.js';
@@ -21,22 +15,9 @@ import { extensionTool } from './tool-adapter.js';
 
 export type { ExtensionReport, LoadStatus } from './load-plan.js';
 
-export type HostEvent =
-  | { type: 'ext_error'; extension: string; message: string; log_path: string }
-  | { type: 'ext_warning'; extension: string; message: string }
-  | { type: 'ext_notify'; extension: string; level: NotifyLevel; message: string }
-  | { type: 'ext_display'; extension: string; text: string }
-  | { type: 'ext_clear_notes'; extension: string }
-  | { type: 'ext_panel_open'; extension: string; panel: PanelSpec }
-  | {
-      type: 'ext_panel_render';
-      extension: string;
-      panel_id: string;
-      title?: string;
-      lines?: string[];
-      footer?: string;
-    }
-  | { type: 'ext_panel_close'; extension: string; panel_id: string };
+// The host's events are members of the one runtime event union (contract/events.ts).
+export type { HostEvent } from '../contract/events.js';
+import type { HostEvent } from '../contract/events.js';
 
 export interface HostOptions {
   cwd: string;
@@ -327,6 +308,8 @@ export class ExtensionHost {
     if (!owner) return false;
     this.panels.delete(panelId);
     if (owner.running) owner.send({ type: 'panel_close', panel_id: panelId });
+    // Every front end (and the state snapshot) learns that it closed, whoever closed it.
+    this.emit({ type: 'ext_panel_close', extension: owner.name, panel_id: panelId });
     return true;
   }
 

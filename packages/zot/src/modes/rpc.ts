@@ -1,5 +1,5 @@
 // RPC mode: JSON requests on stdin, responses and session events on stdout, one per line.
-import type { Message } from '../providers/types.js';
+import type { Message } from '../contract/content.js';
 import type { Session } from '../session/session.js';
 import { errorMessage } from '../util/errors.js';
 import { reportDiagnostics, writeDiagnostic, writeLine, type ModeIO } from './io.js';
@@ -99,21 +99,8 @@ async function handle(request: RpcRequest, context: Context): Promise<Reply> {
     case 'abort':
       session.abort();
       return { success: true };
-    case 'get_state': {
-      const { input, output, cache_read, cache_write, cost_usd } = session.usageTotals;
-      return {
-        success: true,
-        data: {
-          provider: session.currentModel.provider,
-          model: session.currentModel.id,
-          cwd: session.cwd,
-          message_count: session.messages.length,
-          busy: session.busy,
-          session_file: session.sessionFile ?? null,
-          usage: { input, output, cache_read, cache_write, cost_usd },
-        },
-      };
-    }
+    case 'get_state':
+      return { success: true, data: session.state() };
     case 'get_messages':
       return { success: true, data: { messages: session.messages.map(publicMessage) } };
     case 'get_models':

@@ -2,37 +2,22 @@
 // Content blocks use the snake_case wire shape of the RPC documentation, so that
 // transcripts, session files and RPC messages share one representation.
 
-export type TextBlock = { type: 'text'; text: string };
-/** `data` is base64 without a data: prefix. */
-export type ImageBlock = { type: 'image'; mime_type: string; data: string };
-/** Anthropic extended thinking; `signature` must be echoed back on later requests. */
-export type ThinkingBlock = { type: 'thinking'; thinking: string; signature?: string };
-export type ToolCallBlock = {
-  type: 'tool_call';
-  id: string;
-  name: string;
-  args: Record<string, unknown>;
-};
-export type ToolResultBlock = {
-  type: 'tool_result';
-  call_id: string;
-  /** Tool name, kept so that providers which need it (none today) and readers of the transcript have it. */
-  name?: string;
-  is_error: boolean;
-  content: Array<TextBlock | ImageBlock>;
-};
-
-export type UserContent = TextBlock | ImageBlock;
-export type AssistantContent = TextBlock | ThinkingBlock | ToolCallBlock;
-
-export type UserMessage = { role: 'user'; content: UserContent[]; time: string };
-export type AssistantMessage = { role: 'assistant'; content: AssistantContent[]; time: string };
-/** Results of the tool calls of the preceding assistant message, in call order. */
-export type ToolMessage = { role: 'tool'; content: ToolResultBlock[]; time: string };
-export type Message = UserMessage | AssistantMessage | ToolMessage;
-
-/** Why a model call ended (DECISIONS 16). */
-export type StopReason = 'end_turn' | 'tool_use' | 'length' | 'error' | 'aborted';
+// The content blocks and messages are defined once, schema-first, in contract/content.ts.
+export type {
+  AssistantContent,
+  AssistantMessage,
+  ImageBlock,
+  Message,
+  StopReason,
+  TextBlock,
+  ThinkingBlock,
+  ToolCallBlock,
+  ToolMessage,
+  ToolResultBlock,
+  UserContent,
+  UserMessage,
+} from '../contract/content.js';
+import type { AssistantMessage, Message, StopReason } from '../contract/content.js';
 
 export type Usage = { input: number; output: number; cache_read: number; cache_write: number };
 

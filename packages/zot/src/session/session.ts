@@ -12,26 +12,19 @@ import type {
   Usage,
   UserContent,
 } from '../providers/types.js';
-import type { ExtensionHost, ExtensionReport, HostEvent } from '../extensions/host.js';
+import type { ExtensionHost, ExtensionReport } from '../extensions/host.js';
 import { errorMessage } from '../util/errors.js';
 import { AUTO_COMPACT_RATIO, screenSummary, splitPoint, summarise } from './compact.js';
 import { ConfirmGate, type AskPerson } from './confirm.js';
 import { extensionHooks, forwardLifecycle } from './extension-hooks.js';
-import type { InterceptRecord } from '../extensions/intercept.js';
 import { summaryMessage, type SessionEntry, type SessionWriter } from './store.js';
 import type { ToolRegistry } from './tool-registry.js';
 
-/** Events beside the agent's own that a session emits. */
-export type SessionEvent =
-  | AgentEvent
-  | HostEvent
-  | { type: 'ext_insert'; extension: string; text: string }
-  | ({ type: 'intercept'; before_chars?: number; before_sha256?: string } & Partial<
-      Pick<InterceptRecord, 'before'>
-    > &
-      Omit<InterceptRecord, 'before'>)
-  | { type: 'compact_done'; summary: string }
-  | { type: 'warning'; message: string };
+/** Everything a session publishes: one union, defined in contract/events.ts. */
+export type { SessionEvent } from '../contract/events.js';
+import type { SessionEvent } from '../contract/events.js';
+import type { RuntimeState } from '../contract/state.js';
+import { nextOpenPanel, StatePublisher } from './state.js';
 
 export interface SessionOptions {
   cwd: string;
@@ -76,6 +69,11 @@ export class Session {
   private controller: AbortController | undefined;
   private closed = false;
   private gate: ConfirmGate | undefined;
+  private openPanel: RuntimeState['open_panel'] = null;
+  private readonly statePublisher = new StatePublisher(
+    () => this.state(),
+    (event) => this.emit(event),
+  );
   private loadWarnings: string[];
   hooks: AgentHooks;
 
@@ -104,6 +102,7 @@ export class Session {
   }
 
   emit(event: SessionEvent): void {
+    this.openPanel = nextOpenPanel(this.openPanel, event);
     for (const listener of this.listeners) {
       try {
         listener(event);
@@ -111,6 +110,30 @@ export class Session {
         // A listener failing (e.g. a closed stdout) must not break the agent.
       }
     }
+    if (event.type !== 'state') this.statePublisher.publish();
+  }
+
+  /** The runtime's snapshot (the fields of `get_state` and of the `state` event). */
+  state(): RuntimeState {
+    const host = this.options.extensions;
+    const loaded = (host?.running ?? []).filter((e) => e.state === 'ready').map((e) => e.name);
+    const failedToLoad = (host?.lastReports ?? [])
+      .filter((r) => r.status === 'failed' || r.status === 'manifest-error')
+      .map((r) => r.name);
+    const died = (host?.running ?? []).filter((e) => e.state === 'exited').map((e) => e.name);
+    return {
+      provider: this.model.provider,
+      model: this.model.id,
+      cwd: this.cwd,
+      busy: this.busy,
+      queue_length: Math.max(0, this.pending - 1),
+      message_count: this.messagesList.length,
+      session_file: this.options.writer?.path ?? null,
+      usage: this.usageTotals,
+      yolo: this.gate?.isYolo ?? true,
+      extensions: { loaded, failed: [...new Set([...failedToLoad, ...died])] },
+      open_panel: this.openPanel,
+    };
   }
 
   get messages(): readonly Message[] {
@@ -150,7 +173,7 @@ export class Session {
   reloadExtensions(): Promise<ExtensionReport[]> {
     const host = this.options.extensions;
     if (!host) return Promise.resolve([]);
-    return this.enqueue(() => host.reload());
+    return this.enqueue(false, () => host.reload());
   }
 
   /** Ends everything: aborts work, shuts extensions down. Contract: never rejects. */
@@ -162,11 +185,18 @@ export class Session {
     return this.options.listModels();
   }
 
-  /** Runs one operation at a time; later ones wait their turn (the RPC queue). */
-  private enqueue<T>(run: () => Promise<T>): Promise<T> {
+  /**
+   * Runs one operation at a time; later ones wait their turn (the RPC queue). Prompts and
+   * compactions end with `done`, after the state event that says the runtime is idle again.
+   */
+  private enqueue<T>(endsWithDone: boolean, run: () => Promise<T>): Promise<T> {
     this.pending++;
+    this.statePublisher.publish();
     const result = this.queue.then(run).finally(() => {
       this.pending--;
+      // The state (busy off) goes out first, so `done` is the last word of the operation.
+      this.statePublisher.publish();
+      if (endsWithDone) this.emit({ type: 'done' });
     });
     this.queue = result.catch(() => undefined);
     return result;
@@ -204,7 +234,7 @@ export class Session {
    * Contract: never rejects; always ends with a `done` event.
    */
   prompt(text: string, images: ImageBlock[] = []): Promise<PromptOutcome> {
-    return this.enqueue(async () => {
+    return this.enqueue(true, async () => {
       const controller = new AbortController();
       this.controller = controller;
       try {
@@ -229,7 +259,6 @@ export class Session {
         return result;
       } finally {
         this.controller = undefined;
-        this.emit({ type: 'done' });
       }
     });
   }
@@ -242,6 +271,7 @@ export class Session {
         this.options.extensions?.emitEvent('tool_confirmation_requested', { ...request }),
       { yolo: false },
     );
+    this.statePublisher.publish();
     return this.gate;
   }
   get confirmation(): ConfirmGate | undefined {
@@ -282,14 +312,13 @@ export class Session {
 
   /** Summarises the transcript; queued like a prompt. Contract: never rejects; ends with `done`. */
   compact(): Promise<{ summary?: string; error?: string }> {
-    return this.enqueue(async () => {
+    return this.enqueue(true, async () => {
       const controller = new AbortController();
       this.controller = controller;
       try {
         return await this.compactNow(controller.signal);
       } finally {
         this.controller = undefined;
-        this.emit({ type: 'done' });
       }
     });
   }
@@ -349,6 +378,7 @@ export class Session {
     this.messagesList.length = 0;
     if (this.options.writer?.exists)
       this.persist({ type: 'clear', time: new Date().toISOString() });
+    this.statePublisher.publish();
   }
 
   /** Switches model within the provider. Contract: throws with a readable message. */
@@ -357,6 +387,7 @@ export class Session {
     const model = this.options.resolveModel(id);
     if (!model) throw new Error(`unknown model "${id}" for provider ${this.model.provider}`);
     this.model = model;
+    this.statePublisher.publish();
     return model;
   }
 }

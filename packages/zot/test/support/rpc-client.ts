@@ -2,6 +2,7 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { startZot, type RunOptions } from './zot.js';
 import { hangGuard } from './timing.js';
+import { checkOutputLine } from './rpc-schema.js';
 
 export type Line = Record<string, unknown> & { type: string };
 
@@ -26,7 +27,7 @@ export class RpcClient {
         const text = this.buffer.slice(0, newline);
         this.buffer = this.buffer.slice(newline + 1);
         if (text.trim() === '') continue;
-        const line = JSON.parse(text) as Line;
+        const line = checkOutputLine(JSON.parse(text) as Line);
         if (this.keep && !this.keep(line)) continue;
         this.lines.push(line);
         this.check();

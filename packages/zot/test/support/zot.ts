@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkOutputLine } from './rpc-schema.js';
 import { hangGuard } from './timing.js';
 
 // The bundled CLI, as installed; the per-file build beside it is what unit tests import.
@@ -95,10 +96,10 @@ export function collect(
   });
 }
 
-/** Parses JSON-mode output into events. */
+/** Parses JSON-mode output into events, each checked against schema/rpc.schema.json. */
 export function jsonLines(stdout: string): Array<Record<string, unknown> & { type: string }> {
   return stdout
     .split('\n')
     .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as Record<string, unknown> & { type: string });
+    .map((line) => checkOutputLine(JSON.parse(line) as Record<string, unknown> & { type: string }));
 }

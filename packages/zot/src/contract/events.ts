@@ -1,0 +1,175 @@
+// Every event the runtime publishes, defined once. The agent's, the extension host's and the
+// session's events are members of one union; JSON and RPC modes write them as they are, the
+// TUI renders them, and schema/rpc.schema.json is generated from these definitions.
+// Elsewhere they are imported with `import type` only (no TypeBox at run time).
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import {
+  AssistantContentSchema,
+  StopReasonSchema,
+  ToolContentSchema,
+  UserContentSchema,
+} from './content.js';
+import { StateFields } from './state.js';
+
+const event = <T extends string, P extends Record<string, TSchema>>(
+  type: T,
+  description: string,
+  props: P,
+) => Type.Object({ type: Type.Literal(type), ...props }, { description });
+
+const literals = <T extends string>(values: readonly T[]) =>
+  Type.Union(values.map((value) => Type.Literal(value)));
+
+export const UsageFieldsSchema = Type.Object({
+  input: Type.Number(),
+  output: Type.Number(),
+  cache_read: Type.Number(),
+  cache_write: Type.Number(),
+  cost_usd: Type.Number(),
+});
+const Extension = Type.String({ description: 'The extension it concerns' });
+const PanelFields = {
+  title: Type.Optional(Type.String()),
+  lines: Type.Optional(Type.Array(Type.String())),
+  footer: Type.Optional(Type.String()),
+};
+export const PanelSpecSchema = Type.Object({ id: Type.String(), ...PanelFields });
+
+/** Events of one agent run: the model's stream, tool calls, usage. */
+export const AGENT_EVENTS = [
+  event('turn_start', 'A model call starts (step 1, 2, ... within one prompt)', {
+    step: Type.Integer({ minimum: 1 }),
+  }),
+  event('user_message', 'The prompt as it entered the transcript', {
+    content: Type.Array(UserContentSchema),
+    time: Type.String(),
+  }),
+  event('assistant_start', 'The model began answering', {}),
+  event('text_delta', 'Streamed answer text (held back while text is intercepted)', {
+    delta: Type.String(),
+  }),
+  event('tool_call', 'The model called a tool (arguments as the model sent them)', {
+    id: Type.String(),
+    name: Type.String(),
+    args: Type.Record(Type.String(), Type.Unknown()),
+  }),
+  event('tool_progress', 'A line of progress from a running tool (e.g. bash output)', {
+    id: Type.String(),
+    text: Type.String(),
+  }),
+  event('tool_result', 'What the model gets back from a tool call', {
+    id: Type.String(),
+    is_error: Type.Boolean(),
+    content: Type.Array(ToolContentSchema),
+    extension: Type.Optional(Type.String({ description: 'Set when an extension produced it' })),
+  }),
+  event('assistant_message', 'The whole answer, after interception', {
+    content: Type.Array(AssistantContentSchema),
+    time: Type.String(),
+  }),
+  Type.Composite(
+    [
+      UsageFieldsSchema,
+      Type.Object({ type: Type.Literal('usage'), cumulative: UsageFieldsSchema }),
+    ],
+    { description: 'Tokens and cost of one model call, and the session totals' },
+  ),
+  event('turn_end', 'A model call ended', {
+    stop: StopReasonSchema,
+    error: Type.Optional(Type.String()),
+  }),
+  event('done', 'A prompt, command or compaction finished; the runtime takes the next one', {}),
+  event('error', 'Something failed that the user should see', { message: Type.String() }),
+] as const;
+
+/** Events of the extension host (DECISIONS 20, 21). */
+export const HOST_EVENTS = [
+  event('ext_error', 'An extension failed to load or died', {
+    extension: Extension,
+    message: Type.String(),
+    log_path: Type.String(),
+  }),
+  event('ext_warning', 'A problem with an extension that did not stop it', {
+    extension: Extension,
+    message: Type.String(),
+  }),
+  event('ext_notify', 'A note from an extension, shown below the chat', {
+    extension: Extension,
+    level: literals(['info', 'success', 'warn', 'error']),
+    message: Type.String(),
+  }),
+  event('ext_display', 'A block an extension shows in the chat (not sent to the model)', {
+    extension: Extension,
+    text: Type.String(),
+  }),
+  event('ext_clear_notes', "The extension's notes were cleared (by it or by the runtime)", {
+    extension: Extension,
+  }),
+  event('ext_submit', 'An extension asks to send a prompt; front ends decide (not run by zot)', {
+    extension: Extension,
+    text: Type.String(),
+  }),
+  event('ext_panel_open', 'An extension opened a panel', {
+    extension: Extension,
+    panel: PanelSpecSchema,
+  }),
+  event('ext_panel_render', "The panel's content changed", {
+    extension: Extension,
+    panel_id: Type.String(),
+    ...PanelFields,
+  }),
+  event('ext_panel_close', 'The panel closed (by its extension, the user, or a crash)', {
+    extension: Extension,
+    panel_id: Type.String(),
+  }),
+] as const;
+
+/** Events of the session runtime itself. */
+export const SESSION_EVENTS = [
+  event('state', 'The runtime snapshot changed (the same fields as get_state)', StateFields),
+  event('ext_insert', 'A command asked to put text into the editor (not sent)', {
+    extension: Extension,
+    text: Type.String(),
+  }),
+  event('intercept', 'An extension blocked or rewrote something (the audit trail)', {
+    extension: Extension,
+    event: literals(['tool_call', 'turn_start', 'assistant_message']),
+    action: literals(['block', 'modify_args', 'replace_text']),
+    reason: Type.Optional(Type.String()),
+    before: Type.Optional(
+      Type.Unknown({ description: 'Absent for assistant text: see before_chars/before_sha256' }),
+    ),
+    before_chars: Type.Optional(Type.Integer()),
+    before_sha256: Type.Optional(Type.String()),
+    after: Type.Optional(Type.Unknown()),
+  }),
+  event('compact_done', 'The transcript was summarised', { summary: Type.String() }),
+  event('warning', 'A diagnostic (stderr in every mode; not written to JSON or RPC output)', {
+    message: Type.String(),
+  }),
+] as const;
+
+/** Events only a front end that can answer gets (RPC with --no-yolo). */
+export const FRONT_END_EVENTS = [
+  event('confirm_request', 'A tool call waits for the user: answer with `confirm`', {
+    tool_id: Type.String(),
+    tool_name: Type.String(),
+    tool_preview: Type.String(),
+  }),
+] as const;
+
+export const EVENT_SCHEMAS = [
+  ...AGENT_EVENTS,
+  ...HOST_EVENTS,
+  ...SESSION_EVENTS,
+  ...FRONT_END_EVENTS,
+] as const;
+
+type Members<T extends readonly TSchema[]> = Static<T[number]>;
+export type AgentEvent = Members<typeof AGENT_EVENTS>;
+export type HostEvent = Members<typeof HOST_EVENTS>;
+/** Everything a session publishes to its subscribers. */
+export type SessionEvent = AgentEvent | HostEvent | Members<typeof SESSION_EVENTS>;
+/** Everything a front end may receive, including what only RPC sends. */
+export type RuntimeEvent = SessionEvent | Members<typeof FRONT_END_EVENTS>;
+export type UsageEventFields = Static<typeof UsageFieldsSchema>;

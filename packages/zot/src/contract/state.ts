@@ -1,0 +1,41 @@
+// The runtime's state snapshot: what a front end needs to draw its status line and decide what
+// it may do. `session.state()`, RPC `get_state` and the `state` event carry the same fields.
+import { Type, type Static } from '@sinclair/typebox';
+
+const Usage = Type.Object({
+  input: Type.Number(),
+  output: Type.Number(),
+  cache_read: Type.Number(),
+  cache_write: Type.Number(),
+  cost_usd: Type.Number(),
+});
+
+/** The snapshot's fields, shared by the `state` event (at its top level) and get_state. */
+export const StateFields = {
+  provider: Type.String(),
+  model: Type.String(),
+  cwd: Type.String(),
+  busy: Type.Boolean({ description: 'A prompt, command or compaction is running' }),
+  queue_length: Type.Integer({ minimum: 0, description: 'Prompts waiting behind the running one' }),
+  message_count: Type.Integer({ minimum: 0 }),
+  session_file: Type.Union([Type.String(), Type.Null()]),
+  usage: Usage,
+  yolo: Type.Boolean({ description: 'Tools run without asking' }),
+  extensions: Type.Object({
+    loaded: Type.Array(Type.String(), { description: 'Running extensions, in load order' }),
+    failed: Type.Array(Type.String(), { description: 'Extensions that failed or died' }),
+  }),
+  open_panel: Type.Union([
+    Type.Null(),
+    Type.Object({
+      extension: Type.String(),
+      id: Type.String(),
+      title: Type.Optional(Type.String()),
+      lines: Type.Optional(Type.Array(Type.String())),
+      footer: Type.Optional(Type.String()),
+    }),
+  ]),
+};
+
+export const StateSchema = Type.Object(StateFields);
+export type RuntimeState = Static<typeof StateSchema>;

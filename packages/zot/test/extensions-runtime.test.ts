@@ -277,7 +277,7 @@ test('deferred tools appear only after activate_tools; late registrations appear
   assert.equal(lateResult.is_error, false);
 });
 
-test('notes: notify/display/clear_notes surface as events (JSON) and [name] lines (print); submit is logged', async (t) => {
+test('notes: notify/display/clear_notes surface as events (JSON) and [name] lines (print); submit is an event, never run', async (t) => {
   const { box, root, run, log } = setup();
   t.after(() => box.cleanup());
   expectNoLeftovers(t, box.home);
@@ -297,6 +297,7 @@ test('notes: notify/display/clear_notes surface as events (JSON) and [name] line
       },
     ],
   });
+  const requestsBefore = llm.requests.length;
   const json = await run(['--json', '/note']);
   assert.equal(json.code, 0, json.stderr);
   const events = jsonLines(json.stdout).filter((e) => e.type.startsWith('ext_'));
@@ -304,12 +305,16 @@ test('notes: notify/display/clear_notes surface as events (JSON) and [name] line
     { type: 'ext_notify', extension: 'noter', level: 'warn', message: 'careful' },
     { type: 'ext_display', extension: 'noter', text: 'shown' },
     { type: 'ext_clear_notes', extension: 'noter' },
+    { type: 'ext_submit', extension: 'noter', text: 'please run' },
   ]);
+  // zot never runs a submitted prompt itself outside the TUI (DECISIONS 21).
+  assert.equal(llm.requests.length, requestsBefore);
   const print = await run(['-p', '/note']);
   assert.equal(print.stdout, '');
   assert.match(print.stderr, /^\[noter\] careful$/m);
   assert.match(print.stderr, /^\[noter\] shown$/m);
-  assert.match(log('noter'), /ignored submit/);
+  assert.match(log('noter'), /submit: 10 characters, passed to the front end/);
+  assert.doesNotMatch(print.stdout + print.stderr, /please run/);
 });
 
 test('shutdown: an extension ignoring SIGTERM and a grandchild in its group are killed', async (t) => {

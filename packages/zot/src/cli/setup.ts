@@ -15,7 +15,7 @@ import {
 import type { ModelInfo, ProviderName } from '../providers/types.js';
 import { BUILTIN_COMMANDS } from '../session/commands.js';
 import { Session } from '../session/session.js';
-import { newestSession, newSessionPath, openSession } from '../session/store.js';
+import { newestSession, newSessionPath, openSession, SessionWriter } from '../session/store.js';
 import { buildSystemPrompt } from '../session/system-prompt.js';
 import { ToolRegistry } from '../session/tool-registry.js';
 import { BUILTIN_TOOL_NAMES, builtinTools } from '../tools/index.js';
@@ -159,17 +159,19 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
   }
   const version = zotVersion();
   const path = sessionPath(options, mode, paths, cwd, warn);
-  const opened = path
-    ? openSession(path, () => ({
-        type: 'session',
-        version: 1,
-        cwd,
-        created: new Date().toISOString(),
-        provider,
-        model: model.id,
-        zot_version: version,
-      }))
-    : undefined;
+  let current: Session | undefined;
+  const header = () => ({
+    type: 'session' as const,
+    version: 1,
+    cwd,
+    created: new Date().toISOString(),
+    provider,
+    model: (current?.currentModel ?? model).id,
+    zot_version: version,
+  });
+  const opened = path ? openSession(path, header) : undefined;
+  // `/new` opens another file beside it, the same way a new run would.
+  const newWriter = () => new SessionWriter(newSessionPath(paths.sessions, cwd), header);
   if (options.provider || options.model) {
     try {
       saveSettings(paths.config, { provider, model: model.id });
@@ -177,7 +179,6 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
       warn(`could not save ${paths.config}: ${(error as Error).message}`);
     }
   }
-  let current: Session | undefined;
   const extensions = await createHost(
     options,
     cwd,
@@ -203,7 +204,7 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
     stream: streamFor,
     resolveModel: (id) => resolveForRun(provider, id, extra, options.baseUrl).model,
     listModels: () => listModels(provider, extra),
-    ...(opened ? { writer: opened.writer, warnings: opened.warnings } : {}),
+    ...(opened ? { writer: opened.writer, warnings: opened.warnings, newWriter } : {}),
     messages: opened?.messages ?? [],
   });
   current = session;

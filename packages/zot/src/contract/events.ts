@@ -149,12 +149,17 @@ export const SESSION_EVENTS = [
   }),
 ] as const;
 
-/** Events only a front end that can answer gets (RPC with --no-yolo). */
+/** Events only RPC front ends get: questions (with --no-yolo) and the end of a command. */
 export const FRONT_END_EVENTS = [
   event('confirm_request', 'A tool call waits for the user: answer with `confirm`', {
     tool_id: Type.String(),
     tool_name: Type.String(),
     tool_preview: Type.String(),
+  }),
+  event('command_done', 'An RPC `command` finished (after its response and its events)', {
+    id: Type.Optional(Type.Union([Type.String(), Type.Number()])),
+    name: Type.String(),
+    action: literals(['display', 'insert', 'open_panel', 'noop', 'error']),
   }),
 ] as const;
 

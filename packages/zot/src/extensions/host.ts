@@ -33,8 +33,6 @@ export interface HostOptions {
   timeouts?: ExtensionTimeouts;
   /** Decides whether a discovered entry may be spawned (the project trust gate). */
   allow?(entry: DiscoveredExtension): string | undefined;
-  /** `submit` frames; when absent they are logged and ignored (non-interactive modes). */
-  onSubmit?(extension: string, text: string): void;
 }
 
 export type CommandOutcome =
@@ -225,9 +223,9 @@ export class ExtensionHost {
       case 'submit': {
         const text = (frame.text ?? '').trim();
         if (!text) return;
-        if (this.options.onSubmit) this.options.onSubmit(name, text);
-        else extension.log.write('ignored submit: this mode has no interactive prompt queue');
-        return;
+        // zot never runs it itself (DECISIONS 21): front ends decide (the TUI queues it).
+        extension.log.write(`submit: ${text.length} characters, passed to the front end`);
+        return this.emit({ type: 'ext_submit', extension: name, text });
       }
       case 'panel_render':
         return this.emit({

@@ -17,7 +17,7 @@ export async function runJsonMode(
   });
   await session.startExtensions();
   if (!prompt.startsWith('/')) return promptExitCode(await session.prompt(prompt), io, stop);
-  const result = await runSlashCommand(session, prompt);
+  const result = await runSlashCommand(session, prompt, 'json');
   if (result.kind === 'prompt') return promptExitCode(result.outcome, io, stop);
   const event = slashResultEvent(result);
   if (event) session.emit(event);

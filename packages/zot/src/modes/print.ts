@@ -32,7 +32,7 @@ export async function runPrintMode(
     if (code === 0 && result.finalText !== '') writeData(io.stdout, result.finalText);
     return code;
   }
-  const result = await runSlashCommand(session, prompt);
+  const result = await runSlashCommand(session, prompt, 'print');
   switch (result.kind) {
     case 'prompt': {
       const code = promptExitCode(result.outcome, io, stop);

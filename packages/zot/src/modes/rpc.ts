@@ -6,7 +6,7 @@ import { reportDiagnostics, writeDiagnostic, writeLine, type ModeIO } from './io
 import { readLines } from './lines.js';
 import { decodeRpcLine } from './rpc-decode.js';
 import { outputWriter } from './pressure.js';
-import { BUILTIN_COMMANDS, runSlashCommand, slashResultEvent } from '../session/commands.js';
+import { listCommands, runSlashCommand, slashResultEvent } from '../session/commands.js';
 import type { ConfirmDecision } from '../session/confirm.js';
 import type { RpcRequest, RpcResponse } from './rpc-schema.js';
 
@@ -30,27 +30,13 @@ function publicMessage(message: Message): unknown {
   };
 }
 
-const BUILTIN_DESCRIPTIONS: Record<string, string> = {
-  help: 'list commands',
-  clear: 'drop the transcript',
-  compact: 'summarise the transcript',
-  'reload-ext': 'restart every extension',
-  yolo: 'stop or resume asking before tools run (--no-yolo)',
-};
-
-function listCommands(session: Session) {
-  const builtins = BUILTIN_COMMANDS.filter((name) => name in BUILTIN_DESCRIPTIONS).map((name) => ({
-    name,
-    description: BUILTIN_DESCRIPTIONS[name]!,
-    source: 'builtin',
-  }));
-  const fromExtensions = (session.extensions?.commands() ?? []).map((command) => ({
-    name: command.name,
-    description: command.description,
-    source: command.extension,
-  }));
-  return [...builtins, ...fromExtensions];
-}
+const COMMAND_DONE_ACTIONS = {
+  display: 'display',
+  insert: 'insert',
+  panel: 'open_panel',
+  noop: 'noop',
+  error: 'error',
+} as const;
 
 export interface RpcInfo {
   version: string;
@@ -69,10 +55,18 @@ interface Context {
   info: RpcInfo;
   waiting: Waiting;
   track: (task: Promise<unknown>) => void;
+  /** Writes one line of output (for events only RPC has, such as command_done). */
+  send: (value: unknown) => void;
 }
 
-/** Handles one request and returns the reply. */
-async function handle(request: RpcRequest, context: Context): Promise<Reply> {
+/** A reply, and the work it announces: started only once the reply is written. */
+type Handled = Reply & { start?: () => Promise<unknown> };
+
+/**
+ * Handles one request and returns the reply. Work that emits events (a prompt, a command)
+ * comes back as `start`, so that a response always precedes the events it starts.
+ */
+async function handle(request: RpcRequest, context: Context): Promise<Handled> {
   const { session, info, waiting } = context;
   switch (request.type) {
     case 'hello':
@@ -87,15 +81,13 @@ async function handle(request: RpcRequest, context: Context): Promise<Reply> {
       };
     case 'ping':
       return { success: true, data: { pong: true } };
-    case 'prompt':
-      void session.prompt(
-        request.message,
-        request.images?.map((image) => ({ type: 'image', ...image })),
-      );
-      return { success: true, data: { started: true } };
+    case 'prompt': {
+      const images = request.images?.map((image) => ({ type: 'image' as const, ...image }));
+      const start = () => session.prompt(request.message, images);
+      return { success: true, data: { started: true }, start };
+    }
     case 'compact':
-      void session.compact();
-      return { success: true, data: { started: true } };
+      return { success: true, data: { started: true }, start: () => session.compact() };
     case 'abort':
       session.abort();
       return { success: true };
@@ -124,16 +116,34 @@ async function handle(request: RpcRequest, context: Context): Promise<Reply> {
       return { success: true, data: { model: model.id } };
     }
     case 'get_commands':
-      return { success: true, data: { commands: listCommands(session) } };
+      return {
+        success: true,
+        data: {
+          commands: listCommands(session.extensions).map((command) => ({
+            name: command.name,
+            description: command.description,
+            ...(command.argumentHint ? { argument_hint: command.argumentHint } : {}),
+            source: command.source,
+            modes: command.modes,
+          })),
+        },
+      };
     case 'command': {
-      // Runs in the background like a prompt; its outcome arrives as events.
-      context.track(
-        runSlashCommand(session, request.text).then((result) => {
-          const event = slashResultEvent(result);
-          if (event) session.emit(event);
-        }),
-      );
-      return { success: true, data: { started: true } };
+      // Its outcome arrives as events, then command_done (a turn it runs ends with done).
+      const start = async () => {
+        const result = await runSlashCommand(session, request.text, 'rpc');
+        const event = slashResultEvent(result);
+        if (event) session.emit(event);
+        if (result.kind === 'prompt') return;
+        const name = request.text.slice(1).split(/\s/)[0]!.toLowerCase();
+        context.send({
+          type: 'command_done',
+          ...(request.id !== undefined ? { id: request.id } : {}),
+          name,
+          action: COMMAND_DONE_ACTIONS[result.kind],
+        });
+      };
+      return { success: true, data: { started: true }, start };
     }
     case 'reload_extensions':
       return { success: true, data: { extensions: await session.reloadExtensions() } };
@@ -216,7 +226,7 @@ export async function runRpcMode(
       );
     }
     if (!signal?.aborted) await session.startExtensions();
-    return { session, info, waiting, track };
+    return { session, info, waiting, track, send };
   };
   const token = env.ZOTCORE_RPC_TOKEN;
   let context = token ? undefined : await start();
@@ -261,7 +271,10 @@ export async function runRpcMode(
     // or abort sent meanwhile could never arrive.
     track(
       handle(request, context).then(
-        (reply) => send({ ...base, ...reply }),
+        ({ start, ...reply }) => {
+          send({ ...base, ...reply });
+          if (start) track(start());
+        },
         (error: unknown) => send({ ...base, success: false, error: errorMessage(error) }),
       ),
     );

@@ -2,24 +2,9 @@
 import type { PanelSpec } from '@zot/protocol';
 import type { ExtensionHost } from '../extensions/host.js';
 import { terminalSafe } from '../util/terminal-text.js';
+import { findBuiltin, listCommands, type CommandMode } from './command-registry.js';
+export { BUILTIN_COMMANDS, listCommands, type CommandInfo } from './command-registry.js';
 import type { PromptOutcome, Session, SessionEvent } from './session.js';
-
-/** Names reserved for built-in commands; extensions can never take them (DECISIONS 9). */
-export const BUILTIN_COMMANDS = [
-  'help',
-  'clear',
-  'compact',
-  'reload-ext',
-  'model',
-  'yolo',
-  'exit',
-  'quit',
-  'new',
-  'session',
-  'login',
-  'logout',
-  'cost',
-] as const;
 
 export type SlashResult =
   | { kind: 'prompt'; outcome: PromptOutcome }
@@ -34,22 +19,99 @@ export function parseSlash(text: string): { name: string; args: string } | undef
   return match ? { name: match[1]!, args: (match[2] ?? '').trim() } : undefined;
 }
 
-function helpText(host: ExtensionHost | undefined): string {
-  const lines = [
-    'Commands:',
-    '  /help          this list',
-    '  /clear         drop the transcript',
-    '  /compact       summarise the transcript',
-    '  /reload-ext    restart every extension',
-    '  /yolo [on|off] stop or resume asking before tools run (with --no-yolo)',
-  ];
-  for (const command of host?.commands() ?? []) {
+function helpText(host: ExtensionHost | undefined, mode: CommandMode): string {
+  const lines = ['Commands:'];
+  for (const command of listCommands(host)) {
+    if (!command.modes.includes(mode)) continue;
+    const name = `/${command.name}${command.argumentHint ? ` ${command.argumentHint}` : ''}`;
     // One line per command: a description cannot add lines or drive the terminal.
     const description = terminalSafe(command.description);
-    lines.push(`  /${command.name.padEnd(12)} ${description} [${command.extension}]`);
+    const source = command.source === 'builtin' ? '' : ` [${command.source}]`;
+    lines.push(`  ${name.padEnd(20)} ${description}${source}`);
   }
   return lines.join('\n');
 }
+
+function formatUsd(value: number): string {
+  return `$${value.toFixed(value < 1 ? 4 : 2)}`;
+}
+
+/** The built-ins that need no terminal UI, by name. */
+const BUILTIN_RUNNERS: Record<
+  string,
+  (session: Session, args: string, mode: CommandMode) => Promise<SlashResult> | SlashResult
+> = {
+  help: (session, _args, mode) => ({ kind: 'display', text: helpText(session.extensions, mode) }),
+  clear: (session) => {
+    session.clear();
+    return { kind: 'display', text: 'transcript cleared' };
+  },
+  new: (session) => {
+    session.startNew();
+    const file = session.sessionFile;
+    return {
+      kind: 'display',
+      text: file ? `new session: ${file}` : 'new session (not recorded: --no-session)',
+    };
+  },
+  compact: async (session) => {
+    const result = await session.compact();
+    return result.error ? { kind: 'error', message: result.error } : { kind: 'noop' };
+  },
+  model: (session, args) => {
+    if (args === '') {
+      const current = session.currentModel;
+      const others = session
+        .models()
+        .map((m) => `${m.id === current.id ? '* ' : '  '}${m.id}`)
+        .join('\n');
+      return { kind: 'display', text: `model: ${current.provider}/${current.id}\n${others}` };
+    }
+    const model = session.setModel(args);
+    return { kind: 'display', text: `model: ${model.provider}/${model.id}` };
+  },
+  cost: (session) => {
+    const u = session.usageTotals;
+    return {
+      kind: 'display',
+      text:
+        `tokens: ${u.input} in, ${u.output} out, ${u.cache_read} cache read, ` +
+        `${u.cache_write} cache write; cost ${formatUsd(u.cost_usd)}`,
+    };
+  },
+  session: (session) => ({
+    kind: 'display',
+    text: session.sessionFile ?? 'this session is not recorded (--no-session)',
+  }),
+  yolo: (session, args) => {
+    const gate = session.confirmation;
+    if (!gate)
+      return {
+        kind: 'display',
+        text: 'tools already run without asking (start with --no-yolo to be asked)',
+      };
+    const arg = args.toLowerCase();
+    const on = arg === 'on' ? true : arg === 'off' ? false : !gate.isYolo;
+    gate.setYolo(on);
+    session.refreshState();
+    return {
+      kind: 'display',
+      text: on
+        ? 'yolo on: tools run without asking'
+        : 'yolo off: you are asked before each tool runs',
+    };
+  },
+  'reload-ext': async (session) => {
+    if (!session.extensions)
+      return { kind: 'error', message: 'extensions are not loaded in this run' };
+    const reports = await session.reloadExtensions();
+    const ok = reports.filter((r) => r.status === 'ready' || r.status === 'auto-ready').length;
+    return {
+      kind: 'display',
+      text: `reloaded extensions: ${ok} ready, ${reports.length - ok} not loaded`,
+    };
+  },
+};
 
 /** The event JSON and RPC clients see for a command's result (DECISIONS 19). */
 export function slashResultEvent(result: SlashResult): SessionEvent | undefined {
@@ -71,54 +133,25 @@ export function slashResultEvent(result: SlashResult): SessionEvent | undefined 
  * Runs `/name args` the way the TUI would; the caller surfaces the result.
  * Contract: never rejects; unknown commands and extension failures come back as errors.
  */
-export async function runSlashCommand(session: Session, text: string): Promise<SlashResult> {
+export async function runSlashCommand(
+  session: Session,
+  text: string,
+  mode: CommandMode,
+): Promise<SlashResult> {
   const parsed = parseSlash(text);
   if (!parsed) return { kind: 'error', message: `not a slash command: ${text}` };
   const host = session.extensions;
   const name = parsed.name.toLowerCase();
-  switch (name) {
-    case 'help':
-      return { kind: 'display', text: helpText(host) };
-    case 'clear':
-      try {
-        session.clear();
-        return { kind: 'display', text: 'transcript cleared' };
-      } catch (error) {
-        return { kind: 'error', message: (error as Error).message };
-      }
-    case 'compact': {
-      const result = await session.compact();
-      return result.error ? { kind: 'error', message: result.error } : { kind: 'noop' };
+  const builtin = findBuiltin(name);
+  if (builtin) {
+    const run = BUILTIN_RUNNERS[name];
+    if (!run || !builtin.modes.includes(mode))
+      return { kind: 'error', message: `/${name} needs the interactive TUI` };
+    try {
+      return await run(session, parsed.args, mode);
+    } catch (error) {
+      return { kind: 'error', message: (error as Error).message };
     }
-    case 'yolo': {
-      const gate = session.confirmation;
-      if (!gate)
-        return {
-          kind: 'display',
-          text: 'tools already run without asking (start with --no-yolo to be asked)',
-        };
-      const arg = parsed.args.toLowerCase();
-      const on = arg === 'on' ? true : arg === 'off' ? false : !gate.isYolo;
-      gate.setYolo(on);
-      return {
-        kind: 'display',
-        text: on
-          ? 'yolo on: tools run without asking'
-          : 'yolo off: you are asked before each tool runs',
-      };
-    }
-    case 'reload-ext': {
-      if (!host) return { kind: 'error', message: 'extensions are not loaded in this run' };
-      const reports = await session.reloadExtensions();
-      const ok = reports.filter((r) => r.status === 'ready' || r.status === 'auto-ready').length;
-      return {
-        kind: 'display',
-        text: `reloaded extensions: ${ok} ready, ${reports.length - ok} not loaded`,
-      };
-    }
-  }
-  if ((BUILTIN_COMMANDS as readonly string[]).includes(name)) {
-    return { kind: 'error', message: `/${name} needs the interactive TUI` };
   }
   if (!host?.hasCommand(name))
     return { kind: 'error', message: `unknown command /${parsed.name} (try /help)` };

@@ -41,6 +41,8 @@ export interface SessionOptions {
   resolveModel(id: string): ModelInfo | undefined;
   listModels(): ModelInfo[];
   writer?: SessionWriter;
+  /** Opens the file of a new session (`/new`); absent when sessions are not recorded. */
+  newWriter?(): SessionWriter;
   messages?: Message[];
   /** Problems found loading `messages` (bad lines, repaired tool calls); see subscribe(). */
   warnings?: string[];
@@ -63,7 +65,8 @@ export class Session {
   private model: ModelInfo;
   private readonly messagesList: Message[];
   private readonly listeners = new Set<(event: SessionEvent) => void>();
-  private readonly totals = zeroUsage();
+  private totals = zeroUsage();
+  private writer: SessionWriter | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private pending = 0;
   private controller: AbortController | undefined;
@@ -83,6 +86,7 @@ export class Session {
     this.messagesList = [...(options.messages ?? [])];
     this.hooks = options.hooks ?? {};
     this.loadWarnings = [...(options.warnings ?? [])];
+    this.writer = options.writer;
   }
 
   /**
@@ -113,6 +117,11 @@ export class Session {
     if (event.type !== 'state') this.statePublisher.publish();
   }
 
+  /** Re-checks the snapshot after a change made outside the session (e.g. `/yolo`). */
+  refreshState(): void {
+    this.statePublisher.publish();
+  }
+
   /** The runtime's snapshot (the fields of `get_state` and of the `state` event). */
   state(): RuntimeState {
     const host = this.options.extensions;
@@ -128,7 +137,7 @@ export class Session {
       busy: this.busy,
       queue_length: Math.max(0, this.pending - 1),
       message_count: this.messagesList.length,
-      session_file: this.options.writer?.path ?? null,
+      session_file: this.writer?.path ?? null,
       usage: this.usageTotals,
       yolo: this.gate?.isYolo ?? true,
       extensions: { loaded, failed: [...new Set([...failedToLoad, ...died])] },
@@ -149,7 +158,7 @@ export class Session {
     return { ...this.totals };
   }
   get sessionFile(): string | undefined {
-    return this.options.writer?.path;
+    return this.writer?.path;
   }
   get toolRegistry(): ToolRegistry {
     return this.options.tools;
@@ -204,7 +213,7 @@ export class Session {
 
   private persist(entry: SessionEntry): void {
     try {
-      this.options.writer?.append(entry);
+      this.writer?.append(entry);
     } catch (error) {
       this.emit({
         type: 'warning',
@@ -376,8 +385,21 @@ export class Session {
   clear(): void {
     if (this.busy) throw new Error('agent is busy');
     this.messagesList.length = 0;
-    if (this.options.writer?.exists)
-      this.persist({ type: 'clear', time: new Date().toISOString() });
+    if (this.writer?.exists) this.persist({ type: 'clear', time: new Date().toISOString() });
+    this.statePublisher.publish();
+  }
+
+  /**
+   * Starts a new session in this process (`/new`): an empty transcript, zero usage, a new
+   * session file; extensions hear `session_start` again. Contract: throws when busy.
+   */
+  startNew(): void {
+    if (this.busy) throw new Error('agent is busy');
+    this.messagesList.length = 0;
+    this.totals = zeroUsage();
+    this.writer = this.options.newWriter?.();
+    this.options.extensions?.notes.clearAll();
+    this.options.extensions?.emitEvent('session_start');
     this.statePublisher.publish();
   }
 

@@ -1,0 +1,54 @@
+// One registry of slash commands, built-in and from extensions: it feeds /help, RPC
+// get_commands and the TUI's autocomplete, and says in which modes each command works.
+import type { ExtensionHost } from '../extensions/host.js';
+
+export type CommandMode = 'print' | 'json' | 'rpc' | 'tui';
+export const ALL_MODES: readonly CommandMode[] = ['print', 'json', 'rpc', 'tui'];
+
+export interface CommandInfo {
+  name: string;
+  description: string;
+  /** Shown after the name in help and autocomplete, e.g. `<model id>`. */
+  argumentHint?: string;
+  /** `builtin`, or the name of the extension that registered it. */
+  source: string;
+  modes: readonly CommandMode[];
+}
+
+/** The built-in commands; extensions can never take these names (DECISIONS 9). */
+export const BUILTIN_COMMAND_INFO: readonly CommandInfo[] = [
+  { name: 'help', description: 'list commands' },
+  { name: 'clear', description: 'drop the transcript' },
+  { name: 'compact', description: 'summarise the transcript' },
+  { name: 'new', description: 'start a new session (new transcript and session file)' },
+  { name: 'model', description: 'show or switch the model', argumentHint: '[model id]' },
+  { name: 'cost', description: 'tokens and cost of this session' },
+  { name: 'session', description: 'the session file' },
+  { name: 'reload-ext', description: 'restart every extension' },
+  { name: 'yolo', description: 'stop or resume asking before tools run', argumentHint: '[on|off]' },
+  { name: 'login', description: 'store an API key', tui: true },
+  { name: 'logout', description: 'remove a stored API key', tui: true },
+  { name: 'exit', description: 'quit zot', tui: true },
+  { name: 'quit', description: 'quit zot', tui: true },
+].map(({ tui, ...info }) => ({
+  ...info,
+  source: 'builtin',
+  modes: tui ? (['tui'] as const) : ALL_MODES,
+}));
+
+export const BUILTIN_COMMANDS: readonly string[] = BUILTIN_COMMAND_INFO.map((c) => c.name);
+
+/** Every command available now: built-ins first, then extensions' in load order. */
+export function listCommands(host: ExtensionHost | undefined): CommandInfo[] {
+  const fromExtensions = (host?.commands() ?? []).map((command) => ({
+    name: command.name,
+    description: command.description,
+    source: command.extension,
+    modes: ALL_MODES,
+  }));
+  return [...BUILTIN_COMMAND_INFO, ...fromExtensions];
+}
+
+export function findBuiltin(name: string): CommandInfo | undefined {
+  return BUILTIN_COMMAND_INFO.find((command) => command.name === name);
+}

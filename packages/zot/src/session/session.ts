@@ -36,9 +36,14 @@ export type SessionEvent =
 export interface SessionOptions {
   cwd: string;
   model: ModelInfo;
-  /** The base URL requests for `model` go to (flag, model entry, provider default). */
+  /** The base URL requests for `model` go to (flag, model entry, environment, provider default). */
   baseUrlFor(model: ModelInfo): string;
-  apiKey?: string;
+  /**
+   * The API key, asked for only when a model call is about to happen (a prompt, a compaction),
+   * so that commands which never call the model need none; a key once found is kept.
+   * Contract: throws an Error saying how to provide a key when one is needed and none is set.
+   */
+  apiKey?(): string | undefined;
   systemPrompt: string;
   reasoning?: ReasoningLevel;
   maxSteps: number;
@@ -77,6 +82,7 @@ export class Session {
   private closed = false;
   private gate: ConfirmGate | undefined;
   private loadWarnings: string[];
+  private key: string | undefined;
   hooks: AgentHooks;
 
   constructor(private readonly options: SessionOptions) {
@@ -188,12 +194,23 @@ export class Session {
     this.persist(entry);
   }
 
+  /** Looks the API key up before a model call; returns why there is none when one is needed. */
+  private missingKey(): string | undefined {
+    if (this.key !== undefined || !this.options.apiKey) return undefined;
+    try {
+      this.key = this.options.apiKey();
+      return undefined;
+    } catch (error) {
+      return errorMessage(error);
+    }
+  }
+
   private settings(): ModelCallSettings {
-    const { apiKey, systemPrompt, reasoning } = this.options;
+    const { systemPrompt, reasoning } = this.options;
     return {
       model: this.model,
       baseUrl: this.options.baseUrlFor(this.model),
-      ...(apiKey !== undefined ? { apiKey } : {}),
+      ...(this.key !== undefined ? { apiKey: this.key } : {}),
       system: systemPrompt,
       ...(reasoning !== undefined ? { reasoning } : {}),
     };
@@ -209,6 +226,12 @@ export class Session {
       this.controller = controller;
       try {
         if (this.closed) return { stop: 'aborted', error: 'the session was closed', finalText: '' };
+        // Before the prompt joins the transcript: without a key it cannot be answered.
+        const missing = this.missingKey();
+        if (missing !== undefined) {
+          this.emit({ type: 'error', message: missing });
+          return { stop: 'error', error: missing, finalText: '' };
+        }
         const content: UserContent[] = [
           ...(text ? [{ type: 'text' as const, text }] : []),
           ...images,
@@ -300,6 +323,11 @@ export class Session {
       const error = 'nothing to compact yet';
       this.emit({ type: 'error', message: error });
       return { error };
+    }
+    const missing = this.missingKey();
+    if (missing !== undefined) {
+      this.emit({ type: 'error', message: missing });
+      return { error: missing };
     }
     const summarised = await summarise(
       this.messagesList.slice(0, cut),

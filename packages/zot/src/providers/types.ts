@@ -13,6 +13,8 @@ export type ToolCallBlock = {
   name: string;
   args: Record<string, unknown>;
 };
+/** Which extension, and which of its tools, produced a tool result. */
+export type ToolResultAttribution = { extension: string; tool: string };
 export type ToolResultBlock = {
   type: 'tool_result';
   call_id: string;
@@ -20,6 +22,11 @@ export type ToolResultBlock = {
   name?: string;
   is_error: boolean;
   content: Array<TextBlock | ImageBlock>;
+  /**
+   * Set for extension tools (absent for built-in ones), so the session file says who answered.
+   * Contract: request builders never send it to a model API.
+   */
+  attribution?: ToolResultAttribution;
 };
 
 export type UserContent = TextBlock | ImageBlock;

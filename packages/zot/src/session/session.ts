@@ -16,7 +16,7 @@ import type { ExtensionHost, ExtensionReport, HostEvent } from '../extensions/ho
 import { errorMessage } from '../util/errors.js';
 import { AUTO_COMPACT_RATIO, screenSummary, splitPoint, summarise } from './compact.js';
 import { ConfirmGate, type AskPerson } from './confirm.js';
-import { extensionHooks, forwardLifecycle } from './extension-hooks.js';
+import { wireExtensions } from './extension-hooks.js';
 import type { InterceptRecord } from '../extensions/intercept.js';
 import { summaryMessage, type SessionEntry, type SessionWriter } from './store.js';
 import type { ToolRegistry } from './tool-registry.js';
@@ -147,8 +147,9 @@ export class Session {
     if (!host) return [];
     host.subscribe((event) => this.emit(event));
     this.options.tools.addSource(host.toolSource);
-    this.hooks = { ...this.hooks, ...extensionHooks(host, this) };
-    this.subscribe((event) => forwardLifecycle(host, event));
+    const wiring = wireExtensions(host, this);
+    this.hooks = { ...this.hooks, ...wiring.hooks };
+    this.subscribe(wiring.forward);
     return host.start();
   }
 

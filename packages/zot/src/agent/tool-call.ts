@@ -31,7 +31,15 @@ export async function runToolCall(
     content,
     ...(output.attribution ? { extension: output.attribution.extension } : {}),
   });
-  return { type: 'tool_result', call_id: call.id, name: call.name, is_error: isError, content };
+  return {
+    type: 'tool_result',
+    call_id: call.id,
+    name: call.name,
+    is_error: isError,
+    content,
+    // Persisted with the transcript (who answered); request builders leave it out.
+    ...(output.attribution ? { attribution: output.attribution } : {}),
+  };
 }
 
 async function execute(

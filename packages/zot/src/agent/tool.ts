@@ -1,5 +1,10 @@
 // The one Tool contract shared by built-in and extension tools.
-import type { ImageBlock, JsonSchema, TextBlock } from '../providers/types.js';
+import type {
+  ImageBlock,
+  JsonSchema,
+  TextBlock,
+  ToolResultAttribution,
+} from '../providers/types.js';
 
 export type ToolContent = TextBlock | ImageBlock;
 
@@ -13,11 +18,8 @@ export interface ToolContext {
   onProgress(text: string): void;
 }
 
-/** Who produced a tool result, when it was not a built-in tool. */
-export interface ToolAttribution {
-  extension: string;
-  tool: string;
-}
+/** Who produced a tool result, when it was not a built-in tool (kept in the transcript). */
+export type ToolAttribution = ToolResultAttribution;
 
 export interface ToolOutput {
   content: ToolContent[];

@@ -1,5 +1,6 @@
 // Table-driven parsing of zot's command line (the flags of the original Go zot).
 import { PROVIDER_NAMES } from '../config/auth.js';
+import { isBaseUrl } from '../util/base-url.js';
 import { UsageError } from '../util/errors.js';
 import { scanArgs, type OptionSpec } from './options.js';
 
@@ -56,6 +57,15 @@ const csv = (value: string, flag: string): string[] => {
   return items;
 };
 
+const baseUrl = (value: string, flag: string): string => {
+  if (!isBaseUrl(value)) {
+    throw new UsageError(
+      `${flag} expects an http:// or https:// URL (e.g. http://localhost:8000/v1), got "${value}"`,
+    );
+  }
+  return value.trim();
+};
+
 const FLAGS: FlagSpec[] = [
   { names: ['-p', '--print'], kind: 'bool', key: 'print' },
   { names: ['--json'], kind: 'bool', key: 'json' },
@@ -68,7 +78,7 @@ const FLAGS: FlagSpec[] = [
   { names: ['--provider'], kind: 'value', key: 'provider', choices: PROVIDER_NAMES },
   { names: ['--model'], kind: 'value', key: 'model' },
   { names: ['--api-key'], kind: 'value', key: 'apiKey' },
-  { names: ['--base-url'], kind: 'value', key: 'baseUrl' },
+  { names: ['--base-url'], kind: 'value', key: 'baseUrl', parse: baseUrl },
   { names: ['--system-prompt'], kind: 'value', key: 'systemPrompt' },
   { names: ['--append-system-prompt'], kind: 'list', key: 'appendSystemPrompt' },
   { names: ['--reasoning'], kind: 'value', key: 'reasoning', choices: ['low', 'medium', 'high'] },

@@ -20,7 +20,8 @@ Options:
       --provider <name>           anthropic | openai | ollama | kimi (default: last used, else anthropic)
       --model <id>                model id (default: last used, else the provider's default)
       --api-key <key>             API key for this run
-      --base-url <url>            API base URL, with or without a trailing /v1 (any OpenAI-compatible server)
+      --base-url <url>            API base URL, http(s), with or without a trailing /v1 (any OpenAI-compatible
+                                  server); beats a models.json baseUrl and ANTHROPIC_BASE_URL/OPENAI_BASE_URL
       --system-prompt <text>      replace the system prompt (default: built-in, or $ZOT_HOME/SYSTEM.md)
       --append-system-prompt <t>  append to the system prompt (repeatable)
       --reasoning <level>         low | medium | high (models that support reasoning)
@@ -41,6 +42,10 @@ Options:
 Environment:
   ZOT_HOME                        state directory (default: $XDG_STATE_HOME/zot or ~/.local/state/zot)
   ANTHROPIC_API_KEY, OPENAI_API_KEY, KIMI_API_KEY / MOONSHOT_API_KEY
+                                  API keys, needed only once a prompt or compaction calls the model
+  ANTHROPIC_BASE_URL, OPENAI_BASE_URL
+                                  base URL, as the official SDKs read it. Order: --base-url, the model's
+                                  baseUrl in models.json, this variable, the provider's API
   ZOTCORE_RPC_TOKEN               require a hello with this token as the first RPC line
   NO_COLOR                        disable colours
 

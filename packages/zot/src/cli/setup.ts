@@ -8,6 +8,7 @@ import {
   defaultBaseUrl,
   listModels,
   parseModelsJson,
+  providerDefaults,
   providerNeedsKey,
   resolveModel,
   streamFor,
@@ -19,6 +20,7 @@ import { newestSession, newSessionPath, openSession, SessionWriter } from '../se
 import { buildSystemPrompt } from '../session/system-prompt.js';
 import { ToolRegistry } from '../session/tool-registry.js';
 import { BUILTIN_TOOL_NAMES, builtinTools } from '../tools/index.js';
+import { isBaseUrl } from '../util/base-url.js';
 import { UsageError } from '../util/errors.js';
 import type { CliOptions, Mode } from './args.js';
 import { zotVersion } from './version.js';
@@ -42,22 +44,51 @@ function resolveCwd(option: string | undefined): string {
   return cwd;
 }
 
+/** Contract: throws an Error naming models.json when a base URL in it is invalid. */
 function extraModels(paths: ZotPaths, warn: Warn): ModelInfo[] {
   if (!existsSync(paths.models)) return [];
-  const { models, errors } = parseModelsJson(readFileSync(paths.models, 'utf8'), paths.models);
+  const text = readFileSync(paths.models, 'utf8');
+  const { models, errors, fatal } = parseModelsJson(text, paths.models);
   for (const error of errors) warn(error);
+  if (fatal.length > 0) throw new Error(fatal.join('; '));
   return models;
 }
 
-/** Picks provider and model: flags, then config.json, then the catalog default. */
+/**
+ * The base URL given for this run: --base-url (checked by the parser), else the variable the
+ * provider's official SDK reads (ANTHROPIC_BASE_URL, OPENAI_BASE_URL); empty counts as unset.
+ * Contract: throws UsageError naming the variable when its value is not an http(s) URL.
+ */
+function baseUrlOverride(
+  options: CliOptions,
+  provider: ProviderName,
+  env: NodeJS.ProcessEnv,
+): string | undefined {
+  if (options.baseUrl !== undefined) return options.baseUrl;
+  const name = providerDefaults(provider).baseUrlEnv;
+  const value = name ? env[name]?.trim() : undefined;
+  if (!name || !value) return undefined;
+  if (!isBaseUrl(value)) {
+    throw new UsageError(
+      `${name} expects an http:// or https:// URL (e.g. http://localhost:8000/v1), got "${value}"`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Picks provider and model: flags, then config.json, then the catalog default. `baseUrl` is the
+ * run's override (flag or environment), if any.
+ */
 export function resolveProviderModel(options: CliOptions, paths: ZotPaths, warn: Warn) {
   const { settings, warning } = loadSettings(paths.config);
   if (warning) warn(warning);
   const provider = (options.provider ?? settings.provider ?? 'anthropic') as ProviderName;
+  const baseUrl = baseUrlOverride(options, provider, process.env);
   const extra = extraModels(paths, warn);
   const id = options.model ?? (settings.provider === provider ? settings.model : undefined);
-  const { model, known } = resolveForRun(provider, id, extra, options.baseUrl);
-  return { provider, model, known, extra };
+  const { model, known } = resolveForRun(provider, id, extra, baseUrl);
+  return { provider, model, known, extra, baseUrl };
 }
 
 /**
@@ -139,11 +170,15 @@ async function createHost(
   });
 }
 
-/** Contract: throws UsageError for bad input and Error for runtime problems (missing key). */
+/**
+ * Contract: throws UsageError for bad input and Error for runtime problems (an invalid base URL
+ * in models.json, an unreadable session file). A missing API key is not one of them: the session
+ * reports it when a model call is about to happen.
+ */
 export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn): Promise<Runtime> {
   const cwd = resolveCwd(options.cwd);
   const paths = zotPaths();
-  const { provider, model, known, extra } = resolveProviderModel(options, paths, warn);
+  const { provider, model, known, extra, baseUrl } = resolveProviderModel(options, paths, warn);
   if (!known) {
     warn(
       `model "${model.id}" is not in the ${provider} catalog; using default limits ` +
@@ -153,10 +188,16 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
           : ''),
     );
   }
-  const key = resolveApiKey(provider, options.apiKey, process.env, new AuthStore(paths.auth));
-  if (!key && providerNeedsKey(provider) && !options.baseUrl) {
-    throw new Error(missingKeyMessage(provider, paths.auth));
-  }
+  // Looked up when a model call is about to happen: commands that never call the model (/help,
+  // an extension's command, RPC get_state) work without a key. A base URL of your own (flag or
+  // environment) may be a local server that needs none.
+  const apiKey = () => {
+    const key = resolveApiKey(provider, options.apiKey, process.env, new AuthStore(paths.auth));
+    if (!key && providerNeedsKey(provider) && baseUrl === undefined) {
+      throw new Error(missingKeyMessage(provider, paths.auth));
+    }
+    return key?.key;
+  };
   const version = zotVersion();
   const path = sessionPath(options, mode, paths, cwd, warn);
   let current: Session | undefined;
@@ -190,8 +231,10 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
     ...(extensions ? { extensions } : {}),
     cwd,
     model,
-    baseUrlFor: (m) => options.baseUrl ?? m.baseUrl ?? defaultBaseUrl(provider),
-    ...(key ? { apiKey: key.key } : {}),
+    // The flag, then the model's own entry (more specific than a provider-wide variable that
+    // may be set for other tools), then the environment, then the provider's API.
+    baseUrlFor: (m) => options.baseUrl ?? m.baseUrl ?? baseUrl ?? defaultBaseUrl(provider),
+    apiKey,
     systemPrompt: buildSystemPrompt({
       cwd,
       ...(options.systemPrompt !== undefined ? { override: options.systemPrompt } : {}),
@@ -202,7 +245,7 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
     maxSteps: options.maxSteps,
     tools: new ToolRegistry(selectTools(options)),
     stream: streamFor,
-    resolveModel: (id) => resolveForRun(provider, id, extra, options.baseUrl).model,
+    resolveModel: (id) => resolveForRun(provider, id, extra, baseUrl).model,
     listModels: () => listModels(provider, extra),
     ...(opened ? { writer: opened.writer, warnings: opened.warnings, newWriter } : {}),
     messages: opened?.messages ?? [],

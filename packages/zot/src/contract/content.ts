@@ -27,12 +27,18 @@ export const ToolCallBlockSchema = Type.Object({
   args: Type.Record(Type.String(), Type.Unknown()),
 });
 export const ToolContentSchema = Type.Union([TextBlockSchema, ImageBlockSchema]);
+export const ToolResultAttributionSchema = Type.Object(
+  { extension: Type.String(), tool: Type.String() },
+  { description: 'Which extension, and which of its tools, produced a tool result' },
+);
 export const ToolResultBlockSchema = Type.Object({
   type: Type.Literal('tool_result'),
   call_id: Type.String(),
   name: Type.Optional(Type.String({ description: 'The tool that was called' })),
   is_error: Type.Boolean(),
   content: Type.Array(ToolContentSchema),
+  // Set for extension tools; request builders never send it to a model API.
+  attribution: Type.Optional(ToolResultAttributionSchema),
 });
 export const UserContentSchema = Type.Union([TextBlockSchema, ImageBlockSchema]);
 export const AssistantContentSchema = Type.Union([
@@ -69,6 +75,7 @@ export type TextBlock = Static<typeof TextBlockSchema>;
 export type ImageBlock = Static<typeof ImageBlockSchema>;
 export type ThinkingBlock = Static<typeof ThinkingBlockSchema>;
 export type ToolCallBlock = Static<typeof ToolCallBlockSchema>;
+export type ToolResultAttribution = Static<typeof ToolResultAttributionSchema>;
 export type ToolResultBlock = Static<typeof ToolResultBlockSchema>;
 export type UserContent = Static<typeof UserContentSchema>;
 export type AssistantContent = Static<typeof AssistantContentSchema>;

@@ -47,7 +47,12 @@ export function promptExitCode(
 export function reportDiagnostics(event: SessionEvent, io: ModeIO): void {
   if (event.type === 'warning') writeDiagnostic(io.stderr, `zot: warning: ${event.message}`);
   else if (event.type === 'ext_error')
-    writeDiagnostic(io.stderr, `zot: ${event.message} (log: ${event.log_path})`);
+    // An extension that never started (a missing directory, a bad manifest) has no log; its
+    // message names the directory or file instead.
+    writeDiagnostic(
+      io.stderr,
+      `zot: ${event.message}${event.log_path ? ` (log: ${event.log_path})` : ''}`,
+    );
   else if (event.type === 'ext_warning')
     writeDiagnostic(io.stderr, `zot: warning: ${event.message}`);
 }

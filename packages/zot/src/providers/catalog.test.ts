@@ -98,8 +98,9 @@ test('models.json: bad entries are reported by file, index and field; the others
     { provider: 'kimi', id: '' },
     { provider: 'kimi', id: 'k', prices: { input: -1 } },
     { provider: 'kimi', id: 'k2', api: 'grpc', baseUrl: 'ftp://x' },
+    { provider: 'openai', id: 'o', baseUrl: 'http://[::' },
   ]);
-  const { models, errors } = parseModelsJson(text, path);
+  const { models, errors, fatal } = parseModelsJson(text, path);
   assert.deepEqual(
     models.map((m) => [m.id, m.api, m.reasoning]),
     [['gpt-ok', 'openai-chat', true]],
@@ -111,11 +112,15 @@ test('models.json: bad entries are reported by file, index and field; the others
     /^\/z\/models\.json: entry 3: must be an object/,
     /^\/z\/models\.json: entry 4: field "id" must be a non-empty string/,
     /^\/z\/models\.json: entry 5: field "prices\.input" must be a number >= 0/,
-    /^\/z\/models\.json: entry 6: field "baseUrl" must be an http/,
     /^\/z\/models\.json: entry 6: field "api" must be one of/,
   ];
   assert.equal(errors.length, expected.length, errors.join('\n'));
   expected.forEach((pattern, i) => assert.match(errors[i] ?? '', pattern));
+  // A base URL the URL parser refuses is fatal (the caller stops), not a skipped entry.
+  assert.deepEqual(fatal, [
+    '/z/models.json: entry 6: field "baseUrl" must be an http:// or https:// URL, e.g. http://localhost:8000/v1 (got "ftp://x")',
+    '/z/models.json: entry 7: field "baseUrl" must be an http:// or https:// URL, e.g. http://localhost:8000/v1 (got "http://[::")',
+  ]);
 });
 
 test('models.json: invalid JSON and a wrong top-level shape name the file', () => {

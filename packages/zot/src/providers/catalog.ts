@@ -9,6 +9,8 @@ export interface ProviderDefaults {
   needsKey: boolean;
   /** The environment variable conventionally holding the key. */
   keyEnv?: string;
+  /** The environment variable the provider's official SDK reads its base URL from. */
+  baseUrlEnv?: string;
   defaultModel: string;
 }
 
@@ -21,6 +23,7 @@ const PROVIDERS: Record<ProviderName, ProviderDefaults> = {
     api: 'anthropic-messages',
     needsKey: true,
     keyEnv: 'ANTHROPIC_API_KEY',
+    baseUrlEnv: 'ANTHROPIC_BASE_URL',
     defaultModel: 'claude-sonnet-4-5',
   },
   openai: {
@@ -29,6 +32,7 @@ const PROVIDERS: Record<ProviderName, ProviderDefaults> = {
     api: 'openai-responses',
     needsKey: true,
     keyEnv: 'OPENAI_API_KEY',
+    baseUrlEnv: 'OPENAI_BASE_URL',
     defaultModel: 'gpt-5',
   },
   kimi: {

@@ -2,6 +2,7 @@
 import { builtinModel, isProviderName, PROVIDER_NAMES, unknownModel } from './catalog.js';
 import type { ModelInfo, ModelPrices, ProviderApi } from './types.js';
 import { parseBoundedJson } from '@zot/protocol/bounds';
+import { isBaseUrl } from '../util/base-url.js';
 
 const APIS: readonly ProviderApi[] = ['anthropic-messages', 'openai-chat', 'openai-responses'];
 const FIELDS = [
@@ -30,26 +31,33 @@ type Entry = Record<string, unknown>;
  * overrides it field by field; prices merge per price.
  * Contract: never throws; a bad entry is skipped with an error naming the file, the entry
  * index and the field, and the other entries still load. Unknown fields are reported and ignored.
+ * An invalid `baseUrl` is reported in `fatal` instead: where requests and the API key go is not
+ * something to guess, so the caller refuses to run (see cli/setup.ts).
  */
 export function parseModelsJson(
   text: string,
   sourcePath: string,
-): { models: ModelInfo[]; errors: string[] } {
+): { models: ModelInfo[]; errors: string[]; fatal: string[] } {
   const errors: string[] = [];
+  const fatal: string[] = [];
   const models: ModelInfo[] = [];
   const parsed = parseBoundedJson(text);
-  if (!parsed.ok) return { models, errors: [`${sourcePath}: ${parsed.error}`] };
+  if (!parsed.ok) return { models, errors: [`${sourcePath}: ${parsed.error}`], fatal };
   const json = parsed.value;
   const list = Array.isArray(json) ? json : (json as { models?: unknown } | null)?.models;
   if (!Array.isArray(list)) {
     const message = `${sourcePath}: expected a JSON array of models or an object with a "models" array`;
-    return { models, errors: [message] };
+    return { models, errors: [message], fatal };
   }
   list.forEach((entry: unknown, index) => {
     const where = `${sourcePath}: entry ${index}`;
     const problems: string[] = [];
-    const model = toModel(entry, models, problems, (m) => errors.push(`${where}: ${m}`));
-    if (problems.length > 0 || !model) {
+    const badUrls: string[] = [];
+    const model = toModel(entry, models, { problems, badUrls }, (m) =>
+      errors.push(`${where}: ${m}`),
+    );
+    fatal.push(...badUrls.map((p) => `${where}: ${p}`));
+    if (problems.length > 0 || badUrls.length > 0 || !model) {
       errors.push(...problems.map((p) => `${where}: ${p}`));
       return;
     }
@@ -57,7 +65,7 @@ export function parseModelsJson(
     if (at >= 0) models[at] = model;
     else models.push(model);
   });
-  return { models, errors };
+  return { models, errors, fatal };
 }
 
 function describe(value: unknown): string {
@@ -68,7 +76,7 @@ function describe(value: unknown): string {
 function toModel(
   entry: unknown,
   earlier: ModelInfo[],
-  problems: string[],
+  { problems, badUrls }: { problems: string[]; badUrls: string[] },
   warn: (message: string) => void,
 ): ModelInfo | undefined {
   if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
@@ -106,9 +114,11 @@ function toModel(
     else bad(field, 'a positive integer');
   }
   if (e.baseUrl !== undefined) {
-    if (typeof e.baseUrl === 'string' && /^https?:\/\/\S+$/.test(e.baseUrl))
-      model.baseUrl = e.baseUrl;
-    else bad('baseUrl', 'an http:// or https:// URL');
+    if (typeof e.baseUrl === 'string' && isBaseUrl(e.baseUrl)) model.baseUrl = e.baseUrl.trim();
+    else
+      badUrls.push(
+        `field "baseUrl" must be an http:// or https:// URL, e.g. http://localhost:8000/v1 (got ${describe(e.baseUrl)})`,
+      );
   }
   if (e.api !== undefined) {
     if (APIS.includes(e.api as ProviderApi)) model.api = e.api as ProviderApi;

@@ -13,6 +13,7 @@ export type {
   ThinkingBlock,
   ToolCallBlock,
   ToolMessage,
+  ToolResultAttribution,
   ToolResultBlock,
   UserContent,
   UserMessage,

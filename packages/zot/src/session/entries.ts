@@ -41,6 +41,8 @@ const toolResult = object({
   name: optional(string()),
   is_error: boolean(),
   content: array(tagged('type', { text, image })),
+  /** Which extension tool answered; files written before it existed have none. */
+  attribution: optional(object({ extension: string(), tool: string() })),
 });
 
 export const messageShape = tagged('role', {

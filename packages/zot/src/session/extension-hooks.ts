@@ -40,15 +40,50 @@ function audit(records: InterceptRecord[], sink: AuditSink, part?: AssistantText
 const textOf = (content: AssistantContent[]) =>
   content.map((block) => (block.type === 'text' ? block.text : '')).join('');
 
-/** The interception hooks; `confirm` (when set) runs after interception (DECISIONS 14). */
-export function extensionHooks(host: ExtensionHost, sink: AuditSink): AgentHooks {
+/** The agent's hooks wired to the host, and the forwarding of lifecycle events to observers. */
+export interface ExtensionWiring {
+  hooks: AgentHooks;
+  /** Subscribed to the session's events: sends the lifecycle to subscribed extensions. */
+  forward(event: SessionEvent): void;
+}
+
+/**
+ * Wires the host into a session. The interception hooks run before confirmation (DECISIONS 14).
+ * Contract: observers hear of a turn (`turn_start`, and so its `turn_end`) only once the
+ * `turn_start` interceptors let it through; a blocked turn never happened for them.
+ */
+export function wireExtensions(host: ExtensionHost, sink: AuditSink): ExtensionWiring {
+  let announced = false;
+  const hooks = extensionHooks(host, sink, (step) => {
+    announced = true;
+    host.emitEvent('turn_start', { step });
+  });
+  const forward = (event: SessionEvent) => {
+    if (event.type === 'turn_start') return; // announced by the hook, once allowed
+    if (event.type === 'turn_end') {
+      if (!announced) return;
+      announced = false;
+    }
+    forwardLifecycle(host, event);
+  };
+  return { hooks, forward };
+}
+
+/** The interception hooks; `allowed` hears of each turn the interceptors let through. */
+function extensionHooks(
+  host: ExtensionHost,
+  sink: AuditSink,
+  allowed: (step: number) => void,
+): AgentHooks {
   return {
     async beforeModelCall({ step }) {
       const result = await host.intercept('turn_start', { step });
       audit(result.records, sink);
-      return result.blocked
-        ? { block: true, reason: `${result.blocked.reason} (${result.blocked.extension})` }
-        : undefined;
+      if (result.blocked) {
+        return { block: true, reason: `${result.blocked.reason} (${result.blocked.extension})` };
+      }
+      allowed(step);
+      return undefined;
     },
     async beforeToolCall({ id, name, args }) {
       const result = await host.intercept('tool_call', {
@@ -73,10 +108,8 @@ export function extensionHooks(host: ExtensionHost, sink: AuditSink): AgentHooks
 }
 
 /** Forwards the session's lifecycle to subscribed extensions as `event` frames. */
-export function forwardLifecycle(host: ExtensionHost, event: SessionEvent): void {
+function forwardLifecycle(host: ExtensionHost, event: SessionEvent): void {
   switch (event.type) {
-    case 'turn_start':
-      return host.emitEvent('turn_start', { step: event.step });
     case 'turn_end':
       return host.emitEvent('turn_end', { stop: event.stop });
     case 'tool_call':

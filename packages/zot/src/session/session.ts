@@ -16,7 +16,7 @@ import type { ExtensionHost, ExtensionReport } from '../extensions/host.js';
 import { errorMessage } from '../util/errors.js';
 import { AUTO_COMPACT_RATIO, screenSummary, splitPoint, summarise } from './compact.js';
 import { ConfirmGate, type AskPerson } from './confirm.js';
-import { extensionHooks, forwardLifecycle } from './extension-hooks.js';
+import { wireExtensions } from './extension-hooks.js';
 import { summaryMessage, type SessionEntry, type SessionWriter } from './store.js';
 import type { ToolRegistry } from './tool-registry.js';
 
@@ -29,9 +29,14 @@ import { nextOpenPanel, StatePublisher } from './state.js';
 export interface SessionOptions {
   cwd: string;
   model: ModelInfo;
-  /** The base URL requests for `model` go to (flag, model entry, provider default). */
+  /** The base URL requests for `model` go to (flag, model entry, environment, provider default). */
   baseUrlFor(model: ModelInfo): string;
-  apiKey?: string;
+  /**
+   * The API key, asked for only when a model call is about to happen (a prompt, a compaction),
+   * so that commands which never call the model need none; a key once found is kept.
+   * Contract: throws an Error saying how to provide a key when one is needed and none is set.
+   */
+  apiKey?(): string | undefined;
   systemPrompt: string;
   reasoning?: ReasoningLevel;
   maxSteps: number;
@@ -78,6 +83,7 @@ export class Session {
     (event) => this.emit(event),
   );
   private loadWarnings: string[];
+  private key: string | undefined;
   hooks: AgentHooks;
 
   constructor(private readonly options: SessionOptions) {
@@ -173,8 +179,9 @@ export class Session {
     if (!host) return [];
     host.subscribe((event) => this.emit(event));
     this.options.tools.addSource(host.toolSource);
-    this.hooks = { ...this.hooks, ...extensionHooks(host, this) };
-    this.subscribe((event) => forwardLifecycle(host, event));
+    const wiring = wireExtensions(host, this);
+    this.hooks = { ...this.hooks, ...wiring.hooks };
+    this.subscribe(wiring.forward);
     return host.start();
   }
 
@@ -227,12 +234,23 @@ export class Session {
     this.persist(entry);
   }
 
+  /** Looks the API key up before a model call; returns why there is none when one is needed. */
+  private missingKey(): string | undefined {
+    if (this.key !== undefined || !this.options.apiKey) return undefined;
+    try {
+      this.key = this.options.apiKey();
+      return undefined;
+    } catch (error) {
+      return errorMessage(error);
+    }
+  }
+
   private settings(): ModelCallSettings {
-    const { apiKey, systemPrompt, reasoning } = this.options;
+    const { systemPrompt, reasoning } = this.options;
     return {
       model: this.model,
       baseUrl: this.options.baseUrlFor(this.model),
-      ...(apiKey !== undefined ? { apiKey } : {}),
+      ...(this.key !== undefined ? { apiKey: this.key } : {}),
       system: systemPrompt,
       ...(reasoning !== undefined ? { reasoning } : {}),
     };
@@ -248,6 +266,12 @@ export class Session {
       this.controller = controller;
       try {
         if (this.closed) return { stop: 'aborted', error: 'the session was closed', finalText: '' };
+        // Before the prompt joins the transcript: without a key it cannot be answered.
+        const missing = this.missingKey();
+        if (missing !== undefined) {
+          this.emit({ type: 'error', message: missing });
+          return { stop: 'error', error: missing, finalText: '' };
+        }
         const content: UserContent[] = [
           ...(text ? [{ type: 'text' as const, text }] : []),
           ...images,
@@ -338,6 +362,11 @@ export class Session {
       const error = 'nothing to compact yet';
       this.emit({ type: 'error', message: error });
       return { error };
+    }
+    const missing = this.missingKey();
+    if (missing !== undefined) {
+      this.emit({ type: 'error', message: missing });
+      return { error: missing };
     }
     const summarised = await summarise(
       this.messagesList.slice(0, cut),

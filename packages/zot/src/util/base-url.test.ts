@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiUrl } from './base-url.js';
+import { apiUrl, isBaseUrl } from './base-url.js';
 
 test('apiUrl adds /v1 once, with or without a trailing /v1 or slashes', () => {
   const want = 'https://api.example.com/v1/messages';
@@ -27,4 +27,29 @@ test('apiUrl keeps a path prefix and strips leading slashes from the path', () =
   );
   // Only a whole trailing `v1` segment counts.
   assert.equal(apiUrl('http://h/apiv1', 'x'), 'http://h/apiv1/v1/x');
+});
+
+test('isBaseUrl accepts absolute http(s) URLs with a host, and nothing else', () => {
+  for (const good of [
+    'http://127.0.0.1:8000',
+    'https://api.example.com/v1/',
+    'http://[::1]:11434/v1',
+    ' http://gpu-box:11434 ',
+  ]) {
+    assert.equal(isBaseUrl(good), true, good);
+  }
+  for (const bad of [
+    'notaurl',
+    'localhost:8000',
+    'ftp://example.com',
+    'http://',
+    'http://[::',
+    'http://a b',
+    'http://h/?x=1',
+    'http://h/#top',
+    'file:///etc/passwd',
+    '',
+  ]) {
+    assert.equal(isBaseUrl(bad), false, bad);
+  }
 });

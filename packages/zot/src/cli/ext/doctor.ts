@@ -1,6 +1,7 @@
 // `zot ext doctor`: the normal start-up (discovery, trust gate, spawn, handshake, timeouts),
 // reported per extension instead of failing soft, then a clean shutdown.
 import { loadSettings } from '../../config/settings.js';
+import { buildCatalog, type Builtins } from '../../extensions/catalog.js';
 import { ExtensionHost, type ExtensionReport } from '../../extensions/host.js';
 import { trustGate } from '../../extensions/trust.js';
 import { resolveModel } from '../../providers/catalog.js';
@@ -22,14 +23,67 @@ import {
 /** An interrupted doctor still flushes what it printed, but not for longer than this. */
 const DOCTOR_FLUSH_LIMIT_MS = 2_000;
 
+/** A name an extension registered that another owner keeps: a built-in or an earlier extension. */
+export type Shadowed =
+  | { kind: 'command' | 'tool'; name: string; by_builtin: true }
+  | { kind: 'command' | 'tool'; name: string; by_extension: string };
+
+/** A report whose commands and tools are those the extension owns; the rest are `shadowed`. */
+export interface Diagnosis extends ExtensionReport {
+  shadowed: Shadowed[];
+}
+
+/** buildCatalog's record of noted conflicts, saying each is noted: the host noted them at start. */
+class AllNoted extends Set<string> {
+  override has(): boolean {
+    return true;
+  }
+}
+
+/**
+ * Splits each report's registrations into owned and shadowed by the catalog's own rules (the
+ * extensions the host would offer, in load order); extensions that never became live own nothing
+ * and lose nothing.
+ */
+function withOwners(host: ExtensionHost, builtins: Builtins, reports: ExtensionReport[]) {
+  const live = host.running.filter(
+    (e) => e.state === 'ready' || e.state === 'exited' || e.state === 'handshaking',
+  );
+  const catalog = buildCatalog(live, builtins, new AllNoted());
+  return reports.map((report): Diagnosis => {
+    const extension = live.find((e) => e.dir === report.dir);
+    if (!extension) return { ...report, shadowed: [] };
+    const shadowed: Shadowed[] = [];
+    // Keeps a registration the extension owns; records who keeps one it lost.
+    const owns = (kind: 'command' | 'tool', name: string, key: string) => {
+      const owner = (kind === 'command' ? catalog.commands : catalog.tools).get(key)?.extension;
+      if (owner === extension) return true;
+      if ((kind === 'command' ? builtins.commands : builtins.tools).has(key))
+        shadowed.push({ kind, name, by_builtin: true });
+      else if (owner) shadowed.push({ kind, name, by_extension: owner.name });
+      return false;
+    };
+    const commands = new Set(
+      [...extension.commands]
+        .filter(([key, c]) => owns('command', c.name, key))
+        .map(([, c]) => c.name),
+    );
+    const tools = new Set([...extension.tools.keys()].filter((name) => owns('tool', name, name)));
+    return {
+      ...report,
+      commands: report.commands.filter((name) => commands.has(name)),
+      tools: report.tools.filter((tool) => tools.has(tool.name)),
+      shadowed,
+    };
+  });
+}
+
 /** Starts every extension as `zot` would, collects the reports, shuts everything down. */
-export async function diagnose(
-  context: ExtContext,
-  extPaths: string[],
-): Promise<ExtensionReport[]> {
+export async function diagnose(context: ExtContext, extPaths: string[]): Promise<Diagnosis[]> {
   const { settings } = loadSettings(context.paths.config);
   const provider = settings.provider ?? 'anthropic';
   const model = resolveModel(provider, settings.model, []).model.id;
+  const builtins = { commands: new Set(BUILTIN_COMMANDS), tools: new Set(BUILTIN_TOOL_NAMES) };
   const host = new ExtensionHost({
     cwd: context.cwd,
     zotHome: context.paths.home,
@@ -38,7 +92,7 @@ export async function diagnose(
     noExt: false,
     version: zotVersion(),
     model: () => ({ provider, model }),
-    builtins: { commands: new Set(BUILTIN_COMMANDS), tools: new Set(BUILTIN_TOOL_NAMES) },
+    builtins,
     env: context.env,
     allow: trustGate(context.paths, context.env),
   });
@@ -51,7 +105,7 @@ export async function diagnose(
   for (const signal of signals) process.on(signal, onSignal);
   try {
     // The reports include registration conflicts: the host decides them before reporting.
-    return await host.start();
+    return withOwners(host, builtins, await host.start());
   } finally {
     await host.shutdown();
     for (const signal of signals) process.off(signal, onSignal);
@@ -70,7 +124,7 @@ const STATUS_TEXT: Record<ExtensionReport['status'], string> = {
   untrusted: 'NOT TRUSTED (not spawned)',
 };
 
-function render(reports: ExtensionReport[]): string[] {
+function render(reports: Diagnosis[]): string[] {
   const lines: string[] = [];
   // Every value may come from a manifest or from the extension itself: one line, escaped.
   const field = (label: string, value: string) =>
@@ -92,6 +146,14 @@ function render(reports: ExtensionReport[]): string[] {
       );
       field('tools', tools.join(', '));
     }
+    if (report.shadowed.length > 0) {
+      const lost = report.shadowed.map(
+        (item) =>
+          `${item.kind === 'command' ? `/${item.name}` : `tool ${item.name}`} by ` +
+          ('by_builtin' in item ? 'the built-in' : `extension ${item.by_extension}`),
+      );
+      field('shadowed', lost.join(', '));
+    }
     if (report.events.length > 0) field('events', report.events.join(', '));
     if (report.intercepts.length > 0) field('intercepts', report.intercepts.join(', '));
     for (const warning of report.warnings) field('warning', warning);
@@ -105,7 +167,7 @@ function render(reports: ExtensionReport[]): string[] {
   return lines;
 }
 
-function toJson(report: ExtensionReport) {
+function toJson(report: Diagnosis) {
   return {
     name: report.name,
     scope: report.scope,
@@ -115,6 +177,7 @@ function toJson(report: ExtensionReport) {
     ...(report.shadowedBy !== undefined ? { shadowed_by: report.shadowedBy } : {}),
     commands: report.commands,
     tools: report.tools,
+    shadowed: report.shadowed,
     events: report.events,
     intercepts: report.intercepts,
     warnings: report.warnings,
@@ -130,7 +193,8 @@ Runs the same discovery, trust check, spawn and handshake as a normal start (wit
 the same timeouts, e.g. ZOT_EXT_HELLO_TIMEOUT_MS), then shuts everything down and
 reports per extension: manifest errors, disabled or shadowed (by whom), load
 errors with exit status or signal, untrusted project extensions, ready or
-auto-ready, commands, tools (deferred marked), subscriptions, conflicts,
+auto-ready, the commands and tools it owns (deferred marked), the ones a
+built-in or an earlier extension keeps (shadowed, by whom), subscriptions,
 protocol warnings and the stderr log path.
 
 Options:

@@ -65,7 +65,7 @@ export const listCommand: ExtCommand = {
 
 Lists the extensions of this project (./.zot/extensions) and the global ones
 ($ZOT_HOME/extensions): name, version, state, scope, trust (project extensions),
-description and directory.
+description and directory; below the table, one line per manifest error.
 
 Options:
   --json   one JSON array on stdout
@@ -91,12 +91,20 @@ Options:
         item.state,
         item.scope,
         item.trust ?? '-',
-        item.error ?? item.description ?? '-',
+        item.description ?? '-',
         item.dir,
       ];
       rows.push(row.map((cell) => terminalSafe(cell)));
     }
     for (const line of table(rows)) out(context, line);
+    // Errors are long (paths, parser messages): in the table they would stretch the description
+    // column for every row, so each gets its own line below it.
+    const failed = listed.filter((item) => item.error !== undefined);
+    if (failed.length > 0) {
+      out(context, '');
+      out(context, 'Errors:');
+      for (const item of failed) out(context, terminalSafe(`  ${item.name}: ${item.error}`));
+    }
     const untrusted = listed.filter(
       (item) => item.trust === 'untrusted' || item.trust === 'changed',
     );

@@ -10,6 +10,7 @@ import type {
   ToolMessage,
   ToolResultBlock,
   Usage,
+  UserMessage,
 } from '../providers/types.js';
 import type { AgentEvent, UsageEventFields } from './events.js';
 import type { AgentHooks } from './hooks.js';
@@ -39,6 +40,8 @@ export interface AgentSetup {
   /** Turns one call's usage into the usage event (the caller keeps cumulative totals and prices). */
   usage(model: ModelInfo, usage: Usage): { call: UsageEventFields; cumulative: UsageEventFields };
   emit(event: AgentEvent): void;
+  /** Messages the user sent to steer the running prompt; taken at each step boundary. */
+  takeSteering?(): UserMessage[];
   /** Every message appended to the transcript, in order, as it is appended. */
   append(message: Message): void;
   /** Size limits for tool results (default: the built-in tools' 2000 lines / 50 KB). */
@@ -78,6 +81,15 @@ export async function runAgent(
   const append = (message: Message) => {
     transcript.push(message);
     setup.append(message);
+  };
+  // Steering joins the transcript between steps, so the model sees it before it goes on.
+  const steered = (): boolean => {
+    const messages = setup.takeSteering?.() ?? [];
+    for (const message of messages) {
+      append(message);
+      setup.emit({ type: 'user_message', content: message.content, time: message.time });
+    }
+    return messages.length > 0;
   };
   let finalText = '';
   let lastUsage: Usage | undefined;
@@ -130,6 +142,7 @@ export async function runAgent(
     }
     if (calls.length === 0) {
       setup.emit({ type: 'turn_end', stop });
+      if (stop === 'end_turn' && !signal.aborted && steered()) continue;
       return { stop, finalText, lastUsage };
     }
 
@@ -144,6 +157,7 @@ export async function runAgent(
       return { stop: 'aborted', finalText, lastUsage };
     }
     setup.emit({ type: 'turn_end', stop: 'tool_use' });
+    steered();
   }
 }
 

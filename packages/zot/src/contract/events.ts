@@ -144,6 +144,10 @@ export const SESSION_EVENTS = [
     after: Type.Optional(Type.Unknown()),
   }),
   event('compact_done', 'The transcript was summarised', { summary: Type.String() }),
+  event('queue', 'What waits: steering for the running prompt, follow-ups after it', {
+    steering: Type.Array(Type.String()),
+    follow_up: Type.Array(Type.String()),
+  }),
   event('warning', 'A diagnostic (stderr in every mode; not written to JSON or RPC output)', {
     message: Type.String(),
   }),

@@ -27,9 +27,15 @@ export const RPC_REQUESTS = {
   hello: request('hello', 'Authenticates (required first when ZOTCORE_RPC_TOKEN is set)', {
     token: Type.Optional(Type.String()),
   }),
-  prompt: request('prompt', 'Starts a prompt (queued behind a running one)', {
+  prompt: request('prompt', 'Sends a prompt: after the running one, or into it (steer)', {
     message: Type.String(),
     images: Type.Optional(Type.Array(ImageInput)),
+    mode: Type.Optional(
+      Type.Union([Type.Literal('follow_up'), Type.Literal('steer')], {
+        description:
+          'follow_up (default): run after the current prompt; steer: add to the running prompt at its next step',
+      }),
+    ),
   }),
   abort: request('abort', 'Aborts the running prompt or compaction', {}),
   compact: request('compact', 'Summarises the transcript', {}),

@@ -83,7 +83,7 @@ async function handle(request: RpcRequest, context: Context): Promise<Handled> {
       return { success: true, data: { pong: true } };
     case 'prompt': {
       const images = request.images?.map((image) => ({ type: 'image' as const, ...image }));
-      const start = () => session.prompt(request.message, images);
+      const start = () => session.prompt(request.message, images, request.mode);
       return { success: true, data: { started: true }, start };
     }
     case 'compact':

@@ -25,6 +25,7 @@ export type { SessionEvent } from '../contract/events.js';
 import type { SessionEvent } from '../contract/events.js';
 import type { RuntimeState } from '../contract/state.js';
 import { nextOpenPanel, StatePublisher } from './state.js';
+import { PromptQueue, type PromptMode } from './prompt-queue.js';
 
 export interface SessionOptions {
   cwd: string;
@@ -78,6 +79,9 @@ export class Session {
   private closed = false;
   private gate: ConfirmGate | undefined;
   private openPanel: RuntimeState['open_panel'] = null;
+  /** The agent run of the prompt in progress, which steering messages join. */
+  private running: Promise<PromptOutcome> | undefined;
+  private readonly queued = new PromptQueue((queue) => this.emit({ type: 'queue', ...queue }));
   private readonly statePublisher = new StatePublisher(
     () => this.state(),
     (event) => this.emit(event),
@@ -257,11 +261,26 @@ export class Session {
   }
 
   /**
-   * Sends a user prompt and runs the agent until it stops; queued behind any running prompt.
-   * Contract: never rejects; always ends with a `done` event.
+   * Sends a user prompt. `follow_up` (the default) runs it after the current prompt, in order;
+   * `steer` adds it to the running prompt at its next step boundary (after the current tool
+   * results), and is a follow-up when nothing is running.
+   * Contract: never rejects; a follow-up always ends with a `done` event; a steering message
+   * resolves with the outcome of the prompt it joined.
    */
-  prompt(text: string, images: ImageBlock[] = []): Promise<PromptOutcome> {
+  prompt(
+    text: string,
+    images: ImageBlock[] = [],
+    mode: PromptMode = 'follow_up',
+  ): Promise<PromptOutcome> {
+    const content: UserContent[] = [...(text ? [{ type: 'text' as const, text }] : []), ...images];
+    if (mode === 'steer' && this.running) {
+      this.queued.steer({ role: 'user', content, time: new Date().toISOString() });
+      return this.running;
+    }
+    // Only a prompt that really has to wait is shown in the queue.
+    const entry = this.busy ? this.queued.addFollowUp(text) : undefined;
     return this.enqueue(true, async () => {
+      if (entry) this.queued.start(entry);
       const controller = new AbortController();
       this.controller = controller;
       try {
@@ -272,25 +291,31 @@ export class Session {
           this.emit({ type: 'error', message: missing });
           return { stop: 'error', error: missing, finalText: '' };
         }
-        const content: UserContent[] = [
-          ...(text ? [{ type: 'text' as const, text }] : []),
-          ...images,
-        ];
         const message: Message = { role: 'user', content, time: new Date().toISOString() };
         this.options.extensions?.notes.clearAll();
         this.messagesList.push(message);
         this.persist({ type: 'message', message });
         this.emit({ type: 'user_message', content, time: message.time });
-        const result = await runAgent(
+        const run = runAgent(
           this.messagesList,
           this.agentSetup(controller.signal),
           controller.signal,
         );
+        this.running = run;
+        const result = await run;
+        this.running = undefined;
+        // Steering that came too late for this run (it ended, failed or was aborted) follows it.
+        for (const late of this.queued.takeSteering()) {
+          const lateText = late.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+          const lateImages = late.content.filter((b): b is ImageBlock => b.type === 'image');
+          void this.prompt(lateText, lateImages);
+        }
         if (result.stop === 'end_turn' && this.needsCompaction(result.lastUsage)) {
           await this.compactNow(controller.signal);
         }
         return result;
       } finally {
+        this.running = undefined;
         this.controller = undefined;
       }
     });
@@ -320,6 +345,7 @@ export class Session {
         ? { ...this.hooks, confirmToolCall: (call: PendingToolCall) => gate.check(call, signal) }
         : this.hooks,
       activeTools: () => this.options.tools.active(),
+      takeSteering: () => this.queued.takeSteering(),
       findTool: (name: string) => this.options.tools.find(name),
       settings: () => this.settings(),
       stream: this.options.stream,

@@ -58,6 +58,9 @@ function checkPrompt(value: any): boolean {
             }
           return true;
         })(value['images'])
+      : true) &&
+    (value['mode'] !== undefined
+      ? value['mode'] === 'follow_up' || value['mode'] === 'steer'
       : true)
   );
 }
@@ -84,6 +87,17 @@ const shapePrompt: Shape = {
             { key: 'data', required: true, shape: { kind: 'string' } },
           ],
         },
+      },
+    },
+    {
+      key: 'mode',
+      required: false,
+      shape: {
+        kind: 'union',
+        variants: [
+          { kind: 'literal', value: 'follow_up' },
+          { kind: 'literal', value: 'steer' },
+        ],
       },
     },
   ],

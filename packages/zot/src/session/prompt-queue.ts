@@ -1,0 +1,57 @@
+// What waits for the agent: follow-ups (prompts run after the current one, in order) and
+// steering messages (added to the running prompt at its next step boundary, so the model sees
+// them before it continues). Every change is reported as one `queue` event.
+import type { UserMessage } from '../contract/content.js';
+
+export type PromptMode = 'follow_up' | 'steer';
+
+/** A follow-up's place in the queue; `start` takes it off when its run begins. */
+export interface FollowUp {
+  readonly text: string;
+}
+
+export class PromptQueue {
+  private readonly followUps: FollowUp[] = [];
+  private steering: UserMessage[] = [];
+
+  constructor(
+    private readonly report: (queue: { steering: string[]; follow_up: string[] }) => void,
+  ) {}
+
+  addFollowUp(text: string): FollowUp {
+    const entry = { text };
+    this.followUps.push(entry);
+    this.changed();
+    return entry;
+  }
+
+  start(entry: FollowUp): void {
+    const index = this.followUps.indexOf(entry);
+    if (index === -1) return;
+    this.followUps.splice(index, 1);
+    this.changed();
+  }
+
+  steer(message: UserMessage): void {
+    this.steering.push(message);
+    this.changed();
+  }
+
+  /** The steering messages, in the order they came, leaving none. */
+  takeSteering(): UserMessage[] {
+    if (this.steering.length === 0) return [];
+    const taken = this.steering;
+    this.steering = [];
+    this.changed();
+    return taken;
+  }
+
+  private changed(): void {
+    const text = (message: UserMessage) =>
+      message.content.map((block) => (block.type === 'text' ? block.text : '[image]')).join(' ');
+    this.report({
+      steering: this.steering.map(text),
+      follow_up: this.followUps.map((entry) => entry.text),
+    });
+  }
+}

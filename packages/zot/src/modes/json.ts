@@ -1,5 +1,4 @@
 // JSON mode: run one prompt (or slash command), write every event as one JSON line on stdout.
-import { runSlashCommand, slashResultEvent } from '../session/commands.js';
 import type { Session } from '../session/session.js';
 import { promptExitCode, reportDiagnostics, writeDiagnostic, type ModeIO } from './io.js';
 import { outputWriter } from './pressure.js';
@@ -17,10 +16,8 @@ export async function runJsonMode(
   });
   await session.startExtensions();
   if (!prompt.startsWith('/')) return promptExitCode(await session.prompt(prompt), io, stop);
-  const result = await runSlashCommand(session, prompt, 'json');
+  const result = await session.runCommand(prompt, 'json', true);
   if (result.kind === 'prompt') return promptExitCode(result.outcome, io, stop);
-  const event = slashResultEvent(result);
-  if (event) session.emit(event);
   if (result.kind === 'error') {
     writeDiagnostic(io.stderr, `zot: ${result.message}`);
     return 1;

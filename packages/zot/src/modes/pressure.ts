@@ -11,14 +11,14 @@ import { writeLine } from './io.js';
  */
 export function outputWriter(
   stream: NodeJS.WritableStream,
-  session: Pick<Session, 'extensions'>,
+  session: Pick<Session, 'setOutputBlocked'>,
 ): (text: string) => void {
   let blocked = false;
   let closed = false;
   const report = (value: boolean) => {
     blocked = value;
     try {
-      session.extensions?.setOutputBlocked(value);
+      session.setOutputBlocked(value);
     } catch {
       // The host never throws; a writer must not either.
     }

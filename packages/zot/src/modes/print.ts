@@ -1,5 +1,4 @@
 // Print mode: run one prompt (or slash command), write the final answer to stdout.
-import { runSlashCommand } from '../session/commands.js';
 import type { Session } from '../session/session.js';
 import {
   promptExitCode,
@@ -32,7 +31,7 @@ export async function runPrintMode(
     if (code === 0 && result.finalText !== '') writeData(io.stdout, result.finalText);
     return code;
   }
-  const result = await runSlashCommand(session, prompt, 'print');
+  const result = await session.runCommand(prompt, 'print', false);
   switch (result.kind) {
     case 'prompt': {
       const code = promptExitCode(result.outcome, io, stop);

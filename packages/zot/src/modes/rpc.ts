@@ -6,7 +6,6 @@ import { reportDiagnostics, writeDiagnostic, writeLine, type ModeIO } from './io
 import { readLines } from './lines.js';
 import { decodeRpcLine } from './rpc-decode.js';
 import { outputWriter } from './pressure.js';
-import { listCommands, runSlashCommand, slashResultEvent } from '../session/commands.js';
 import type { ConfirmDecision } from '../session/confirm.js';
 import type { RpcRequest, RpcResponse } from './rpc-schema.js';
 
@@ -119,7 +118,7 @@ async function handle(request: RpcRequest, context: Context): Promise<Handled> {
       return {
         success: true,
         data: {
-          commands: listCommands(session.extensions).map((command) => ({
+          commands: session.commands().map((command) => ({
             name: command.name,
             description: command.description,
             ...(command.argumentHint ? { argument_hint: command.argumentHint } : {}),
@@ -131,9 +130,7 @@ async function handle(request: RpcRequest, context: Context): Promise<Handled> {
     case 'command': {
       // Its outcome arrives as events, then command_done (a turn it runs ends with done).
       const start = async () => {
-        const result = await runSlashCommand(session, request.text, 'rpc');
-        const event = slashResultEvent(result);
-        if (event) session.emit(event);
+        const result = await session.runCommand(request.text, 'rpc', true);
         if (result.kind === 'prompt') return;
         const name = request.text.slice(1).split(/\s/)[0]!.toLowerCase();
         context.send({
@@ -148,8 +145,7 @@ async function handle(request: RpcRequest, context: Context): Promise<Handled> {
     case 'reload_extensions':
       return { success: true, data: { extensions: await session.reloadExtensions() } };
     case 'panel_key': {
-      const sent =
-        session.extensions?.panelKey(request.panel_id, request.key, request.text) ?? false;
+      const sent = session.panelKey(request.panel_id, request.key, request.text);
       return sent
         ? { success: true }
         : { success: false, error: `no open panel "${request.panel_id}"` };
@@ -166,7 +162,7 @@ async function handle(request: RpcRequest, context: Context): Promise<Handled> {
       return { success: true };
     }
     case 'panel_close': {
-      const closed = session.extensions?.closePanel(request.panel_id) ?? false;
+      const closed = session.closePanel(request.panel_id);
       return closed
         ? { success: true }
         : { success: false, error: `no open panel "${request.panel_id}"` };

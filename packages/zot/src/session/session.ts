@@ -26,6 +26,8 @@ import type { SessionEvent } from '../contract/events.js';
 import type { RuntimeState } from '../contract/state.js';
 import { nextOpenPanel, StatePublisher } from './state.js';
 import { PromptQueue, type PromptMode } from './prompt-queue.js';
+import { listCommands, type CommandInfo, type CommandMode } from './command-registry.js';
+import { runSlashCommand, slashResultEvent, type SlashResult } from './commands.js';
 
 export interface SessionOptions {
   cwd: string;
@@ -88,7 +90,7 @@ export class Session {
   );
   private loadWarnings: string[];
   private key: string | undefined;
-  hooks: AgentHooks;
+  private hooks: AgentHooks;
 
   constructor(private readonly options: SessionOptions) {
     this.cwd = options.cwd;
@@ -115,7 +117,7 @@ export class Session {
     return () => this.listeners.delete(listener);
   }
 
-  emit(event: SessionEvent): void {
+  private emit(event: SessionEvent): void {
     this.openPanel = nextOpenPanel(this.openPanel, event);
     for (const listener of this.listeners) {
       try {
@@ -125,6 +127,39 @@ export class Session {
       }
     }
     if (event.type !== 'state') this.statePublisher.publish();
+  }
+
+  /** The command registry: built-ins, then extensions'; only those of `mode` when given. */
+  commands(mode?: CommandMode): CommandInfo[] {
+    const all = listCommands(this.options.extensions);
+    return mode ? all.filter((command) => command.modes.includes(mode)) : all;
+  }
+
+  /**
+   * Runs `/name args` as `mode` would. With `announce` (JSON, RPC) its result also goes out as
+   * an event (`ext_display`, `ext_insert`, `ext_panel_open`, `error`); print mode writes it itself.
+   * Contract: never rejects.
+   */
+  async runCommand(text: string, mode: CommandMode, announce: boolean): Promise<SlashResult> {
+    const result = await runSlashCommand(this, text, mode);
+    const event = announce ? slashResultEvent(result) : undefined;
+    if (event) this.emit(event);
+    return result;
+  }
+
+  /** A key for an open extension panel (the front end's user typed it). */
+  panelKey(panelId: string, key: string, text?: string): boolean {
+    return this.options.extensions?.panelKey(panelId, key, text) ?? false;
+  }
+
+  /** The user closed a panel. Returns false when no such panel is open. */
+  closePanel(panelId: string): boolean {
+    return this.options.extensions?.closePanel(panelId) ?? false;
+  }
+
+  /** The front end's output is backed up (true) or drained (false): extensions are held back. */
+  setOutputBlocked(blocked: boolean): void {
+    this.options.extensions?.setOutputBlocked(blocked);
   }
 
   /** Re-checks the snapshot after a change made outside the session (e.g. `/yolo`). */
@@ -183,7 +218,11 @@ export class Session {
     if (!host) return [];
     host.subscribe((event) => this.emit(event));
     this.options.tools.addSource(host.toolSource);
-    const wiring = wireExtensions(host, this);
+    const wiring = wireExtensions(host, {
+      emit: (event) => this.emit(event),
+      // The audit entries are checked as `intercept` entries when the file is loaded again.
+      record: (entry) => this.record(entry as SessionEntry),
+    });
     this.hooks = { ...this.hooks, ...wiring.hooks };
     this.subscribe(wiring.forward);
     return host.start();

@@ -116,3 +116,33 @@ test('every command: response, then its events, then command_done; built-ins wor
   );
   assert.equal((await client.close()).code, 0);
 });
+
+test('an extension installed while zot runs is picked up by /reload-ext, without a restart', async (t) => {
+  const box = makeSandbox();
+  t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
+  // Nothing to load at start-up: zot starts without an extension host.
+  const client = RpcClient.start(fakeLlmFlags(llm.url), {
+    home: box.home,
+    cwd: box.project,
+    env: FAST_TIMEOUTS,
+  });
+  const before = (await client.request({ type: 'get_commands' })).data as {
+    commands: Array<{ name: string }>;
+  };
+  assert.ok(!before.commands.some((c) => c.name === 'deploy'));
+  makeExtension(join(box.home, 'extensions'), 'late', 'well-behaved', {
+    commands: [{ name: 'deploy', description: 'ship it' }],
+  });
+  const reload = displayed(await command(client, '/reload-ext', 'r'));
+  assert.equal(reload, 'reloaded extensions: 1 ready, 0 not loaded');
+  const after = (await client.request({ type: 'get_commands' })).data as {
+    commands: Array<{ name: string; source: string }>;
+  };
+  assert.ok(after.commands.some((c) => c.name === 'deploy' && c.source === 'late'));
+  const state = (await client.request({ type: 'get_state' })).data as {
+    extensions: { loaded: string[] };
+  };
+  assert.deepEqual(state.extensions.loaded, ['late']);
+  assert.equal((await client.close()).code, 0);
+});

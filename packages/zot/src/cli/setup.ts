@@ -155,6 +155,17 @@ async function createHost(
   model: () => ModelInfo,
 ) {
   if (!mayHaveExtensions(options, cwd, paths)) return undefined;
+  return createHostNow(options, cwd, paths, version, model);
+}
+
+/** The host, loaded on demand: the print/JSON path without extensions never imports it. */
+async function createHostNow(
+  options: CliOptions,
+  cwd: string,
+  paths: ZotPaths,
+  version: string,
+  model: () => ModelInfo,
+) {
   const { ExtensionHost } = await import('../extensions/host.js');
   const { trustGate } = await import('../extensions/trust.js');
   return new ExtensionHost({
@@ -229,6 +240,8 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
   );
   const session = new Session({
     ...(extensions ? { extensions } : {}),
+    loadExtensions: () =>
+      createHostNow(options, cwd, paths, version, () => current?.currentModel ?? model),
     cwd,
     model,
     // The flag, then the model's own entry (more specific than a provider-wide variable that

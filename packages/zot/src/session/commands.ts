@@ -102,8 +102,6 @@ const BUILTIN_RUNNERS: Record<
     };
   },
   'reload-ext': async (session) => {
-    if (!session.extensions)
-      return { kind: 'error', message: 'extensions are not loaded in this run' };
     const reports = await session.reloadExtensions();
     const ok = reports.filter((r) => r.status === 'ready' || r.status === 'auto-ready').length;
     return {

@@ -56,6 +56,11 @@ export interface SessionOptions {
   warnings?: string[];
   hooks?: AgentHooks;
   extensions?: ExtensionHost;
+  /**
+   * Creates the extension host when the session started without one (no extension could exist
+   * then): a `/reload-ext` after `zot ext install` in the same run finds the new extension.
+   */
+  loadExtensions?(): Promise<ExtensionHost>;
 }
 
 export interface PromptOutcome extends AgentRunResult {}
@@ -75,6 +80,7 @@ export class Session {
   private readonly listeners = new Set<(event: SessionEvent) => void>();
   private totals = zeroUsage();
   private writer: SessionWriter | undefined;
+  private host: ExtensionHost | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private pending = 0;
   private controller: AbortController | undefined;
@@ -99,6 +105,7 @@ export class Session {
     this.hooks = options.hooks ?? {};
     this.loadWarnings = [...(options.warnings ?? [])];
     this.writer = options.writer;
+    this.host = options.extensions;
   }
 
   /**
@@ -131,7 +138,7 @@ export class Session {
 
   /** The command registry: built-ins, then extensions'; only those of `mode` when given. */
   commands(mode?: CommandMode): CommandInfo[] {
-    const all = listCommands(this.options.extensions);
+    const all = listCommands(this.host);
     return mode ? all.filter((command) => command.modes.includes(mode)) : all;
   }
 
@@ -149,17 +156,17 @@ export class Session {
 
   /** A key for an open extension panel (the front end's user typed it). */
   panelKey(panelId: string, key: string, text?: string): boolean {
-    return this.options.extensions?.panelKey(panelId, key, text) ?? false;
+    return this.host?.panelKey(panelId, key, text) ?? false;
   }
 
   /** The user closed a panel. Returns false when no such panel is open. */
   closePanel(panelId: string): boolean {
-    return this.options.extensions?.closePanel(panelId) ?? false;
+    return this.host?.closePanel(panelId) ?? false;
   }
 
   /** The front end's output is backed up (true) or drained (false): extensions are held back. */
   setOutputBlocked(blocked: boolean): void {
-    this.options.extensions?.setOutputBlocked(blocked);
+    this.host?.setOutputBlocked(blocked);
   }
 
   /** Re-checks the snapshot after a change made outside the session (e.g. `/yolo`). */
@@ -169,7 +176,7 @@ export class Session {
 
   /** The runtime's snapshot (the fields of `get_state` and of the `state` event). */
   state(): RuntimeState {
-    const host = this.options.extensions;
+    const host = this.host;
     const loaded = (host?.running ?? []).filter((e) => e.state === 'ready').map((e) => e.name);
     const failedToLoad = (host?.lastReports ?? [])
       .filter((r) => r.status === 'failed' || r.status === 'manifest-error')
@@ -209,13 +216,19 @@ export class Session {
     return this.options.tools;
   }
   get extensions(): ExtensionHost | undefined {
-    return this.options.extensions;
+    return this.host;
   }
 
   /** Starts the extensions (after the mode subscribed, so it sees their errors). */
   async startExtensions(): Promise<ExtensionReport[]> {
-    const host = this.options.extensions;
+    const host = this.host;
     if (!host) return [];
+    this.attach(host);
+    return host.start();
+  }
+
+  /** Wires a host into the session: its events, tools, hooks and the lifecycle it follows. */
+  private attach(host: ExtensionHost): void {
     host.subscribe((event) => this.emit(event));
     this.options.tools.addSource(host.toolSource);
     const wiring = wireExtensions(host, {
@@ -225,20 +238,28 @@ export class Session {
     });
     this.hooks = { ...this.hooks, ...wiring.hooks };
     this.subscribe(wiring.forward);
-    return host.start();
   }
 
-  /** Restarts every extension; queued behind running work. */
+  /** Restarts every extension (starting the host first if there was none); queued. */
   reloadExtensions(): Promise<ExtensionReport[]> {
-    const host = this.options.extensions;
-    if (!host) return Promise.resolve([]);
-    return this.enqueue(false, () => host.reload());
+    const host = this.host;
+    if (host) return this.enqueue(false, () => host.reload());
+    const load = this.options.loadExtensions;
+    if (!load) return Promise.resolve([]);
+    return this.enqueue(false, async () => {
+      const created = await load();
+      this.host = created;
+      this.attach(created);
+      const reports = await created.start();
+      this.statePublisher.publish();
+      return reports;
+    });
   }
 
   /** Ends everything: aborts work, shuts extensions down. Contract: never rejects. */
   async dispose(): Promise<void> {
     await this.close();
-    await this.options.extensions?.shutdown();
+    await this.host?.shutdown();
   }
   models(): ModelInfo[] {
     return this.options.listModels();
@@ -331,7 +352,7 @@ export class Session {
           return { stop: 'error', error: missing, finalText: '' };
         }
         const message: Message = { role: 'user', content, time: new Date().toISOString() };
-        this.options.extensions?.notes.clearAll();
+        this.host?.notes.clearAll();
         this.messagesList.push(message);
         this.persist({ type: 'message', message });
         this.emit({ type: 'user_message', content, time: message.time });
@@ -364,8 +385,7 @@ export class Session {
   enableConfirmation(ask: AskPerson): ConfirmGate {
     this.gate = new ConfirmGate(
       ask,
-      (request) =>
-        this.options.extensions?.emitEvent('tool_confirmation_requested', { ...request }),
+      (request) => this.host?.emitEvent('tool_confirmation_requested', { ...request }),
       { yolo: false },
     );
     this.statePublisher.publish();
@@ -492,8 +512,8 @@ export class Session {
     this.messagesList.length = 0;
     this.totals = zeroUsage();
     this.writer = this.options.newWriter?.();
-    this.options.extensions?.notes.clearAll();
-    this.options.extensions?.emitEvent('session_start');
+    this.host?.notes.clearAll();
+    this.host?.emitEvent('session_start');
     this.statePublisher.publish();
   }
 

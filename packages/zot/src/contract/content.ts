@@ -3,6 +3,7 @@
 // Other modules import them with `import type` only, so TypeBox never loads at run time
 // outside the schema generator.
 import { Type, type Static } from '@sinclair/typebox';
+import { ToolDetailsSchema } from './tool-details.js';
 
 export const TextBlockSchema = Type.Object({ type: Type.Literal('text'), text: Type.String() });
 export const ImageBlockSchema = Type.Object(
@@ -33,6 +34,7 @@ export const ToolResultBlockSchema = Type.Object({
   name: Type.Optional(Type.String({ description: 'The tool that was called' })),
   is_error: Type.Boolean(),
   content: Type.Array(ToolContentSchema),
+  details: Type.Optional(ToolDetailsSchema),
 });
 export const UserContentSchema = Type.Union([TextBlockSchema, ImageBlockSchema]);
 export const AssistantContentSchema = Type.Union([

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { costUsd, resolveModel } from '../src/providers/index.js';
 import type { AssistantContent, Message, ModelInfo } from '../src/providers/types.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
-import { doneOf, providerHarness, T } from './support/provider-harness.js';
+import { assertStreamDetail, doneOf, providerHarness, T } from './support/provider-harness.js';
 
 let fake: FakeLlm;
 before(async () => {
@@ -183,6 +183,23 @@ test('anthropic: one and several tool calls, arguments assembled across deltas',
   );
   const ids = two.flatMap((e) => (e.type === 'tool_call' ? [e.id] : []));
   assert.equal(new Set(ids).size, 2);
+});
+
+test('anthropic: streams thinking deltas, then the argument deltas of each tool call before the call', async () => {
+  fake.script({
+    thinking: ['Let me ', 'look.'],
+    text: 'Reading.',
+    toolCalls: [
+      { id: 'toolu_1', name: 'read', args: { path: 'src/a.ts', limit: 5 } },
+      { id: 'toolu_2', name: 'bash', args: { command: 'echo "ü" && ls' } },
+    ],
+  });
+  const events = await run({ reasoning: 'high' });
+  assertStreamDetail(events, ['Let me ', 'look.']);
+  assert.deepEqual(
+    events.flatMap((e) => (e.type === 'tool_call' ? [e.id] : [])),
+    ['toolu_1', 'toolu_2'],
+  );
 });
 
 test('anthropic: thinking budget per level, raised max_tokens, thinking blocks with signature', async () => {

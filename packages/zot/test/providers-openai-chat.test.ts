@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { costUsd, resolveModel } from '../src/providers/index.js';
 import type { Message, ModelInfo } from '../src/providers/types.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
-import { doneOf, providerHarness, T } from './support/provider-harness.js';
+import { assertStreamDetail, doneOf, providerHarness, T } from './support/provider-harness.js';
 
 let fake: FakeLlm;
 before(async () => {
@@ -173,6 +173,24 @@ test('openai-chat: converts images, tool calls, and tool results whose images fo
     },
     { role: 'tool', tool_call_id: 'call_3', content: '(no output)' },
   ]);
+});
+
+test('openai-chat: streams reasoning_content and reasoning as thinking deltas, and tool-call argument deltas', async () => {
+  const toolCalls = [
+    { id: 'call_1', name: 'read', args: { path: 'src/a.ts', limit: 5 } },
+    { id: 'call_2', name: 'bash', args: { command: 'echo "ü" && ls' } },
+  ];
+  for (const reasoningField of ['reasoning_content', 'reasoning'] as const) {
+    fake.script({ thinking: ['Hmm, ', 'files.'], reasoningField, text: 'Looking.', toolCalls });
+    const events = await run();
+    assertStreamDetail(events, ['Hmm, ', 'files.']);
+    const done = doneOf(events);
+    assert.deepEqual(done.message.content[0], { type: 'thinking', thinking: 'Hmm, files.' });
+    assert.deepEqual(
+      events.flatMap((e) => (e.type === 'tool_call' ? [e.id] : [])),
+      ['call_1', 'call_2'],
+    );
+  }
 });
 
 test('openai-chat: one and several tool calls accumulated by index; length stop', async () => {

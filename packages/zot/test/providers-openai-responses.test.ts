@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { costUsd, resolveModel } from '../src/providers/index.js';
 import type { Message } from '../src/providers/types.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
-import { doneOf, providerHarness, T } from './support/provider-harness.js';
+import { assertStreamDetail, doneOf, providerHarness, T } from './support/provider-harness.js';
 
 let fake: FakeLlm;
 before(async () => {
@@ -116,6 +116,25 @@ test('openai-responses: converts images, assistant text, function calls and outp
       ],
     },
   ]);
+});
+
+test('openai-responses: streams reasoning summary deltas as thinking, and function-call argument deltas', async () => {
+  fake.script({
+    thinking: ['Plan: ', 'read it.'],
+    text: 'Ok.',
+    toolCalls: [
+      { id: 'call_1', name: 'read', args: { path: 'src/a.ts', limit: 5 } },
+      { id: 'call_2', name: 'bash', args: { command: 'echo "ü" && ls' } },
+    ],
+  });
+  const events = await run({ reasoning: 'low' });
+  assertStreamDetail(events, ['Plan: ', 'read it.']);
+  const done = doneOf(events);
+  assert.deepEqual(done.message.content[0], { type: 'thinking', thinking: 'Plan: read it.' });
+  assert.deepEqual(
+    events.flatMap((e) => (e.type === 'tool_call' ? [e.id] : [])),
+    ['call_1', 'call_2'],
+  );
 });
 
 test('openai-responses: one and several function calls with call ids; incomplete maps to length', async () => {

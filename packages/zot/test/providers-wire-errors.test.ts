@@ -1,4 +1,5 @@
-// Error shapes inside a 200 stream, which the scripted fake does not produce: a raw server.
+// Stream shapes the scripted fake does not produce (errors inside a 200 stream, tool calls
+// without ids): a raw server.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -102,4 +103,72 @@ test('openai-responses: response.failed and error events', async () => {
   const error = { type: 'error', code: 'invalid_prompt', message: 'bad prompt' };
   const two = (await run(openai, sse([['error', error]]))).at(-1);
   assert.equal(two?.type === 'error' && two.message, 'openai: bad prompt');
+});
+
+/** The ids of the tool_call_delta events and of the tool_call events (one call streamed). */
+function callIds(events: ProviderEvent[]): { deltas: string[]; calls: string[] } {
+  const deltas = events.flatMap((e) => (e.type === 'tool_call_delta' ? [e.id] : []));
+  const calls = events.flatMap((e) => (e.type === 'tool_call' ? [e.id] : []));
+  return { deltas, calls };
+}
+
+test('a call streamed without an id: its deltas carry the id it ends up with, in every format', async () => {
+  const pieces = ['{"path"', ':"a.ts"}'];
+  const chatChunk = (tool: unknown, finish: string | null = null) => [
+    undefined,
+    { choices: [{ index: 0, delta: { tool_calls: [tool] }, finish_reason: finish }] },
+  ];
+  const chat = sse([
+    chatChunk({ index: 0, function: { name: 'read', arguments: '' } }),
+    ...pieces.map((p) => chatChunk({ index: 0, function: { arguments: p } })),
+    [undefined, { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] }],
+  ] as Array<[string | undefined, unknown]>);
+  const item = { type: 'function_call', id: 'fc_1', name: 'read', arguments: '' };
+  const responses = sse([
+    ['response.output_item.added', { type: 'response.output_item.added', item }],
+    ...pieces.map(
+      (delta) =>
+        [
+          'response.function_call_arguments.delta',
+          { type: 'response.function_call_arguments.delta', item_id: 'fc_1', delta },
+        ] as [string, unknown],
+    ),
+    [
+      'response.output_item.done',
+      { type: 'response.output_item.done', item: { ...item, arguments: pieces.join('') } },
+    ],
+    ['response.completed', { type: 'response.completed', response: {} }],
+  ]);
+  const block = { type: 'tool_use', name: 'read', input: {} };
+  const messages = sse([
+    start(),
+    ['content_block_start', { type: 'content_block_start', index: 0, content_block: block }],
+    ...pieces.map(
+      (partial_json) =>
+        [
+          'content_block_delta',
+          {
+            type: 'content_block_delta',
+            index: 0,
+            delta: { type: 'input_json_delta', partial_json },
+          },
+        ] as [string, unknown],
+    ),
+    ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+    ['message_delta', { type: 'message_delta', delta: { stop_reason: 'tool_use' } }],
+    ['message_stop', { type: 'message_stop' }],
+  ]);
+  for (const [model, body] of [
+    [kimi, chat],
+    [openai, responses],
+    [anthropic, messages],
+  ] as const) {
+    const events = await run(model, body);
+    const { deltas, calls } = callIds(events);
+    assert.equal(calls.length, 1, model.api);
+    assert.match(calls[0]!, /^call_1_/, model.api);
+    assert.deepEqual(deltas, [calls[0], calls[0]], model.api);
+    const call = events.find((e) => e.type === 'tool_call');
+    assert.deepEqual(call?.type === 'tool_call' && call.args, { path: 'a.ts' }, model.api);
+  }
 });

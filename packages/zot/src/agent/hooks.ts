@@ -44,6 +44,6 @@ export interface AgentHooks {
   confirmToolCall?(call: PendingToolCall): Promise<ConfirmAnswer>;
   /** Before model output is shown or kept; may replace or hide it. Called once per part. */
   beforeAssistantText?(text: string, part: AssistantTextPart): Promise<TextDecision | void>;
-  /** Whether text deltas must be held back this model call (DECISIONS 15). */
+  /** Whether this model call's deltas (text, thinking, tool arguments) are held back (DECISIONS 15). */
   holdTextStream?(): boolean;
 }

@@ -47,7 +47,12 @@ function scriptedModel(replies: Reply[]) {
           yield { type: 'text_delta', delta: piece } as const;
         content.push({ type: 'text', text: reply.text });
       }
-      for (const call of reply.calls ?? []) content.push({ type: 'tool_call', ...call });
+      for (const call of reply.calls ?? []) {
+        const json = JSON.stringify(call.args);
+        for (const delta of [json.slice(0, 3), json.slice(3)])
+          yield { type: 'tool_call_delta', id: call.id, name: call.name, delta } as const;
+        content.push({ type: 'tool_call', ...call });
+      }
       yield {
         type: 'done',
         message: { role: 'assistant', content, time: new Date().toISOString() },
@@ -112,6 +117,8 @@ test('a tool round trip emits events in order and feeds the result back', async 
     [
       'turn_start',
       'assistant_start',
+      'tool_call_delta',
+      'tool_call_delta',
       'usage',
       'assistant_message',
       'tool_call',
@@ -199,6 +206,7 @@ test('beforeAssistantText: the screened message is what the user, the transcript
         parts.push(`${part}:${text}`);
         return { text: text.replace(/sk-\d+/, '[redacted]') };
       },
+      holdTextStream: () => true, // as the session wires it while text is intercepted
     },
   );
   const result = await runAgent(t.transcript, t.agent, new AbortController().signal);
@@ -250,14 +258,50 @@ test('beforeAssistantText: a blocked part is dropped everywhere; tool calls stay
   ]);
 });
 
-test('holdTextStream suppresses every text_delta', async () => {
-  const t = setup([{ text: 'a long streamed answer' }], { holdTextStream: () => true });
+const streamingReply: Reply = {
+  thinking: ['mull'],
+  text: 'a long streamed answer',
+  calls: [{ id: 'c1', name: 'echo', args: { text: 'x' } }],
+};
+const DELTAS = ['thinking_delta', 'text_delta', 'tool_call_delta'];
+
+test('deltas stream in order: thinking, text, tool arguments, then the message and the call with its preview', async () => {
+  const t = setup([streamingReply, { text: 'ok' }]);
   await runAgent(t.transcript, t.agent, new AbortController().signal);
-  assert.equal(
-    t.events.some((event) => event.type === 'text_delta'),
-    false,
+  const first = types(t.events).slice(0, types(t.events).indexOf('tool_result'));
+  assert.deepEqual(first, [
+    'turn_start',
+    'assistant_start',
+    'thinking_delta',
+    ...Array(6).fill('text_delta'),
+    'tool_call_delta',
+    'tool_call_delta',
+    'usage',
+    'assistant_message',
+    'tool_call',
+  ]);
+  const pieces = t.events.flatMap((e) => (e.type === 'tool_call_delta' ? [e] : []));
+  assert.deepEqual(
+    pieces.map((e) => [e.id, e.name]),
+    [
+      ['c1', 'echo'],
+      ['c1', 'echo'],
+    ],
+  );
+  assert.equal(pieces.map((e) => e.delta).join(''), '{"text":"x"}');
+  const call = t.events.find((e) => e.type === 'tool_call');
+  assert.equal(call?.type === 'tool_call' && call.preview, 'x');
+});
+
+test('holdTextStream suppresses every delta: text, thinking and tool arguments', async () => {
+  const t = setup([streamingReply, { text: 'ok' }], { holdTextStream: () => true });
+  await runAgent(t.transcript, t.agent, new AbortController().signal);
+  assert.deepEqual(
+    t.events.filter((event) => DELTAS.includes(event.type)),
+    [],
   );
   assert.ok(t.events.some((event) => event.type === 'assistant_message'));
+  assert.ok(t.events.some((event) => event.type === 'tool_call'));
 });
 
 test('the confirmation gate runs after interception and can deny', async () => {

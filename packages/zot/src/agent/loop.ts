@@ -194,11 +194,16 @@ async function streamOnce(
     ...(settings.reasoning !== undefined ? { reasoning: settings.reasoning } : {}),
     signal,
   })) {
-    // Thinking deltas are never streamed: thinking reaches the user only in assistant_message,
-    // after screening, like held-back text.
+    // While held (DECISIONS 15), nothing of the message streams: its text, thinking and tool
+    // arguments reach the user only in assistant_message, after screening.
     if (event.type === 'text_delta') {
       streamed += event.delta;
       if (!hold) setup.emit({ type: 'text_delta', delta: event.delta });
+    } else if (event.type === 'thinking_delta') {
+      if (!hold) setup.emit({ type: 'thinking_delta', delta: event.delta });
+    } else if (event.type === 'tool_call_delta') {
+      const { id, name, delta } = event;
+      if (!hold) setup.emit({ type: 'tool_call_delta', id, name, delta });
     } else if (event.type === 'done') {
       return { message: event.message, stop: event.stop, usage: event.usage };
     } else if (event.type === 'error') {

@@ -3,7 +3,8 @@ import type { ToolCallBlock, ToolResultBlock } from '../providers/types.js';
 import { errorMessage } from '../util/errors.js';
 import type { AgentSetup } from './loop.js';
 import { defaultOutputLimits, limitOutput } from './output-limit.js';
-import type { ToolContent, ToolOutput } from './tool.js';
+import { previewCall } from './preview.js';
+import type { Tool, ToolContent, ToolOutput } from './tool.js';
 import { loadValidator, validateArgs } from './validate.js';
 
 /** Key the providers use for tool-call arguments that were not valid JSON. */
@@ -13,42 +14,45 @@ function errorOutput(text: string): ToolOutput {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
-/** Contract: never throws; always emits tool_call then tool_result for the call. */
+/**
+ * Contract: never throws; always emits tool_call then tool_result for the call. The result's
+ * `details` go to the event and the transcript (for front ends), never into `content`.
+ */
 export async function runToolCall(
   call: ToolCallBlock,
   setup: AgentSetup,
   signal: AbortSignal,
 ): Promise<ToolResultBlock> {
-  setup.emit({ type: 'tool_call', id: call.id, name: call.name, args: call.args });
-  const output = await execute(call, setup, signal);
+  const tool = setup.findTool(call.name);
+  const preview = previewCall(tool, call.args);
+  setup.emit({ type: 'tool_call', id: call.id, name: call.name, args: call.args, preview });
+  const output = await execute(call, tool, preview, setup, signal);
   const content: ToolContent[] =
     output.content.length > 0 ? output.content : [{ type: 'text', text: '(no output)' }];
   const isError = output.isError === true;
+  const details = output.details !== undefined ? { details: output.details } : {};
   setup.emit({
     type: 'tool_result',
     id: call.id,
     is_error: isError,
     content,
+    ...details,
     ...(output.attribution ? { extension: output.attribution.extension } : {}),
   });
-  return {
-    type: 'tool_result',
-    call_id: call.id,
-    name: call.name,
-    is_error: isError,
-    content,
-    // Persisted with the transcript (who answered); request builders leave it out.
-    ...(output.attribution ? { attribution: output.attribution } : {}),
-  };
+  const result = { call_id: call.id, name: call.name, is_error: isError, content, ...details };
+  // Attribution is persisted with the transcript (who answered); request builders leave it out.
+  const attribution = output.attribution ? { attribution: output.attribution } : {};
+  return { type: 'tool_result', ...result, ...attribution };
 }
 
 async function execute(
   call: ToolCallBlock,
+  tool: Tool | undefined,
+  preview: string,
   setup: AgentSetup,
   signal: AbortSignal,
 ): Promise<ToolOutput> {
   if (signal.aborted) return errorOutput(`${call.name}: not run, the turn was aborted`);
-  const tool = setup.findTool(call.name);
   if (!tool) {
     const names =
       setup
@@ -79,15 +83,16 @@ async function execute(
   const invalid = validateArgs(call.name, tool.parameters, args);
   if (invalid) return errorOutput(invalid);
   if (setup.hooks.confirmToolCall) {
-    let preview = '';
-    try {
-      preview = tool.preview?.(args) ?? '';
-    } catch {
-      preview = '';
-    }
+    // The event's preview, unless an interceptor changed what will run.
+    const shown = args === call.args ? preview : previewCall(tool, args);
     let answer;
     try {
-      answer = await setup.hooks.confirmToolCall({ id: call.id, name: call.name, args, preview });
+      answer = await setup.hooks.confirmToolCall({
+        id: call.id,
+        name: call.name,
+        args,
+        preview: shown,
+      });
     } catch {
       answer = 'deny' as const;
     }

@@ -1,10 +1,13 @@
 // The one Tool contract shared by built-in and extension tools.
+import type { ToolDetails } from '../contract/tool-details.js';
 import type {
   ImageBlock,
   JsonSchema,
   TextBlock,
   ToolResultAttribution,
 } from '../providers/types.js';
+
+export type { ToolDetails } from '../contract/tool-details.js';
 
 export type ToolContent = TextBlock | ImageBlock;
 
@@ -22,8 +25,11 @@ export interface ToolContext {
 export type ToolAttribution = ToolResultAttribution;
 
 export interface ToolOutput {
+  /** What the model gets back. */
   content: ToolContent[];
   isError?: boolean;
+  /** What the UI gets besides (a diff, an exit code); never sent to the model. */
+  details?: ToolDetails;
   attribution?: ToolAttribution;
   /** Names of deferred tools this result activates (extension tools). */
   activateTools?: string[];
@@ -44,6 +50,9 @@ export interface Tool {
    * tools); other results are cut by the agent (2000 lines / 50 KB, the rest saved to a file).
    */
   limitsOwnOutput?: boolean;
-  /** A one-line summary of a call, shown in confirmation prompts. */
+  /**
+   * A one-line summary of a call, shown in confirmation prompts and on the tool_call event.
+   * May throw; the agent then falls back to the arguments as JSON (see previewCall).
+   */
   preview?(args: Record<string, unknown>): string;
 }

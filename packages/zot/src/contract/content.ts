@@ -3,6 +3,7 @@
 // Other modules import them with `import type` only, so TypeBox never loads at run time
 // outside the schema generator.
 import { Type, type Static } from '@sinclair/typebox';
+import { ToolDetailsSchema } from './tool-details.js';
 
 export const TextBlockSchema = Type.Object({ type: Type.Literal('text'), text: Type.String() });
 export const ImageBlockSchema = Type.Object(
@@ -39,6 +40,7 @@ export const ToolResultBlockSchema = Type.Object({
   content: Type.Array(ToolContentSchema),
   // Set for extension tools; request builders never send it to a model API.
   attribution: Type.Optional(ToolResultAttributionSchema),
+  details: Type.Optional(ToolDetailsSchema),
 });
 export const UserContentSchema = Type.Union([TextBlockSchema, ImageBlockSchema]);
 export const AssistantContentSchema = Type.Union([

@@ -9,13 +9,16 @@ import {
   ToolContentSchema,
   UserContentSchema,
 } from './content.js';
+import { ToolDetailsSchema } from './tool-details.js';
 import { StateFields } from './state.js';
 
 const event = <T extends string, P extends Record<string, TSchema>>(
   type: T,
   description: string,
   props: P,
-) => Type.Object({ type: Type.Literal(type), ...props }, { description });
+) =>
+  // Closed: the schema lists every field zot sends, and the tests hold each line to it.
+  Type.Object({ type: Type.Literal(type), ...props }, { description, additionalProperties: false });
 
 const literals = <T extends string>(values: readonly T[]) =>
   Type.Union(values.map((value) => Type.Literal(value)));
@@ -48,10 +51,25 @@ export const AGENT_EVENTS = [
   event('text_delta', 'Streamed answer text (held back while text is intercepted)', {
     delta: Type.String(),
   }),
+  event('thinking_delta', 'Streamed reasoning text (held back while text is intercepted)', {
+    delta: Type.String(),
+  }),
+  event(
+    'tool_call_delta',
+    "A streamed piece of a tool call's raw JSON arguments, before its tool_call event (held back while text is intercepted)",
+    {
+      id: Type.String({ description: 'The id the tool_call event will have' }),
+      name: Type.String({ description: 'The tool name as streamed so far' }),
+      delta: Type.String({ description: 'Raw argument text; the pieces concatenate to JSON' }),
+    },
+  ),
   event('tool_call', 'The model called a tool (arguments as the model sent them)', {
     id: Type.String(),
     name: Type.String(),
     args: Type.Record(Type.String(), Type.Unknown()),
+    preview: Type.String({
+      description: 'One line summing the call up, as a confirmation shows it',
+    }),
   }),
   event('tool_progress', 'A line of progress from a running tool (e.g. bash output)', {
     id: Type.String(),
@@ -61,6 +79,7 @@ export const AGENT_EVENTS = [
     id: Type.String(),
     is_error: Type.Boolean(),
     content: Type.Array(ToolContentSchema),
+    details: Type.Optional(ToolDetailsSchema),
     extension: Type.Optional(Type.String({ description: 'Set when an extension produced it' })),
   }),
   event('assistant_message', 'The whole answer, after interception', {
@@ -72,7 +91,10 @@ export const AGENT_EVENTS = [
       UsageFieldsSchema,
       Type.Object({ type: Type.Literal('usage'), cumulative: UsageFieldsSchema }),
     ],
-    { description: 'Tokens and cost of one model call, and the session totals' },
+    {
+      description: 'Tokens and cost of one model call, and the session totals',
+      additionalProperties: false,
+    },
   ),
   event('turn_end', 'A model call ended', {
     stop: StopReasonSchema,

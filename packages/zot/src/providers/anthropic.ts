@@ -168,7 +168,9 @@ class AnthropicDecoder implements WireDecoder {
       case 'content_block_start': {
         const block = (data.content_block ?? {}) as Json;
         if (block.type === 'tool_use') {
-          const tool = { id: String(block.id ?? ''), name: String(block.name ?? ''), json: '' };
+          // A call without id gets its final id now, so that its deltas carry it too.
+          const id = typeof block.id === 'string' && block.id ? block.id : this.asm.newCallId();
+          const tool = { id, name: String(block.name ?? ''), json: '' };
           this.tools.set(index, { ...tool, initial: block.input });
         } else if (block.type === 'thinking') {
           const opened = this.asm.openThinking();
@@ -193,6 +195,7 @@ class AnthropicDecoder implements WireDecoder {
         const tool = this.tools.get(index);
         if (delta.type === 'input_json_delta' && tool && typeof delta.partial_json === 'string') {
           tool.json += delta.partial_json;
+          return this.asm.toolCallDelta(tool.id, tool.name, delta.partial_json);
         }
         return [];
       }

@@ -45,6 +45,7 @@ export class MessageAssembly {
   sawUsage = false;
   private readonly time = new Date().toISOString();
   private toolCount = 0;
+  private generatedIds = 0;
 
   /** Appends text, continuing the last block when it is text. */
   text(delta: string): ProviderEvent[] {
@@ -71,10 +72,23 @@ export class MessageAssembly {
     return [{ type: 'thinking_delta', delta }];
   }
 
+  /** An id for a call the server sent none for (unique within the message). */
+  newCallId(): string {
+    return `call_${++this.generatedIds}_${Date.now().toString(36)}`;
+  }
+
+  /**
+   * A piece of a call's arguments as it streams. The decoder passes the id the call will be
+   * added with (`newCallId()` when the server sent none yet), so the events match.
+   */
+  toolCallDelta(id: string, name: string, delta: string): ProviderEvent[] {
+    return delta === '' ? [] : [{ type: 'tool_call_delta', id, name, delta }];
+  }
+
   /** Adds a finished tool call; a missing id gets a generated one. */
   toolCall(id: string | undefined, name: string, rawArgs: string): ProviderEvent[] {
     this.toolCount++;
-    const callId = id || `call_${this.toolCount}_${Date.now().toString(36)}`;
+    const callId = id || this.newCallId();
     const args = parseToolArgs(rawArgs);
     this.content.push({ type: 'tool_call', id: callId, name, args });
     return [{ type: 'tool_call', id: callId, name, args }];

@@ -122,7 +122,8 @@ function toWireMessages(messages: Message[]): Json[] {
   return out;
 }
 
-type PendingCall = { id: string | undefined; name: string; args: string };
+/** `shownId`: the id its deltas carried (the server's, or generated when it sent none yet). */
+type PendingCall = { id: string | undefined; shownId?: string; name: string; args: string };
 
 class ChatDecoder implements WireDecoder {
   readonly asm = new MessageAssembly();
@@ -156,13 +157,13 @@ class ChatDecoder implements WireDecoder {
     if (typeof reasoning === 'string') out.push(...this.asm.thinking(reasoning));
     if (typeof delta.content === 'string') out.push(...this.asm.text(delta.content));
     if (Array.isArray(delta.tool_calls)) {
-      delta.tool_calls.forEach((d: Json, position) => this.addCallDelta(d, position));
+      delta.tool_calls.forEach((d: Json, position) => out.push(...this.addCallDelta(d, position)));
     }
     if (typeof choice.finish_reason === 'string') this.finishReason = choice.finish_reason;
     return out;
   }
 
-  private addCallDelta(delta: Json, position: number): void {
+  private addCallDelta(delta: Json, position: number): ProviderEvent[] {
     const index = typeof delta.index === 'number' ? delta.index : position;
     const fn = (delta.function ?? {}) as Json;
     const id = typeof delta.id === 'string' && delta.id ? delta.id : undefined;
@@ -175,9 +176,16 @@ class ChatDecoder implements WireDecoder {
     }
     if (id) call.id = id;
     if (typeof fn.name === 'string') call.name += fn.name;
-    if (typeof fn.arguments === 'string') call.args += fn.arguments;
-    else if (fn.arguments && typeof fn.arguments === 'object')
-      call.args += JSON.stringify(fn.arguments);
+    const piece =
+      typeof fn.arguments === 'string'
+        ? fn.arguments
+        : fn.arguments && typeof fn.arguments === 'object'
+          ? JSON.stringify(fn.arguments)
+          : '';
+    if (piece === '') return [];
+    call.args += piece;
+    call.shownId ??= call.id ?? this.asm.newCallId();
+    return this.asm.toolCallDelta(call.shownId, call.name, piece);
   }
 
   private readUsage(usage: Json | undefined): void {
@@ -201,7 +209,7 @@ class ChatDecoder implements WireDecoder {
     if (this.finishReason === 'content_filter') {
       return [{ type: 'error', message: 'response stopped by the content filter', aborted: false }];
     }
-    const out = this.calls.flatMap((c) => this.asm.toolCall(c.id, c.name, c.args));
+    const out = this.calls.flatMap((c) => this.asm.toolCall(c.shownId ?? c.id, c.name, c.args));
     const stop: StopReason =
       this.finishReason === 'length' ? 'length' : this.calls.length > 0 ? 'tool_use' : 'end_turn';
     out.push({ type: 'done', message: this.asm.message(), stop, usage: { ...this.asm.usage } });

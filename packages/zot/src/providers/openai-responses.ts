@@ -95,7 +95,7 @@ function toInputItems(messages: Message[]): Json[] {
   return out;
 }
 
-type PendingCall = { callId: string | undefined; name: string; args: string };
+type PendingCall = { callId: string; name: string; args: string };
 
 class ResponsesDecoder implements WireDecoder {
   readonly asm = new MessageAssembly();
@@ -114,20 +114,23 @@ class ResponsesDecoder implements WireDecoder {
       case 'response.reasoning_summary_text.delta':
       case 'response.reasoning_text.delta':
         return typeof data.delta === 'string' ? this.asm.thinking(data.delta) : [];
-      case 'response.output_item.added':
-        if (item.type === 'function_call') {
-          const args = typeof item.arguments === 'string' ? item.arguments : '';
-          this.calls.set(key, {
-            callId: stringOr(item.call_id),
-            name: String(item.name ?? ''),
-            args,
-          });
-        }
-        return [];
+      case 'response.output_item.added': {
+        if (item.type !== 'function_call') return [];
+        const args = typeof item.arguments === 'string' ? item.arguments : '';
+        // A call without call_id gets its final id now, so that its deltas carry it too.
+        const call = {
+          callId: stringOr(item.call_id) ?? this.asm.newCallId(),
+          name: String(item.name ?? ''),
+          args,
+        };
+        this.calls.set(key, call);
+        return this.asm.toolCallDelta(call.callId, call.name, args);
+      }
       case 'response.function_call_arguments.delta': {
         const call = this.calls.get(key);
-        if (call && typeof data.delta === 'string') call.args += data.delta;
-        return [];
+        if (!call || typeof data.delta !== 'string') return [];
+        call.args += data.delta;
+        return this.asm.toolCallDelta(call.callId, call.name, data.delta);
       }
       case 'response.output_item.done': {
         if (item.type !== 'function_call') return [];
@@ -135,7 +138,7 @@ class ResponsesDecoder implements WireDecoder {
         this.calls.delete(key);
         const args = typeof item.arguments === 'string' ? item.arguments : (call?.args ?? '');
         const name = String(item.name ?? call?.name ?? '');
-        return this.asm.toolCall(stringOr(item.call_id) ?? call?.callId, name, args);
+        return this.asm.toolCall(call?.callId ?? stringOr(item.call_id), name, args);
       }
       case 'response.completed':
       case 'response.incomplete':

@@ -72,6 +72,8 @@ export type ProviderEvent =
   | { type: 'start' }
   | { type: 'text_delta'; delta: string }
   | { type: 'thinking_delta'; delta: string }
+  /** A piece of a call's raw argument JSON; `id` is the id its `tool_call` will have. */
+  | { type: 'tool_call_delta'; id: string; name: string; delta: string }
   | { type: 'tool_call'; id: string; name: string; args: Record<string, unknown> }
   | { type: 'done'; message: AssistantMessage; stop: StopReason; usage: Usage }
   | {

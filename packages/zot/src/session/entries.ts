@@ -1,6 +1,7 @@
 // The schema of a session file line, defined once: the loader checks every line against it and
 // the writer's SessionEntry type is derived from it. The message shapes are checked at compile
 // time against the conversation model of providers/types.ts.
+import type { ToolDetails } from '../contract/tool-details.js';
 import type { Message } from '../providers/types.js';
 import {
   anyValue,
@@ -35,6 +36,43 @@ const toolCall = object({
   name: string({ minLength: 1 }),
   args: record(),
 });
+const count = integer({ min: 0 });
+const hunk = object({
+  old_start: count,
+  old_lines: count,
+  new_start: count,
+  new_lines: count,
+  lines: array(string()),
+});
+/** A tool result's `details` (contract/tool-details.ts), for the UI only. */
+export const toolDetailsShape = tagged('kind', {
+  edit: object({
+    kind: literal('edit'),
+    path: string(),
+    added: count,
+    removed: count,
+    hunks: array(hunk),
+    truncated: optional(boolean()),
+  }),
+  bash: object({
+    kind: literal('bash'),
+    exit_code: optional(integer()),
+    signal: optional(string()),
+    timed_out: boolean(),
+    aborted: boolean(),
+    truncated: boolean(),
+    full_output_path: optional(string()),
+  }),
+  read: object({
+    kind: literal('read'),
+    path: string(),
+    total_lines: optional(count),
+    first_line: optional(integer({ min: 1 })),
+    last_line: optional(integer({ min: 1 })),
+    mime_type: optional(string()),
+  }),
+  write: object({ kind: literal('write'), path: string(), bytes: count, created: boolean() }),
+});
 const toolResult = object({
   type: literal('tool_result'),
   call_id: string({ minLength: 1 }),
@@ -43,6 +81,7 @@ const toolResult = object({
   content: array(tagged('type', { text, image })),
   /** Which extension tool answered; files written before it existed have none. */
   attribution: optional(object({ extension: string(), tool: string() })),
+  details: optional(toolDetailsShape),
 });
 
 export const messageShape = tagged('role', {
@@ -59,10 +98,40 @@ export const messageShape = tagged('role', {
   tool: object({ role: literal('tool'), content: array(toolResult), time: string() }),
 });
 
-// Compile-time proof that the schema and the conversation model describe the same values.
+// Compile-time proof that the schema and the conversation model describe the same values
+// (Required<> makes a missing optional property count).
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Equal<A, B> = Same<A, B> extends true ? Same<Required<A>, Required<B>> : false;
 const messageSchemaMatchesModel: Same<Infer<typeof messageShape>, Message> = true;
+const resultSchemaMatchesModel: Equal<
+  Infer<typeof toolResult>,
+  Extract<Message, { role: 'tool' }>['content'][number]
+> = true;
+const detailsSchemaMatchContract: Equal<Infer<typeof toolDetailsShape>, ToolDetails> = true;
 void messageSchemaMatchesModel;
+void resultSchemaMatchesModel;
+void detailsSchemaMatchContract;
+
+/**
+ * Details are for display only: ones this zot cannot read (another version's, hand-edited) are
+ * removed from a parsed line before it is checked, so the tool result itself still loads.
+ * Contract: never throws; mutates only `value` (freshly parsed JSON); true when it dropped any.
+ */
+export function dropUnreadableDetails(value: unknown): boolean {
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (!isObject(value) || value.type !== 'message' || !isObject(value.message)) return false;
+  const { role, content } = value.message;
+  if (role !== 'tool' || !Array.isArray(content)) return false;
+  let dropped = false;
+  for (const block of content) {
+    if (!isObject(block) || !Object.hasOwn(block, 'details')) continue;
+    if (toolDetailsShape(block.details, 'details') === undefined) continue;
+    delete block.details;
+    dropped = true;
+  }
+  return dropped;
+}
 
 export const sessionEntryShape = tagged('type', {
   /** The first line: who wrote the file, for what. */

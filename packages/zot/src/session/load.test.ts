@@ -185,3 +185,34 @@ test('never throws on arbitrary bytes', () => {
     assert.ok(Array.isArray(loaded.messages) && Array.isArray(loaded.warnings));
   }
 });
+
+test('tool result details load with the result; unreadable details are dropped, never the result', () => {
+  const details = { kind: 'write', path: 'a.txt', bytes: 3, created: true } as const;
+  const tool = (content: unknown[]) =>
+    line({ type: 'message', message: { role: 'tool', content, time: 't' } });
+  const text =
+    entry(user('q')) +
+    entry({ role: 'assistant', content: [call('a'), call('b'), call('c')], time: 't' }) +
+    tool([
+      { ...result('a'), details },
+      { ...result('b'), details: { kind: 'grep', matches: 3 } },
+      { ...result('c'), details: { ...details, bytes: -1 } },
+    ]);
+  const loaded = loadSessionText(text, 'f');
+  assert.deepEqual(loaded.warnings, [
+    'f: line 3: dropped tool result details this zot cannot read',
+  ]);
+  assert.deepEqual(loaded.messages.at(-1)?.content, [
+    { ...result('a'), details },
+    result('b'),
+    result('c'),
+  ]);
+  // A file written before details existed loads as it always did.
+  const old =
+    entry(user('q')) +
+    entry({ role: 'assistant', content: [call('a')], time: 't' }) +
+    tool([result('a')]);
+  const plain = loadSessionText(old, 'f');
+  assert.deepEqual(plain.warnings, []);
+  assert.deepEqual(roles(plain.messages), ['user:q', 'call:a', 'result:a']);
+});

@@ -4,7 +4,12 @@ import { isUtf8 } from 'node:buffer';
 import { MAX_JSON_DEPTH, parseBoundedJson } from '@zot/protocol/bounds';
 import type { Message, ToolMessage } from '../providers/types.js';
 import { errorMessage } from '../util/errors.js';
-import { SESSION_FORMAT_VERSION, sessionEntryShape, type SessionEntry } from './entries.js';
+import {
+  dropUnreadableDetails,
+  SESSION_FORMAT_VERSION,
+  sessionEntryShape,
+  type SessionEntry,
+} from './entries.js';
 import { pairToolCalls } from './repair.js';
 import { TranscriptReplay } from './replay.js';
 
@@ -76,6 +81,9 @@ function replayLines(bytes: Buffer, file: string, warnings: Warnings): Transcrip
           : `${file}: skipped line ${line}: it ${decoded.error}`,
       );
       continue;
+    }
+    if (dropUnreadableDetails(decoded.value)) {
+      warnings.add(`${file}: line ${line}: dropped tool result details this zot cannot read`);
     }
     const invalid = sessionEntryShape(decoded.value, 'entry');
     if (invalid) {

@@ -21,6 +21,8 @@ export interface SinkResult {
   totalLines: number;
   /** A note for the model when truncated: how much is shown and where the rest is. */
   note?: string;
+  /** The file holding the output (all of it, or its first maxFileBytes) when truncated. */
+  savedPath?: string;
 }
 
 /**
@@ -131,6 +133,7 @@ export class OutputSink {
       shownLines: tail.shownLines,
       totalLines,
       note: `[output truncated: showing ${shown}; ${where}]`,
+      ...(this.fileError === undefined ? { savedPath: this.options.filePath } : {}),
     };
   }
 }

@@ -66,7 +66,8 @@ test('a shell killed by a signal is reported by signal name', async () => {
 
 test('empty output reads (no output)', async () => {
   const output = await bash('true');
-  assert.deepEqual(output, { content: [{ type: 'text', text: '(no output)' }], isError: false });
+  assert.deepEqual(output.content, [{ type: 'text', text: '(no output)' }]);
+  assert.equal(output.isError, false);
 });
 
 test('a timeout kills the whole process group, grandchildren included', async () => {
@@ -183,4 +184,32 @@ test('preview shows the command on one line', () => {
   const tool = createBashTool();
   assert.equal(tool.preview?.({ command: 'ls -la' }), 'ls -la');
   assert.equal(tool.preview?.({ command: 'cd x\nmake' }), 'cd x ↵ make');
+});
+
+test('details: exit code, signal, timeout and the saved full output, apart from the content', async () => {
+  assert.deepEqual((await bash('true')).details, {
+    kind: 'bash',
+    exit_code: 0,
+    timed_out: false,
+    aborted: false,
+    truncated: false,
+  });
+  assert.deepEqual((await bash('exit 3')).details, {
+    kind: 'bash',
+    exit_code: 3,
+    timed_out: false,
+    aborted: false,
+    truncated: false,
+  });
+  const killed = (await bash('kill -KILL $$')).details;
+  assert.equal(killed?.kind === 'bash' && killed.signal, 'SIGKILL');
+  assert.equal(killed?.kind === 'bash' && killed.exit_code, undefined);
+  const timedOut = (await bash('sleep 600', {}, undefined, 0.3)).details;
+  assert.equal(timedOut?.kind === 'bash' && timedOut.timed_out, true);
+  const long = await bash('seq 1 3000');
+  const details = long.details;
+  assert.equal(details?.kind === 'bash' && details.truncated, true);
+  const saved = details?.kind === 'bash' ? details.full_output_path : undefined;
+  assert.ok(saved && textOf(long).includes(`full output saved to ${saved}`));
+  assert.equal(readFileSync(saved, 'utf8').split('\n').length, 3001);
 });

@@ -4,8 +4,9 @@ import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Tool, ToolContext, ToolOutput } from '../agent/tool.js';
+import type { BashDetails } from '../contract/tool-details.js';
 import { formatBytes } from '../util/truncate.js';
-import { OutputSink, ProgressLines } from './bash-output.js';
+import { OutputSink, ProgressLines, type SinkResult } from './bash-output.js';
 import { defaultShell, runShell, type RunOutcome } from './bash-run.js';
 import { errorOutput, stringArg } from './common.js';
 
@@ -121,7 +122,27 @@ async function bashTool(
   }
   const status = statusLine(outcome, timeout);
   if (status) parts.push(status);
-  return { content: [{ type: 'text', text: parts.join('\n\n') }], isError: status !== undefined };
+  return {
+    content: [{ type: 'text', text: parts.join('\n\n') }],
+    isError: status !== undefined,
+    details: bashDetails(outcome, result),
+  };
+}
+
+function bashDetails(
+  outcome: Exclude<RunOutcome, { kind: 'spawn-error' }>,
+  result: SinkResult,
+): BashDetails {
+  const exited = outcome.kind === 'exited' ? outcome : undefined;
+  return {
+    kind: 'bash',
+    ...(exited && exited.code !== null ? { exit_code: exited.code } : {}),
+    ...(exited?.signal ? { signal: exited.signal } : {}),
+    timed_out: outcome.kind === 'timeout',
+    aborted: outcome.kind === 'aborted',
+    truncated: result.truncated,
+    ...(result.savedPath !== undefined ? { full_output_path: result.savedPath } : {}),
+  };
 }
 
 /** The last line of the result; undefined for a clean exit 0. */

@@ -150,3 +150,65 @@ test('applyEdits, countMatches and detectEol', () => {
 test('preview shows the path', () => {
   assert.equal(edit.preview?.({ path: 'src/a.ts', edits: [] }), 'src/a.ts');
 });
+
+test('details: the change as structured hunks with line numbers and counts (not in the content)', async () => {
+  fixture('details.ts', SOURCE);
+  const output = await run('details.ts', [
+    { oldText: 'return 1;', newText: 'return 10;\n  // ten' },
+    { oldText: 'return 2;', newText: 'return 20;' },
+  ]);
+  assert.deepEqual(output.details, {
+    kind: 'edit',
+    path: 'details.ts',
+    added: 3,
+    removed: 2,
+    hunks: [
+      {
+        old_start: 1,
+        old_lines: 7,
+        new_start: 1,
+        new_lines: 8,
+        lines: [
+          ' function a() {',
+          '-  return 1;',
+          '+  return 10;',
+          '+  // ten',
+          ' }',
+          ' ',
+          ' function b() {',
+          '-  return 2;',
+          '+  return 20;',
+          ' }',
+        ],
+      },
+    ],
+  });
+  assert.ok(!JSON.stringify(output.content).includes('old_start'));
+});
+
+test('details: hunks stop at the diff limit (whole hunks), counts stay whole; no details on failure', async () => {
+  const lines = Array.from({ length: 40 }, (_, i) => `l${i}`);
+  fixture('long.txt', lines.join('\n') + '\n');
+  const small = createEditTool({ maxDiffLines: 9, diffContext: 1 });
+  const output = await small.execute(
+    {
+      path: 'long.txt',
+      edits: [
+        { oldText: 'l5\n', newText: 'L5\n' },
+        { oldText: 'l20\n', newText: 'L20\n' },
+        { oldText: 'l35\n', newText: 'L35\n' },
+      ],
+    },
+    makeContext(dir),
+  );
+  const details = output.details;
+  assert.equal(details?.kind, 'edit');
+  if (details?.kind !== 'edit') return;
+  assert.deepEqual([details.added, details.removed, details.truncated], [3, 3, true]);
+  assert.deepEqual(
+    details.hunks.map((h) => h.old_start),
+    [5, 20],
+  );
+  const failed = await run('long.txt', [{ oldText: 'absent', newText: 'x' }]);
+  assert.equal(failed.details, undefined);
+});

@@ -1,19 +1,14 @@
 // The edit tool: exact-text replacements in one file, all or nothing, answered with a diff.
 import { readFile } from 'node:fs/promises';
 import type { Tool, ToolOutput } from '../agent/tool.js';
-import { truncateHead } from '../util/truncate.js';
 import { errorOutput, fsErrorText, resolvePath, stringArg, textOutput } from './common.js';
-import { applyEdits, detectEol, toEol, type TextEdit } from './edit-apply.js';
+import { applyEdits, detectEol, type TextEdit } from './edit-apply.js';
+import { diffOf, type DiffOptions } from './edit-diff.js';
 import { existingFile, replaceFile, writeTarget } from './write.js';
 
-export interface EditToolOptions {
+export interface EditToolOptions extends DiffOptions {
   /** Where `~` points (default the user's home directory). */
   homeDir?: string;
-  /** Lines of context around each change in the diff (default 3). */
-  diffContext?: number;
-  /** Cap on the diff returned (default 2000 lines / 50 KB). */
-  maxDiffLines?: number;
-  maxDiffBytes?: number;
 }
 
 export function createEditTool(options: EditToolOptions = {}): Tool {
@@ -114,37 +109,5 @@ async function editTool(
   }
   const count = edits.length === 1 ? '1 edit' : `${edits.length} edits`;
   const diff = await diffOf(path, before, result.text, options);
-  return textOutput(`Edited ${path} (${count})\n\n${diff}`);
-}
-
-/** A unified diff of the change, LF-normalized so CRLF files read cleanly. */
-export async function diffOf(
-  path: string,
-  before: string,
-  after: string,
-  options: EditToolOptions,
-): Promise<string> {
-  // Loaded on first use: `diff` adds ~10 ms to start-up otherwise.
-  const { createTwoFilesPatch } = await import('diff');
-  const patch = createTwoFilesPatch(
-    path,
-    path,
-    toEol(before, '\n'),
-    toEol(after, '\n'),
-    undefined,
-    undefined,
-    { context: options.diffContext ?? 3 },
-  );
-  // Drop the `Index:` and `====` banner lines; `---`/`+++` already name the file.
-  const body = patch
-    .split('\n')
-    .filter((line, i) => !(i < 2 && (line.startsWith('Index: ') || /^=+$/.test(line))))
-    .join('\n');
-  const limits = {
-    maxLines: options.maxDiffLines ?? 2000,
-    maxBytes: options.maxDiffBytes ?? 50 * 1024,
-  };
-  const cut = truncateHead(body, limits);
-  if (!cut.truncated) return cut.text;
-  return `${cut.text}\n[diff truncated: showing ${cut.shownLines} of ${cut.totalLines} lines]`;
+  return { ...textOutput(`Edited ${path} (${count})\n\n${diff.text}`), details: diff.details };
 }

@@ -169,3 +169,32 @@ test('preview shows the path and any range', () => {
   assert.equal(read.preview?.({ path: 'a.ts' }), 'a.ts');
   assert.equal(read.preview?.({ path: 'a.ts', offset: 10, limit: 5 }), 'a.ts:10-14');
 });
+
+test('details: the path, the lines shown and the total, or the image type', async () => {
+  writeFileSync(join(dir, 'd.txt'), numbered(1, 12) + '\n');
+  assert.deepEqual((await run({ path: 'd.txt', offset: 3, limit: 4 })).details, {
+    kind: 'read',
+    path: 'd.txt',
+    total_lines: 12,
+    first_line: 3,
+    last_line: 6,
+  });
+  // Capped by bytes: last_line is the last line actually shown.
+  writeFileSync(join(dir, 'd-big.txt'), `${'z'.repeat(99)}\n`.repeat(1000));
+  const big = await run({ path: 'd-big.txt' });
+  const next = Number(/offset=(\d+)\]$/.exec(textOf(big))?.[1]);
+  assert.equal(big.details?.kind === 'read' && big.details.last_line, next - 1);
+  writeFileSync(join(dir, 'd.png'), PNG);
+  assert.deepEqual((await run({ path: 'd.png' })).details, {
+    kind: 'read',
+    path: 'd.png',
+    mime_type: 'image/png',
+  });
+  writeFileSync(join(dir, 'd-empty.txt'), '');
+  assert.deepEqual((await run({ path: 'd-empty.txt' })).details, {
+    kind: 'read',
+    path: 'd-empty.txt',
+    total_lines: 0,
+  });
+  assert.equal((await run({ path: 'missing.txt' })).details, undefined);
+});

@@ -103,7 +103,12 @@ async function readTool(
   const head = await tryFs('read', path, () => readHead(abs));
   if (!head.ok) return head.output;
   // Trust the bytes, not stat: files under /proc report size 0 but have content.
-  if (head.value.length === 0) return textOutput(`${path} is empty (0 bytes)`);
+  if (head.value.length === 0) {
+    return {
+      ...textOutput(`${path} is empty (0 bytes)`),
+      details: { kind: 'read', path, total_lines: 0 },
+    };
+  }
 
   const kind = sniffFile(head.value);
   if (kind.kind === 'binary') {
@@ -128,6 +133,7 @@ async function readTool(
         { type: 'image', mime_type: kind.mimeType, data: data.value.toString('base64') },
       ],
       isError: false,
+      details: { kind: 'read', path, mime_type: kind.mimeType },
     };
   }
 
@@ -147,7 +153,10 @@ async function readTool(
         `use an offset from 1 to ${totalLines}`,
     );
   }
-  return textOutput(formatLines(lines, offset, totalLines, limits));
+  const shown = formatLines(lines, offset, totalLines, limits);
+  const range = { first_line: offset, last_line: offset + shown.count - 1 };
+  const details = { kind: 'read', path, total_lines: totalLines, ...range } as const;
+  return { ...textOutput(shown.text), details };
 }
 
 async function readHead(path: string): Promise<Buffer> {
@@ -163,7 +172,7 @@ async function readHead(path: string): Promise<Buffer> {
 
 /**
  * Numbered lines (right-aligned number, tab, line) within `maxBytes`, and a note saying
- * where to continue when lines remain.
+ * where to continue when lines remain; `count` is how many lines it shows.
  * Contract: shows at least one line, so paging always advances.
  */
 export function formatLines(
@@ -171,7 +180,7 @@ export function formatLines(
   offset: number,
   totalLines: number,
   limits: Pick<ReadLimits, 'maxBytes' | 'maxLineChars'>,
-): string {
+): { text: string; count: number } {
   const width = String(offset + lines.length - 1).length;
   const out: string[] = [];
   let bytes = 0;
@@ -189,12 +198,13 @@ export function formatLines(
     bytes += size;
     out.push(text);
   }
-  const next = offset + out.length;
+  const count = out.length;
+  const next = offset + count;
   const remaining = totalLines - next + 1;
   if (remaining > 0) {
     const cap = capped ? `output capped at ${formatBytes(limits.maxBytes)}; ` : '';
     const lines = remaining === 1 ? 'line' : 'lines';
     out.push('', `[... ${cap}${remaining} more ${lines}; continue with offset=${next}]`);
   }
-  return out.join('\n');
+  return { text: out.join('\n'), count };
 }

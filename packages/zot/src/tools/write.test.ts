@@ -73,3 +73,18 @@ test('writes an empty file and expands ~', async () => {
   assert.equal(readFileSync(join(dir, 'empty.txt'), 'utf8'), '');
   assert.equal(write.preview?.({ path: 'x.ts', content: '' }), 'x.ts');
 });
+
+test('details: the path, the bytes written and whether the file is new', async () => {
+  assert.deepEqual((await run({ path: 'd/new.txt', content: 'héllo' })).details, {
+    kind: 'write',
+    path: 'd/new.txt',
+    bytes: 6,
+    created: true,
+  });
+  assert.deepEqual((await run({ path: 'd/new.txt', content: '' })).details, {
+    kind: 'write',
+    path: 'd/new.txt',
+    bytes: 0,
+    created: false,
+  });
+});

@@ -87,5 +87,6 @@ async function writeTool(
   }
   const bytes = Buffer.byteLength(content);
   const how = existing.stats ? 'overwrote the existing file' : 'created a new file';
-  return textOutput(`Wrote ${bytes} bytes to ${path} (${how})`);
+  const details = { kind: 'write', path, bytes, created: !existing.stats } as const;
+  return { ...textOutput(`Wrote ${bytes} bytes to ${path} (${how})`), details };
 }

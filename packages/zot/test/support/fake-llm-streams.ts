@@ -45,7 +45,8 @@ class Builder {
 export interface Plan {
   model: string;
   chunks: string[];
-  thinking?: string | undefined;
+  thinking?: string[] | undefined;
+  reasoningField: 'reasoning_content' | 'reasoning';
   calls: { id: string; name: string; args: string }[];
   stop: 'end_turn' | 'tool_use' | 'length';
   usage: Usage;
@@ -75,7 +76,7 @@ export function anthropicStream(p: Plan): Stream {
   };
   if (p.thinking !== undefined) {
     block({ type: 'thinking', thinking: '', signature: '' }, () => {
-      delta({ type: 'thinking_delta', thinking: p.thinking });
+      for (const thinking of p.thinking ?? []) delta({ type: 'thinking_delta', thinking });
       delta({ type: 'signature_delta', signature: `sig_fake_${p.seq}` });
     });
   }
@@ -116,6 +117,7 @@ export function chatStream(p: Plan): Stream {
       content,
     );
   chunk({ role: 'assistant', content: '', refusal: null });
+  for (const piece of p.thinking ?? []) chunk({ [p.reasoningField]: piece }, null, true);
   for (const content of p.chunks) chunk({ content }, null, true);
   p.calls.forEach((call, index) => {
     const fn = { name: call.name, arguments: '' };
@@ -165,6 +167,22 @@ export function responsesStream(p: Plan): Stream {
   add({ type: 'response.created', response: response('in_progress', [], null, null) });
   add({ type: 'response.in_progress', response: response('in_progress', [], null, null) });
   const output: Json[] = [];
+  if (p.thinking !== undefined) {
+    const output_index = output.length;
+    const item_id = `rs_fake_${p.seq}`;
+    const text = p.thinking.join('');
+    const ids = { item_id, output_index, summary_index: 0 };
+    const part = (t: string) => ({ type: 'summary_text', text: t });
+    const item = (summary: Json[]) => ({ id: item_id, type: 'reasoning', summary });
+    add({ type: 'response.output_item.added', output_index, item: item([]) });
+    add({ type: 'response.reasoning_summary_part.added', ...ids, part: part('') });
+    for (const delta of p.thinking)
+      add({ type: 'response.reasoning_summary_text.delta', ...ids, delta }, true);
+    add({ type: 'response.reasoning_summary_text.done', ...ids, text });
+    add({ type: 'response.reasoning_summary_part.done', ...ids, part: part(text) });
+    add({ type: 'response.output_item.done', output_index, item: item([part(text)]) });
+    output.push(item([part(text)]));
+  }
   if (p.chunks.length > 0) {
     const output_index = output.length;
     const item_id = `msg_fake_${p.seq}`;

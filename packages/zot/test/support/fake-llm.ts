@@ -17,8 +17,14 @@ export type { Format } from './fake-llm-streams.js';
 export interface ScriptedReply {
   /** A string is one stream chunk; an array gives the chunks. */
   text?: string | string[];
-  /** Anthropic only: a thinking block (with a signature) before the text. */
-  thinking?: string;
+  /**
+   * Reasoning before the text, in every format (an array gives the chunks): an Anthropic thinking
+   * block with a signature, Chat `reasoning_content` (or `reasoningField`) deltas, a Responses
+   * reasoning item with summary text deltas.
+   */
+  thinking?: string | string[];
+  /** Chat only: the delta field reasoning streams in (default reasoning_content, DeepSeek's). */
+  reasoningField?: 'reasoning_content' | 'reasoning';
   /** `rawArgs` is sent instead of JSON.stringify(args), e.g. to send invalid JSON. */
   toolCalls?: { id?: string; name: string; args: unknown; rawArgs?: string }[];
   /** Default: tool_use when there are tool calls, else end_turn. */
@@ -97,7 +103,8 @@ export async function startFakeLlm(): Promise<FakeLlm> {
     const plan: Plan = {
       model: typeof body?.model === 'string' ? body.model : 'fake-model',
       chunks: text === undefined ? [] : Array.isArray(text) ? text : [text],
-      thinking: scripted.thinking,
+      thinking: typeof scripted.thinking === 'string' ? [scripted.thinking] : scripted.thinking,
+      reasoningField: scripted.reasoningField ?? 'reasoning_content',
       calls,
       stop: scripted.stop ?? (calls.length > 0 ? 'tool_use' : 'end_turn'),
       usage: {

@@ -2,9 +2,11 @@
 // and shutdown. Every extension failure becomes an ext_error event; none escapes as a throw.
 import type {
   CommandResponseFrame,
+  EventFrame,
   EventName,
   InterceptableEvent,
   NotifyLevel,
+  PanelKeyFrame,
   PanelSpec,
 } from '@zot/protocol';
 import type { Tool } from '../agent/tool.js';
@@ -289,7 +291,7 @@ export class ExtensionHost {
       };
     }
     try {
-      const response = await extension.peer.request<CommandResponseFrame>(
+      const response = await extension.peer.request(
         { type: 'command_invoked', name: command.name, args: args.trim() },
         `/${command.name}`,
         this.timeouts.commandMs,
@@ -315,7 +317,7 @@ export class ExtensionHost {
     owner.send({
       type: 'panel_key',
       panel_id: panelId,
-      key,
+      key: key as PanelKeyFrame['key'], // the closed set is checked in a later change
       ...(text !== undefined ? { text } : {}),
     });
     return true;
@@ -398,7 +400,7 @@ export class ExtensionHost {
   emitEvent(event: EventName, fields: Record<string, unknown> = {}): void {
     for (const extension of this.extensions) {
       if (extension.running && extension.events.has(event))
-        extension.sendEvent({ type: 'event', event, ...fields });
+        extension.sendEvent({ type: 'event', event, ...fields } as EventFrame);
     }
   }
 

@@ -151,11 +151,11 @@ async function handle(request: RpcRequest, context: Context): Promise<Reply> {
     case 'reload_extensions':
       return { success: true, data: { extensions: await session.reloadExtensions() } };
     case 'panel_key': {
-      const sent =
-        session.extensions?.panelKey(request.panel_id, request.key, request.text) ?? false;
-      return sent
-        ? { success: true }
-        : { success: false, error: `no open panel "${request.panel_id}"` };
+      const sent = session.extensions?.panelKey(request.panel_id, request.key, request.text) ?? {
+        ok: false,
+        error: `no open panel "${request.panel_id}"`,
+      };
+      return sent.ok ? { success: true } : { success: false, error: sent.error };
     }
     case 'confirm': {
       const answer = waiting.get(request.tool_id);

@@ -347,6 +347,7 @@ export class Session {
   clear(): void {
     if (this.busy) throw new Error('agent is busy');
     this.messagesList.length = 0;
+    this.options.extensions?.notes.clearAll();
     if (this.options.writer?.exists)
       this.persist({ type: 'clear', time: new Date().toISOString() });
   }

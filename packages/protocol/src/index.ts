@@ -81,3 +81,5 @@ export {
 export { MAX_JSON_DEPTH, exceedsJsonDepth, parseBoundedJson } from './bounds.js';
 export { formatFrameError, type FrameValidator, type Shape } from './errors.js';
 export { LineSplitter, createLineDecoder, type LineDecoderOptions } from './jsonl.js';
+export type { SendOptions, Transport, TransportExit, TransportHandlers } from './transport.js';
+export { InMemoryTransport } from './in-memory-transport.js';

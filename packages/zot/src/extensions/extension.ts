@@ -1,7 +1,13 @@
 // One running extension: spawn, handshake, registrations, replies, and its end.
-import { decodeFromExtension, encodeFrame, type FrameFromExtension } from '@zot/protocol';
-import { ExtensionLog } from './log.js';
-import { Peer } from './peer.js';
+import {
+  decodeFromExtension,
+  type EventFrame,
+  type FrameFromExtension,
+  type FrameFromHost,
+} from '@zot/protocol';
+import { ExitWatch } from './exit-watch.js';
+import type { ExtensionLog } from './log.js';
+import { isReplyType, Peer, type ReplyFrame } from './peer.js';
 import {
   checkCommand,
   checkSubscription,
@@ -13,9 +19,8 @@ import type { ExtensionTimeouts } from './timeouts.js';
 import {
   describeExit,
   MAX_QUEUED_BYTES,
-  ProcessTransport,
   type ExitInfo,
-  type ProcessSpec,
+  type ExtensionTransport,
 } from './transport.js';
 
 /** `exited`: gone after a successful load (its process exited, or it closed its stdout). */
@@ -38,8 +43,6 @@ export interface ExtensionContext {
   onCrash(extension: RunningExtension, message: string): void;
 }
 
-const REPLY_TYPES = new Set(['tool_result', 'command_response', 'event_intercept_response']);
-
 function preview(line: string): string {
   return line.length > 120 ? `${line.slice(0, 120)}…` : line;
 }
@@ -48,7 +51,6 @@ export class RunningExtension {
   state: ExtensionState = 'starting';
   readyKind: ReadyKind | undefined;
   failure: string | undefined;
-  exit: ExitInfo | undefined;
   readonly warnings: string[] = [];
   readonly commands = new Map<string, CommandRegistration>();
   readonly tools = new Map<string, ToolRegistration>();
@@ -56,30 +58,32 @@ export class RunningExtension {
   intercepts = new Set<string>();
   shutdownAcked = false;
   private droppedEvents = 0;
-  readonly log: ExtensionLog;
   readonly peer: Peer;
-  private readonly transport: ProcessTransport;
+  private readonly exited = new ExitWatch();
   private timers: NodeJS.Timeout[] = [];
   private autoReadyTimer: NodeJS.Timeout | undefined;
   private registered = false;
   private outputBlocked = false;
   private settle: ((state: ExtensionState) => void) | undefined;
 
+  /** Contract: the transport is started by start() and owned by this extension from then on. */
   constructor(
     readonly name: string,
     readonly dir: string,
-    spec: ProcessSpec,
-    logPath: string,
+    private readonly transport: ExtensionTransport,
+    readonly log: ExtensionLog,
     private readonly context: ExtensionContext,
   ) {
-    this.log = new ExtensionLog(logPath);
-    this.transport = new ProcessTransport(spec, this.log);
     this.peer = new Peer(
       (frame) => this.send(frame),
       () => this.updateReading(),
     );
   }
 
+  /** How its process ended, once it has. */
+  get exit(): ExitInfo | undefined {
+    return this.exited.info;
+  }
   get logPath(): string {
     return this.log.path;
   }
@@ -109,16 +113,16 @@ export class RunningExtension {
     this.transport.setReading(!hold);
   }
 
-  send(frame: Record<string, unknown> & { type: string }): void {
-    this.transport.send(encodeFrame(frame));
+  send(frame: FrameFromHost): void {
+    this.transport.send(frame);
   }
 
   /**
    * Sends a lifecycle event. An extension that stops reading its stdin loses events past the
    * queue bound (counted and logged) instead of growing zot's memory; requests still queue.
    */
-  sendEvent(frame: Record<string, unknown> & { type: 'event' }): void {
-    if (this.transport.send(encodeFrame(frame), { droppable: true })) {
+  sendEvent(frame: EventFrame): void {
+    if (this.transport.send(frame, { droppable: true })) {
       if (this.droppedEvents > 0) {
         this.log.write(`delivering events again after dropping ${this.droppedEvents}`);
         this.droppedEvents = 0;
@@ -167,7 +171,7 @@ export class RunningExtension {
     this.log.write(`load failed: ${reason}`);
     this.peer.close(`extension ${this.name} is not running (${reason}); see ${this.logPath}`);
     this.resolveStart();
-    void this.transport.killGroup(this.context.timeouts.killGraceMs);
+    void this.transport.terminate();
   }
 
   private markReady(kind: ReadyKind): void {
@@ -201,8 +205,8 @@ export class RunningExtension {
     // A reply may still name its request (read leniently): fail it now, not at its timeout.
     const lenient = decodeFromExtension(new TextDecoder().decode(bytes));
     const frame = lenient.ok ? (lenient.frame as { type: string; id?: unknown }) : lenient;
-    if (typeof frame.id === 'string' && frame.type && REPLY_TYPES.has(frame.type)) {
-      this.peer.fail(frame.id, `malformed ${frame.type}: the line is not valid UTF-8`);
+    if (typeof frame.id === 'string' && isReplyType(frame.type)) {
+      this.peer.fail(frame.id, frame.type, `malformed ${frame.type}: the line is not valid UTF-8`);
     }
   }
 
@@ -213,11 +217,11 @@ export class RunningExtension {
    */
   private onOutputEnd(): void {
     if (this.state === 'failed' || this.state === 'stopped' || this.state === 'exited') return;
-    void this.transport.waitForExit(this.context.timeouts.outputEndGraceMs).then((exit) => {
-      if (exit) return;
+    void this.exited.wait(this.context.timeouts.outputEndGraceMs).then((exited) => {
+      if (exited) return;
       // After a stalled event loop the exit may be waiting in this turn's poll phase.
       setImmediate(() => {
-        if (this.transport.exitInfo) return;
+        if (this.exit) return;
         if (this.state === 'starting') this.fail('closed its stdout before sending hello');
         else if (this.state === 'handshaking') this.fail('closed its stdout before sending ready');
         else if (this.state === 'ready') {
@@ -235,11 +239,18 @@ export class RunningExtension {
     this.peer.close(`extension ${this.name} is not running (${reason}); see ${this.logPath}`);
     this.context.onCrash(this, `extension ${this.name} ${reason}`);
     // A crashed leader's children may linger in its group; a mute extension is still running.
-    void this.transport.killGroup(this.context.timeouts.killGraceMs);
+    void this.transport.terminate();
   }
 
   private onLine(line: string): void {
-    if (this.state === 'failed' || this.state === 'stopped' || this.state === 'exited') return;
+    if (this.state === 'failed' || this.state === 'exited') return;
+    if (this.state === 'stopped') {
+      // Shutting down: what it still writes is read (so it never blocks), but only an ack counts.
+      if (!line.includes('shutdown_ack')) return;
+      const ack = decodeFromExtension(line);
+      if (ack.ok && ack.frame.type === 'shutdown_ack') this.onShutdownAck();
+      return;
+    }
     const decoded = decodeFromExtension(line);
     if (this.state === 'starting') {
       if (!decoded.ok || decoded.frame.type !== 'hello') {
@@ -254,8 +265,8 @@ export class RunningExtension {
       if (decoded.kind === 'unknown_type')
         this.warn(`ignored unknown frame type "${decoded.type}"`);
       else this.warn(`dropped a malformed line: ${decoded.error}: ${preview(line)}`);
-      if (decoded.id !== undefined && decoded.type && REPLY_TYPES.has(decoded.type)) {
-        this.peer.fail(decoded.id, `malformed ${decoded.type}: ${decoded.error}`);
+      if (decoded.id !== undefined && isReplyType(decoded.type)) {
+        this.peer.fail(decoded.id, decoded.type, `malformed ${decoded.type}: ${decoded.error}`);
       }
       return;
     }
@@ -334,19 +345,33 @@ export class RunningExtension {
       case 'tool_result':
       case 'command_response':
       case 'event_intercept_response':
-        if (!this.peer.resolve(frame.id, frame))
-          this.log.write(`ignored a late or unknown ${frame.type} (id ${frame.id})`);
-        return;
+        return this.onReply(frame);
       case 'shutdown_ack':
-        this.shutdownAcked = true;
-        return;
+        return this.onShutdownAck();
       default:
         this.context.onFrame(this, frame);
     }
   }
 
+  private onShutdownAck(): void {
+    if (this.shutdownAcked) return;
+    this.shutdownAcked = true;
+    this.log.write('shutdown_ack received');
+  }
+
+  /** A reply is taken only by a pending request of its id that expects its type. */
+  private onReply(frame: ReplyFrame): void {
+    const delivery = this.peer.resolve(frame);
+    if (delivery === 'unknown')
+      this.log.write(`ignored a late or unknown ${frame.type} (id ${frame.id})`);
+    else if (delivery !== 'resolved')
+      this.warn(
+        `ignored a ${frame.type} for request ${frame.id}, which awaits a ${delivery.expected}`,
+      );
+  }
+
   private onExit(info: ExitInfo): void {
-    this.exit = info;
+    this.exited.settle(info); // its waiters resume after this handler (promise continuations)
     const how = describeExit(info);
     this.log.write(`process ${how}`);
     if (this.state === 'starting') return this.fail(`${how} before sending hello`);
@@ -365,16 +390,18 @@ export class RunningExtension {
     this.updateReading(); // drain what it still writes (ignored), so it is never stuck in a write
     this.resolveStart();
     this.peer.close(`extension ${this.name} was shut down`);
-    if (wasRunning && !this.transport.exitInfo) {
+    if (wasRunning && !this.exit) {
       this.send({ type: 'shutdown' });
-      await this.transport.waitForExit(this.context.timeouts.shutdownGraceMs);
+      const graceMs = this.context.timeouts.shutdownGraceMs;
+      if (!(await this.exited.wait(graceMs)))
+        this.log.write(`no exit within ${graceMs} ms of shutdown; closing its stdin`);
     }
-    this.transport.closeInput();
-    await this.transport.killGroup(this.context.timeouts.killGraceMs);
+    this.transport.close();
+    await this.transport.terminate();
   }
 
   /** Synchronous last resort when the host exits. */
   killNow(): void {
-    this.transport.killGroupNow();
+    this.transport.terminateNow();
   }
 }

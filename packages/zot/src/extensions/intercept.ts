@@ -3,7 +3,7 @@
 import type { EventInterceptResponseFrame, InterceptableEvent } from '@zot/protocol';
 import { textDigest } from '../util/digest.js';
 import type { RunningExtension } from './extension.js';
-import { RequestError } from './peer.js';
+import { RequestError, type RequestOf } from './peer.js';
 
 /** What each interceptable event carries through the chain. */
 export interface InterceptValues {
@@ -109,11 +109,9 @@ export async function runInterceptors<E extends InterceptableEvent>(
     if (!extension.running || !extension.intercepts.has(event)) continue;
     let response: EventInterceptResponseFrame;
     try {
-      response = await extension.peer.request<EventInterceptResponseFrame>(
-        { type: 'event_intercept', event, ...value },
-        `intercept ${event}`,
-        timeoutMs,
-      );
+      // The value of event E is the frame body of E (InterceptValues mirrors the schema).
+      const frame = { type: 'event_intercept', event, ...value } as RequestOf<'event_intercept'>;
+      response = await extension.peer.request(frame, `intercept ${event}`, timeoutMs);
     } catch (error) {
       const why =
         error instanceof RequestError && error.reason === 'timeout'

@@ -3,8 +3,9 @@ import { basename } from 'node:path';
 import type { DiscoveredExtension, ExtensionScope } from './discovery.js';
 import { argumentOutside, resolveExec } from './exec-resolve.js';
 import { RunningExtension, type ExtensionContext } from './extension.js';
-import { extensionLogPath } from './log.js';
-import { describeExit } from './transport.js';
+import { ExtensionLog, extensionLogPath } from './log.js';
+import { ProcessTransport, type ProcessSpec } from './process-transport.js';
+import { describeExit, type ExtensionTransport } from './transport.js';
 
 export type LoadStatus =
   | 'ready'
@@ -33,6 +34,11 @@ export interface ExtensionReport {
   warnings: string[];
 }
 
+/** Connects one extension about to start; `log` is its log file. */
+export type TransportFactory = (spec: ProcessSpec, log: ExtensionLog) => ExtensionTransport;
+
+const spawnProcess: TransportFactory = (spec, log) => new ProcessTransport(spec, log);
+
 type ReportBase = Omit<ExtensionReport, 'status' | 'commands' | 'tools' | 'events' | 'intercepts'>;
 
 export interface PlanDeps {
@@ -41,6 +47,7 @@ export interface PlanDeps {
   /** The trust gate: a refusal message skips the entry. */
   allow?(entry: DiscoveredExtension): string | undefined;
   context: ExtensionContext;
+  transport?: TransportFactory;
 }
 
 /** A spawned extension (its report reads its state later), or a fixed report. */
@@ -91,13 +98,18 @@ export function planExtension(entry: DiscoveredExtension, deps: PlanDeps): Plann
   // Python would write __pycache__ into a project extension on its first run, which changes
   // the trusted content and stops it from starting again.
   const env = entry.scope === 'project' ? { ...deps.env, PYTHONDONTWRITEBYTECODE: '1' } : deps.env;
-  const extension = new RunningExtension(
-    manifest!.name,
-    entry.dir,
-    { command: exec.command, args: exec.args, cwd: entry.dir, env },
-    logPath!,
-    deps.context,
+  const log = new ExtensionLog(logPath!);
+  const transport = (deps.transport ?? spawnProcess)(
+    {
+      command: exec.command,
+      args: exec.args,
+      cwd: entry.dir,
+      env,
+      killGraceMs: deps.context.timeouts.killGraceMs,
+    },
+    log,
   );
+  const extension = new RunningExtension(manifest!.name, entry.dir, transport, log, deps.context);
   return { extension, report: () => reportOf(extension, base) };
 }
 

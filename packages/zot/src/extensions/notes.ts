@@ -9,10 +9,17 @@ export interface Note {
   time: number;
 }
 
-/** Notes are one-shot: cleared on the next prompt, on /clear, or by their extension. */
+/**
+ * Notes are one-shot: cleared on the next prompt, on /clear, on a reload, or by their extension.
+ * Contract: clearAll() reports each extension whose notes it removed to `onCleared`, so front
+ * ends holding those notes can drop them; clearFrom() is an extension's own request, which its
+ * caller reports.
+ */
 export class NotesModel {
   private items: Note[] = [];
   private readonly listeners = new Set<() => void>();
+
+  constructor(private readonly onCleared: (extension: string) => void = () => undefined) {}
 
   get notes(): readonly Note[] {
     return this.items;
@@ -41,9 +48,13 @@ export class NotesModel {
     if (this.items.length !== before) this.changed();
   }
 
-  clearAll(): void {
-    if (this.items.length === 0) return;
+  /** Removes every note; returns the extensions whose notes were removed, in order. */
+  clearAll(): string[] {
+    if (this.items.length === 0) return [];
+    const extensions = [...new Set(this.items.map((note) => note.extension))];
     this.items = [];
     this.changed();
+    for (const extension of extensions) this.onCleared(extension);
+    return extensions;
   }
 }

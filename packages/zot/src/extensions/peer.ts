@@ -1,5 +1,7 @@
 // Request/reply correlation for one extension: monotonic ids, a timeout and an AbortSignal per
-// request, and every pending request failed at once when the extension goes away.
+// request, the reply type each request expects, and every pending request failed at once when
+// the extension goes away.
+import type { FrameFromExtension, FrameFromHost } from '@zot/protocol';
 
 export class RequestError extends Error {
   constructor(
@@ -10,10 +12,36 @@ export class RequestError extends Error {
   }
 }
 
-export type OutgoingFrame = Record<string, unknown> & { type: string };
+/** Each request frame and the one reply type that answers it. */
+export const REPLY_TYPE = {
+  tool_call: 'tool_result',
+  command_invoked: 'command_response',
+  event_intercept: 'event_intercept_response',
+} as const;
+
+export type RequestType = keyof typeof REPLY_TYPE;
+export type ReplyType = (typeof REPLY_TYPE)[RequestType];
+export type ReplyFrame = Extract<FrameFromExtension, { type: ReplyType }>;
+/** The reply frame a request of type `T` resolves with. */
+export type ReplyTo<T extends RequestType> = Extract<ReplyFrame, { type: (typeof REPLY_TYPE)[T] }>;
+
+type WithoutId<F> = F extends unknown ? Omit<F, 'id'> : never;
+/** A request as the caller writes it; the peer adds the id. */
+export type OutgoingRequest = WithoutId<Extract<FrameFromHost, { type: RequestType }>>;
+export type RequestOf<T extends RequestType> = Extract<OutgoingRequest, { type: T }>;
+
+const REPLY_TYPES: ReadonlySet<string> = new Set(Object.values(REPLY_TYPE));
+
+export function isReplyType(type: string | undefined): type is ReplyType {
+  return type !== undefined && REPLY_TYPES.has(type);
+}
+
+/** What became of a reply: taken, unknown or expired id (a late reply), or the wrong type. */
+export type Delivery = 'resolved' | 'unknown' | { expected: ReplyType };
 
 interface Pending {
-  resolve(reply: unknown): void;
+  expects: ReplyType;
+  resolve(reply: ReplyFrame): void;
   reject(error: RequestError): void;
   timer: NodeJS.Timeout | undefined;
   label: string;
@@ -25,11 +53,11 @@ export class Peer {
   private closedReason: string | undefined;
 
   /**
-   * `send` writes a frame (the peer adds the id); `onPendingChange` runs after a request is
-   * added or settled (the extension reads its output while a reply is awaited).
+   * `send` writes a frame; `onPendingChange` runs after a request is added or settled (the
+   * extension reads its output while a reply is awaited).
    */
   constructor(
-    private readonly send: (frame: OutgoingFrame) => void,
+    private readonly send: (frame: FrameFromHost) => void,
     private readonly onPendingChange: () => void = () => undefined,
   ) {}
 
@@ -38,21 +66,21 @@ export class Peer {
   }
 
   /**
-   * Sends `frame` with a fresh id and resolves with the reply frame.
+   * Sends `frame` with a fresh id and resolves with the reply of the type it expects.
    * Contract: rejects with RequestError on timeout, abort or close; never leaves a timer behind.
    */
-  request<R>(
-    frame: OutgoingFrame,
+  request<R extends OutgoingRequest>(
+    frame: R,
     label: string,
     timeoutMs: number,
     signal?: AbortSignal,
-  ): Promise<R> {
+  ): Promise<ReplyTo<R['type']>> {
     if (this.closedReason !== undefined) {
       return Promise.reject(new RequestError(this.closedReason, 'closed'));
     }
     if (signal?.aborted) return Promise.reject(new RequestError(`${label}: aborted`, 'aborted'));
     const id = String(this.nextId++);
-    return new Promise<R>((resolve, reject) => {
+    return new Promise<ReplyTo<R['type']>>((resolve, reject) => {
       const cleanup = () => {
         if (entry.timer) clearTimeout(entry.timer);
         signal?.removeEventListener('abort', onAbort);
@@ -64,11 +92,12 @@ export class Peer {
         reject(new RequestError(`${label}: aborted`, 'aborted'));
       };
       const entry: Pending = {
+        expects: REPLY_TYPE[frame.type],
         label,
         timer: undefined,
         resolve: (reply) => {
           cleanup();
-          resolve(reply as R);
+          resolve(reply as ReplyTo<R['type']>); // its type was checked in resolve()
         },
         reject: (error) => {
           cleanup();
@@ -83,22 +112,26 @@ export class Peer {
       signal?.addEventListener('abort', onAbort, { once: true });
       this.pending.set(id, entry);
       this.onPendingChange();
-      this.send({ ...frame, id });
+      this.send({ ...frame, id } as FrameFromHost);
     });
   }
 
-  /** Delivers a reply; returns false for an unknown or expired id (a late reply). */
-  resolve(id: string, reply: unknown): boolean {
-    const entry = this.pending.get(id);
-    if (!entry) return false;
+  /**
+   * Delivers a reply. Contract: a reply of another type than its request expects is not
+   * taken (the request keeps waiting, and times out if nothing better arrives).
+   */
+  resolve(reply: ReplyFrame): Delivery {
+    const entry = this.pending.get(reply.id);
+    if (!entry) return 'unknown';
+    if (entry.expects !== reply.type) return { expected: entry.expects };
     entry.resolve(reply);
-    return true;
+    return 'resolved';
   }
 
-  /** Fails one request, e.g. when its reply frame was malformed. */
-  fail(id: string, message: string): boolean {
+  /** Fails one request whose reply (of `type`) was malformed; false if none matches. */
+  fail(id: string, type: ReplyType, message: string): boolean {
     const entry = this.pending.get(id);
-    if (!entry) return false;
+    if (!entry || entry.expects !== type) return false;
     entry.reject(new RequestError(`${entry.label}: ${message}`, 'invalid'));
     return true;
   }

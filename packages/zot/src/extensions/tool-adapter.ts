@@ -85,7 +85,7 @@ export function extensionTool(
         );
       }
       try {
-        const frame = await extension.peer.request<ToolResultFrame>(
+        const frame = await extension.peer.request(
           { type: 'tool_call', name: registration.name, args },
           `tool ${registration.name}`,
           context.toolTimeoutMs,

@@ -146,9 +146,7 @@ async function handle(request: RpcRequest, context: Context): Promise<Handled> {
       return { success: true, data: { extensions: await session.reloadExtensions() } };
     case 'panel_key': {
       const sent = session.panelKey(request.panel_id, request.key, request.text);
-      return sent
-        ? { success: true }
-        : { success: false, error: `no open panel "${request.panel_id}"` };
+      return sent.ok ? { success: true } : { success: false, error: sent.error };
     }
     case 'confirm': {
       const answer = waiting.get(request.tool_id);

@@ -12,7 +12,7 @@ import type {
   Usage,
   UserContent,
 } from '../providers/types.js';
-import type { ExtensionHost, ExtensionReport } from '../extensions/host.js';
+import type { ExtensionHost, ExtensionReport, PanelRequestResult } from '../extensions/host.js';
 import { errorMessage } from '../util/errors.js';
 import { AUTO_COMPACT_RATIO, screenSummary, splitPoint, summarise } from './compact.js';
 import { ConfirmGate, type AskPerson } from './confirm.js';
@@ -24,7 +24,7 @@ import type { ToolRegistry } from './tool-registry.js';
 export type { SessionEvent } from '../contract/events.js';
 import type { SessionEvent } from '../contract/events.js';
 import type { RuntimeState } from '../contract/state.js';
-import { nextOpenPanel, StatePublisher } from './state.js';
+import { openPanelOf, StatePublisher } from './state.js';
 import { PromptQueue, type PromptMode } from './prompt-queue.js';
 import { listCommands, type CommandInfo, type CommandMode } from './command-registry.js';
 import { runSlashCommand, slashResultEvent, type SlashResult } from './commands.js';
@@ -86,7 +86,6 @@ export class Session {
   private controller: AbortController | undefined;
   private closed = false;
   private gate: ConfirmGate | undefined;
-  private openPanel: RuntimeState['open_panel'] = null;
   /** The agent run of the prompt in progress, which steering messages join. */
   private running: Promise<PromptOutcome> | undefined;
   private readonly queued = new PromptQueue((queue) => this.emit({ type: 'queue', ...queue }));
@@ -125,7 +124,6 @@ export class Session {
   }
 
   private emit(event: SessionEvent): void {
-    this.openPanel = nextOpenPanel(this.openPanel, event);
     for (const listener of this.listeners) {
       try {
         listener(event);
@@ -155,8 +153,13 @@ export class Session {
   }
 
   /** A key for an open extension panel (the front end's user typed it). */
-  panelKey(panelId: string, key: string, text?: string): boolean {
-    return this.host?.panelKey(panelId, key, text) ?? false;
+  panelKey(panelId: string, key: string, text?: string): PanelRequestResult {
+    return (
+      this.host?.panelKey(panelId, key, text) ?? {
+        ok: false,
+        error: `no open panel "${panelId}"`,
+      }
+    );
   }
 
   /** The user closed a panel. Returns false when no such panel is open. */
@@ -193,7 +196,7 @@ export class Session {
       usage: this.usageTotals,
       yolo: this.gate?.isYolo ?? true,
       extensions: { loaded, failed: [...new Set([...failedToLoad, ...died])] },
-      open_panel: this.openPanel,
+      open_panel: openPanelOf(this.host),
     };
   }
 
@@ -499,6 +502,7 @@ export class Session {
   clear(): void {
     if (this.busy) throw new Error('agent is busy');
     this.messagesList.length = 0;
+    this.host?.notes.clearAll();
     if (this.writer?.exists) this.persist({ type: 'clear', time: new Date().toISOString() });
     this.statePublisher.publish();
   }

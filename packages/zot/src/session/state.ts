@@ -3,24 +3,21 @@
 // field differs from the last one sent: front ends redraw from it instead of re-deriving it.
 import type { RuntimeState } from '../contract/state.js';
 import type { SessionEvent } from '../contract/events.js';
+import type { ExtensionHost } from '../extensions/host.js';
 
 type OpenPanel = RuntimeState['open_panel'];
 
-/** Follows the panel events, so the snapshot can say which panel is open. */
-export function nextOpenPanel(current: OpenPanel, event: SessionEvent): OpenPanel {
-  switch (event.type) {
-    case 'ext_panel_open':
-      return { extension: event.extension, ...event.panel };
-    case 'ext_panel_render': {
-      if (current?.id !== event.panel_id || current.extension !== event.extension) return current;
-      const { type: _type, panel_id: _id, extension: _ext, ...content } = event;
-      return { ...current, ...content };
-    }
-    case 'ext_panel_close':
-      return current?.id === event.panel_id ? null : current;
-    default:
-      return current;
-  }
+/** The host's open panel, as the snapshot shows it (absent fields left out). */
+export function openPanelOf(host: ExtensionHost | undefined): OpenPanel {
+  const panel = host?.openPanel();
+  if (!panel) return null;
+  return {
+    extension: panel.extension,
+    id: panel.id,
+    ...(panel.title !== undefined ? { title: panel.title } : {}),
+    lines: [...panel.lines],
+    ...(panel.footer !== undefined ? { footer: panel.footer } : {}),
+  };
 }
 
 /**

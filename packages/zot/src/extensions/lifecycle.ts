@@ -1,0 +1,117 @@
+// Which extensions run: discovery, parallel start, shutdown, and the exit hook that kills
+// their process groups if zot exits any other way.
+import { discoverExtensions, type DiscoveredExtension } from './discovery.js';
+import type { ExtensionContext, RunningExtension } from './extension.js';
+import type { HostEvent } from './host.js';
+import { planExtension, type ExtensionReport, type TransportFactory } from './load-plan.js';
+
+export interface LifecycleDeps {
+  cwd: string;
+  zotHome: string;
+  logsDir: string;
+  extPaths: string[];
+  noExt: boolean;
+  env: NodeJS.ProcessEnv;
+  allow?(entry: DiscoveredExtension): string | undefined;
+  context: ExtensionContext;
+  transport?: TransportFactory | undefined;
+  emit(event: HostEvent): void;
+  /** Runs once every extension is ready or failed, before the reports are taken. */
+  beforeReports(): void;
+}
+
+/**
+ * Contract: never throws or rejects; an exit hook is installed only while extensions may be
+ * running (from start() to the end of shutdown()), so hosts created and shut down repeatedly
+ * leave no `exit` listener behind.
+ */
+export class ExtensionLifecycle {
+  private extensions: RunningExtension[] = [];
+  private reports: ExtensionReport[] = [];
+  private exitHook: (() => void) | undefined;
+  private outputBlocked = false;
+
+  constructor(private readonly deps: LifecycleDeps) {}
+
+  /** Extensions that were spawned, in load order. */
+  get running(): readonly RunningExtension[] {
+    return this.extensions;
+  }
+  get lastReports(): readonly ExtensionReport[] {
+    return this.reports;
+  }
+
+  /** Discovers and starts every extension in parallel; resolves when all are ready or failed. */
+  async start(): Promise<ExtensionReport[]> {
+    const { cwd, zotHome, extPaths, noExt, env, logsDir, allow, context, transport } = this.deps;
+    const { entries } = discoverExtensions({ cwd, zotHome, extPaths, noExt });
+    const deps = {
+      env,
+      logsDir,
+      context,
+      ...(allow ? { allow } : {}),
+      ...(transport ? { transport } : {}),
+    };
+    const planned = entries.map((entry) => planExtension(entry, deps));
+    this.extensions = planned.flatMap((item) => ('extension' in item ? [item.extension] : []));
+    if (this.outputBlocked)
+      this.extensions.forEach((extension) => extension.setOutputBlocked(true));
+    if (this.extensions.length > 0) this.installExitHook();
+    await Promise.all(this.extensions.map((extension) => extension.start()));
+    this.deps.beforeReports();
+    this.reports = planned.map((item) => item.report());
+    for (const report of this.reports) this.reportProblem(report);
+    return this.reports;
+  }
+
+  private reportProblem(report: ExtensionReport): void {
+    if (report.status === 'failed' || report.status === 'manifest-error') {
+      this.deps.emit({
+        type: 'ext_error',
+        extension: report.name,
+        message: `extension ${report.name} failed to load: ${report.error}`,
+        log_path: report.logPath ?? '',
+      });
+    } else if (report.status === 'untrusted') {
+      this.deps.emit({
+        type: 'ext_warning',
+        extension: report.name,
+        message: report.error ?? 'not trusted',
+      });
+    }
+  }
+
+  /** Reading of every extension's output follows zot's own output (see RunningExtension). */
+  setOutputBlocked(blocked: boolean): void {
+    this.outputBlocked = blocked;
+    for (const extension of this.extensions) extension.setOutputBlocked(blocked);
+  }
+
+  /** Shuts every extension down (DECISIONS 18), in parallel. Contract: never rejects. */
+  async shutdown(): Promise<void> {
+    await Promise.all(this.extensions.map((extension) => extension.shutdown()));
+    this.removeExitHook();
+  }
+
+  /** Forgets the stopped set before the next start (a reload). */
+  clear(): void {
+    this.extensions = [];
+  }
+
+  private installExitHook(): void {
+    if (this.exitHook) return;
+    this.exitHook = () => this.killAllNow();
+    process.on('exit', this.exitHook);
+  }
+
+  private removeExitHook(): void {
+    if (!this.exitHook) return;
+    process.off('exit', this.exitHook);
+    this.exitHook = undefined;
+  }
+
+  /** Synchronous SIGKILL of every extension group (process exit hook). */
+  killAllNow(): void {
+    for (const extension of this.extensions) extension.killNow();
+  }
+}

@@ -1,0 +1,201 @@
+// The child-process transport: one extension subprocess in its own process group, stdin and
+// stdout as pipes, stderr appended to its log.
+import { spawn, type ChildProcess } from 'node:child_process';
+import {
+  encodeFrame,
+  type FrameFromHost,
+  type SendOptions,
+  type TransportExit,
+  type TransportHandlers,
+} from '@zot/protocol';
+import { LineSplitter } from '@zot/protocol/jsonl';
+import { killProcessGroup, signalProcessGroup } from '../util/process-group.js';
+import { closeQuietly, type ExtensionLog } from './log.js';
+import { MAX_QUEUED_BYTES, type ExtensionTransport } from './transport.js';
+
+export interface ProcessSpec {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Between SIGTERM and SIGKILL of the group when it is terminated. */
+  killGraceMs: number;
+}
+
+/**
+ * Contract: callbacks never throw into the transport; writes stay in order and respect
+ * back-pressure; reads can be paused (setReading); onExit fires exactly once; every signal
+ * sent to a live group is written to the extension's log.
+ */
+export class ProcessTransport implements ExtensionTransport {
+  private child: ChildProcess | undefined;
+  private readonly queue: string[] = [];
+  private queuedBytes = 0;
+  private writable = false;
+  private reading = true;
+  /** Events of a chunk read before a pause, delivered in order on resume (at most one chunk). */
+  private readonly held: Array<() => void> = [];
+  private draining = false;
+  private exited: TransportExit | undefined;
+
+  constructor(
+    private readonly spec: ProcessSpec,
+    private readonly log: ExtensionLog,
+  ) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  start(handlers: TransportHandlers): void {
+    const stderrFd = this.log.openForChild();
+    let child: ChildProcess;
+    try {
+      child = spawn(this.spec.command, this.spec.args, {
+        cwd: this.spec.cwd,
+        env: this.spec.env,
+        detached: process.platform !== 'win32',
+        stdio: ['pipe', 'pipe', stderrFd ?? 'ignore'],
+        windowsHide: true,
+      });
+    } catch (error) {
+      closeQuietly(stderrFd);
+      this.finish({ code: null, signal: null, spawnError: (error as Error).message }, handlers);
+      return;
+    }
+    closeQuietly(stderrFd);
+    this.child = child;
+    const splitter = new LineSplitter({
+      onLine: (line) => this.deliver(() => handlers.onLine(line)),
+      onOversize: (bytes) => this.deliver(() => handlers.onOversize?.(bytes)),
+      onInvalidUtf8: (length, bytes) => {
+        const copy = Buffer.from(bytes); // only valid during this call
+        this.deliver(() =>
+          handlers.onInvalidUtf8
+            ? handlers.onInvalidUtf8(length, copy)
+            : handlers.onLine(copy.toString('utf8')),
+        );
+      },
+    });
+    let outputEnded = false;
+    const outputEnd = () => {
+      if (outputEnded) return;
+      outputEnded = true;
+      handlers.onOutputEnd?.();
+    };
+    child.stdout!.on('data', (chunk: Buffer) => splitter.push(chunk));
+    child.stdout!.on('end', () => (splitter.end(), this.deliver(outputEnd)));
+    child.stdout!.on('error', () => this.deliver(outputEnd));
+    if (!this.reading) child.stdout!.pause();
+    child.stdin!.on('error', () => undefined);
+    child.stdin!.on('drain', () => this.flush());
+    child.once('spawn', () => {
+      this.writable = true;
+      this.flush();
+    });
+    child.once('error', (error) =>
+      this.finish({ code: null, signal: null, spawnError: error.message }, handlers),
+    );
+    child.once('exit', (code, signal) => this.finish({ code, signal }, handlers));
+  }
+
+  private finish(info: TransportExit, handlers: TransportHandlers): void {
+    if (this.exited) return;
+    this.exited = info;
+    this.writable = false;
+    this.queue.length = 0;
+    this.queuedBytes = 0;
+    handlers.onExit(info);
+  }
+
+  /**
+   * Queues one frame; dropped once the process has exited. A `droppable` frame (a lifecycle
+   * event) is refused, returning false, while more than MAX_QUEUED_BYTES wait for an
+   * extension that does not read its stdin: its backlog cannot grow zot's memory.
+   */
+  send(frame: FrameFromHost, options: SendOptions = {}): boolean {
+    if (this.exited) return true;
+    if (options.droppable && this.backlogBytes() > MAX_QUEUED_BYTES) return false;
+    const line = encodeFrame(frame);
+    this.queue.push(line);
+    this.queuedBytes += line.length;
+    if (this.writable) this.flush();
+    return true;
+  }
+
+  /** Characters waiting for the child: our queue plus what its pipe stream still holds. */
+  private backlogBytes(): number {
+    return this.queuedBytes + (this.child?.stdin?.writableLength ?? 0);
+  }
+
+  private flush(): void {
+    const stdin = this.child?.stdin;
+    if (!stdin || !this.writable || stdin.destroyed) return;
+    while (this.queue.length > 0) {
+      const line = this.queue.shift()!;
+      this.queuedBytes -= line.length;
+      if (!stdin.write(line)) return; // resume on 'drain'
+    }
+  }
+
+  /** Runs a stdout event now, or after those held while reading is paused (order is kept). */
+  private deliver(event: () => void): void {
+    if (this.reading && this.held.length === 0) event();
+    else this.held.push(event);
+  }
+
+  /**
+   * Pauses or resumes reading the child's stdout. While paused its pipe fills and its own
+   * writes block: back-pressure reaches the extension instead of piling up in zot. The rest
+   * of a chunk already read waits too. Contract: a handler may call this re-entrantly.
+   */
+  setReading(on: boolean): void {
+    if (this.reading === on) return;
+    this.reading = on;
+    if (!on) {
+      this.child?.stdout?.pause();
+      return;
+    }
+    if (this.draining) return; // the loop below carries on
+    this.draining = true;
+    try {
+      while (this.reading && this.held.length > 0) this.held.shift()!();
+    } finally {
+      this.draining = false;
+    }
+    if (this.reading) this.child?.stdout?.resume();
+  }
+
+  /** Closes the child's stdin once queued lines are written. */
+  close(): void {
+    const stdin = this.child?.stdin;
+    if (!stdin || stdin.destroyed) return;
+    if (this.queue.length === 0) stdin.end();
+    else stdin.once('drain', () => this.close());
+  }
+
+  /**
+   * SIGTERM to the whole group, SIGKILL after the grace; also reaps children the process left
+   * behind. Contract: never rejects; what was signalled is written to the log.
+   */
+  async terminate(): Promise<void> {
+    const pid = this.child?.pid;
+    if (pid === undefined) return;
+    const graceMs = this.spec.killGraceMs;
+    const result = await killProcessGroup(pid, { graceMs });
+    if (result === 'terminated') this.log.write(`sent SIGTERM to process group ${pid}`);
+    else if (result === 'killed')
+      this.log.write(
+        `sent SIGTERM to process group ${pid}, then SIGKILL: still alive after ${graceMs} ms`,
+      );
+    this.child?.stdout?.destroy();
+    this.child?.stdin?.destroy();
+    this.held.length = 0; // nobody listens any more
+  }
+
+  terminateNow(): void {
+    const pid = this.child?.pid;
+    if (pid !== undefined && signalProcessGroup(pid, 'SIGKILL'))
+      this.log.write(`zot is exiting: sent SIGKILL to process group ${pid}`);
+  }
+}

@@ -67,7 +67,9 @@ export async function interleave(rounds, fns) {
 /**
  * Spawns `node ...args` and resolves when it has exited and its stdio closed.
  * `onStdout(chunk, elapsedMs)` sees stdout as it arrives (elapsed since just before spawn).
- * Resolves `{ ms, code, stdout, stderr }`; rejects on a spawn error or a timeout.
+ * Resolves `{ ms, started, code, stdout, stderr }`, `started` being the performance.now() of
+ * just before the spawn (to time events seen elsewhere in this process, e.g. by a server);
+ * rejects on a spawn error or a timeout.
  */
 export function timedNode(args, { env, cwd = ROOT, onStdout, timeoutMs = 30_000 } = {}) {
   return new Promise((resolve, reject) => {
@@ -99,7 +101,7 @@ export function timedNode(args, { env, cwd = ROOT, onStdout, timeoutMs = 30_000 
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ ms: performance.now() - start, code, stdout, stderr });
+      resolve({ ms: performance.now() - start, started: start, code, stdout, stderr });
     });
   });
 }

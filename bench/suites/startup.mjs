@@ -1,7 +1,20 @@
-// Startup: wall time of `zot --version` and `zot --help` against `node -e 0`, spawned the same way.
-import { interleave, row, rounds, timedNode, ZOT_MAIN } from '../lib/common.mjs';
+// Startup: wall time of `zot --version` and `zot --help` against `node -e 0`, and of a whole
+// `zot -p hello` run against a bare node:http script that sends the same request: from spawn to
+// the request's arrival at a local server, and from spawn to exit. All spawned the same way and
+// interleaved in the same rounds.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { interleave, ROOT, row, rounds, timedNode, ZOT_MAIN } from '../lib/common.mjs';
 
 const TARGET = { maxRatio: 1.6 };
+const PRINT_TARGET = { maxRatio: 1.3 };
+const RAW = fileURLToPath(new URL('../support/raw-http.mjs', import.meta.url));
+// A recorded Anthropic stream (text deltas, ping, usage), sent whole to every request.
+const REPLY = readFileSync(join(ROOT, 'packages/zot/test/fixtures/streams/anthropic-text.sse'));
+const REPLY_TEXT = "I'm Claude, an AI assistant made by Anthropic.";
 
 async function timed(args, check) {
   const result = await timedNode(args);
@@ -16,27 +29,94 @@ const expect = (what, test) => (stdout) => {
   if (!test(stdout)) throw new Error(`unexpected ${what} output: ${stdout.slice(0, 200)}`);
 };
 
+/** A local server that notes when each request arrives and answers with REPLY. */
+async function startServer() {
+  const server = createServer((req, res) => {
+    server.arrivals.push({ at: performance.now(), path: req.url });
+    const parts = [];
+    req.on('data', (part) => parts.push(part));
+    req.on('end', () => {
+      server.bodies.push(Buffer.concat(parts).toString('utf8'));
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+      res.end(REPLY);
+    });
+  });
+  server.arrivals = [];
+  server.bodies = [];
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.url = `http://127.0.0.1:${server.address().port}`;
+  return server;
+}
+
+/** Runs one child; returns ms to exit and pushes ms to the request's arrival into `toRequest`. */
+async function printRun(server, args, env, cwd, toRequest) {
+  const before = server.arrivals.length;
+  const result = await timedNode(args, { env, cwd });
+  const arrivals = server.arrivals.slice(before);
+  if (result.code !== 0 || arrivals.length !== 1 || !result.stdout.startsWith(REPLY_TEXT)) {
+    throw new Error(
+      `node ${args.join(' ')}: exit ${result.code}, ${arrivals.length} requests, ` +
+        `output ${JSON.stringify(result.stdout.slice(0, 80))}\n${result.stderr.trim()}`,
+    );
+  }
+  toRequest.push(arrivals[0].at - result.started);
+  return result.ms;
+}
+
 export async function run(options) {
-  const fns = {
-    baseline: () => timed(['-e', '0']),
-    version: () =>
-      timed(
-        [ZOT_MAIN, '--version'],
-        expect('--version', (out) => out.startsWith('zot ')),
-      ),
-    help: () =>
-      timed(
-        [ZOT_MAIN, '--help'],
-        expect('--help', (out) => out.length > 100),
-      ),
-  };
-  await interleave(rounds(options, 3, 1), fns); // warm-up: disk cache, compile cache
-  const samples = await interleave(rounds(options, 30, 8), fns);
-  return {
-    name: 'startup',
-    rows: [
-      row('zot --version vs node -e 0', samples.baseline, samples.version, TARGET),
-      row('zot --help vs node -e 0', samples.baseline, samples.help, TARGET),
-    ],
-  };
+  const server = await startServer();
+  // An empty ZOT_HOME and working directory: no extensions, settings or project files.
+  const dir = mkdtempSync(join(tmpdir(), 'zot-bench-'));
+  const home = join(dir, 'home');
+  const cwd = join(dir, 'work');
+  mkdirSync(home);
+  mkdirSync(cwd);
+  try {
+    const zotArgs = [ZOT_MAIN, '-p', 'hello', '--no-session'];
+    zotArgs.push('--provider', 'anthropic', '--base-url', server.url, '--api-key', 'k');
+    const zotEnv = { ...process.env, ZOT_HOME: home };
+    // One zot run first, to capture the exact request the baseline will send.
+    await printRun(server, zotArgs, zotEnv, cwd, []);
+    const rawArgs = [RAW, `${server.url}${server.arrivals[0].path}`];
+    const rawEnv = { ...process.env, BENCH_BODY: server.bodies[0] };
+    const toRequest = { raw: [], zot: [] };
+    const fns = {
+      baseline: () => timed(['-e', '0']),
+      version: () =>
+        timed(
+          [ZOT_MAIN, '--version'],
+          expect('--version', (out) => out.startsWith('zot ')),
+        ),
+      help: () =>
+        timed(
+          [ZOT_MAIN, '--help'],
+          expect('--help', (out) => out.length > 100),
+        ),
+      raw: () => printRun(server, rawArgs, rawEnv, cwd, toRequest.raw),
+      print: () => printRun(server, zotArgs, zotEnv, cwd, toRequest.zot),
+    };
+    await interleave(rounds(options, 3, 1), fns); // warm-up: disk cache, compile cache
+    toRequest.raw.length = 0;
+    toRequest.zot.length = 0;
+    const samples = await interleave(rounds(options, 30, 8), fns);
+    return {
+      name: 'startup',
+      rows: [
+        row('zot --version vs node -e 0', samples.baseline, samples.version, TARGET),
+        row('zot --help vs node -e 0', samples.baseline, samples.help, TARGET),
+        row(
+          'zot -p hello: spawn -> request at server vs node:http',
+          toRequest.raw,
+          toRequest.zot,
+          PRINT_TARGET,
+        ),
+        row('zot -p hello: spawn -> exit vs node:http', samples.raw, samples.print, PRINT_TARGET, {
+          requestBytes: server.bodies[0].length,
+        }),
+      ],
+    };
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

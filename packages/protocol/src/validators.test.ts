@@ -145,8 +145,29 @@ test('codegen refuses schemas the generated module could not honour', () => {
   assert.throws(() => compileCheck(hoisted, 'A'), /hoisted helpers/);
 });
 
-test('codegen is deterministic', () => {
-  assert.equal(generateValidatorsSource(), generateValidatorsSource());
+test('the generated module is the same in a fresh process as after this process’s work', () => {
+  // This process has compiled and checked every schema above; a generation that depended on
+  // that state, on the clock or on chance would differ from one in a new process.
+  generateValidatorsSource();
+  const here = generateValidatorsSource();
+  const codegen = new URL('./codegen.js', import.meta.url).href;
+  const fresh = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `process.stdout.write((await import(${JSON.stringify(codegen)})).generateValidatorsSource())`,
+    ],
+    { encoding: 'utf8' },
+  );
+  assert.equal(fresh.status, 0, fresh.stderr);
+  assert.equal(here, fresh.stdout);
+  // A schema shared by both directions is emitted once, and every row names an emitted check.
+  const defined = [...here.matchAll(/^function (check\w+)\(/gm)].map((m) => m[1]);
+  const used = [...here.matchAll(/\{ check: (check\w+), shape: /g)].map((m) => m[1]);
+  assert.equal(new Set(defined).size, defined.length, 'no check is emitted twice');
+  assert.deepEqual(new Set(used), new Set(defined));
+  assert.ok(used.length > defined.length, 'some rows share a check');
 });
 
 test('src/generated/validators.ts is up to date (gen-schema --check)', () => {

@@ -88,14 +88,27 @@ test('a session whose last line was cut resumes with a warning and stays appenda
 test('no session file for --no-session or for runs that never prompted', async (t) => {
   const box = makeSandbox();
   t.after(() => box.cleanup());
+  const run = (args: string[]) => runZot(args, { home: box.home, cwd: box.project });
+  const flags = ['--base-url', llm.url, '--api-key', 'k'];
+  const asked = llm.requests.length;
   llm.script({ text: 'x' });
-  await runZot(['-p', 'hi', '--no-session', '--base-url', llm.url, '--api-key', 'k'], {
-    home: box.home,
-    cwd: box.project,
-  });
-  const failed = await runZot(['-p', 'hi'], { home: box.home, cwd: box.project });
-  assert.equal(failed.code, 1);
+  const quiet = await run(['-p', 'hi', '--no-session', ...flags]);
+  // The run did its work (so there was a session to write) and wrote none.
+  assert.equal(quiet.code, 0, quiet.stderr);
+  assert.equal(quiet.stdout, 'x\n');
+  assert.equal(llm.requests.length, asked + 1, 'the prompt reached the model');
   assert.deepEqual(sessionFiles(box.home), []);
+
+  const failed = await run(['-p', 'hi']);
+  assert.equal(failed.code, 1);
+  assert.match(failed.stderr, /no API key for anthropic/, 'it stopped before the prompt');
+  assert.deepEqual(sessionFiles(box.home), []);
+
+  // The same run without --no-session records one where sessionFiles looks.
+  llm.script({ text: 'y' });
+  const recorded = await run(['-p', 'hi', ...flags]);
+  assert.equal(recorded.code, 0, recorded.stderr);
+  assert.equal(sessionFiles(box.home).length, 1);
 });
 
 test('a turn that fills 85% of the context window triggers compaction, recorded in the session', async (t) => {

@@ -1,39 +1,54 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  builtinModel,
   costUsd,
   defaultBaseUrl,
   listModels,
+  PROVIDER_NAMES,
   providerDefaults,
   providerNeedsKey,
   resolveModel,
+  UNKNOWN_MODEL_LIMITS,
+  unknownModel,
 } from './catalog.js';
 import { parseModelsJson } from './models-json.js';
 
-test('the catalog has a default model per provider with the right api', () => {
-  assert.equal(resolveModel('anthropic', undefined).model.id, 'claude-sonnet-4-5');
-  assert.equal(resolveModel('openai', undefined).model.api, 'openai-responses');
-  assert.equal(resolveModel('kimi', undefined).model.id, 'kimi-k2-0905-preview');
-  const ollama = resolveModel('ollama', undefined);
-  assert.equal(ollama.model.id, 'llama3.1');
-  assert.equal(ollama.model.api, 'openai-chat');
-  assert.equal(ollama.model.prices.input, 0);
-  for (const id of ['claude-opus-4-1', 'claude-haiku-4-5']) {
-    assert.equal(resolveModel('anthropic', id).known, true, id);
+// Behaviour of the catalog, not its data: lookups, defaults, copies, overrides and the price
+// arithmetic. The table itself (ids, limits, list prices) is data, checked by review.
+
+test('each provider resolves its default model from the catalog, with the provider api', () => {
+  for (const provider of PROVIDER_NAMES) {
+    const defaults = providerDefaults(provider);
+    const { model, known } = resolveModel(provider, undefined);
+    assert.equal(known, true, `${provider}: default ${defaults.defaultModel} is in the catalog`);
+    assert.equal(model.id, defaults.defaultModel);
+    assert.equal(defaultBaseUrl(provider), defaults.baseUrl);
+    assert.match(defaults.baseUrl, /^https?:\/\/[^/]+/);
+    assert.equal(providerNeedsKey(provider), defaults.needsKey);
+    // A provider that needs a key says where one is conventionally found.
+    assert.equal(defaults.needsKey, defaults.keyEnv !== undefined, provider);
+    const listed = listModels(provider);
+    assert.ok(listed.length > 0);
+    for (const entry of listed) {
+      assert.equal(entry.provider, provider);
+      assert.equal(entry.api, defaults.api, `${provider}/${entry.id} speaks the provider's api`);
+      assert.deepEqual(resolveModel(provider, entry.id), { model: entry, known: true });
+      assert.deepEqual(builtinModel(provider, entry.id), entry);
+    }
+    assert.equal(new Set(listed.map((m) => m.id)).size, listed.length, 'ids are unique');
   }
-  for (const id of ['gpt-5-mini', 'gpt-4.1', 'o4-mini'])
-    assert.equal(resolveModel('openai', id).known, true);
-  assert.ok(listModels('ollama').some((m) => m.id === 'qwen2.5-coder'));
 });
 
-test('provider defaults: base URLs and which providers need a key', () => {
-  assert.equal(defaultBaseUrl('anthropic'), 'https://api.anthropic.com');
-  assert.equal(defaultBaseUrl('openai'), 'https://api.openai.com/v1');
-  assert.equal(defaultBaseUrl('ollama'), 'http://localhost:11434/v1');
-  assert.equal(defaultBaseUrl('kimi'), 'https://api.moonshot.ai/v1');
-  assert.equal(providerNeedsKey('ollama'), false);
-  assert.equal(providerNeedsKey('anthropic'), true);
-  assert.equal(providerDefaults('openai').keyEnv, 'OPENAI_API_KEY');
+test('lookups hand out copies: changing one changes no later lookup', () => {
+  const first = resolveModel('anthropic', undefined).model;
+  const pristine = structuredClone(first);
+  first.prices.input = 999;
+  first.maxTokens = 1;
+  listModels('anthropic')[0]!.prices.output = 999;
+  providerDefaults('anthropic').baseUrl = 'http://changed';
+  assert.deepEqual(resolveModel('anthropic', undefined).model, pristine);
+  assert.notEqual(defaultBaseUrl('anthropic'), 'http://changed');
 });
 
 test('unknown ids get default limits, no price and the provider api', () => {
@@ -43,21 +58,42 @@ test('unknown ids get default limits, no price and the provider api', () => {
     id: 'kimi-next',
     name: 'kimi-next',
     provider: 'kimi',
-    api: 'openai-chat',
+    api: providerDefaults('kimi').api,
     reasoning: false,
-    contextWindow: 128000,
-    maxTokens: 8192,
+    ...UNKNOWN_MODEL_LIMITS,
     prices: { input: 0, output: 0, cache_read: 0, cache_write: 0 },
   });
+  assert.equal(builtinModel('kimi', 'kimi-next'), undefined);
+  assert.equal(costUsd(model, { input: 1e6, output: 1e6, cache_read: 1e6, cache_write: 1e6 }), 0);
 });
 
-test('costUsd prices each kind of token per million', () => {
-  const { model } = resolveModel('anthropic', 'claude-sonnet-4-5');
-  const usage = { input: 1_000_000, output: 100_000, cache_read: 2_000_000, cache_write: 400_000 };
-  assert.ok(Math.abs(costUsd(model, usage) - (3 + 1.5 + 0.6 + 1.5)) < 1e-9);
+test('costUsd prices each kind of token at its own price per million', () => {
+  // Prices a power of ten apart: any kind priced at another kind's price shows in the digits.
+  const model = {
+    ...unknownModel('openai', 'priced'),
+    prices: { input: 1, output: 10, cache_read: 100, cache_write: 1000 },
+  };
+  const none = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+  assert.equal(costUsd(model, none), 0);
+  assert.equal(costUsd(model, { ...none, input: 1_000_000 }), 1);
+  assert.equal(costUsd(model, { ...none, output: 1_000_000 }), 10);
+  assert.equal(costUsd(model, { ...none, cache_read: 1_000_000 }), 100);
+  assert.equal(costUsd(model, { ...none, cache_write: 1_000_000 }), 1000);
+  const all = {
+    input: 4_000_000,
+    output: 3_000_000,
+    cache_read: 2_000_000,
+    cache_write: 1_000_000,
+  };
+  assert.equal(costUsd(model, all), 4 + 30 + 200 + 1000);
+  assert.ok(
+    Math.abs(costUsd(model, { ...none, input: 1 }) - 1e-6) < 1e-18,
+    'per token, not per call',
+  );
 });
 
 test('models.json: overrides field by field, adds new models, mutating nothing built in', () => {
+  const builtin = builtinModel('anthropic', 'claude-sonnet-4-5')!;
   const text = JSON.stringify({
     models: [
       { provider: 'anthropic', id: 'claude-sonnet-4-5', maxTokens: 32000, prices: { input: 2 } },
@@ -73,19 +109,35 @@ test('models.json: overrides field by field, adds new models, mutating nothing b
   const { models, errors } = parseModelsJson(text, '/home/u/.zot/models.json');
   assert.deepEqual(errors, []);
   const sonnet = resolveModel('anthropic', 'claude-sonnet-4-5', models).model;
-  assert.equal(sonnet.maxTokens, 32000);
-  assert.equal(sonnet.contextWindow, 200000);
-  assert.deepEqual(sonnet.prices, { input: 2, output: 15, cache_read: 0.3, cache_write: 3.75 });
-  assert.equal(resolveModel('anthropic', 'claude-sonnet-4-5').model.prices.input, 3);
+  // The named fields change; every other field, and every other price, stays the built-in one.
+  assert.deepEqual(sonnet, {
+    ...builtin,
+    maxTokens: 32000,
+    prices: { ...builtin.prices, input: 2 },
+  });
+  assert.deepEqual(resolveModel('anthropic', 'claude-sonnet-4-5').model, builtin);
+  // The overridden price is the one costUsd charges.
+  const input = { input: 1_000_000, output: 0, cache_read: 0, cache_write: 0 };
+  assert.equal(costUsd(sonnet, input), 2);
+  assert.ok(Math.abs(costUsd(builtin, input) - builtin.prices.input) < 1e-9);
+
   const mistral = resolveModel('ollama', 'mistral-small', models);
   assert.equal(mistral.known, true);
   assert.equal(mistral.model.baseUrl, 'http://gpu-box:11434');
-  assert.equal(mistral.model.maxTokens, 8192);
+  assert.equal(mistral.model.maxTokens, UNKNOWN_MODEL_LIMITS.maxTokens);
+  assert.equal(mistral.model.api, providerDefaults('ollama').api);
   assert.deepEqual(
     listModels('ollama', models).map((m) => m.id),
-    ['llama3.1', 'qwen2.5-coder', 'mistral-small'],
+    [...listModels('ollama').map((m) => m.id), 'mistral-small'],
+    'built-ins first, new models after',
   );
-  assert.equal(listModels('anthropic', models).length, listModels('anthropic').length);
+  assert.deepEqual(
+    listModels('anthropic', models).map((m) => m.id),
+    listModels('anthropic').map((m) => m.id),
+    'an override replaces its entry in place',
+  );
+  // Another provider's entries never leak in.
+  assert.equal(resolveModel('kimi', 'mistral-small', models).known, false);
 });
 
 test('models.json: bad entries are reported by file, index and field; the others load', () => {

@@ -1,28 +1,52 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { test } from 'node:test';
+import { existsSync, readFileSync } from 'node:fs';
+import { test, type TestContext } from 'node:test';
 import { killProcessGroup, processGroupAlive, signalProcessGroup } from './process-group.js';
 
-/** Gone, or a zombie nobody reaps (a container's PID 1 may not). */
+// Where process states are read; a test can only tell a zombie from a live process there.
+const PROC = '/proc';
+
+/**
+ * Gone, or a zombie nobody reaps (a container's PID 1 may not). Throws when it cannot tell:
+ * both answer signal 0, and only /proc/<pid>/stat shows the difference.
+ */
 function processGone(pid: number): boolean {
   try {
     process.kill(pid, 0);
-  } catch {
-    return true;
+  } catch (error) {
+    // EPERM: it exists, and belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
+  let stat: string;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return true;
+    stat = readFileSync(`${PROC}/${pid}/stat`, 'utf8');
+  } catch (error) {
+    // It may have exited in between; that is only a good answer if /proc is there at all.
+    const exited =
+      (error as NodeJS.ErrnoException).code === 'ENOENT' && existsSync(`${PROC}/self/stat`);
+    if (exited) return true;
+    throw new Error(`cannot tell whether pid ${pid} is gone: ${(error as Error).message}`);
   }
+  return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
 }
 
-function spawnGroup(script: string): Promise<{ pid: number; pids: number[] }> {
+// Longer than every wait in these tests, so that only a signal ends the sleeps: a group that
+// is merely waited out must fail the test, not pass it.
+const SLEEP = 'sleep 1000';
+
+/** Spawns `script` as a group leader; the group is SIGKILLed after the test, whatever happens. */
+function spawnGroup(t: TestContext, script: string): Promise<{ pid: number; pids: number[] }> {
   const child = spawn('sh', ['-c', script], {
     detached: true,
     stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  t.after(() => {
+    try {
+      process.kill(-(child.pid ?? 0), 'SIGKILL');
+    } catch {
+      // already gone
+    }
   });
   return new Promise((resolve) => {
     let out = '';
@@ -38,8 +62,9 @@ function spawnGroup(script: string): Promise<{ pid: number; pids: number[] }> {
   });
 }
 
-test('killProcessGroup terminates the leader and its background children', async () => {
-  const { pid, pids } = await spawnGroup('sleep 30 & a=$!; sleep 30 & echo ready $a $!; wait');
+test('killProcessGroup terminates the leader and its background children', async (t) => {
+  const script = `${SLEEP} & a=$!; ${SLEEP} & echo ready $a $!; wait`;
+  const { pid, pids } = await spawnGroup(t, script);
   assert.equal(processGroupAlive(pid), true);
   // The grace only bounds the wait: the call returns as soon as the group is gone.
   const result = await killProcessGroup(pid, { graceMs: 60_000 });
@@ -48,9 +73,9 @@ test('killProcessGroup terminates the leader and its background children', async
   for (const child of pids) assert.ok(processGone(child), `pid ${child} survived`);
 });
 
-test('killProcessGroup escalates to SIGKILL when SIGTERM is ignored', async () => {
+test('killProcessGroup escalates to SIGKILL when SIGTERM is ignored', async (t) => {
   // Ignored signals stay ignored across exec, so the sleeps ignore SIGTERM too.
-  const { pid, pids } = await spawnGroup("trap '' TERM; sleep 30 & echo ready $!; wait");
+  const { pid, pids } = await spawnGroup(t, `trap '' TERM; ${SLEEP} & echo ready $!; wait`);
   const result = await killProcessGroup(pid, { graceMs: 150 });
   assert.equal(result, 'killed');
   // SIGKILL is sent; the kernel finishes the processes shortly after (polled, not timed).

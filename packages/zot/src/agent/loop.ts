@@ -1,4 +1,5 @@
 // The agent loop: model call, tool calls in order, repeat until the model stops.
+import { textOf } from './content-text.js';
 import type {
   AssistantContent,
   AssistantMessage,
@@ -58,13 +59,6 @@ export interface AgentRunResult {
 }
 
 const now = () => new Date().toISOString();
-
-function textOf(content: AssistantContent[]): string {
-  return content
-    .filter((block) => block.type === 'text')
-    .map((block) => (block.type === 'text' ? block.text : ''))
-    .join('');
-}
 
 /**
  * Runs the model/tool loop on `transcript` (which already ends with the user's message).

@@ -1,6 +1,7 @@
 // Screens an assistant message through the assistant-text hook before anyone sees it. The
 // result is the message: what the user is shown, what the transcript keeps, what the model
 // gets back on later requests. Only the audit trail keeps the original.
+import { textOf } from './content-text.js';
 import type { AssistantContent, AssistantMessage } from '../providers/types.js';
 import type { AgentHooks, AssistantTextPart, TextDecision } from './hooks.js';
 
@@ -15,9 +16,6 @@ async function ask(
     return undefined; // the hook contract: a throw counts as "allow"
   }
 }
-
-const textOf = (content: AssistantContent[]) =>
-  content.map((block) => (block.type === 'text' ? block.text : '')).join('');
 
 /**
  * Applies the hook to every thinking block (one call each, in order), then to the text blocks

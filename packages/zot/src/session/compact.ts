@@ -1,4 +1,5 @@
 // Compaction: summarise the older part of the transcript, keep the last exchanges verbatim.
+import { textOf } from '../agent/content-text.js';
 import type { Message, ModelInfo, StreamFn } from '../providers/types.js';
 import type { AgentHooks } from '../agent/hooks.js';
 import type { ModelCallSettings } from '../agent/loop.js';
@@ -74,10 +75,7 @@ export async function summarise(
   };
   for await (const event of stream(settings.model)(request)) {
     if (event.type === 'done') {
-      const text = event.message.content
-        .map((block) => (block.type === 'text' ? block.text : ''))
-        .join('')
-        .trim();
+      const text = textOf(event.message.content).trim();
       return text
         ? { summary: text }
         : { error: 'compaction failed: the model returned an empty summary' };

@@ -1,9 +1,9 @@
 // Wires the extension host into the agent's hook points and lifecycle events, and keeps the
 // audit trail of every block and rewrite (event, session file, extension log).
+import { textOf } from '../agent/content-text.js';
 import type { AgentHooks, AssistantTextPart } from '../agent/hooks.js';
 import type { ExtensionHost } from '../extensions/host.js';
 import type { InterceptRecord } from '../extensions/intercept.js';
-import type { AssistantContent } from '../providers/types.js';
 import { textDigest } from '../util/digest.js';
 import type { SessionEvent } from './session.js';
 
@@ -36,9 +36,6 @@ function audit(records: InterceptRecord[], sink: AuditSink, part?: AssistantText
     }
   }
 }
-
-const textOf = (content: AssistantContent[]) =>
-  content.map((block) => (block.type === 'text' ? block.text : '')).join('');
 
 /** The agent's hooks wired to the host, and the forwarding of lifecycle events to observers. */
 export interface ExtensionWiring {

@@ -1,7 +1,11 @@
 // What waits for the agent: follow-ups (prompts run after the current one, in order) and
 // steering messages (added to the running prompt at its next step boundary, so the model sees
 // them before it continues). Every change is reported as one `queue` event.
-import type { UserMessage } from '../contract/content.js';
+import type { UserContent, UserMessage } from '../contract/content.js';
+
+/** How a waiting message is listed: its text, images as `[image]`. */
+const shown = (content: UserContent[]) =>
+  content.map((block) => (block.type === 'text' ? block.text : '[image]')).join(' ');
 
 export type PromptMode = 'follow_up' | 'steer';
 
@@ -18,8 +22,8 @@ export class PromptQueue {
     private readonly report: (queue: { steering: string[]; follow_up: string[] }) => void,
   ) {}
 
-  addFollowUp(text: string): FollowUp {
-    const entry = { text };
+  addFollowUp(content: UserContent[]): FollowUp {
+    const entry = { text: shown(content) };
     this.followUps.push(entry);
     this.changed();
     return entry;
@@ -47,10 +51,8 @@ export class PromptQueue {
   }
 
   private changed(): void {
-    const text = (message: UserMessage) =>
-      message.content.map((block) => (block.type === 'text' ? block.text : '[image]')).join(' ');
     this.report({
-      steering: this.steering.map(text),
+      steering: this.steering.map((message) => shown(message.content)),
       follow_up: this.followUps.map((entry) => entry.text),
     });
   }

@@ -340,8 +340,13 @@ export class Session {
       this.queued.steer({ role: 'user', content, time: new Date().toISOString() });
       return this.running;
     }
+    return this.followUp(content);
+  }
+
+  /** Runs `content` as a prompt after whatever runs now. Contract: as `prompt`. */
+  private followUp(content: UserContent[]): Promise<PromptOutcome> {
     // Only a prompt that really has to wait is shown in the queue.
-    const entry = this.busy ? this.queued.addFollowUp(text) : undefined;
+    const entry = this.busy ? this.queued.addFollowUp(content) : undefined;
     return this.enqueue(true, async () => {
       if (entry) this.queued.start(entry);
       const controller = new AbortController();
@@ -368,11 +373,7 @@ export class Session {
         const result = await run;
         this.running = undefined;
         // Steering that came too late for this run (it ended, failed or was aborted) follows it.
-        for (const late of this.queued.takeSteering()) {
-          const lateText = late.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
-          const lateImages = late.content.filter((b): b is ImageBlock => b.type === 'image');
-          void this.prompt(lateText, lateImages);
-        }
+        for (const late of this.queued.takeSteering()) void this.followUp(late.content);
         if (result.stop === 'end_turn' && this.needsCompaction(result.lastUsage)) {
           await this.compactNow(controller.signal);
         }

@@ -29,6 +29,18 @@ import { PromptQueue, type PromptMode } from './prompt-queue.js';
 import { listCommands, type CommandInfo, type CommandMode } from './command-registry.js';
 import { runSlashCommand, slashResultEvent, type SlashResult } from './commands.js';
 
+/**
+ * Events that never change the snapshot: the stream's pieces (the hot path, one per token) and
+ * the state event itself. Every other event may, and is followed by a check.
+ */
+const STATELESS_EVENTS = new Set<SessionEvent['type']>([
+  'state',
+  'text_delta',
+  'thinking_delta',
+  'tool_call_delta',
+  'tool_progress',
+]);
+
 export interface SessionOptions {
   cwd: string;
   model: ModelInfo;
@@ -131,7 +143,7 @@ export class Session {
         // A listener failing (e.g. a closed stdout) must not break the agent.
       }
     }
-    if (event.type !== 'state') this.statePublisher.publish();
+    if (!STATELESS_EVENTS.has(event.type)) this.statePublisher.publish();
   }
 
   /** The command registry: built-ins, then extensions'; only those of `mode` when given. */

@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { FAST_TIMEOUTS, makeExtension, expectNoLeftovers } from './support/extensions.js';
+import {
+  FAST_TIMEOUTS,
+  makeExtension,
+  expectNoLeftovers,
+  recordedFrames,
+} from './support/extensions.js';
 import { hangGuard } from './support/timing.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { RpcClient } from './support/rpc-client.js';
@@ -45,11 +50,11 @@ test('--no-yolo over RPC: confirm_request, deny, allow, remembered approvals, bl
     client.lines.some((line) => line.type === 'confirm_request'),
     false,
   );
+  await client.close();
   assert.equal(
     existsSync(record) && readFileSync(record, 'utf8').includes('tool_confirmation_requested'),
     false,
   );
-  await client.close();
 
   // Without the blocker: ask, deny, allow for the session.
   makeExtension(
@@ -107,11 +112,11 @@ test('--no-yolo over RPC: confirm_request, deny, allow, remembered approvals, bl
   const denied = rpc.lines.find((line) => line.type === 'tool_result' && line.id === 'd1');
   assert.equal(denied?.is_error, true);
   assert.match(JSON.stringify(denied?.content), /the user denied this bash call/);
-  const events = readFileSync(record, 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line))
-    .filter((frame) => frame.type === 'event' && frame.event === 'tool_confirmation_requested');
+  const asks = (frames: Array<Record<string, unknown>>) =>
+    frames.filter(
+      (frame) => frame.type === 'event' && frame.event === 'tool_confirmation_requested',
+    );
+  const events = asks(await recordedFrames(record, (frames) => asks(frames).length >= 3));
   assert.deepEqual(
     events.map((e) => e.tool_id),
     ['d1', 'a1', 'r1'],
@@ -130,10 +135,9 @@ test('--no-yolo over RPC: confirm_request, deny, allow, remembered approvals, bl
   );
   assert.equal(existsSync(join(box.project, 'yolo')), true);
   // Interception runs before the question (DECISIONS 14).
-  const order = readFileSync(record, 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line));
+  const order = await recordedFrames(record, (frames) =>
+    frames.some((f) => f.type === 'event' && f.tool_id === 'd1'),
+  );
   const interceptAt = order.findIndex((f) => f.type === 'event_intercept' && f.tool_id === 'd1');
   const askAt = order.findIndex((f) => f.type === 'event' && f.tool_id === 'd1');
   assert.ok(interceptAt >= 0 && interceptAt < askAt);

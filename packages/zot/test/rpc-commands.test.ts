@@ -1,10 +1,15 @@
 // The one command registry over RPC: every built-in that needs no terminal works, each command
 // answers with its response first, then its events, then command_done.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { expectNoLeftovers, FAST_TIMEOUTS, makeExtension } from './support/extensions.js';
+import {
+  expectNoLeftovers,
+  FAST_TIMEOUTS,
+  makeExtension,
+  recordedFrames,
+} from './support/extensions.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { RpcClient, type Line } from './support/rpc-client.js';
 import { makeSandbox } from './support/zot.js';
@@ -103,10 +108,10 @@ test('every command: response, then its events, then command_done; built-ins wor
   assert.equal(state.message_count, 0);
   assert.equal(state.session_file, second);
   assert.equal((state.usage as { input: number }).input, 0);
-  const starts = readFileSync(record, 'utf8')
-    .split('\n')
-    .filter((line) => line.includes('"session_start"'));
-  assert.equal(starts.length, 2, 'extensions hear session_start again');
+  const starts = (frames: Array<Record<string, unknown>>) =>
+    frames.filter((frame) => frame.event === 'session_start').length;
+  const frames = await recordedFrames(record, (got) => starts(got) >= 2);
+  assert.equal(starts(frames), 2, 'extensions hear session_start again');
 
   const login = await command(client, '/login', 'l');
   assert.equal(login.at(-1)?.action, 'error');

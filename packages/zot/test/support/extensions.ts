@@ -1,6 +1,6 @@
 // Builds fixture extensions in temp directories and inspects the process table.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NODE_FIXTURE, PY_FIXTURE } from './fixture-paths.js';
@@ -110,4 +110,35 @@ export function expectNoLeftovers(t: { after(fn: () => void): void }, root: stri
     const left = processesMatching(root);
     if (left.length > 0) throw new Error(`extension processes outlived zot:\n${left.join('\n')}`);
   });
+}
+
+type Frame = Record<string, unknown>;
+
+/**
+ * The frames a fixture extension recorded (its `record` option), once `ready(frames)` holds.
+ * The extension records on its own schedule, so a test waits for the file rather than assuming
+ * that what zot sent has already been written. Contract: rejects after a hang guard.
+ */
+export async function recordedFrames(
+  record: string,
+  ready: (frames: Frame[]) => boolean = () => true,
+): Promise<Frame[]> {
+  const read = (): Frame[] =>
+    existsSync(record)
+      ? readFileSync(record, 'utf8')
+          .split('\n')
+          .filter((line) => line.trim() !== '')
+          .map((line) => JSON.parse(line) as Frame)
+      : [];
+  const deadline = Date.now() + hangGuard(10_000);
+  for (;;) {
+    const frames = read();
+    if (ready(frames)) return frames;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `${record}: the expected frames never arrived; got ${JSON.stringify(frames)}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

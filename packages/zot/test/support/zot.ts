@@ -3,6 +3,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { checkOutputLine } from './rpc-schema.js';
 import { hangGuard } from './timing.js';
@@ -57,12 +58,22 @@ export function cleanEnv(
   return env;
 }
 
+// A test that fails half-way leaves its zot running (stdin open): end them all with the file, so
+// one failure is reported as that failure, not as a hung or cancelled test file.
+const running = new Set<ChildProcessWithoutNullStreams>();
+after(() => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 export function startZot(args: string[], options: RunOptions): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, [ZOT_BIN, ...args], {
+  const child = spawn(process.execPath, [ZOT_BIN, ...args], {
     cwd: options.cwd ?? options.home,
     env: cleanEnv(options.home, options.env),
     stdio: 'pipe',
   });
+  running.add(child);
+  child.on('exit', () => running.delete(child));
+  return child;
 }
 
 /** Runs zot to completion. Contract: rejects only when it outlives timeoutMs (then it is killed). */

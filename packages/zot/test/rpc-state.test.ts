@@ -16,6 +16,7 @@ after(() => llm.close());
 
 const FIELDS = [
   'busy',
+  'context',
   'cwd',
   'extensions',
   'message_count',

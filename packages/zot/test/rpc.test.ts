@@ -110,7 +110,7 @@ test('prompt, queueing, state, messages, models, set_model, clear', async () => 
   );
   assert.ok(ids.includes('claude-sonnet-4-5'));
   const switched = await client.request({ type: 'set_model', model: 'claude-haiku-4-5' });
-  assert.deepEqual(switched.data, { model: 'claude-haiku-4-5' });
+  assert.deepEqual(switched.data, { model: 'claude-haiku-4-5', provider: 'anthropic' });
   assert.equal((await client.request({ type: 'clear' })).success, true);
   assert.equal(
     ((await client.request({ type: 'get_state' })).data as { message_count: number }).message_count,

@@ -108,7 +108,7 @@ test('a session killed mid-tool resumes: the dangling call gets an interrupted r
   assert.equal(resumed.stdout.trim(), 'resumed fine');
   assert.match(
     resumed.stderr,
-    /warning: .*tool call "bash" \("toolu_sleep"\) on line 3 has no result/,
+    /warning: .*tool call "bash" \("toolu_sleep"\) on line 4 has no result/,
   );
   assert.deepEqual(sentBlocks(), [
     'user:run the long thing',

@@ -38,7 +38,7 @@ test('print runs record a session; --continue resumes it; --session picks a file
   assert.ok(file, 'a session file was written');
   assert.deepEqual(
     entries(file!).map((e) => e.message?.role ?? e.type),
-    ['session', 'user', 'assistant'],
+    ['session', 'user', 'usage', 'assistant'],
   );
 
   llm.script({ text: 'second' });
@@ -51,12 +51,12 @@ test('print runs record a session; --continue resumes it; --session picks a file
     );
   assert.deepEqual(sent, ['remember 42', 'first', 'what number?']);
   assert.equal(sessionFiles(box.home).length, 1);
-  assert.equal(entries(file!).length, 5);
+  assert.equal(entries(file!).length, 7);
 
   const explicit = join(box.project, 'my-session.jsonl');
   llm.script({ text: 'third' });
   assert.equal((await run(['-p', '--session', explicit, 'hello'])).code, 0);
-  assert.equal(entries(explicit).length, 3);
+  assert.equal(entries(explicit).length, 4);
 });
 
 test('a session whose last line was cut resumes with a warning and stays appendable', async (t) => {
@@ -74,15 +74,15 @@ test('a session whose last line was cut resumes with a warning and stays appenda
   llm.script({ text: 'after' });
   const resumed = await run(['-p', '-c', 'again']);
   assert.equal(resumed.code, 0, resumed.stderr);
-  assert.match(resumed.stderr, /skipped unreadable trailing line 4/);
+  assert.match(resumed.stderr, /skipped unreadable trailing line 5/);
   const sent = llm.requests
     .at(-1)!
     .body.messages.map((m: { content: Array<{ text: string }> }) => m.content[0]!.text);
   assert.deepEqual(sent, ['before the crash', 'kept', 'again']);
   // New entries start on a fresh line: everything after the cut parses.
   const lines = readFileSync(file!, 'utf8').split('\n').filter(Boolean);
-  assert.equal(lines.length, 6);
-  assert.doesNotThrow(() => lines.slice(4).forEach((line) => JSON.parse(line)));
+  assert.equal(lines.length, 8);
+  assert.doesNotThrow(() => lines.slice(5).forEach((line) => JSON.parse(line)));
 });
 
 test('no session file for --no-session or for runs that never prompted', async (t) => {

@@ -1,28 +1,20 @@
 // Builds the Session a mode drives from the parsed command line and $ZOT_HOME.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { AuthStore, missingKeyMessage, resolveApiKey } from '../config/auth.js';
 import { zotPaths, type ZotPaths } from '../config/paths.js';
 import { loadSettings, saveSettings } from '../config/settings.js';
-import {
-  defaultBaseUrl,
-  listModels,
-  parseModelsJson,
-  providerDefaults,
-  providerNeedsKey,
-  resolveModel,
-  streamFor,
-} from '../providers/index.js';
+import { parseModelsJson, streamFor } from '../providers/index.js';
 import type { ModelInfo, ProviderName } from '../providers/types.js';
 import { BUILTIN_COMMANDS } from '../session/commands.js';
 import { Session } from '../session/session.js';
-import { newestSession, newSessionPath, openSession, SessionWriter } from '../session/store.js';
+import { sessionFiles } from '../session/session-files.js';
+import { newestSession, newSessionPath, openSession } from '../session/store.js';
 import { buildSystemPrompt } from '../session/system-prompt.js';
 import { ToolRegistry } from '../session/tool-registry.js';
 import { BUILTIN_TOOL_NAMES, builtinTools } from '../tools/index.js';
-import { isBaseUrl } from '../util/base-url.js';
 import { UsageError } from '../util/errors.js';
 import type { CliOptions, Mode } from './args.js';
+import { createProviderAccess, environmentBaseUrl, resolveForRun } from './provider-access.js';
 import { zotVersion } from './version.js';
 
 export interface Runtime {
@@ -55,28 +47,6 @@ function extraModels(paths: ZotPaths, warn: Warn): ModelInfo[] {
 }
 
 /**
- * The base URL given for this run: --base-url (checked by the parser), else the variable the
- * provider's official SDK reads (ANTHROPIC_BASE_URL, OPENAI_BASE_URL); empty counts as unset.
- * Contract: throws UsageError naming the variable when its value is not an http(s) URL.
- */
-function baseUrlOverride(
-  options: CliOptions,
-  provider: ProviderName,
-  env: NodeJS.ProcessEnv,
-): string | undefined {
-  if (options.baseUrl !== undefined) return options.baseUrl;
-  const name = providerDefaults(provider).baseUrlEnv;
-  const value = name ? env[name]?.trim() : undefined;
-  if (!name || !value) return undefined;
-  if (!isBaseUrl(value)) {
-    throw new UsageError(
-      `${name} expects an http:// or https:// URL (e.g. http://localhost:8000/v1), got "${value}"`,
-    );
-  }
-  return value;
-}
-
-/**
  * Picks provider and model: flags, then config.json, then the catalog default. `baseUrl` is the
  * run's override (flag or environment), if any.
  */
@@ -84,29 +54,11 @@ export function resolveProviderModel(options: CliOptions, paths: ZotPaths, warn:
   const { settings, warning } = loadSettings(paths.config);
   if (warning) warn(warning);
   const provider = (options.provider ?? settings.provider ?? 'anthropic') as ProviderName;
-  const baseUrl = baseUrlOverride(options, provider, process.env);
+  const baseUrl = options.baseUrl ?? environmentBaseUrl(provider, process.env);
   const extra = extraModels(paths, warn);
   const id = options.model ?? (settings.provider === provider ? settings.model : undefined);
   const { model, known } = resolveForRun(provider, id, extra, baseUrl);
   return { provider, model, known, extra, baseUrl };
-}
-
-/**
- * The catalog lookup, except that a model OpenAI does not list, on a server of your own, is
- * taken to be served by an OpenAI-compatible server (vLLM, llama.cpp, LM Studio ...): those
- * speak Chat Completions, not Responses. models.json can still say otherwise.
- */
-function resolveForRun(
-  provider: ProviderName,
-  id: string | undefined,
-  extra: ModelInfo[],
-  baseUrl?: string,
-) {
-  const resolved = resolveModel(provider, id, extra);
-  const compatible = !resolved.known && provider === 'openai' && baseUrl !== undefined;
-  return compatible
-    ? { ...resolved, model: { ...resolved.model, api: 'openai-chat' as const } }
-    : resolved;
 }
 
 function selectTools(options: CliOptions) {
@@ -189,7 +141,7 @@ async function createHostNow(
 export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn): Promise<Runtime> {
   const cwd = resolveCwd(options.cwd);
   const paths = zotPaths();
-  const { provider, model, known, extra, baseUrl } = resolveProviderModel(options, paths, warn);
+  const { provider, model, known, extra } = resolveProviderModel(options, paths, warn);
   if (!known) {
     warn(
       `model "${model.id}" is not in the ${provider} catalog; using default limits ` +
@@ -199,16 +151,6 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
           : ''),
     );
   }
-  // Looked up when a model call is about to happen: commands that never call the model (/help,
-  // an extension's command, RPC get_state) work without a key. A base URL of your own (flag or
-  // environment) may be a local server that needs none.
-  const apiKey = () => {
-    const key = resolveApiKey(provider, options.apiKey, process.env, new AuthStore(paths.auth));
-    if (!key && providerNeedsKey(provider) && baseUrl === undefined) {
-      throw new Error(missingKeyMessage(provider, paths.auth));
-    }
-    return key?.key;
-  };
   const version = zotVersion();
   const path = sessionPath(options, mode, paths, cwd, warn);
   let current: Session | undefined;
@@ -217,13 +159,13 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
     version: 1,
     cwd,
     created: new Date().toISOString(),
-    provider,
+    provider: (current?.currentModel ?? model).provider,
     model: (current?.currentModel ?? model).id,
     zot_version: version,
   });
   const opened = path ? openSession(path, header) : undefined;
-  // `/new` opens another file beside it, the same way a new run would.
-  const newWriter = () => new SessionWriter(newSessionPath(paths.sessions, cwd), header);
+  // `/new` and `/sessions` work on the files beside it, the same way a new run would.
+  const files = options.noSession ? undefined : sessionFiles(paths.sessions, cwd, header);
   if (options.provider || options.model) {
     try {
       saveSettings(paths.config, { provider, model: model.id });
@@ -244,10 +186,7 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
       createHostNow(options, cwd, paths, version, () => current?.currentModel ?? model),
     cwd,
     model,
-    // The flag, then the model's own entry (more specific than a provider-wide variable that
-    // may be set for other tools), then the environment, then the provider's API.
-    baseUrlFor: (m) => options.baseUrl ?? m.baseUrl ?? baseUrl ?? defaultBaseUrl(provider),
-    apiKey,
+    providers: createProviderAccess({ options, paths, start: provider, extra }),
     systemPrompt: buildSystemPrompt({
       cwd,
       ...(options.systemPrompt !== undefined ? { override: options.systemPrompt } : {}),
@@ -258,9 +197,8 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
     maxSteps: options.maxSteps,
     tools: new ToolRegistry(selectTools(options)),
     stream: streamFor,
-    resolveModel: (id) => resolveForRun(provider, id, extra, baseUrl).model,
-    listModels: () => listModels(provider, extra),
-    ...(opened ? { writer: opened.writer, warnings: opened.warnings, newWriter } : {}),
+    ...(files ? { files } : {}),
+    ...(opened ? { writer: opened.writer, warnings: opened.warnings, usage: opened.usage } : {}),
     messages: opened?.messages ?? [],
   });
   current = session;

@@ -20,6 +20,13 @@ export const StateFields = {
   message_count: Type.Integer({ minimum: 0 }),
   session_file: Type.Union([Type.String(), Type.Null()]),
   usage: Usage,
+  context: Type.Object(
+    {
+      used: Type.Integer({ minimum: 0, description: "Tokens the last model call's context held" }),
+      window: Type.Integer({ minimum: 0, description: "The model's context window" }),
+    },
+    { description: 'The context meter: how full the context was at the last model call' },
+  ),
   yolo: Type.Boolean({ description: 'Tools run without asking' }),
   extensions: Type.Object({
     loaded: Type.Array(Type.String(), { description: 'Running extensions, in load order' }),

@@ -42,10 +42,22 @@ export const RPC_REQUESTS = {
   get_state: request('get_state', 'Snapshot of the runtime', {}),
   get_messages: request('get_messages', 'The transcript', {}),
   clear: request('clear', 'Drops the transcript (idle only)', {}),
-  set_model: request('set_model', 'Switches model within the provider (idle only)', {
-    model: Type.String({ minLength: 1 }),
-  }),
-  get_models: request('get_models', 'Models of the current provider', {}),
+  set_model: request(
+    'set_model',
+    'Switches model (idle only): an id of the current provider, or provider/id; saved for the next run',
+    { model: Type.String({ minLength: 1 }) },
+  ),
+  get_models: request('get_models', 'Models of every provider', {}),
+  get_sessions: request(
+    'get_sessions',
+    "This directory's recorded sessions, newest first (path, name, model, messages, cost, first prompt)",
+    {},
+  ),
+  switch_session: request(
+    'switch_session',
+    'Continues a recorded session in this process (idle only): its transcript, usage and file',
+    { path: Type.String({ minLength: 1 }) },
+  ),
   ping: request('ping', 'Health check', {}),
   get_commands: request('get_commands', 'Slash commands: built-in and from extensions', {}),
   command: request('command', 'Runs a slash command as the TUI would (DECISIONS 19, 21)', {

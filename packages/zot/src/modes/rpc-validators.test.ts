@@ -29,6 +29,8 @@ const VALID: Array<Record<string, unknown>> = [
   { type: 'get_messages' },
   { type: 'clear' },
   { type: 'set_model', id: 3, model: 'm' },
+  { type: 'get_sessions' },
+  { type: 'switch_session', id: 4, path: '/tmp/s.jsonl' },
   { type: 'get_models' },
   { type: 'ping', id: 1 },
   { type: 'get_commands' },
@@ -61,6 +63,7 @@ const INVALID: Array<[Record<string, unknown>, string]> = [
   [{ type: 'hello', token: 1 }, 'hello: /token must be a string'],
   [{ type: 'set_model', id: 7 }, 'set_model: /model is required'],
   [{ type: 'set_model', model: '' }, 'set_model: /model must be a non-empty string'],
+  [{ type: 'switch_session' }, 'switch_session: /path is required'],
   [{ type: 'command', text: 'weather' }, 'command: /text must be a string matching "^/"'],
   [{ type: 'command', text: ['/x'] }, 'command: /text must be a string matching "^/"'],
   [

@@ -107,12 +107,20 @@ async function handle(request: RpcRequest, context: Context): Promise<Handled> {
           })),
         },
       };
+    case 'get_sessions':
+      return { success: true, data: { sessions: session.sessions() } };
+    case 'switch_session':
+      session.resume(request.path);
+      return {
+        success: true,
+        data: { session_file: session.sessionFile ?? null, message_count: session.messages.length },
+      };
     case 'clear':
       session.clear();
       return { success: true };
     case 'set_model': {
       const model = session.setModel(request.model);
-      return { success: true, data: { model: model.id } };
+      return { success: true, data: { model: model.id, provider: model.provider } };
     }
     case 'get_commands':
       return {

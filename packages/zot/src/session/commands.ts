@@ -63,7 +63,10 @@ const BUILTIN_RUNNERS: Record<
       const current = session.currentModel;
       const others = session
         .models()
-        .map((m) => `${m.id === current.id ? '* ' : '  '}${m.id}`)
+        .map((m) => {
+          const mark = m.id === current.id && m.provider === current.provider ? '* ' : '  ';
+          return `${mark}${m.provider}/${m.id}`;
+        })
         .join('\n');
       return { kind: 'display', text: `model: ${current.provider}/${current.id}\n${others}` };
     }

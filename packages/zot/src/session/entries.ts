@@ -9,6 +9,7 @@ import {
   boolean,
   integer,
   literal,
+  number,
   object,
   optional,
   record,
@@ -153,6 +154,20 @@ export const sessionEntryShape = tagged('type', {
     kept: integer({ min: 0 }),
   }),
   clear: object({ type: literal('clear'), time: string() }),
+  /** One model call's tokens and cost: totals and the context meter survive a resume. */
+  usage: object({
+    type: literal('usage'),
+    time: string(),
+    provider: string(),
+    model: string(),
+    input: count,
+    output: count,
+    cache_read: count,
+    cache_write: count,
+    cost_usd: number({ min: 0 }),
+  }),
+  /** The name the user gave the session (`/sessions`); the last one counts. */
+  name: object({ type: literal('name'), time: string(), name: string() }),
   /** Audit record of an extension blocking or rewriting something; not part of the transcript. */
   intercept: object({
     type: literal('intercept'),

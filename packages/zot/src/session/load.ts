@@ -12,12 +12,17 @@ import {
 } from './entries.js';
 import { pairToolCalls } from './repair.js';
 import { TranscriptReplay } from './replay.js';
+import { UsageTally, type RecordedUsage } from './recorded-usage.js';
 
 /** Problems reported one by one; past this many, only counted (a corrupt file has millions). */
 export const MAX_LOAD_WARNINGS = 20;
 
 export interface LoadedSession {
   messages: Message[];
+  /** Tokens and cost of the recorded model calls. */
+  usage: RecordedUsage;
+  /** The name the user gave the session, if any. */
+  name?: string;
   /** Each names the file and, for a bad line, its number. */
   warnings: string[];
   /**
@@ -63,8 +68,13 @@ function decodeLine(bytes: Buffer): { value: unknown } | { error: string } {
   return { error: `is nested deeper than ${MAX_JSON_DEPTH} levels` };
 }
 
-function replayLines(bytes: Buffer, file: string, warnings: Warnings): TranscriptReplay {
+function replayLines(
+  bytes: Buffer,
+  file: string,
+  warnings: Warnings,
+): { transcript: TranscriptReplay; usage: UsageTally } {
   const transcript = new TranscriptReplay();
+  const usage = new UsageTally();
   let start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0; // a BOM
   for (let line = 1; start < bytes.length; line++) {
     const newline = bytes.indexOf(0x0a, start);
@@ -95,13 +105,16 @@ function replayLines(bytes: Buffer, file: string, warnings: Warnings): Transcrip
     else if (entry.type === 'compaction')
       transcript.compact({ message: summaryMessage(entry.summary, entry.time), line }, entry.kept);
     else if (entry.type === 'clear') transcript.clear();
-    else if (entry.type === 'session' && entry.version > SESSION_FORMAT_VERSION)
+    else if (entry.type === 'usage') usage.add(entry);
+    else if (entry.type === 'name') usage.name = entry.name;
+    if (entry.type === 'session') usage.model ??= `${entry.provider}/${entry.model}`;
+    if (entry.type === 'session' && entry.version > SESSION_FORMAT_VERSION)
       warnings.add(
         `${file}: written in session format ${entry.version} (this zot reads ` +
           `${SESSION_FORMAT_VERSION}); loading what it understands`,
       );
   }
-  return transcript;
+  return { transcript, usage };
 }
 
 /**
@@ -118,14 +131,20 @@ export function loadSessionText(data: Uint8Array | string, file = 'session file'
       typeof data === 'string'
         ? Buffer.from(data, 'utf8')
         : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-    const replayed = replayLines(bytes, file, warnings);
-    const paired = pairToolCalls(replayed.messages(), file);
+    const { transcript, usage } = replayLines(bytes, file, warnings);
+    const paired = pairToolCalls(transcript.messages(), file);
     paired.warnings.forEach((warning) => warnings.add(warning));
     const { messages, tailRepair } = paired;
-    return { messages, warnings: warnings.list(), ...(tailRepair ? { tailRepair } : {}) };
+    return {
+      messages,
+      usage: usage.result(),
+      ...(usage.name !== undefined ? { name: usage.name } : {}),
+      warnings: warnings.list(),
+      ...(tailRepair ? { tailRepair } : {}),
+    };
   } catch (error) {
     // Not expected (e.g. out of memory); a session that cannot be rebuilt starts empty.
     warnings.add(`${file}: could not be loaded (${errorMessage(error)}); starting empty`);
-    return { messages: [], warnings: warnings.list() };
+    return { messages: [], usage: new UsageTally().result(), warnings: warnings.list() };
   }
 }

@@ -13,6 +13,9 @@ import type {
   UserContent,
 } from '../providers/types.js';
 import type { ExtensionHost, ExtensionReport, PanelRequestResult } from '../extensions/host.js';
+import type { ProviderName } from '../providers/types.js';
+import type { LoginResult, ProviderAccess, ProviderStatus } from './provider-access.js';
+import type { RecordedUsage, SessionFiles, SessionSummary } from './session-files.js';
 import { errorMessage } from '../util/errors.js';
 import { AUTO_COMPACT_RATIO, screenSummary, splitPoint, summarise } from './compact.js';
 import { ConfirmGate, type AskPerson } from './confirm.js';
@@ -44,26 +47,23 @@ const STATELESS_EVENTS = new Set<SessionEvent['type']>([
 export interface SessionOptions {
   cwd: string;
   model: ModelInfo;
-  /** The base URL requests for `model` go to (flag, model entry, environment, provider default). */
-  baseUrlFor(model: ModelInfo): string;
   /**
-   * The API key, asked for only when a model call is about to happen (a prompt, a compaction),
-   * so that commands which never call the model need none; a key once found is kept.
-   * Contract: throws an Error saying how to provide a key when one is needed and none is set.
+   * Models, base URLs and keys of every provider. A key is asked for only when a model call is
+   * about to happen (a prompt, a compaction), so commands that never call the model need none;
+   * a key once found is kept until /login or /logout changes it.
    */
-  apiKey?(): string | undefined;
+  providers: ProviderAccess;
   systemPrompt: string;
   reasoning?: ReasoningLevel;
   maxSteps: number;
   tools: ToolRegistry;
   stream: (model: ModelInfo) => StreamFn;
-  /** Resolves a model id for set_model; undefined when unknown. */
-  resolveModel(id: string): ModelInfo | undefined;
-  listModels(): ModelInfo[];
   writer?: SessionWriter;
-  /** Opens the file of a new session (`/new`); absent when sessions are not recorded. */
-  newWriter?(): SessionWriter;
+  /** This directory's session files (`/new`, `/sessions`); absent when sessions are not recorded. */
+  files?: SessionFiles;
   messages?: Message[];
+  /** The usage recorded in a resumed session file. */
+  usage?: RecordedUsage;
   /** Problems found loading `messages` (bad lines, repaired tool calls); see subscribe(). */
   warnings?: string[];
   hooks?: AgentHooks;
@@ -76,6 +76,10 @@ export interface SessionOptions {
 }
 
 export interface PromptOutcome extends AgentRunResult {}
+
+/** The context a call used: everything the model read plus what it wrote. */
+const contextUsed = (usage: Usage) =>
+  usage.input + usage.cache_read + usage.cache_write + usage.output;
 
 const zeroUsage = (): UsageEventFields => ({
   input: 0,
@@ -106,7 +110,10 @@ export class Session {
     (event) => this.emit(event),
   );
   private loadWarnings: string[];
-  private key: string | undefined;
+  /** Keys found so far, per provider (looked up on the first model call that needs one). */
+  private readonly keys = new Map<ProviderName, string | undefined>();
+  /** The last model call's context use, for the context meter. */
+  private lastCall: Usage | undefined;
   private hooks: AgentHooks;
 
   constructor(private readonly options: SessionOptions) {
@@ -117,6 +124,12 @@ export class Session {
     this.loadWarnings = [...(options.warnings ?? [])];
     this.writer = options.writer;
     this.host = options.extensions;
+    if (options.usage) this.restoreUsage(options.usage);
+  }
+
+  private restoreUsage(usage: RecordedUsage): void {
+    this.totals = { ...usage.totals };
+    this.lastCall = usage.last;
   }
 
   /**
@@ -206,6 +219,10 @@ export class Session {
       message_count: this.messagesList.length,
       session_file: this.writer?.path ?? null,
       usage: this.usageTotals,
+      context: {
+        used: this.lastCall ? contextUsed(this.lastCall) : 0,
+        window: this.model.contextWindow,
+      },
       yolo: this.gate?.isYolo ?? true,
       extensions: { loaded, failed: [...new Set([...failedToLoad, ...died])] },
       open_panel: openPanelOf(this.host),
@@ -276,8 +293,28 @@ export class Session {
     await this.close();
     await this.host?.shutdown();
   }
+  /** Every model of every provider. */
   models(): ModelInfo[] {
-    return this.options.listModels();
+    return this.options.providers.models();
+  }
+
+  /** Each provider, whether it needs a key and where its key comes from now. */
+  providers(): ProviderStatus[] {
+    return this.options.providers.providers();
+  }
+
+  /** Checks and saves an API key (`/login`); the next model call uses it. Never rejects. */
+  async login(provider: ProviderName, key: string, signal?: AbortSignal): Promise<LoginResult> {
+    const result = await this.options.providers.login(provider, key, signal);
+    if (result.ok) this.keys.delete(provider);
+    return result;
+  }
+
+  /** Removes a saved API key (`/logout`); false when none was saved. */
+  logout(provider: ProviderName): boolean {
+    const removed = this.options.providers.logout(provider);
+    this.keys.delete(provider);
+    return removed;
   }
 
   /**
@@ -315,9 +352,10 @@ export class Session {
 
   /** Looks the API key up before a model call; returns why there is none when one is needed. */
   private missingKey(): string | undefined {
-    if (this.key !== undefined || !this.options.apiKey) return undefined;
+    const provider = this.model.provider;
+    if (this.keys.has(provider)) return undefined;
     try {
-      this.key = this.options.apiKey();
+      this.keys.set(provider, this.options.providers.apiKey(provider));
       return undefined;
     } catch (error) {
       return errorMessage(error);
@@ -326,10 +364,11 @@ export class Session {
 
   private settings(): ModelCallSettings {
     const { systemPrompt, reasoning } = this.options;
+    const key = this.keys.get(this.model.provider);
     return {
       model: this.model,
-      baseUrl: this.options.baseUrlFor(this.model),
-      ...(this.key !== undefined ? { apiKey: this.key } : {}),
+      baseUrl: this.options.providers.baseUrl(this.model),
+      ...(key !== undefined ? { apiKey: key } : {}),
       system: systemPrompt,
       ...(reasoning !== undefined ? { reasoning } : {}),
     };
@@ -426,6 +465,14 @@ export class Session {
       stream: this.options.stream,
       usage: (model: ModelInfo, usage: Usage) => {
         const call = { ...usage, cost_usd: costUsd(model, usage) };
+        this.lastCall = usage;
+        this.persist({
+          type: 'usage',
+          time: new Date().toISOString(),
+          provider: model.provider,
+          model: model.id,
+          ...call,
+        });
         this.totals.input += call.input;
         this.totals.output += call.output;
         this.totals.cache_read += call.cache_read;
@@ -440,8 +487,7 @@ export class Session {
 
   private needsCompaction(usage: Usage | undefined): boolean {
     if (!usage) return false;
-    const used = usage.input + usage.cache_read + usage.cache_write + usage.output;
-    return used >= AUTO_COMPACT_RATIO * this.model.contextWindow;
+    return contextUsed(usage) >= AUTO_COMPACT_RATIO * this.model.contextWindow;
   }
 
   /** Summarises the transcript; queued like a prompt. Contract: never rejects; ends with `done`. */
@@ -526,20 +572,64 @@ export class Session {
    */
   startNew(): void {
     if (this.busy) throw new Error('agent is busy');
-    this.messagesList.length = 0;
+    this.replaceTranscript([], this.options.files?.create());
     this.totals = zeroUsage();
-    this.writer = this.options.newWriter?.();
-    this.host?.notes.clearAll();
-    this.host?.emitEvent('session_start');
+    this.lastCall = undefined;
     this.statePublisher.publish();
   }
 
-  /** Switches model within the provider. Contract: throws with a readable message. */
-  setModel(id: string): ModelInfo {
+  /** This directory's recorded sessions, newest first. */
+  sessions(): SessionSummary[] {
+    return this.options.files?.list() ?? [];
+  }
+
+  /**
+   * Continues a recorded session in this process (`/sessions`): its transcript, usage and file
+   * replace the current ones; extensions hear `session_start`; load problems are `warning`s.
+   * Contract: throws when busy, when sessions are not recorded, or naming the unreadable file.
+   */
+  resume(path: string): void {
     if (this.busy) throw new Error('agent is busy');
-    const model = this.options.resolveModel(id);
-    if (!model) throw new Error(`unknown model "${id}" for provider ${this.model.provider}`);
+    const files = this.options.files;
+    if (!files) throw new Error('sessions are not recorded in this run (--no-session)');
+    const opened = files.open(path);
+    this.replaceTranscript(opened.messages, opened.writer);
+    this.restoreUsage(opened.usage);
+    for (const message of opened.warnings) this.emit({ type: 'warning', message });
+    this.statePublisher.publish();
+  }
+
+  /** Names a recorded session (shown by `/sessions`). Contract: throws naming the file. */
+  renameSession(path: string, name: string): void {
+    const files = this.options.files;
+    if (!files) throw new Error('sessions are not recorded in this run (--no-session)');
+    files.rename(path, name);
+  }
+
+  private replaceTranscript(messages: Message[], writer: SessionWriter | undefined): void {
+    this.messagesList.splice(0, this.messagesList.length, ...messages);
+    this.writer = writer;
+    this.host?.notes.clearAll();
+    this.host?.emitEvent('session_start');
+  }
+
+  /**
+   * Switches the model: `id` of the current provider or `provider/id` of any other; the choice
+   * is saved for the next run. Contract: throws with a readable message.
+   */
+  setModel(ref: string): ModelInfo {
+    if (this.busy) throw new Error('agent is busy');
+    const model = this.options.providers.resolve(ref, this.model);
+    if (!model) throw new Error(`unknown model "${ref}"`);
     this.model = model;
+    try {
+      this.options.providers.remember(model);
+    } catch (error) {
+      this.emit({
+        type: 'warning',
+        message: `could not save the model choice: ${errorMessage(error)}`,
+      });
+    }
     this.statePublisher.publish();
     return model;
   }

@@ -18,6 +18,7 @@ import type { Message } from '../providers/types.js';
 import { errorMessage } from '../util/errors.js';
 import type { SessionEntry } from './entries.js';
 import { loadSessionText, type LoadedSession } from './load.js';
+import { UsageTally, type RecordedUsage } from './recorded-usage.js';
 
 export { SESSION_FORMAT_VERSION, type SessionEntry } from './entries.js';
 export { loadSessionText, summaryMessage, type LoadedSession } from './load.js';
@@ -139,15 +140,12 @@ export function loadSession(path: string): LoadedSession {
  * completing an interrupted tool call at the end is written back, so the repair is made once.
  * Contract: throws like loadSession; a failed write-back is one more warning.
  */
-export function openSession(
-  path: string,
-  header: () => SessionEntry,
-): { writer: SessionWriter; messages: Message[]; warnings: string[] } {
+export function openSession(path: string, header: () => SessionEntry): OpenedSession {
   const loaded: LoadedSession = existsSync(path)
     ? loadSession(path)
-    : { messages: [], warnings: [] };
+    : { messages: [], usage: new UsageTally().result(), warnings: [] };
   const writer = new SessionWriter(path, header);
-  const { messages, warnings } = loaded;
+  const { messages, warnings, usage } = loaded;
   if (loaded.tailRepair) {
     try {
       writer.append({ type: 'message', message: loaded.tailRepair });
@@ -155,7 +153,14 @@ export function openSession(
       warnings.push(`could not record the repair in ${path}: ${errorMessage(error)}`);
     }
   }
-  return { writer, messages, warnings };
+  return { writer, messages, warnings, usage };
+}
+
+export interface OpenedSession {
+  writer: SessionWriter;
+  messages: Message[];
+  warnings: string[];
+  usage: RecordedUsage;
 }
 
 /**

@@ -52,6 +52,14 @@ export function integer(options: { min?: number } = {}): Shape<number> {
       : `${path}: expected an integer ≥ ${min}`;
 }
 
+export function number(options: { min?: number } = {}): Shape<number> {
+  const min = options.min ?? -Infinity;
+  return (value, path) =>
+    typeof value === 'number' && Number.isFinite(value) && value >= min
+      ? undefined
+      : `${path}: expected a number ≥ ${min}`;
+}
+
 export function literal<L extends string>(expected: L): Shape<L> {
   return (value, path) => (value === expected ? undefined : `${path}: expected "${expected}"`);
 }

@@ -274,6 +274,57 @@ const shapeGetModels: Shape = {
   ],
 };
 
+function checkGetSessions(value: any): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    value['type'] === 'get_sessions' &&
+    (value['id'] !== undefined
+      ? typeof value['id'] === 'string' || Number.isFinite(value['id'])
+      : true)
+  );
+}
+
+const shapeGetSessions: Shape = {
+  kind: 'object',
+  properties: [
+    { key: 'type', required: true, shape: { kind: 'literal', value: 'get_sessions' } },
+    {
+      key: 'id',
+      required: false,
+      shape: { kind: 'union', variants: [{ kind: 'string' }, { kind: 'number' }] },
+    },
+  ],
+};
+
+function checkSwitchSession(value: any): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    value['type'] === 'switch_session' &&
+    (value['id'] !== undefined
+      ? typeof value['id'] === 'string' || Number.isFinite(value['id'])
+      : true) &&
+    typeof value['path'] === 'string' &&
+    value['path'].length >= 1
+  );
+}
+
+const shapeSwitchSession: Shape = {
+  kind: 'object',
+  properties: [
+    { key: 'type', required: true, shape: { kind: 'literal', value: 'switch_session' } },
+    {
+      key: 'id',
+      required: false,
+      shape: { kind: 'union', variants: [{ kind: 'string' }, { kind: 'number' }] },
+    },
+    { key: 'path', required: true, shape: { kind: 'string', minLength: 1 } },
+  ],
+};
+
 function checkPing(value: any): boolean {
   return (
     typeof value === 'object' &&
@@ -489,6 +540,8 @@ export const RPC_VALIDATORS: ReadonlyMap<string, FrameValidator> = new Map([
   ['clear', { check: checkClear, shape: shapeClear }],
   ['set_model', { check: checkSetModel, shape: shapeSetModel }],
   ['get_models', { check: checkGetModels, shape: shapeGetModels }],
+  ['get_sessions', { check: checkGetSessions, shape: shapeGetSessions }],
+  ['switch_session', { check: checkSwitchSession, shape: shapeSwitchSession }],
   ['ping', { check: checkPing, shape: shapePing }],
   ['get_commands', { check: checkGetCommands, shape: shapeGetCommands }],
   ['command', { check: checkCommand, shape: shapeCommand }],

@@ -1,0 +1,41 @@
+// How the session reaches providers, keys and model choices: given by the composition root
+// (cli/provider-access.ts), so that the model, the provider and the key can all change within
+// one process (/model, /login, /logout) while the session stays free of config files.
+import type { ModelInfo, ProviderName } from '../providers/types.js';
+
+export interface ProviderStatus {
+  provider: ProviderName;
+  /** False for providers that run locally without a key (ollama). */
+  needs_key: boolean;
+  /** Where this provider's key comes from now; absent when it has none. */
+  key_source?: 'flag' | 'env' | 'auth.json';
+}
+
+export type LoginResult =
+  | { ok: true; message: string; warning?: string }
+  | { ok: false; error: string };
+
+export interface ProviderAccess {
+  /** Every model zot knows, of every provider (the catalog and models.json). */
+  models(): ModelInfo[];
+  /**
+   * A model by `id` (of `current`'s provider) or `provider/id`; an id the catalog does not know
+   * gets default limits. Contract: undefined when the reference is empty; throws an Error with
+   * a readable message when the provider's base URL setting is invalid.
+   */
+  resolve(ref: string, current: ModelInfo): ModelInfo | undefined;
+  /** The base URL calls to `model` go to. */
+  baseUrl(model: ModelInfo): string;
+  /**
+   * The key for `provider`, looked up now (flag, environment, auth.json).
+   * Contract: throws an Error saying how to provide one when it is needed and missing.
+   */
+  apiKey(provider: ProviderName): string | undefined;
+  providers(): ProviderStatus[];
+  /** Checks `key` with one cheap request, then saves it. Contract: never rejects. */
+  login(provider: ProviderName, key: string, signal?: AbortSignal): Promise<LoginResult>;
+  /** Removes the saved key; false when none was saved. */
+  logout(provider: ProviderName): boolean;
+  /** Saves the model choice for the next run. Contract: throws an Error naming the file. */
+  remember(model: ModelInfo): void;
+}

@@ -1,0 +1,114 @@
+// This directory's session files as the runtime sees them: list (for /sessions), open (resume),
+// create (/new) and rename. Each file is read through the same bounded loader as `--session`.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { textOf } from '../agent/content-text.js';
+import { errorMessage } from '../util/errors.js';
+import type { SessionEntry } from './entries.js';
+import { loadSession, newSessionPath, openSession, sessionDir, SessionWriter } from './store.js';
+import type { OpenedSession } from './store.js';
+export type { RecordedUsage } from './recorded-usage.js';
+
+export interface SessionSummary {
+  path: string;
+  /** The name the user gave it, if any. */
+  name?: string;
+  /** Last written, ISO 8601. */
+  modified: string;
+  /** `provider/model` it last used, when the file says. */
+  model?: string;
+  message_count: number;
+  cost_usd: number;
+  /** The first prompt's text (the first line of it, at most 200 characters). */
+  first_prompt: string;
+  /** Set when the file could not be read; the other fields are then empty. */
+  error?: string;
+}
+
+export interface SessionFiles {
+  /** Newest first, at most MAX_LISTED. Contract: never throws. */
+  list(): SessionSummary[];
+  /** Contract: throws an Error naming the file when it cannot be used. */
+  open(path: string): OpenedSession;
+  create(): SessionWriter;
+  /** Contract: throws an Error for an empty or multi-line name, or naming the file. */
+  rename(path: string, name: string): void;
+}
+
+/** Enough for any directory a person browses; older files stay on disk. */
+export const MAX_LISTED = 200;
+const MAX_NAME = 100;
+
+export function sessionFiles(root: string, cwd: string, header: () => SessionEntry): SessionFiles {
+  const dir = sessionDir(root, cwd);
+  return {
+    list: () => listSessions(dir),
+    open(path) {
+      if (!existsSync(path)) throw new Error(`no session file at ${path}`);
+      return openSession(path, header);
+    },
+    create: () => new SessionWriter(newSessionPath(root, cwd), header),
+    rename(path, name) {
+      const clean = name.trim();
+      if (clean === '') throw new Error('a session name cannot be empty');
+      if (/[\p{Cc}]/u.test(clean)) throw new Error('a session name is one line of plain text');
+      if (clean.length > MAX_NAME)
+        throw new Error(`a session name has at most ${MAX_NAME} characters`);
+      loadSession(path); // the same checks as a resume: a regular, readable session file
+      new SessionWriter(path, header).append({
+        type: 'name',
+        time: new Date().toISOString(),
+        name: clean,
+      });
+    },
+  };
+}
+
+function listSessions(dir: string): SessionSummary[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const files: Array<{ path: string; mtime: number }> = [];
+  for (const name of names) {
+    if (!name.endsWith('.jsonl')) continue;
+    const path = join(dir, name);
+    try {
+      const stat = statSync(path);
+      if (stat.isFile()) files.push({ path, mtime: stat.mtimeMs });
+    } catch {
+      // vanished or unreadable: not listed
+    }
+  }
+  files.sort((a, b) => b.mtime - a.mtime || b.path.localeCompare(a.path));
+  return files.slice(0, MAX_LISTED).map(({ path, mtime }) => summarise(path, mtime));
+}
+
+function summarise(path: string, mtime: number): SessionSummary {
+  const modified = new Date(mtime).toISOString();
+  try {
+    const loaded = loadSession(path);
+    const first = loaded.messages.find((message) => message.role === 'user');
+    const prompt = first ? textOf(first.content).trim().split('\n')[0]!.slice(0, 200) : '';
+    return {
+      path,
+      ...(loaded.name !== undefined ? { name: loaded.name } : {}),
+      modified,
+      ...(loaded.usage.model !== undefined ? { model: loaded.usage.model } : {}),
+      message_count: loaded.messages.length,
+      cost_usd: loaded.usage.totals.cost_usd,
+      first_prompt: prompt,
+    };
+  } catch (error) {
+    return {
+      path,
+      modified,
+      message_count: 0,
+      cost_usd: 0,
+      first_prompt: '',
+      error: errorMessage(error),
+    };
+  }
+}

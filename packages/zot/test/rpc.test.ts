@@ -145,6 +145,36 @@ test('abort stops a hanging prompt; busy requests are refused; images reach the 
   await client.close();
 });
 
+test('abort with queue drops the waiting prompts too: none of them reaches the model', async () => {
+  const client = start();
+  llm.script({ text: ['working...'], hang: true });
+  const sent = llm.requests.length;
+  await client.request({ type: 'prompt', message: 'long one' });
+  await client.waitFor((line) => line.type === 'text_delta');
+  await client.request({ type: 'prompt', message: 'queued 1' });
+  await client.request({ type: 'prompt', message: 'queued 2' });
+  await client.request({ type: 'prompt', message: 'steer me', mode: 'steer' });
+  const from = client.lines.length;
+  const cancelled = await client.request({ type: 'abort', queue: true });
+  assert.deepEqual(cancelled.data, { dropped: 3 });
+  const lines = await client.doneCount(3, from);
+  assert.equal(lines.filter((line) => line.type === 'done').length, 3, 'each prompt has its done');
+  const queue = client.lines.filter((line) => line.type === 'queue').at(-1);
+  assert.deepEqual([queue?.follow_up, queue?.steering], [[], []]);
+  assert.equal(llm.requests.length, sent + 1, 'only the running prompt was ever sent');
+  const messages = (await client.request({ type: 'get_messages' })).data as {
+    messages: Array<{ role: string }>;
+  };
+  assert.ok(!JSON.stringify(messages).includes('queued 1'));
+  // The session goes on.
+  llm.script({ text: 'fresh' });
+  await client.request({ type: 'prompt', message: 'next' });
+  await client.waitFor(
+    (line) => line.type === 'assistant_message' && JSON.stringify(line).includes('fresh'),
+  );
+  await client.close();
+});
+
 test('compact summarises the transcript and keeps the last exchanges', async () => {
   const client = start();
   llm.script({ text: 'a1' }, { text: 'a2' }, { text: 'a3' }, { text: 'SUMMARY OF A1' });

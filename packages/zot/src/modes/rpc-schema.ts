@@ -37,7 +37,11 @@ export const RPC_REQUESTS = {
       }),
     ),
   }),
-  abort: request('abort', 'Aborts the running prompt or compaction', {}),
+  abort: request('abort', 'Aborts the running prompt or compaction', {
+    queue: Type.Optional(
+      Type.Boolean({ description: 'Also drop every prompt waiting behind it (as Esc in the TUI)' }),
+    ),
+  }),
   compact: request('compact', 'Summarises the transcript', {}),
   get_state: request('get_state', 'Snapshot of the runtime', {}),
   get_messages: request('get_messages', 'The transcript', {}),

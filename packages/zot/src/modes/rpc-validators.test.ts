@@ -30,6 +30,7 @@ const VALID: Array<Record<string, unknown>> = [
   { type: 'clear' },
   { type: 'set_model', id: 3, model: 'm' },
   { type: 'get_sessions' },
+  { type: 'abort', queue: true },
   { type: 'switch_session', id: 4, path: '/tmp/s.jsonl' },
   { type: 'get_models' },
   { type: 'ping', id: 1 },

@@ -88,6 +88,7 @@ async function handle(request: RpcRequest, context: Context): Promise<Handled> {
     case 'compact':
       return { success: true, data: { started: true }, start: () => session.compact() };
     case 'abort':
+      if (request.queue === true) return { success: true, data: { dropped: session.cancel() } };
       session.abort();
       return { success: true };
     case 'get_state':

@@ -12,10 +12,12 @@ export type PromptMode = 'follow_up' | 'steer';
 /** A follow-up's place in the queue; `start` takes it off when its run begins. */
 export interface FollowUp {
   readonly text: string;
+  /** Set when the user cancelled the queue before this follow-up started. */
+  dropped?: boolean;
 }
 
 export class PromptQueue {
-  private readonly followUps: FollowUp[] = [];
+  private followUps: FollowUp[] = [];
   private steering: UserMessage[] = [];
 
   constructor(
@@ -48,6 +50,17 @@ export class PromptQueue {
     this.steering = [];
     this.changed();
     return taken;
+  }
+
+  /** Drops every waiting follow-up and steering message (Esc); they will not run. */
+  dropAll(): number {
+    const dropped = this.followUps.length + this.steering.length;
+    if (dropped === 0) return 0;
+    for (const entry of this.followUps) entry.dropped = true;
+    this.followUps = [];
+    this.steering = [];
+    this.changed();
+    return dropped;
   }
 
   private changed(): void {

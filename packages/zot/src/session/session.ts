@@ -399,6 +399,9 @@ export class Session {
     // Only a prompt that really has to wait is shown in the queue.
     const entry = this.busy ? this.queued.addFollowUp(content) : undefined;
     return this.enqueue(true, async () => {
+      if (entry?.dropped) {
+        return { stop: 'aborted', error: 'cancelled before it started', finalText: '' };
+      }
       if (entry) this.queued.start(entry);
       const controller = new AbortController();
       this.controller = controller;
@@ -555,6 +558,16 @@ export class Session {
   /** Aborts the running prompt or compaction; queued ones still run. */
   abort(): void {
     this.controller?.abort();
+  }
+
+  /**
+   * Aborts the running operation and drops every prompt waiting behind it (follow-ups and
+   * steering): the TUI's Esc. Returns how many waiting messages were dropped.
+   */
+  cancel(): number {
+    const dropped = this.queued.dropAll();
+    this.abort();
+    return dropped;
   }
 
   /** Drops the transcript. Contract: throws when busy (callers report "agent is busy"). */

@@ -111,7 +111,8 @@ function checkAbort(value: any): boolean {
     value['type'] === 'abort' &&
     (value['id'] !== undefined
       ? typeof value['id'] === 'string' || Number.isFinite(value['id'])
-      : true)
+      : true) &&
+    (value['queue'] !== undefined ? typeof value['queue'] === 'boolean' : true)
   );
 }
 
@@ -124,6 +125,7 @@ const shapeAbort: Shape = {
       required: false,
       shape: { kind: 'union', variants: [{ kind: 'string' }, { kind: 'number' }] },
     },
+    { key: 'queue', required: false, shape: { kind: 'boolean' } },
   ],
 };
 

@@ -2,6 +2,7 @@
 import type { Session } from '../session/session.js';
 import { promptExitCode, reportDiagnostics, writeDiagnostic, type ModeIO } from './io.js';
 import { outputWriter } from './pressure.js';
+import { forwardingUi, isExtensionUiEvent } from '../session/extension-ui.js';
 
 export async function runJsonMode(
   session: Session,
@@ -12,8 +13,9 @@ export async function runJsonMode(
   const out = outputWriter(io.stdout, session);
   session.subscribe((event) => {
     reportDiagnostics(event, io);
-    if (event.type !== 'warning') out(JSON.stringify(event));
+    if (event.type !== 'warning' && !isExtensionUiEvent(event)) out(JSON.stringify(event));
   });
+  session.connectUi(forwardingUi((event) => out(JSON.stringify(event))));
   await session.startExtensions();
   if (!prompt.startsWith('/')) return promptExitCode(await session.prompt(prompt), io, stop);
   const result = await session.runCommand(prompt, 'json', true);

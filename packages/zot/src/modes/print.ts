@@ -1,4 +1,5 @@
 // Print mode: run one prompt (or slash command), write the final answer to stdout.
+import type { ExtensionUi } from '../session/extension-ui.js';
 import type { Session } from '../session/session.js';
 import {
   promptExitCode,
@@ -10,6 +11,25 @@ import {
 import { outputWriter } from './pressure.js';
 import { terminalSafe, terminalSafeBlock } from '../util/terminal-text.js';
 
+/**
+ * Print mode's extension UI: notes and displays go to stderr as lines (stdout holds only the
+ * answer); a stream cannot take back a note, hold a panel or edit a prompt, and a one-shot run
+ * takes no further prompts, so the other actions change nothing (DECISIONS 21).
+ */
+function printUi(write: (text: string) => void): ExtensionUi {
+  const nothing = () => undefined;
+  return {
+    notify: (event) => write(terminalSafe(`[${event.extension}] ${event.message}`)),
+    display: (event) => write(terminalSafeBlock(`[${event.extension}] ${event.text}`)),
+    clearNotes: nothing,
+    insert: nothing,
+    submit: nothing,
+    openPanel: nothing,
+    renderPanel: nothing,
+    closePanel: nothing,
+  };
+}
+
 /** Returns the exit code: 0 when the model finished, 1 on error or abort. */
 export async function runPrintMode(
   session: Session,
@@ -18,12 +38,8 @@ export async function runPrintMode(
   stop?: AbortSignal,
 ): Promise<number> {
   const notes = outputWriter(io.stderr, session); // notes are what an extension can flood
-  session.subscribe((event) => {
-    reportDiagnostics(event, io);
-    if (event.type === 'ext_notify') notes(terminalSafe(`[${event.extension}] ${event.message}`));
-    if (event.type === 'ext_display')
-      notes(terminalSafeBlock(`[${event.extension}] ${event.text}`));
-  });
+  session.subscribe((event) => reportDiagnostics(event, io));
+  session.connectUi(printUi(notes));
   await session.startExtensions();
   if (!prompt.startsWith('/')) {
     const result = await session.prompt(prompt);

@@ -7,6 +7,7 @@ import { readLines } from './lines.js';
 import { decodeRpcLine } from './rpc-decode.js';
 import { outputWriter } from './pressure.js';
 import type { ConfirmDecision } from '../session/confirm.js';
+import { forwardingUi, isExtensionUiEvent } from '../session/extension-ui.js';
 import type { RpcRequest, RpcResponse } from './rpc-schema.js';
 
 export const RPC_PROTOCOL_VERSION = 1;
@@ -210,8 +211,9 @@ export async function runRpcMode(
     out = outputWriter(io.stdout, session);
     session.subscribe((event) => {
       reportDiagnostics(event, io);
-      if (event.type !== 'warning') send(event);
+      if (event.type !== 'warning' && !isExtensionUiEvent(event)) send(event);
     });
+    session.connectUi(forwardingUi(send));
     if (info.confirm) {
       session.enableConfirmation(
         (request, abort) =>

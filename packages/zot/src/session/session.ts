@@ -28,6 +28,7 @@ export type { SessionEvent } from '../contract/events.js';
 import type { SessionEvent } from '../contract/events.js';
 import type { RuntimeState } from '../contract/state.js';
 import { openPanelOf, StatePublisher } from './state.js';
+import { routeExtensionUi, type ExtensionUi } from './extension-ui.js';
 import { PromptQueue, type PromptMode } from './prompt-queue.js';
 import { listCommands, type CommandInfo, type CommandMode } from './command-registry.js';
 import { runSlashCommand, slashResultEvent, type SlashResult } from './commands.js';
@@ -145,6 +146,17 @@ export class Session {
         // As in emit(): a failing listener must not break the session.
       }
     }
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Connects the mode's extension-UI port: extension UI events go to it (and still to every
+   * subscriber, which may skip them with `isExtensionUiEvent`). Returns a disconnect function.
+   */
+  connectUi(ui: ExtensionUi): () => void {
+    // Not through subscribe(): the load warnings are for the mode's own subscriber.
+    const listener = (event: SessionEvent) => void routeExtensionUi(event, ui);
+    this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Runs a command in a real pseudo-terminal and times what a user would see.
+
+Usage: pty-driver.py SPEC_JSON
+SPEC: {"argv": [...], "cwd": str, "env": {...}, "columns": int, "rows": int,
+       "ready": str,           # output that means the first frame is drawn (a substring)
+       "keys": [str, ...],     # after ready: each key is written, then we wait for "echo"
+       "echo": str,            # the output that shows a key landed (e.g. the end of a frame)
+       "quit": str,            # bytes that end the program after the keys (e.g. "\u0003\u0003")
+       "timeout_ms": int}
+Prints one JSON line: {"ready_ms", "key_ms": [...], "exit_ms", "bytes", "bytes_at_ready"}.
+Times are from spawn. Standard library only.
+"""
+import fcntl
+import json
+import os
+import select
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import time
+
+
+def main() -> int:
+    spec = json.loads(sys.argv[1])
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", spec["rows"], spec["columns"], 0, 0))
+
+    def controlling_tty() -> None:
+        os.setsid()
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    env = dict(os.environ)
+    env.update(spec.get("env", {}))
+    started = time.perf_counter()
+    child = subprocess.Popen(
+        spec["argv"], cwd=spec.get("cwd"), env=env, stdin=slave, stdout=slave, stderr=slave,
+        preexec_fn=controlling_tty, close_fds=True,
+    )
+    os.close(slave)
+    deadline = started + spec.get("timeout_ms", 30000) / 1000
+    out = bytearray()
+    ms = lambda: (time.perf_counter() - started) * 1000
+
+    def read_until(marker: bytes, since: int) -> bool:
+        while out.find(marker, since) < 0:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                return False
+            ready, _, _ = select.select([master], [], [], left)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                return False
+            if not chunk:
+                return False
+            out.extend(chunk)
+        return True
+
+    result = {"ready_ms": None, "key_ms": [], "exit_ms": None}
+    if read_until(spec["ready"].encode(), 0):
+        result["ready_ms"] = ms()
+        result["bytes_at_ready"] = len(out)
+        echo = spec.get("echo", "").encode()
+        for key in spec.get("keys", []):
+            since = len(out)
+            sent = time.perf_counter()
+            os.write(master, key.encode())
+            if not read_until(echo or key.encode(), since):
+                break
+            result["key_ms"].append((time.perf_counter() - sent) * 1000)
+        if spec.get("quit"):
+            for part in spec["quit"]:
+                os.write(master, part.encode())
+                time.sleep(0.05)
+    # Drain until the child exits (or the deadline), so its last bytes count too.
+    while child.poll() is None and time.perf_counter() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.05)
+        if ready:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out.extend(chunk)
+    if child.poll() is None:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    else:
+        result["exit_ms"] = ms()
+    result["bytes"] = len(out)
+    result["code"] = child.returncode
+    if result["ready_ms"] is None:
+        result["output"] = out[-2000:].decode("utf-8", "replace")
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

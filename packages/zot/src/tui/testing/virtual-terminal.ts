@@ -97,7 +97,7 @@ export class VirtualTerminal implements Terminal {
     const buffer = this.xterm.buffer.active;
     const rows: string[] = [];
     for (let i = 0; i < this.xterm.rows; i++) {
-      rows.push(buffer.getLine(buffer.viewportY + i)?.translateToString(true) ?? '');
+      rows.push((buffer.getLine(buffer.viewportY + i)?.translateToString(true) ?? '').trimEnd());
     }
     return rows;
   }
@@ -107,7 +107,7 @@ export class VirtualTerminal implements Terminal {
     const buffer = this.xterm.buffer.active;
     const rows: string[] = [];
     for (let i = 0; i < buffer.length; i++) {
-      rows.push(buffer.getLine(i)?.translateToString(true) ?? '');
+      rows.push((buffer.getLine(i)?.translateToString(true) ?? '').trimEnd());
     }
     while (rows.length > 0 && rows.at(-1) === '') rows.pop();
     return rows;

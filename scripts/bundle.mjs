@@ -5,6 +5,16 @@ import { readFileSync, rmSync } from 'node:fs';
 
 const root = new URL('..', import.meta.url).pathname;
 const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
+// yaml's Node entry is CommonJS that requires "process", which an ESM bundle cannot; its ESM
+// build (the package's default export condition) is the same parser without that.
+const yamlAsEsm = {
+  name: 'yaml-esm',
+  setup(build) {
+    build.onResolve({ filter: /^yaml$/ }, () => ({
+      path: `${root}node_modules/yaml/browser/index.js`,
+    }));
+  },
+};
 const outdir = `${root}packages/zot/dist/bundle`;
 rmSync(outdir, { recursive: true, force: true });
 await build({
@@ -21,4 +31,5 @@ await build({
   define: { __ZOT_VERSION__: JSON.stringify(version) },
   chunkNames: 'chunks/[name]-[hash]',
   logLevel: 'warning',
+  plugins: [yamlAsEsm],
 });

@@ -268,8 +268,9 @@ test('system prompt: SYSTEM.md replaces the default, flags override and append',
     'One.',
     '--append-system-prompt',
     'Two.',
+    '--no-skill',
   ]);
   assert.equal(llm.requests.at(-1)!.body.system[0].text, 'You are a test fixture.\n\nOne.\n\nTwo.');
-  await run(['-p', 'x', ...base(), '--system-prompt', 'Override.']);
+  await run(['-p', 'x', ...base(), '--system-prompt', 'Override.', '--no-skill']);
   assert.equal(llm.requests.at(-1)!.body.system[0].text, 'Override.');
 });

@@ -31,6 +31,12 @@ export interface CliOptions {
   extPaths: string[];
   noExt: boolean;
   noYolo: boolean;
+  /** --no-skill: no skill tool, no skill list. */
+  noSkill: boolean;
+  /** --no-context-files: no AGENTS.md / CLAUDE.md in the system prompt. */
+  noContextFiles: boolean;
+  /** --with-skills: accepted for compatibility; skills load by default. */
+  withSkills: boolean;
   version: boolean;
   help: boolean;
 }
@@ -93,6 +99,10 @@ const FLAGS: FlagSpec[] = [
   { names: ['-e', '--ext'], kind: 'list', key: 'extPaths' },
   { names: ['--no-ext'], kind: 'bool', key: 'noExt' },
   { names: ['--no-yolo'], kind: 'bool', key: 'noYolo' },
+  { names: ['--no-skill', '--no-skills'], kind: 'bool', key: 'noSkill' },
+  // The original's opt-in flag; skills load by default here, so it changes nothing.
+  { names: ['--with-skills'], kind: 'bool', key: 'withSkills' },
+  { names: ['--no-context-files'], kind: 'bool', key: 'noContextFiles' },
   { names: ['-v', '--version'], kind: 'bool', key: 'version' },
   { names: ['-h', '--help'], kind: 'bool', key: 'help' },
 ];
@@ -114,6 +124,9 @@ function defaults(): CliOptions {
     extPaths: [],
     noExt: false,
     noYolo: false,
+    noSkill: false,
+    withSkills: false,
+    noContextFiles: false,
     version: false,
     help: false,
   };

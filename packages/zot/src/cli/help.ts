@@ -22,7 +22,8 @@ Options:
       --api-key <key>             API key for this run
       --base-url <url>            API base URL, http(s), with or without a trailing /v1 (any OpenAI-compatible
                                   server); beats a models.json baseUrl and ANTHROPIC_BASE_URL/OPENAI_BASE_URL
-      --system-prompt <text>      replace the system prompt (default: built-in, or $ZOT_HOME/SYSTEM.md)
+      --system-prompt <text>      replace the system prompt (default: built-in, or $ZOT_HOME/SYSTEM.md);
+                                  context files and the skill list are still added
       --append-system-prompt <t>  append to the system prompt (repeatable)
       --reasoning <level>         low | medium | high (models that support reasoning)
       --cwd <dir>                 working directory for tools and sessions
@@ -36,6 +37,9 @@ Options:
   -e, --ext <dir>                 load the extension in <dir> for this run (repeatable; wins over installed copies)
       --no-ext                    do not load project or installed extensions (--ext still loads)
       --no-yolo                   ask before each tool runs (RPC: confirm_request events; ignored by -p/--json)
+      --no-skill                  no skills: no skill tool and no skill list in the system prompt
+      --with-skills               accepted for compatibility (skills load by default)
+      --no-context-files          do not add AGENTS.md / CLAUDE.md files to the system prompt
   -v, --version                   print the version and exit
   -h, --help                      show this help and exit
 

@@ -11,7 +11,10 @@ import { sessionFiles } from '../session/session-files.js';
 import { newestSession, newSessionPath, openSession } from '../session/store.js';
 import { buildSystemPrompt } from '../session/system-prompt.js';
 import { ToolRegistry } from '../session/tool-registry.js';
-import { BUILTIN_TOOL_NAMES, builtinTools } from '../tools/index.js';
+import { builtinTools, RESERVED_TOOL_NAMES } from '../tools/index.js';
+import type { Tool } from '../agent/tool.js';
+import { findContextFiles } from '../session/context-files.js';
+import { setupSkills } from './skills-setup.js';
 import { UsageError } from '../util/errors.js';
 import type { CliOptions, Mode } from './args.js';
 import { createProviderAccess, environmentBaseUrl, resolveForRun } from './provider-access.js';
@@ -61,14 +64,16 @@ export function resolveProviderModel(options: CliOptions, paths: ZotPaths, warn:
   return { provider, model, known, extra, baseUrl };
 }
 
-function selectTools(options: CliOptions) {
+/** The built-in tools of this run; `skill` is one of them unless --no-skill. */
+function selectTools(options: CliOptions, skill: Tool | undefined) {
   if (options.noTools) return [];
-  const all = builtinTools({});
+  const all = [...builtinTools({}), ...(skill ? [skill] : [])];
   if (!options.tools) return all;
-  const unknown = options.tools.filter((name) => !BUILTIN_TOOL_NAMES.includes(name));
+  const names = all.map((tool) => tool.name);
+  const unknown = options.tools.filter((name) => !names.includes(name));
   if (unknown.length > 0) {
     throw new UsageError(
-      `--tools: unknown tool ${unknown.join(', ')} (available: ${BUILTIN_TOOL_NAMES.join(', ')})`,
+      `--tools: unknown tool ${unknown.join(', ')} (available: ${names.join(', ')})`,
     );
   }
   return all.filter((tool) => options.tools!.includes(tool.name));
@@ -128,7 +133,7 @@ async function createHostNow(
     noExt: options.noExt,
     version,
     model: () => ({ provider: model().provider, model: model().id }),
-    builtins: { commands: new Set(BUILTIN_COMMANDS), tools: new Set(BUILTIN_TOOL_NAMES) },
+    builtins: { commands: new Set(BUILTIN_COMMANDS), tools: new Set(RESERVED_TOOL_NAMES) },
     allow: trustGate(paths, process.env),
   });
 }
@@ -173,6 +178,14 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
       warn(`could not save ${paths.config}: ${(error as Error).message}`);
     }
   }
+  const withExtensions = mayHaveExtensions(options, cwd, paths);
+  const skills = options.noSkill
+    ? undefined
+    : await setupSkills(options, cwd, paths, withExtensions);
+  for (const warning of skills?.catalog.warnings ?? []) warn(warning);
+  const tools = selectTools(options, skills?.tool);
+  // The list is for the model's use of the tool: no tool, no list.
+  const listed = tools.some((tool) => tool.name === 'skill') ? skills!.catalog.skills : [];
   const extensions = await createHost(
     options,
     cwd,
@@ -192,10 +205,13 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
       ...(options.systemPrompt !== undefined ? { override: options.systemPrompt } : {}),
       systemFile: paths.systemPrompt,
       append: options.appendSystemPrompt,
+      ...(options.noContextFiles ? {} : { contextFiles: findContextFiles(cwd) }),
+      skills: listed,
     }),
     ...(options.reasoning ? { reasoning: options.reasoning } : {}),
     maxSteps: options.maxSteps,
-    tools: new ToolRegistry(selectTools(options)),
+    tools: new ToolRegistry(tools),
+    ...(skills ? { skills: skills.reread } : {}),
     stream: streamFor,
     ...(files ? { files } : {}),
     ...(opened ? { writer: opened.writer, warnings: opened.warnings, usage: opened.usage } : {}),

@@ -104,6 +104,19 @@ const BUILTIN_RUNNERS: Record<
         : 'yolo off: you are asked before each tool runs',
     };
   },
+  skills: async (session) => {
+    const catalog = await session.skills();
+    if (!catalog) return { kind: 'display', text: 'skills are off (--no-skill)' };
+    const lines = catalog.skills.map((skill) => {
+      const tools = skill.allowedTools ? ` (tools: ${skill.allowedTools.join(', ')})` : '';
+      return `  ${skill.name.padEnd(24)} ${terminalSafe(skill.description)}${tools} [${skill.source}]`;
+    });
+    const warnings = catalog.warnings.map((warning) => `  ! ${terminalSafe(warning)}`);
+    return {
+      kind: 'display',
+      text: [`Skills (${catalog.skills.length}):`, ...lines, ...warnings].join('\n'),
+    };
+  },
   'reload-ext': async (session) => {
     const reports = await session.reloadExtensions();
     const ok = reports.filter((r) => r.status === 'ready' || r.status === 'auto-ready').length;

@@ -14,6 +14,7 @@ import type {
 } from '../providers/types.js';
 import type { ExtensionHost, ExtensionReport, PanelRequestResult } from '../extensions/host.js';
 import type { ProviderName } from '../providers/types.js';
+import type { SkillCatalog } from '../tools/skills/catalog.js';
 import type { LoginResult, ProviderAccess, ProviderStatus } from './provider-access.js';
 import type { RecordedUsage, SessionFiles, SessionSummary } from './session-files.js';
 import { errorMessage } from '../util/errors.js';
@@ -65,6 +66,8 @@ export interface SessionOptions {
   messages?: Message[];
   /** The usage recorded in a resumed session file. */
   usage?: RecordedUsage;
+  /** Re-reads every skill (`/skills`); absent with --no-skill. */
+  skills?(): Promise<SkillCatalog>;
   /** Problems found loading `messages` (bad lines, repaired tool calls); see subscribe(). */
   warnings?: string[];
   hooks?: AgentHooks;
@@ -305,6 +308,11 @@ export class Session {
     await this.close();
     await this.host?.shutdown();
   }
+  /** Every skill, read afresh (the skill tool then sees the same); undefined when skills are off. */
+  skills(): Promise<SkillCatalog | undefined> {
+    return this.options.skills?.() ?? Promise.resolve(undefined);
+  }
+
   /** Every model of every provider. */
   models(): ModelInfo[] {
     return this.options.providers.models();

@@ -1,5 +1,6 @@
 // Builds the system prompt: default (or SYSTEM.md, or --system-prompt) plus appended parts.
 import { readFileSync } from 'node:fs';
+import { contextSection, type ContextFile } from './context-files.js';
 
 export function defaultSystemPrompt(cwd: string, now = new Date()): string {
   return [
@@ -22,6 +23,22 @@ export interface SystemPromptSources {
   systemFile: string;
   /** --append-system-prompt, in order. */
   append: string[];
+  /** Project context files (AGENTS.md/CLAUDE.md), farthest first; absent or empty: none. */
+  contextFiles?: ContextFile[];
+  /** The skills to list (name and description; bodies load through the skill tool). */
+  skills?: ReadonlyArray<{ name: string; description: string }>;
+}
+
+function skillsSection(skills: ReadonlyArray<{ name: string; description: string }>): string {
+  if (skills.length === 0) return '';
+  return [
+    '# Skills',
+    '',
+    "Skills are instructions for particular tasks. When a task matches a skill's description,",
+    'load it with the skill tool (by name) before you start, and follow it.',
+    '',
+    ...skills.map((skill) => `- ${skill.name}: ${skill.description}`),
+  ].join('\n');
 }
 
 export function buildSystemPrompt(sources: SystemPromptSources): string {
@@ -33,7 +50,12 @@ export function buildSystemPrompt(sources: SystemPromptSources): string {
       base = defaultSystemPrompt(sources.cwd);
     }
   }
-  return [base.trimEnd(), ...sources.append.map((part) => part.trim())]
+  return [
+    base.trimEnd(),
+    contextSection(sources.contextFiles ?? []),
+    skillsSection(sources.skills ?? []),
+    ...sources.append.map((part) => part.trim()),
+  ]
     .filter(Boolean)
     .join('\n\n');
 }

@@ -14,6 +14,9 @@ const NAMES: readonly BuiltinToolName[] = ['read', 'write', 'edit', 'bash'];
 /** Typed as plain strings so callers can check user input with `includes`. */
 export const BUILTIN_TOOL_NAMES: readonly string[] = NAMES;
 
+/** Names extensions cannot take: the file and shell tools and `skill` (the spec's built-ins). */
+export const RESERVED_TOOL_NAMES: readonly string[] = [...NAMES, 'skill'];
+
 export function isBuiltinToolName(name: string): name is BuiltinToolName {
   return BUILTIN_TOOL_NAMES.includes(name);
 }

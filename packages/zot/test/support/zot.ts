@@ -41,7 +41,10 @@ export function cleanEnv(
   home: string,
   extra: Record<string, string | undefined> = {},
 ): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ZOT_HOME: home, NO_COLOR: '1' };
+  // HOME too: the user's own ~/.claude/skills or ~/.agents/skills must not reach a test's prompt.
+  const userHome = join(home, '..', 'user-home');
+  mkdirSync(userHome, { recursive: true });
+  const env: NodeJS.ProcessEnv = { ...process.env, ZOT_HOME: home, HOME: userHome, NO_COLOR: '1' };
   for (const key of [
     'ANTHROPIC_API_KEY',
     'OPENAI_API_KEY',

@@ -6,7 +6,7 @@ import { ExtensionHost, type ExtensionReport } from '../../extensions/host.js';
 import { trustGate } from '../../extensions/trust.js';
 import { resolveModel } from '../../providers/catalog.js';
 import { BUILTIN_COMMANDS } from '../../session/commands.js';
-import { BUILTIN_TOOL_NAMES } from '../../tools/index.js';
+import { RESERVED_TOOL_NAMES } from '../../tools/index.js';
 import { exitAfterFlush } from '../../util/exit.js';
 import { signalExitCode } from '../../util/process-group.js';
 import { terminalSafe } from '../../util/terminal-text.js';
@@ -83,7 +83,7 @@ export async function diagnose(context: ExtContext, extPaths: string[]): Promise
   const { settings } = loadSettings(context.paths.config);
   const provider = settings.provider ?? 'anthropic';
   const model = resolveModel(provider, settings.model, []).model.id;
-  const builtins = { commands: new Set(BUILTIN_COMMANDS), tools: new Set(BUILTIN_TOOL_NAMES) };
+  const builtins = { commands: new Set(BUILTIN_COMMANDS), tools: new Set(RESERVED_TOOL_NAMES) };
   const host = new ExtensionHost({
     cwd: context.cwd,
     zotHome: context.paths.home,

@@ -1,0 +1,61 @@
+// Skills for one run: the catalog (listed in the system prompt), the skill tool reading it, and
+// a re-read for /skills. Extension bundles come from the manifests the host would load.
+import { homedir } from 'node:os';
+import type { Tool } from '../agent/tool.js';
+import type { ZotPaths } from '../config/paths.js';
+import { createSkillTool } from '../tools/skill.js';
+import { builtinSkillsDir } from '../tools/skills/builtin.js';
+import { discoverSkills, type SkillBundle, type SkillCatalog } from '../tools/skills/catalog.js';
+import type { CliOptions } from './args.js';
+
+export interface RunSkills {
+  catalog: SkillCatalog;
+  tool: Tool;
+  /** Reads every source again; the tool sees the result. */
+  reread(): Promise<SkillCatalog>;
+}
+
+/** Bundles of the extensions that would load (not disabled, shadowed or broken). */
+async function extensionBundles(options: CliOptions, cwd: string, paths: ZotPaths) {
+  const { discoverExtensions } = await import('../extensions/discovery.js');
+  const { entries } = discoverExtensions({
+    cwd,
+    zotHome: paths.home,
+    extPaths: options.extPaths,
+    noExt: options.noExt,
+  });
+  const bundles: SkillBundle[] = [];
+  for (const entry of entries) {
+    const manifest = entry.manifest;
+    if (!manifest || manifest.skills.length === 0) continue;
+    if (entry.status === 'disabled' || entry.status === 'shadowed' || entry.status === 'error') {
+      continue;
+    }
+    bundles.push({ extension: manifest.name, dir: manifest.dir, entries: manifest.skills });
+  }
+  return bundles;
+}
+
+/** Contract: never throws; problems come back as catalog warnings. */
+export async function setupSkills(
+  options: CliOptions,
+  cwd: string,
+  paths: ZotPaths,
+  mayHaveExtensions: boolean,
+): Promise<RunSkills> {
+  const builtinDir = builtinSkillsDir();
+  const read = async () =>
+    discoverSkills({
+      cwd,
+      zotHome: paths.home,
+      home: homedir(),
+      bundles: mayHaveExtensions ? await extensionBundles(options, cwd, paths) : [],
+      ...(builtinDir ? { builtinDir } : {}),
+    });
+  let catalog = await read();
+  return {
+    catalog,
+    tool: createSkillTool(() => catalog.skills),
+    reread: async () => (catalog = await read()),
+  };
+}

@@ -1,0 +1,166 @@
+// Where skills come from, in precedence order (the first of a name wins; a shadowed one is a
+// warning naming both files): project .zot/skills, $ZOT_HOME/skills, the folders other agents
+// use (.claude/skills, .agents/skills, in the project and in the home directory), extension
+// bundles (prefixed `ext:`), then the skills built into zot.
+import { readdirSync, realpathSync, statSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
+import { builtinSkills } from './builtin.js';
+import { loadYaml, readSkillFile, type SkillHeader } from './skill-file.js';
+
+export interface SkillEntry extends SkillHeader {
+  /** The SKILL.md file. */
+  file: string;
+  /** Where it was found, for lists and warnings: `project`, `user`, `~/.claude`, `ext kit` ... */
+  source: string;
+}
+
+export interface SkillCatalog {
+  skills: SkillEntry[];
+  warnings: string[];
+}
+
+/** A manifest's `skills` array, as plain data from the extension layer. */
+export interface SkillBundle {
+  extension: string;
+  /** The extension directory (absolute). */
+  dir: string;
+  /** Entries as written: directories (scanned recursively) or SKILL.md paths. */
+  entries: string[];
+}
+
+export interface SkillSources {
+  cwd: string;
+  zotHome: string;
+  /** The user's home directory (for ~/.claude/skills and ~/.agents/skills). */
+  home: string;
+  bundles: SkillBundle[];
+  /** The directory of zot's own skills. */
+  builtinDir?: string;
+}
+
+/** Bounds on a bundle's recursive scan: deep trees and huge counts are not skill bundles. */
+const MAX_DEPTH = 8;
+const MAX_PER_BUNDLE = 200;
+
+const isInside = (root: string, path: string) => {
+  const rel = relative(root, path);
+  return rel === '' || (!rel.startsWith('..') && !rel.startsWith(sep) && rel !== '..');
+};
+
+/** `<dir>/<name>/SKILL.md` for each child directory (symlinked ones included). */
+function childSkillFiles(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+  return names
+    .map((name) => join(dir, name, 'SKILL.md'))
+    .filter((file) => {
+      try {
+        return statSync(file).isFile();
+      } catch {
+        return false;
+      }
+    });
+}
+
+/** Every SKILL.md of one bundle entry, each proven (after symlinks) inside the extension. */
+function bundleFiles(bundle: SkillBundle, entry: string, warn: (m: string) => void): string[] {
+  let root: string;
+  let target: string;
+  try {
+    root = realpathSync(bundle.dir);
+    target = realpathSync(resolve(bundle.dir, entry));
+  } catch {
+    warn(`extension ${bundle.extension}: skills entry "${entry}" does not exist`);
+    return [];
+  }
+  if (!isInside(root, target)) {
+    warn(`extension ${bundle.extension}: skills entry "${entry}" points outside its directory`);
+    return [];
+  }
+  if (statSync(target).isFile()) return [target];
+  const found: string[] = [];
+  const walk = (dir: string, depth: number) => {
+    if (depth > MAX_DEPTH || found.length >= MAX_PER_BUNDLE) return;
+    let names: string[];
+    try {
+      names = readdirSync(dir).sort();
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      let real: string;
+      try {
+        real = realpathSync(join(dir, name));
+      } catch {
+        continue;
+      }
+      if (!isInside(root, real)) {
+        warn(
+          `extension ${bundle.extension}: ${join(dir, name)} leads outside its directory; skipped`,
+        );
+        continue;
+      }
+      const stat = statSync(real);
+      if (stat.isDirectory()) walk(real, depth + 1);
+      else if (name === 'SKILL.md' && stat.isFile() && found.length < MAX_PER_BUNDLE) {
+        found.push(real);
+      }
+    }
+  };
+  walk(target, 0);
+  return found;
+}
+
+/**
+ * Reads every skill from every source. Contract: never throws; a malformed SKILL.md is skipped
+ * with a warning naming the file; re-reads the files on every call.
+ */
+export async function discoverSkills(sources: SkillSources): Promise<SkillCatalog> {
+  const warnings: string[] = [];
+  const warn = (message: string) => warnings.push(message);
+  const groups: Array<{ source: string; files: string[]; prefix?: string }> = [
+    { source: 'project', files: childSkillFiles(join(sources.cwd, '.zot', 'skills')) },
+    { source: 'user', files: childSkillFiles(join(sources.zotHome, 'skills')) },
+    { source: '.claude', files: childSkillFiles(join(sources.cwd, '.claude', 'skills')) },
+    { source: '~/.claude', files: childSkillFiles(join(sources.home, '.claude', 'skills')) },
+    { source: '.agents', files: childSkillFiles(join(sources.cwd, '.agents', 'skills')) },
+    { source: '~/.agents', files: childSkillFiles(join(sources.home, '.agents', 'skills')) },
+    ...sources.bundles.map((bundle) => ({
+      source: `ext ${bundle.extension}`,
+      prefix: `${bundle.extension}:`,
+      files: [...new Set(bundle.entries.flatMap((entry) => bundleFiles(bundle, entry, warn)))],
+    })),
+  ];
+  const byName = new Map<string, SkillEntry>();
+  // zot's own skills come last; their headers are known, so they need no parsing.
+  const builtins = sources.builtinDir ? builtinSkills(sources.builtinDir) : [];
+  if (groups.every((group) => group.files.length === 0)) return { skills: builtins, warnings };
+  await loadYaml();
+  for (const group of groups) {
+    for (const file of group.files) {
+      const parsed = readSkillFile(file);
+      if ('error' in parsed) {
+        warn(`skipped skill: ${parsed.error}`);
+        continue;
+      }
+      const name = `${group.prefix ?? ''}${parsed.name}`;
+      const earlier = byName.get(name);
+      if (earlier) {
+        warn(`skill "${name}" in ${file} is shadowed by ${earlier.file}`);
+        continue;
+      }
+      const { body: _body, ...header } = parsed;
+      byName.set(name, { ...header, name, file, source: group.source });
+    }
+  }
+  for (const skill of builtins) {
+    const earlier = byName.get(skill.name);
+    if (earlier) warn(`skill "${skill.name}" (built into zot) is shadowed by ${earlier.file}`);
+    else byName.set(skill.name, skill);
+  }
+  return { skills: [...byName.values()], warnings };
+}

@@ -154,3 +154,40 @@ test('zot "text" opens the TUI and sends the text as the first prompt', { skip }
   await zot.waitFor((s) => s.split('\n').filter((l) => l.includes('hello from argv')).length >= 2);
   assert.ok(existsSync(join(box.home, 'history')));
 });
+
+test(
+  'Alt+Enter while a tool runs steers: the model sees it after the tool result',
+  { skip },
+  async (t) => {
+    const { zot } = open(t);
+    await ready(zot);
+    llm.script(
+      { toolCalls: [{ name: 'bash', args: { command: 'sleep 2' } }] },
+      { text: 'steered answer' },
+    );
+    zot.submit('start a slow tool');
+    await zot.waitFor('working');
+    zot.type('also mention tests');
+    zot.press('M-Enter');
+    await zot.waitFor('steered answer');
+    const messages = llm.requests.at(-1)!.body.messages as Array<{ role: string; content: any }>;
+    const last = messages.at(-1)!;
+    assert.equal(last.role, 'user');
+    const texts = last.content.filter((b: { type: string }) => b.type === 'text');
+    assert.equal(texts.at(-1).text, 'also mention tests');
+    assert.ok(last.content.some((b: { type: string }) => b.type === 'tool_result'));
+  },
+);
+
+test('Ctrl+J inserts a newline; Enter sends both lines', { skip }, async (t) => {
+  const { zot } = open(t);
+  await ready(zot);
+  llm.script({ text: 'two lines received' });
+  zot.type('line one');
+  zot.press('C-j');
+  zot.type('line two');
+  await zot.waitFor('line two');
+  zot.press('Enter');
+  await zot.waitFor('two lines received');
+  assert.equal(llm.requests.at(-1)!.body.messages.at(-1).content[0].text, 'line one\nline two');
+});

@@ -1,6 +1,6 @@
 // The status line under the editor, drawn from the last `state` snapshot alone. (A stand-in:
 // the tui/status-bar.ts widget replaces it behind the same update/render surface.)
-import { truncateToWidth, type Component } from '@mariozechner/pi-tui';
+import { truncateToWidth, visibleWidth, type Component } from '@mariozechner/pi-tui';
 import type { Theme } from '../../tui/theme.js';
 import { terminalSafe } from '../../util/terminal-text.js';
 import type { RuntimeState } from './ports.js';
@@ -34,7 +34,6 @@ export class StatusLine implements Component {
         : state.cwd;
     const u = state.usage;
     const parts = [
-      terminalSafe(cwd),
       `${state.provider}/${terminalSafe(state.model)}`,
       `↑${tokens(u.input + u.cache_read + u.cache_write)} ↓${tokens(u.output)}`,
       `$${u.cost_usd.toFixed(u.cost_usd < 1 ? 4 : 2)}`,
@@ -48,7 +47,14 @@ export class StatusLine implements Component {
     if (state.busy) {
       parts.push(state.queue_length > 0 ? `working · ${state.queue_length} queued` : 'working');
     }
-    return [truncateToWidth(theme.statusBar(parts.join(' · ')), width, '…')];
+    // The directory gives way first: its start is cut, so its last part stays readable.
+    const rest = parts.join(' · ');
+    const room = width - visibleWidth(rest) - 3;
+    const place = terminalSafe(cwd);
+    const shown =
+      room >= visibleWidth(place) ? place : room >= 8 ? `…${place.slice(-(room - 1))}` : '';
+    const line = shown ? `${shown} · ${rest}` : rest;
+    return [truncateToWidth(theme.statusBar(line), width, '…')];
   }
 }
 

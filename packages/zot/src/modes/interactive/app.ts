@@ -111,8 +111,8 @@ export async function runInteractiveMode(
       theme,
       notes,
       display: (text) => chat.display(text),
-      insert: (text) => editor.setText(editor.text + text),
-      submit: (text) => editor.submit(text, 'follow_up'),
+      insert: (text) => editor.insert(text),
+      submit: (text) => editor.submit(text, 'follow_up', false),
     }),
   );
   status.update(session.state());
@@ -123,9 +123,14 @@ export async function runInteractiveMode(
 
   tui.start();
   // After subscribing, so their errors show; the UI takes keys meanwhile.
-  void session.startExtensions().then(() => {
-    if (options.firstPrompt) editor.submit(options.firstPrompt, 'follow_up');
-  });
+  void session
+    .startExtensions()
+    .catch((error: unknown) =>
+      chat.display(theme.error(`extensions did not start: ${(error as Error).message}`)),
+    )
+    .then(() => {
+      if (options.firstPrompt) editor.submit(options.firstPrompt, 'follow_up');
+    });
 
   const code = await finished;
   options.stop?.removeEventListener('abort', onStop);

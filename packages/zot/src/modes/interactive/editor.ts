@@ -69,14 +69,21 @@ export class EditorController {
     this.options.tui.requestRender();
   }
 
+  /** Puts `text` at the cursor (an extension's insert), not sent. */
+  insert(text: string): void {
+    this.editor.insertTextAtCursor(text);
+    this.options.tui.requestRender();
+  }
+
   /**
    * Sends `text`: a slash command goes to the commands controller; a prompt runs now, after
    * the running turn (follow_up) or joins the running turn (steer: a follow-up when idle).
+   * What the user typed joins the history; what an extension submits does not.
    */
-  submit(text: string, mode: 'follow_up' | 'steer'): void {
+  submit(text: string, mode: 'follow_up' | 'steer', typed = true): void {
     const trimmed = text.trim();
     if (!trimmed) return;
-    this.remember(trimmed);
+    if (typed) this.remember(trimmed);
     if (trimmed.startsWith('/') && !trimmed.startsWith('//')) {
       this.options.runCommand(trimmed);
       return;

@@ -55,12 +55,12 @@ test('unknown flags and bad values are usage errors naming the flag (exit 2)', a
   }
 });
 
-test('interactive mode is refused with a clear message until the TUI exists', async () => {
+test('the interactive mode without a terminal is refused with a clear message', async () => {
   const result = await run(['hello']);
   assert.equal(result.code, 2);
   assert.match(
     result.stderr,
-    /interactive TUI is not available yet; use -p\/--print, --json or `zot rpc`/,
+    /the interactive mode needs a terminal \(stdin and stdout\); use -p\/--print, --json or `zot rpc`/,
   );
 });
 

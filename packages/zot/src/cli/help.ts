@@ -3,7 +3,7 @@
 export const MAIN_HELP = `zot: a terminal coding agent with a language-agnostic extension system
 
 Usage:
-  zot [options] [prompt]          interactive session (the TUI is not available yet)
+  zot [options] [prompt]          interactive session (the TUI); a prompt is sent first
   zot -p [options] <prompt>       print mode: run the prompt, print the final answer
   zot --json [options] <prompt>   JSON mode: one event per line on stdout
   zot rpc [options]               RPC mode: JSON requests on stdin, responses and events on stdout
@@ -36,7 +36,7 @@ Options:
       --list-models               list the provider's models and exit
   -e, --ext <dir>                 load the extension in <dir> for this run (repeatable; wins over installed copies)
       --no-ext                    do not load project or installed extensions (--ext still loads)
-      --no-yolo                   ask before each tool runs (RPC: confirm_request events; ignored by -p/--json)
+      --no-yolo                   ask before each tool runs (TUI: a dialog; RPC: confirm_request events; ignored by -p/--json)
       --no-skill                  no skills: no skill tool and no skill list in the system prompt
       --with-skills               accepted for compatibility (skills load by default)
       --no-context-files          do not add AGENTS.md / CLAUDE.md files to the system prompt

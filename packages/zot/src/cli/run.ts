@@ -2,6 +2,7 @@
 // JSON path is imported statically (main.ts already answered --version and --help); RPC, auth
 // and `zot ext` load on demand.
 import { fstatSync } from 'node:fs';
+import { join } from 'node:path';
 import { writeDiagnostic, writeLine, type ModeIO } from '../modes/io.js';
 import { errorMessage, UsageError } from '../util/errors.js';
 import { exitAfterFlush, watchStdio } from '../util/exit.js';
@@ -12,6 +13,7 @@ import { runJsonMode } from '../modes/json.js';
 import { runPrintMode } from '../modes/print.js';
 import { listModels } from '../providers/index.js';
 import type { Session } from '../session/session.js';
+import { cwdKey } from '../session/store.js';
 import { createRuntime, resolveProviderModel, type Runtime } from './setup.js';
 import { MAIN_HELP } from './help.js';
 import { zotVersion } from './version.js';
@@ -118,19 +120,25 @@ async function dispatch(argv: string[], stop: AbortController): Promise<number> 
     return 0;
   }
   const mode = selectMode(options);
-  if (mode === 'interactive') {
+  if (mode === 'interactive' && !(process.stdin.isTTY && process.stdout.isTTY)) {
     throw new UsageError(
-      'the interactive TUI is not available yet; use -p/--print, --json or `zot rpc` (see zot --help)',
+      'the interactive mode needs a terminal (stdin and stdout); use -p/--print, --json or `zot rpc` (see zot --help)',
     );
   }
   if (mode === 'rpc' && options.prompt.length > 0) {
     throw new UsageError('zot rpc takes no prompt; send prompt requests on stdin');
   }
-  const prompt = mode === 'rpc' ? '' : await readPrompt(options);
-  if (mode !== 'rpc' && !prompt) {
+  // The interactive mode's prompt (`zot "text"`) is only its first one, and may be absent.
+  const prompt =
+    mode === 'rpc'
+      ? ''
+      : mode === 'interactive'
+        ? options.prompt.join(' ').trim()
+        : await readPrompt(options);
+  if (mode !== 'rpc' && mode !== 'interactive' && !prompt) {
     throw new UsageError('no prompt given (pass it as an argument or on stdin)');
   }
-  if (options.noYolo && mode !== 'rpc') {
+  if (options.noYolo && mode !== 'rpc' && mode !== 'interactive') {
     warn(
       '--no-yolo has no effect in print and JSON modes (nobody can answer); tools run without asking',
     );
@@ -145,10 +153,33 @@ async function dispatch(argv: string[], stop: AbortController): Promise<number> 
     return session;
   };
   try {
+    if (mode === 'interactive') {
+      await open();
+      return await runInteractive(runtime!, prompt, options, stop.signal);
+    }
     return await runMode(mode, open, prompt, options, stop.signal);
   } finally {
     await runtime?.dispose();
   }
+}
+
+/** The TUI, loaded on demand: no other mode pays for pi-tui. */
+async function runInteractive(
+  runtime: Runtime,
+  prompt: string,
+  options: CliOptions,
+  stop: AbortSignal,
+): Promise<number> {
+  if (stop.aborted) return 1;
+  const { runInteractiveMode } = await import('../modes/interactive/app.js');
+  const { session, paths, version } = runtime;
+  return runInteractiveMode(session, {
+    version,
+    ...(prompt ? { firstPrompt: prompt } : {}),
+    historyFile: join(paths.home, 'history', `${cwdKey(session.cwd)}.jsonl`),
+    confirm: options.noYolo,
+    stop,
+  });
 }
 
 async function runMode(

@@ -1,0 +1,202 @@
+// The interactive mode: boots the terminal UI, lays it out (chat, queue, notes, editor, status)
+// and wires the controllers to the session. It renders what the session publishes and calls
+// the session's API; it knows nothing of agents, providers or extensions.
+import { ProcessTerminal, TUI, type Terminal } from '@mariozechner/pi-tui';
+import { isExtensionUiEvent } from '../../session/extension-ui.js';
+import { createTheme, DARK, noColor, type Theme } from '../../tui/theme.js';
+import { ChatView } from './chat/chat-view.js';
+import { CommandsController } from './commands.js';
+import { confirmer } from './confirm.js';
+import { EditorController } from './editor.js';
+import { CANCEL_NOTE_KEY, KeysController } from './keys.js';
+import { Notes } from './notes.js';
+import type { InteractiveSession, SessionEvent } from './ports.js';
+import { QueueArea } from './queue-area.js';
+import { StatusLine } from './status-line.js';
+import { tuiUi } from './ui-port.js';
+import { WatchedTerminal } from './watched-terminal.js';
+
+export interface InteractiveOptions {
+  version: string;
+  /** Sent as the first prompt once extensions are up (`zot "text"`). */
+  firstPrompt?: string;
+  /** This project's prompt history file. */
+  historyFile?: string;
+  /** --no-yolo: a dialog asks before each tool runs. */
+  confirm?: boolean;
+  /** Ends the mode (a signal); the session is aborted by the caller. */
+  stop?: AbortSignal;
+  /** Injected for tests; the process's terminal otherwise. */
+  terminal?: Terminal;
+  env?: NodeJS.ProcessEnv;
+  now?: () => number;
+}
+
+/** Errors after which storing a key is the way on. */
+const NEEDS_LOGIN = /no API key|HTTP 401|check the API key/i;
+
+/**
+ * Runs the TUI until the user exits (/exit, Ctrl+C twice) or `stop` aborts; returns the exit code.
+ * Contract: on return the terminal is restored, the cursor is below the transcript and the
+ * scrollback is untouched; the caller disposes the session.
+ */
+export async function runInteractiveMode(
+  session: InteractiveSession,
+  options: InteractiveOptions,
+): Promise<number> {
+  const env = options.env ?? process.env;
+  const theme = createTheme(DARK, !noColor(env));
+  const terminal = new WatchedTerminal(options.terminal ?? new ProcessTerminal());
+  const tui = new TUI(terminal);
+  const render = () => tui.requestRender();
+  const chat = new ChatView({ tui, theme, ...(options.now ? { now: options.now } : {}) });
+  const queue = new QueueArea(theme);
+  const notes = new Notes(render);
+  const status = new StatusLine({ theme, ...(env.HOME ? { home: env.HOME } : {}) });
+
+  let finish: (code: number) => void = () => undefined;
+  const finished = new Promise<number>((resolve) => (finish = resolve));
+  const exit = () => finish(0);
+
+  const commands = new CommandsController({
+    session,
+    theme,
+    surface: {
+      display: (text) => chat.display(text),
+      insert: (text) => editor.setText(text),
+      reset: () => chat.clear(),
+      exit,
+    },
+  });
+  const editor = new EditorController({
+    tui,
+    theme,
+    session,
+    runCommand: (text) => void commands.run(text),
+    ...(options.historyFile ? { historyFile: options.historyFile } : {}),
+    warn: (message) => chat.display(theme.warning(`warning: ${message}`)),
+  });
+  const keys = new KeysController({
+    session,
+    theme,
+    notes,
+    editor: {
+      get text() {
+        return editor.text;
+      },
+      setText: (text) => editor.setText(text),
+      isShowingAutocomplete: () => editor.editor.isShowingAutocomplete(),
+    },
+    toggleExpanded: () => chat.toggleExpanded(),
+    exit,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const steer = editor.editor.onKey;
+  editor.editor.onKey = (data) => keys.handle(data) || (steer?.(data) ?? false);
+
+  tui.addChild(chat.container);
+  tui.addChild(queue);
+  tui.addChild(notes);
+  tui.addChild(editor.editor);
+  tui.addChild(status);
+  tui.setFocus(editor.editor);
+
+  chat.display(theme.muted(`zot ${options.version} · /help for keys and commands`));
+  if (session.messages.length > 0) chat.replay(session.messages);
+  const onEvent = (event: SessionEvent) =>
+    handle(event, { chat, queue, notes, status, theme, render });
+  const unsubscribe = session.subscribe(onEvent);
+  const disconnectUi = session.connectUi(
+    tuiUi({
+      theme,
+      notes,
+      display: (text) => chat.display(text),
+      insert: (text) => editor.insert(text),
+      submit: (text) => editor.submit(text, 'follow_up', false),
+    }),
+  );
+  status.update(session.state());
+  if (options.confirm) session.enableConfirmation(confirmer(tui, theme));
+  const onStop = () => finish(1);
+  options.stop?.addEventListener('abort', onStop, { once: true });
+  if (options.stop?.aborted) onStop();
+
+  tui.start();
+  // After subscribing, so their errors show; the UI takes keys meanwhile.
+  void session
+    .startExtensions()
+    .catch((error: unknown) =>
+      chat.display(theme.error(`extensions did not start: ${(error as Error).message}`)),
+    )
+    .then(() => {
+      if (options.firstPrompt) editor.submit(options.firstPrompt, 'follow_up');
+    });
+
+  const code = await finished;
+  options.stop?.removeEventListener('abort', onStop);
+  unsubscribe();
+  disconnectUi();
+  await close(tui, terminal, [queue, notes, editor.editor, status]);
+  return code;
+}
+
+interface Views {
+  chat: ChatView;
+  queue: QueueArea;
+  notes: Notes;
+  status: StatusLine;
+  theme: Theme;
+  render(): void;
+}
+
+/** Routes one session event to the views that show it. Contract: never throws. */
+function handle(event: SessionEvent, views: Views): void {
+  const { chat, queue, notes, status, theme } = views;
+  // Extension UI goes through the port (tuiUi); the chat gets everything else.
+  if (!isExtensionUiEvent(event)) chat.handle(event);
+  switch (event.type) {
+    case 'state':
+      status.update(event);
+      break;
+    case 'queue':
+      queue.update(event);
+      break;
+    case 'user_message':
+      notes.delete(CANCEL_NOTE_KEY);
+      break;
+    case 'error':
+      if (NEEDS_LOGIN.test(event.message) && !event.message.includes('/login')) {
+        chat.display(theme.muted('hint: /login stores an API key for this provider'));
+      }
+      break;
+    case 'warning':
+      chat.display(theme.warning(`warning: ${event.message}`));
+      break;
+    case 'ext_warning':
+      chat.display(theme.warning(`warning: ${event.message}`));
+      break;
+    case 'ext_error':
+      chat.display(
+        theme.error(`${event.message}${event.log_path ? ` (log: ${event.log_path})` : ''}`),
+      );
+      break;
+  }
+  views.render();
+}
+
+/**
+ * Leaves the transcript on screen and nothing else: the editor, notes and status line are
+ * removed and drawn away before the TUI stops (which puts the cursor on the line below).
+ */
+async function close(
+  tui: TUI,
+  terminal: WatchedTerminal,
+  transient: Parameters<TUI['removeChild']>[0][],
+): Promise<void> {
+  for (const component of transient) tui.removeChild(component);
+  const drawn = terminal.nextWrite(500);
+  tui.requestRender();
+  await drawn;
+  await terminal.drainInput(100, 20).catch(() => undefined);
+  tui.stop();
+}

@@ -1,0 +1,99 @@
+// Slash commands in the TUI: the runtime runs them; this shows their result, handles the ones
+// only a terminal can (/exit, /quit, and the dialogs still to come) and cancels a running turn
+// before a command that changes the session.
+import type { Theme } from '../../tui/theme.js';
+import { terminalSafe, terminalSafeBlock } from '../../util/terminal-text.js';
+import type { InteractiveSession, SlashResult } from './ports.js';
+
+export const KEYS_HELP = [
+  'Keys:',
+  '  enter              send (while a turn runs: queue it)',
+  '  alt+enter          steer: add to the running turn at its next step',
+  '  shift+enter, ctrl+j  new line',
+  '  up / down          prompt history',
+  '  esc                cancel the running turn and the queue',
+  '  ctrl+c             clear the editor; twice to exit',
+  '  ctrl+o             expand or collapse tool results',
+].join('\n');
+
+/** What a command's result is shown with. */
+export interface CommandSurface {
+  /** A block in the chat (not part of the transcript). */
+  display(text: string): void;
+  /** Puts text into the editor. */
+  insert(text: string): void;
+  /** Removes the transcript from the screen (after /clear and /new). */
+  reset(): void;
+  exit(): void;
+}
+
+export interface CommandsControllerOptions {
+  session: InteractiveSession;
+  theme: Theme;
+  surface: CommandSurface;
+}
+
+/** Commands that change the session: a running turn is cancelled first. */
+function changesSession(name: string, args: string): boolean {
+  return (
+    name === 'new' || name === 'clear' || name === 'sessions' || (name === 'model' && args !== '')
+  );
+}
+
+/** Commands of the TUI that are not built yet (dialogs), with what to do meanwhile. */
+const COMING: Record<string, string> = {
+  login:
+    'the /login dialog is coming; meanwhile store a key with `zot auth set <provider>` (reads it from stdin)',
+  logout: 'the /logout dialog is coming; meanwhile use `zot auth remove <provider>`',
+  sessions:
+    'the /sessions picker is coming; meanwhile resume with `zot -c` or `zot --session <file>`',
+};
+
+/** Contract: `run` never rejects; every outcome is shown. */
+export class CommandsController {
+  constructor(private readonly options: CommandsControllerOptions) {}
+
+  async run(text: string): Promise<void> {
+    const { session, theme, surface } = this.options;
+    const match = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(text.trim());
+    const name = (match?.[1] ?? '').toLowerCase();
+    const args = (match?.[2] ?? '').trim();
+    if (name === 'exit' || name === 'quit') return surface.exit();
+    if (changesSession(name, args) && session.busy) {
+      session.cancel();
+      surface.display(theme.warning(`cancelled the running turn for /${name}`));
+      await session.idle();
+    }
+    const coming = COMING[name];
+    if (coming) return surface.display(theme.muted(coming));
+    let result: SlashResult;
+    try {
+      result = await session.runCommand(text, 'tui', false);
+    } catch (error) {
+      result = { kind: 'error', message: (error as Error).message };
+    }
+    this.show(name, result);
+  }
+
+  private show(name: string, result: SlashResult): void {
+    const { theme, surface } = this.options;
+    switch (result.kind) {
+      case 'display': {
+        if (name === 'clear' || name === 'new') surface.reset();
+        const text = terminalSafeBlock(result.text);
+        surface.display(name === 'help' ? `${KEYS_HELP}\n\n${text}` : text);
+        return;
+      }
+      case 'insert':
+        return surface.insert(result.text);
+      case 'error':
+        return surface.display(theme.error(terminalSafe(result.message)));
+      case 'panel':
+        return surface.display(
+          theme.muted(`/${name} (${result.extension}) opens a panel; panels are coming to the TUI`),
+        );
+      default:
+        return;
+    }
+  }
+}

@@ -1,0 +1,221 @@
+// The interactive mode's controllers against a fake session: keys (with an injected clock),
+// commands, the editor's routing, and the prompt history file.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { createTheme } from '../../tui/theme.js';
+import { CommandsController } from './commands.js';
+import { appendHistory, HISTORY_LIMIT, loadHistory } from './history.js';
+import { EXIT_HINT_KEY, EXIT_WINDOW_MS, KeysController } from './keys.js';
+import { Notes } from './notes.js';
+import type { InteractiveSession, SlashResult } from './ports.js';
+
+const theme = createTheme(undefined, false);
+
+function fakeSession(overrides: Partial<InteractiveSession> = {}) {
+  const calls: string[] = [];
+  let busy = false;
+  const session = {
+    calls,
+    setBusy: (value: boolean) => (busy = value),
+    get busy() {
+      return busy;
+    },
+    messages: [],
+    subscribe: () => () => undefined,
+    connectUi: () => () => undefined,
+    state: () => {
+      throw new Error('not used');
+    },
+    prompt: async (text: string, _images?: unknown, mode?: string) => {
+      calls.push(`prompt:${mode ?? 'follow_up'}:${text}`);
+    },
+    abort: () => void calls.push('abort'),
+    cancel: () => {
+      calls.push('cancel');
+      busy = false;
+      return 2;
+    },
+    idle: async () => void calls.push('idle'),
+    commands: () => [],
+    runCommand: async (text: string): Promise<SlashResult> => {
+      calls.push(`command:${text}`);
+      return { kind: 'display', text: `ran ${text}` };
+    },
+    enableConfirmation: () => undefined,
+    startExtensions: async () => [],
+    ...overrides,
+  };
+  return session;
+}
+
+function keys(session: ReturnType<typeof fakeSession>, start = 0) {
+  let now = start;
+  let text = '';
+  let exits = 0;
+  let toggles = 0;
+  const notes = new Notes(() => undefined);
+  const controller = new KeysController({
+    session,
+    theme,
+    notes,
+    editor: {
+      get text() {
+        return text;
+      },
+      setText: (value) => (text = value),
+      isShowingAutocomplete: () => false,
+    },
+    toggleExpanded: () => toggles++,
+    exit: () => exits++,
+    now: () => now,
+    setTimer: () => ({}),
+  });
+  return {
+    controller,
+    notes,
+    advance: (ms: number) => (now += ms),
+    setText: (value: string) => (text = value),
+    get text() {
+      return text;
+    },
+    get exits() {
+      return exits;
+    },
+    get toggles() {
+      return toggles;
+    },
+  };
+}
+
+test('ctrl+c clears the editor first, then asks for a second press within the window', () => {
+  const k = keys(fakeSession());
+  k.setText('draft');
+  assert.equal(k.controller.handle('\x03'), true);
+  assert.equal(k.text, '');
+  assert.equal(k.exits, 0);
+  k.controller.handle('\x03');
+  assert.equal(k.exits, 0);
+  assert.match(k.notes.render(80).join('\n'), /press ctrl\+c again to exit/);
+  k.advance(EXIT_WINDOW_MS - 1);
+  k.controller.handle('\x03');
+  assert.equal(k.exits, 1);
+  assert.equal(k.notes.has(EXIT_HINT_KEY), false);
+});
+
+test('a second ctrl+c after the window only warns again', () => {
+  const k = keys(fakeSession());
+  k.controller.handle('\x03');
+  k.advance(EXIT_WINDOW_MS + 1);
+  k.controller.handle('\x03');
+  assert.equal(k.exits, 0);
+  k.controller.handle('\x03');
+  assert.equal(k.exits, 1);
+});
+
+test('while busy the ctrl+c hint also says esc cancels; esc cancels turn and queue', () => {
+  const session = fakeSession();
+  session.setBusy(true);
+  const k = keys(session);
+  k.controller.handle('\x03');
+  assert.match(k.notes.render(80).join('\n'), /esc to cancel/);
+  assert.equal(k.controller.handle('\x1b'), true);
+  assert.deepEqual(session.calls, ['cancel']);
+  assert.match(k.notes.render(80).join('\n'), /cancelled \(and 2 queued\)/);
+});
+
+test('esc when idle cancels nothing; ctrl+o toggles the expansion', () => {
+  const session = fakeSession();
+  const k = keys(session);
+  k.controller.handle('\x1b');
+  assert.deepEqual(session.calls, []);
+  k.controller.handle('\x0f');
+  assert.equal(k.toggles, 1);
+  assert.equal(k.controller.handle('a'), false);
+});
+
+function commands(session: ReturnType<typeof fakeSession>) {
+  const shown: string[] = [];
+  const events: string[] = [];
+  const controller = new CommandsController({
+    session,
+    theme,
+    surface: {
+      display: (text) => shown.push(text),
+      insert: (text) => events.push(`insert:${text}`),
+      reset: () => events.push('reset'),
+      exit: () => events.push('exit'),
+    },
+  });
+  return { controller, shown, events };
+}
+
+test('/exit and /quit exit without asking the runtime', async () => {
+  const session = fakeSession();
+  const c = commands(session);
+  await c.controller.run('/exit');
+  await c.controller.run('/QUIT');
+  assert.deepEqual(c.events, ['exit', 'exit']);
+  assert.deepEqual(session.calls, []);
+});
+
+test('a session-changing command cancels the running turn first and says so', async () => {
+  const session = fakeSession();
+  session.setBusy(true);
+  const c = commands(session);
+  await c.controller.run('/new');
+  assert.deepEqual(session.calls, ['cancel', 'idle', 'command:/new']);
+  assert.match(c.shown[0]!, /cancelled the running turn for \/new/);
+  assert.deepEqual(c.events, ['reset']);
+  // /model without an argument only shows: nothing is cancelled.
+  session.setBusy(true);
+  session.calls.length = 0;
+  await c.controller.run('/model');
+  assert.deepEqual(session.calls, ['command:/model']);
+});
+
+test('results: help gets the keys, insert fills the editor, errors and panels are lines', async () => {
+  const results: SlashResult[] = [
+    { kind: 'display', text: 'Commands:' },
+    { kind: 'insert', extension: 'x', text: 'inserted' },
+    { kind: 'error', message: 'boom' },
+    { kind: 'panel', extension: 'todo', panel: { id: 'p' } as never },
+    { kind: 'noop' },
+  ];
+  const session = fakeSession({ runCommand: async () => results.shift()! });
+  const c = commands(session);
+  await c.controller.run('/help');
+  assert.match(c.shown[0]!, /^Keys:[\s\S]*ctrl\+c[\s\S]*Commands:/);
+  await c.controller.run('/ins');
+  assert.deepEqual(c.events, ['insert:inserted']);
+  await c.controller.run('/bad');
+  assert.equal(c.shown[1], 'boom');
+  await c.controller.run('/todo');
+  assert.match(c.shown[2]!, /panels are coming/);
+  await c.controller.run('/nothing');
+  assert.equal(c.shown.length, 3);
+});
+
+test('history: appended prompts come back oldest first, capped; bad lines are skipped', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'zot-history-'));
+  try {
+    const file = join(dir, 'nested', 'project.jsonl');
+    assert.deepEqual(loadHistory(file), []);
+    appendHistory(file, 'first');
+    appendHistory(file, 'multi\nline');
+    assert.deepEqual(loadHistory(file), ['first', 'multi\nline']);
+    writeFileSync(file, readFileSync(file, 'utf8') + '{"cut short\n42\n');
+    assert.deepEqual(loadHistory(file), ['first', 'multi\nline']);
+    for (let i = 0; i < HISTORY_LIMIT + 5; i++) appendHistory(file, `p${i}`);
+    const loaded = loadHistory(file);
+    assert.equal(loaded.length, HISTORY_LIMIT);
+    assert.equal(loaded.at(-1), `p${HISTORY_LIMIT + 4}`);
+    let problem = '';
+    appendHistory(join(file, 'not-a-dir', 'x.jsonl'), 'p', (m) => (problem = m));
+    assert.match(problem, /could not save the prompt history/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

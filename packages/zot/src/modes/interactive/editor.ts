@@ -1,0 +1,105 @@
+// The prompt editor: pi-tui's Editor with a key hook in front of it, history persisted per
+// project, and the routing of what is sent: a slash command, a prompt, a follow-up while a turn
+// runs (Enter) or a steering message for the running turn (Alt+Enter).
+import { Editor, matchesKey, type TUI } from '@mariozechner/pi-tui';
+import type { Theme } from '../../tui/theme.js';
+import { appendHistory, loadHistory } from './history.js';
+import type { InteractiveSession } from './ports.js';
+
+/** Pi's Editor, with `onKey` asked first: a key it returns true for never reaches the editor. */
+export class PromptEditor extends Editor {
+  onKey?: (data: string) => boolean;
+
+  override handleInput(data: string): void {
+    if (this.onKey?.(data)) return;
+    super.handleInput(data);
+  }
+}
+
+export interface EditorControllerOptions {
+  tui: TUI;
+  theme: Theme;
+  session: InteractiveSession;
+  /** Runs a slash command (the commands controller). */
+  runCommand(text: string): void;
+  /** The history file of this project; none: history lives only in memory. */
+  historyFile?: string;
+  /** A problem worth a note (e.g. the history could not be saved). */
+  warn(message: string): void;
+}
+
+/**
+ * Contract: submitting never throws and never blocks the UI; an empty submission is ignored;
+ * every sent text joins the history (in memory and in the file).
+ */
+export class EditorController {
+  readonly editor: PromptEditor;
+  private historyWarned = false;
+
+  constructor(private readonly options: EditorControllerOptions) {
+    const { theme } = options;
+    this.editor = new PromptEditor(options.tui, {
+      borderColor: theme.border,
+      selectList: {
+        selectedPrefix: theme.selected,
+        selectedText: theme.selected,
+        description: theme.muted,
+        scrollInfo: theme.dim,
+        noMatch: theme.muted,
+      },
+    });
+    for (const entry of loadHistory(options.historyFile)) this.editor.addToHistory(entry);
+    this.editor.onSubmit = (text) => this.submit(text, 'follow_up');
+    this.editor.onKey = (data) => {
+      // Alt+Enter steers; pi's editor would otherwise take it for a newline.
+      if (!matchesKey(data, 'alt+enter')) return false;
+      const text = this.editor.getExpandedText().trim();
+      this.editor.setText('');
+      this.submit(text, 'steer');
+      return true;
+    };
+  }
+
+  get text(): string {
+    return this.editor.getText();
+  }
+
+  setText(text: string): void {
+    this.editor.setText(text);
+    this.options.tui.requestRender();
+  }
+
+  /** Puts `text` at the cursor (an extension's insert), not sent. */
+  insert(text: string): void {
+    this.editor.insertTextAtCursor(text);
+    this.options.tui.requestRender();
+  }
+
+  /**
+   * Sends `text`: a slash command goes to the commands controller; a prompt runs now, after
+   * the running turn (follow_up) or joins the running turn (steer: a follow-up when idle).
+   * What the user typed joins the history; what an extension submits does not.
+   */
+  submit(text: string, mode: 'follow_up' | 'steer', typed = true): void {
+    const trimmed = text.trim();
+    if (!trimmed) return;
+    if (typed) this.remember(trimmed);
+    if (trimmed.startsWith('/') && !trimmed.startsWith('//')) {
+      this.options.runCommand(trimmed);
+      return;
+    }
+    // `//text` sends a prompt that starts with a slash.
+    const prompt = trimmed.startsWith('//') ? trimmed.slice(1) : trimmed;
+    void this.options.session.prompt(prompt, [], mode);
+    this.options.tui.requestRender();
+  }
+
+  private remember(text: string): void {
+    this.editor.addToHistory(text);
+    appendHistory(this.options.historyFile, text, (message) => {
+      if (this.historyWarned) return;
+      this.historyWarned = true;
+      this.options.warn(message);
+    });
+  }
+}

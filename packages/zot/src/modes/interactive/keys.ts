@@ -1,0 +1,90 @@
+// The app's own keys, asked before the editor: Esc cancels the running turn and the queue,
+// Ctrl+C clears the editor or (pressed twice within two seconds) exits, Ctrl+O expands or
+// collapses every tool result and thinking block.
+import { matchesKey } from '@mariozechner/pi-tui';
+import type { Theme } from '../../tui/theme.js';
+import type { Notes } from './notes.js';
+import type { InteractiveSession } from './ports.js';
+
+/** How long a first Ctrl+C waits for the second. */
+export const EXIT_WINDOW_MS = 2000;
+
+export interface KeysControllerOptions {
+  session: InteractiveSession;
+  theme: Theme;
+  notes: Notes;
+  editor: { readonly text: string; setText(text: string): void; isShowingAutocomplete(): boolean };
+  toggleExpanded(): void;
+  exit(): void;
+  /** Injected for tests; `Date.now` otherwise. */
+  now?: () => number;
+  /** Injected for tests; `setTimeout` otherwise (clears the hint when the window closes). */
+  setTimer?: (fn: () => void, ms: number) => { unref?(): unknown };
+}
+
+export const EXIT_HINT_KEY = 'keys:exit';
+export const CANCEL_NOTE_KEY = 'keys:cancel';
+
+/** Contract: `handle` returns true for a key it used (the editor then never sees it). */
+export class KeysController {
+  private armedAt: number | undefined;
+
+  constructor(private readonly options: KeysControllerOptions) {}
+
+  handle(data: string): boolean {
+    if (matchesKey(data, 'ctrl+c')) return this.ctrlC();
+    if (matchesKey(data, 'ctrl+o')) {
+      this.options.toggleExpanded();
+      return true;
+    }
+    if (matchesKey(data, 'escape')) {
+      // An open autocomplete list closes first (the editor does that).
+      if (this.options.editor.isShowingAutocomplete()) return false;
+      this.escape();
+      return true;
+    }
+    return false;
+  }
+
+  /** Esc: cancels the running turn and what waits behind it. */
+  escape(): void {
+    const { session, notes, theme } = this.options;
+    if (!session.busy) return;
+    const dropped = session.cancel();
+    notes.set(
+      CANCEL_NOTE_KEY,
+      theme.muted(dropped > 0 ? `cancelled (and ${dropped} queued)` : 'cancelled'),
+    );
+  }
+
+  private ctrlC(): boolean {
+    const { editor, notes, theme, session } = this.options;
+    const now = (this.options.now ?? Date.now)();
+    if (editor.text !== '') {
+      editor.setText('');
+      this.disarm();
+      return true;
+    }
+    if (this.armedAt !== undefined && now - this.armedAt <= EXIT_WINDOW_MS) {
+      this.disarm();
+      this.options.exit();
+      return true;
+    }
+    this.armedAt = now;
+    const hint = session.busy
+      ? 'press ctrl+c again to exit · esc to cancel'
+      : 'press ctrl+c again to exit';
+    notes.set(EXIT_HINT_KEY, theme.muted(hint));
+    const armed = this.armedAt;
+    const timer = (this.options.setTimer ?? setTimeout)(() => {
+      if (this.armedAt === armed) this.disarm();
+    }, EXIT_WINDOW_MS);
+    timer.unref?.();
+    return true;
+  }
+
+  private disarm(): void {
+    this.armedAt = undefined;
+    this.options.notes.delete(EXIT_HINT_KEY);
+  }
+}

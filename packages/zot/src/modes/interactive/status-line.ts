@@ -1,0 +1,65 @@
+// The status line under the editor, drawn from the last `state` snapshot alone. (A stand-in:
+// the tui/status-bar.ts widget replaces it behind the same update/render surface.)
+import { truncateToWidth, visibleWidth, type Component } from '@mariozechner/pi-tui';
+import type { Theme } from '../../tui/theme.js';
+import { terminalSafe } from '../../util/terminal-text.js';
+import type { RuntimeState } from './ports.js';
+
+export interface StatusLineOptions {
+  theme: Theme;
+  /** The home directory, shown as `~` (injected for tests). */
+  home?: string;
+}
+
+/** Contract: every rendered line fits `width` (cut text ends with `…`). */
+export class StatusLine implements Component {
+  private state: RuntimeState | undefined;
+
+  constructor(private readonly options: StatusLineOptions) {}
+
+  update(state: RuntimeState): void {
+    this.state = state;
+  }
+
+  invalidate(): void {}
+
+  render(width: number): string[] {
+    const state = this.state;
+    if (!state) return [];
+    const { theme } = this.options;
+    const home = this.options.home;
+    const cwd =
+      home && (state.cwd === home || state.cwd.startsWith(home + '/'))
+        ? `~${state.cwd.slice(home.length)}`
+        : state.cwd;
+    const u = state.usage;
+    const parts = [
+      `${state.provider}/${terminalSafe(state.model)}`,
+      `↑${tokens(u.input + u.cache_read + u.cache_write)} ↓${tokens(u.output)}`,
+      `$${u.cost_usd.toFixed(u.cost_usd < 1 ? 4 : 2)}`,
+    ];
+    if (!state.yolo) parts.push('confirm');
+    const loaded = state.extensions.loaded.length;
+    const failed = state.extensions.failed.length;
+    if (loaded > 0 || failed > 0) {
+      parts.push(`ext ${loaded}${failed > 0 ? theme.error(` (${failed} failed)`) : ''}`);
+    }
+    if (state.busy) {
+      parts.push(state.queue_length > 0 ? `working · ${state.queue_length} queued` : 'working');
+    }
+    // The directory gives way first: its start is cut, so its last part stays readable.
+    const rest = parts.join(' · ');
+    const room = width - visibleWidth(rest) - 3;
+    const place = terminalSafe(cwd);
+    const shown =
+      room >= visibleWidth(place) ? place : room >= 8 ? `…${place.slice(-(room - 1))}` : '';
+    const line = shown ? `${shown} · ${rest}` : rest;
+    return [truncateToWidth(theme.statusBar(line), width, '…')];
+  }
+}
+
+function tokens(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}

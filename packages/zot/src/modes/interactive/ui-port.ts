@@ -1,0 +1,47 @@
+// The TUI's extension-UI port (ARCHITECTURE 17): notes above the editor, displays in the chat,
+// inserts into the editor, submits as prompts. Panels get a line until the panel host lands.
+import type { Theme } from '../../tui/theme.js';
+import { terminalSafe, terminalSafeBlock } from '../../util/terminal-text.js';
+import type { Notes } from './notes.js';
+import type { ExtensionUi } from './ports.js';
+
+export interface TuiUiTargets {
+  theme: Theme;
+  notes: Notes;
+  display(text: string): void;
+  insert(text: string): void;
+  submit(text: string): void;
+}
+
+const noteKey = (extension: string) => `ext:${extension}`;
+
+/** Contract: never throws; extension text is made inert before it reaches the terminal. */
+export function tuiUi(targets: TuiUiTargets): ExtensionUi {
+  const { theme, notes } = targets;
+  const name = (extension: string) => theme.extensionName(`[${terminalSafe(extension)}]`);
+  const level = {
+    info: theme.info,
+    success: theme.success,
+    warn: theme.warning,
+    error: theme.error,
+  };
+  return {
+    notify: (event) =>
+      notes.set(
+        noteKey(event.extension),
+        `${name(event.extension)} ${(level[event.level as keyof typeof level] ?? theme.info)(terminalSafe(event.message))}`,
+      ),
+    clearNotes: (event) => notes.delete(noteKey(event.extension)),
+    display: (event) =>
+      targets.display(`${name(event.extension)}\n${terminalSafeBlock(event.text)}`),
+    insert: (event) => targets.insert(event.text),
+    submit: (event) => targets.submit(event.text),
+    openPanel: (event) =>
+      notes.set(
+        `panel:${event.extension}`,
+        `${name(event.extension)} ${theme.muted('opened a panel; panels are coming to the TUI')}`,
+      ),
+    renderPanel: () => undefined,
+    closePanel: (event) => notes.delete(`panel:${event.extension}`),
+  };
+}

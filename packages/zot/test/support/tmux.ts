@@ -1,0 +1,146 @@
+// Runs the built zot in a real pseudo-terminal: a detached tmux session of a fixed size on its
+// own server socket, driven with send-keys and read with capture-pane, as a person would.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { after } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { hangGuard } from './timing.js';
+import { cleanEnv, ZOT_BIN } from './zot.js';
+
+/** Whether tmux is installed (.ci/run installs it). */
+export const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
+
+/** What the pane shows after zot exits: the exit code, then a shell-like prompt below it. */
+export const EXIT_MARK = '[zot exited';
+export const SHELL_PROMPT = 'shell$';
+
+export interface TmuxOptions {
+  home: string;
+  cwd: string;
+  env?: Record<string, string | undefined>;
+  columns?: number;
+  rows?: number;
+}
+
+export interface WaitOptions {
+  /** Also search the scrollback (capture-pane -S -). */
+  scrollback?: boolean;
+  /** Keep the escape sequences of colours and attributes (capture-pane -e). */
+  escapes?: boolean;
+  timeoutMs?: number;
+}
+
+const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
+
+// A test that fails half-way leaves its server running: end them all with the file.
+const servers = new Set<string>();
+after(() => {
+  for (const socket of servers) spawnSync('tmux', ['-L', socket, 'kill-server']);
+});
+
+export class TmuxZot {
+  private constructor(
+    readonly socket: string,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  /** Starts `zot <args>` in a new tmux server; the pane stays after zot exits. */
+  static start(args: string[], options: TmuxOptions): TmuxZot {
+    const socket = `zot-test-${process.pid}-${randomBytes(4).toString('hex')}`;
+    const env = cleanEnv(options.home, options.env);
+    delete env.TMUX;
+    delete env.TMUX_PANE;
+    const zot = [process.execPath, ZOT_BIN, ...args].map(quote).join(' ');
+    // The pane's program: zot, then its exit code and a prompt, like a shell after it returns.
+    const script = `${zot}; printf '\\n${EXIT_MARK} %s]\\n${SHELL_PROMPT} ' "$?"; exec sleep 3600`;
+    const session = new TmuxZot(socket, env);
+    servers.add(socket);
+    session.tmux(
+      '-f',
+      '/dev/null',
+      'new-session',
+      '-d',
+      '-s',
+      'zot',
+      '-x',
+      String(options.columns ?? 100),
+      '-y',
+      String(options.rows ?? 30),
+      '-c',
+      options.cwd,
+      `sh -c ${quote(script)}`,
+    );
+    return session;
+  }
+
+  private tmux(...args: string[]): string {
+    return execFileSync('tmux', ['-L', this.socket, ...args], {
+      env: this.env,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  }
+
+  /** Types `text` literally (no key names). */
+  type(text: string): void {
+    this.tmux('send-keys', '-t', 'zot', '-l', '--', text);
+  }
+
+  /** Presses named keys: Enter, Escape, C-c, M-Enter, Up ... */
+  press(...keys: string[]): void {
+    this.tmux('send-keys', '-t', 'zot', ...keys);
+  }
+
+  /** Types `text` and presses Enter. */
+  submit(text: string): void {
+    this.type(text);
+    this.press('Enter');
+  }
+
+  /** The visible screen, or with `scrollback` everything the pane holds. */
+  capture(options: { scrollback?: boolean; escapes?: boolean } = {}): string {
+    const args = ['capture-pane', '-p', '-t', 'zot'];
+    if (options.scrollback) args.push('-S', '-');
+    if (options.escapes) args.push('-e');
+    return this.tmux(...args);
+  }
+
+  /**
+   * Waits until the pane shows `what` (a string, a pattern or a predicate of the text).
+   * Contract: resolves with the text that matched; rejects with the screen at the deadline.
+   */
+  async waitFor(
+    what: string | RegExp | ((text: string) => boolean),
+    options: WaitOptions = {},
+  ): Promise<string> {
+    const test =
+      typeof what === 'string'
+        ? (text: string) => text.includes(what)
+        : what instanceof RegExp
+          ? (text: string) => what.test(text)
+          : what;
+    const limit = Date.now() + (options.timeoutMs ?? hangGuard(15_000));
+    let text = '';
+    for (;;) {
+      text = this.capture(options);
+      if (test(text)) return text;
+      if (Date.now() > limit) break;
+      await sleep(50);
+    }
+    throw new Error(`the pane never showed ${String(what)}; it shows:\n${text}`);
+  }
+
+  /** Waits for zot to exit; returns its exit code. */
+  async waitForExit(timeoutMs?: number): Promise<number> {
+    const text = await this.waitFor(
+      (t) => new RegExp(`\\${EXIT_MARK} (\\d+)\\]`).test(t),
+      timeoutMs === undefined ? { scrollback: true } : { scrollback: true, timeoutMs },
+    );
+    return Number(new RegExp(`\\${EXIT_MARK} (\\d+)\\]`).exec(text)![1]);
+  }
+
+  kill(): void {
+    spawnSync('tmux', ['-L', this.socket, 'kill-server'], { env: this.env });
+    servers.delete(this.socket);
+  }
+}

@@ -5,6 +5,7 @@ Usage: pty-driver.py SPEC_JSON
 SPEC: {"argv": [...], "cwd": str, "env": {...}, "columns": int, "rows": int,
        "ready": str,           # output that means the first frame is drawn (a substring)
        "keys": [str, ...],     # after ready: each key is written, then we wait for "echo"
+       "key_gap_ms": int,      # pause before each key (typing speed), output drained meanwhile
        "echo": str,            # the output that shows a key landed (e.g. the end of a frame)
        "quit": str,            # bytes that end the program after the keys (e.g. "\u0003\u0003")
        "timeout_ms": int}
@@ -66,7 +67,17 @@ def main() -> int:
         result["ready_ms"] = ms()
         result["bytes_at_ready"] = len(out)
         echo = spec.get("echo", "").encode()
+        gap = spec.get("key_gap_ms", 0) / 1000
         for key in spec.get("keys", []):
+            if gap:
+                # Typing speed, not a burst: a TUI may batch keys that come faster than a frame.
+                time.sleep(gap)
+                drain_until = time.perf_counter() + 0.001
+                while select.select([master], [], [], 0)[0] and time.perf_counter() < drain_until + gap:
+                    chunk = os.read(master, 65536)
+                    if not chunk:
+                        break
+                    out.extend(chunk)
             since = len(out)
             sent = time.perf_counter()
             os.write(master, key.encode())

@@ -217,20 +217,30 @@ export class SelectDialog<T = string> implements Component, Focusable {
       this.items.reduce((w, item) => Math.max(w, visibleWidth(oneLine(pick(item) ?? ''))), 0);
     const labelWanted = widest((item) => item.label + (item.current ? CHECK : ''));
     const descWanted = widest((item) => item.description);
-    let detail = Math.min(
-      widest((item) => item.detail),
-      Math.floor(avail * 0.3),
+    const detailWanted = widest((item) => item.detail);
+    const others = descWanted > 0 || detailWanted > 0;
+    let label = Math.min(
+      labelWanted,
+      others ? Math.max(12, Math.floor(avail * 0.4)) : avail,
+      avail,
     );
-    let label =
-      descWanted > 0 ? Math.min(labelWanted, Math.max(12, Math.floor(avail * 0.4))) : labelWanted;
-    label = Math.min(label, avail);
-    let description = descWanted > 0 ? avail - label - GAP - (detail > 0 ? detail + GAP : 0) : 0;
+    // What is left after the label and the gaps goes to the description and the detail: the
+    // detail gets what the description does not want, and at least 40% when both are long.
+    const rest = avail - label - (descWanted > 0 ? GAP : 0) - (detailWanted > 0 ? GAP : 0);
+    let detail =
+      detailWanted === 0
+        ? 0
+        : Math.min(
+            detailWanted,
+            descWanted === 0 ? rest : Math.max(Math.floor(rest * 0.4), rest - descWanted),
+          );
+    let description = descWanted > 0 ? rest - detail : 0;
     if (descWanted > 0 && description < 10 && detail > 0) {
       description += detail + GAP;
       detail = 0;
     }
-    if (descWanted > 0 && description < 8) description = 0;
-    if (descWanted === 0 && detail > 0 && label + GAP + detail > avail) detail = 0;
+    if (description < 8) description = 0;
+    if (detail < 6) detail = 0;
     if (description === 0 && detail === 0) label = avail;
     return { label, description, detail };
   }

@@ -108,7 +108,6 @@ function fitStyled(line: string, width: number): string {
   return cut(stripAnsi(line), width);
 }
 
-// eslint-disable-next-line no-control-regex
 const ANSI =
   /\x1b\[[0-9;:?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b_[^\x07\x1b]*(?:\x07|\x1b\\)/g;
 

@@ -1,0 +1,145 @@
+// The tool-confirmation dialog on a headless terminal: the answer each key gives, the preview,
+// and widths from 60 to 200 columns with and without colour.
+import assert from 'node:assert/strict';
+import { test, type TestContext } from 'node:test';
+import { TUI, visibleWidth } from '@mariozechner/pi-tui';
+import { ConfirmDialog, showConfirmDialog, type ConfirmChoice } from './confirm-dialog.js';
+import { createTheme, DARK } from './theme.js';
+import { renderLines, VirtualTerminal } from './testing/virtual-terminal.js';
+
+const DOWN = '\x1b[B';
+const UP = '\x1b[A';
+const ENTER = '\r';
+const ESC = '\x1b';
+
+function mount(context: TestContext, columns: number, rows: number) {
+  const terminal = new VirtualTerminal({ columns, rows });
+  const tui = new TUI(terminal);
+  tui.start();
+  context.after(() => {
+    tui.stop();
+    terminal.dispose();
+  });
+  return { terminal, tui };
+}
+
+async function draw(tui: TUI, terminal: VirtualTerminal): Promise<string[]> {
+  tui.requestRender(true);
+  await new Promise((resolve) => setImmediate(resolve));
+  await terminal.flush();
+  return terminal.screen();
+}
+
+/** The answer a fresh dialog gives to `keys`, or undefined when it is still waiting. */
+function answerTo(...keys: string[]): ConfirmChoice | undefined {
+  const answers: ConfirmChoice[] = [];
+  const dialog = new ConfirmDialog({
+    toolName: 'bash',
+    preview: 'rm -rf build',
+    theme: createTheme(DARK, true),
+    onChoice: (choice) => answers.push(choice),
+  });
+  for (const key of keys) dialog.handleInput(key);
+  assert.ok(answers.length <= 1, 'answered more than once');
+  return answers[0];
+}
+
+test('each key gives its answer, once', () => {
+  assert.equal(answerTo(ENTER), 'yes');
+  assert.equal(answerTo(DOWN, ENTER), 'always-tool');
+  assert.equal(answerTo(DOWN, DOWN, ENTER), 'always-all');
+  assert.equal(answerTo(UP, ENTER), 'no');
+  assert.equal(answerTo(DOWN, DOWN, DOWN, DOWN, ENTER), 'yes');
+  assert.equal(answerTo(ESC), 'no');
+  assert.equal(answerTo(DOWN, ESC), 'no');
+  assert.equal(answerTo('\x03'), 'no');
+  assert.equal(answerTo('y'), 'yes');
+  assert.equal(answerTo('n'), 'no');
+  assert.equal(answerTo('N', ENTER, 'y'), 'no');
+  assert.equal(answerTo('3'), 'always-all');
+  assert.equal(answerTo('x', 'q'), undefined);
+});
+
+test('through the TUI: the dialog shows the tool and its preview, Enter allows and closes it', async (context) => {
+  const t = mount(context, 80, 24);
+  const { result } = showConfirmDialog(t.tui, {
+    toolName: 'bash',
+    preview: 'npm test -- --watch',
+    theme: createTheme(DARK, true),
+  });
+  const screen = await draw(t.tui, t.terminal);
+  assert.ok(screen.some((row) => row.includes('Allow bash?')));
+  assert.ok(screen.some((row) => row.includes('npm test -- --watch')));
+  assert.ok(screen.some((row) => row.includes('› 1. Yes')));
+  assert.ok(screen.some((row) => row.includes("don't ask again for bash this session")));
+  assert.ok(screen.some((row) => row.includes('4. No')));
+  t.terminal.type(DOWN);
+  const moved = await draw(t.tui, t.terminal);
+  assert.ok(moved.some((row) => row.includes('› 2. Yes, and')));
+  t.terminal.type(ENTER);
+  assert.equal(await result, 'always-tool');
+  const after = await draw(t.tui, t.terminal);
+  assert.ok(!after.some((row) => row.includes('Allow bash?')));
+});
+
+test('Esc through the TUI denies', async (context) => {
+  const t = mount(context, 60, 24);
+  const { result } = showConfirmDialog(t.tui, {
+    toolName: 'write',
+    preview: 'a.txt',
+    theme: createTheme(DARK, false),
+  });
+  t.terminal.type(ESC);
+  assert.equal(await result, 'no');
+});
+
+test('an aborted signal answers no and closes the dialog', async (context) => {
+  const t = mount(context, 80, 24);
+  const controller = new AbortController();
+  const { result } = showConfirmDialog(t.tui, {
+    toolName: 'edit',
+    preview: 'src/a.ts',
+    theme: createTheme(DARK, true),
+    signal: controller.signal,
+  });
+  controller.abort();
+  assert.equal(await result, 'no');
+  assert.equal(t.tui.hasOverlay(), false);
+});
+
+test('a long preview is cut to its first lines with the count of the rest; control characters are escaped', async () => {
+  const preview = Array.from({ length: 40 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
+  const dialog = new ConfirmDialog({
+    toolName: 'write',
+    preview: `\x1b[2J${preview}`,
+    theme: createTheme(DARK, true),
+    maxPreviewLines: 5,
+    onChoice: () => {},
+  });
+  const lines = await renderLines(dialog, 80);
+  assert.ok(lines.some((line) => line.includes('\\x1b[2Jline 1')));
+  assert.ok(lines.some((line) => line.includes('line 4')));
+  assert.ok(!lines.some((line) => line.includes('line 5')));
+  assert.ok(lines.some((line) => line.includes('… 36 more lines')));
+});
+
+for (const color of [true, false]) {
+  for (const columns of [60, 200]) {
+    test(`at ${columns} columns (${color ? 'colour' : 'NO_COLOR'}) every line fits and the choices stay readable`, async () => {
+      const dialog = new ConfirmDialog({
+        toolName: 'very_long_extension_tool_name_from_an_extension',
+        preview: `curl -s https://example.com/${'a'.repeat(300)} | sh`,
+        theme: createTheme(DARK, color),
+        onChoice: () => {},
+      });
+      dialog.handleInput(DOWN);
+      const lines = await renderLines(dialog, columns);
+      for (const line of lines) assert.ok(visibleWidth(line) <= columns, line);
+      assert.ok(lines.some((line) => /curl -s https:\/\/example\.com\/a+…/.test(line)));
+      assert.ok(lines.some((line) => line.includes('› 2. Yes, and')));
+      assert.ok(lines.some((line) => /^│ {3}1\. Yes +│$/.test(line)));
+      assert.ok(lines.some((line) => line.includes('4. No')));
+      if (columns === 200) assert.ok(lines.some((line) => line.includes('n/esc no')));
+    });
+  }
+}

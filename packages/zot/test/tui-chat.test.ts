@@ -58,18 +58,24 @@ test('a tool call runs, and its answer follows', { skip }, async (t) => {
 });
 
 test(
-  'a tool row shows the tool and its preview',
-  { skip, todo: 'tool rows come with the full ChatView (modes/interactive/chat)' },
+  'a tool row: the tool and its preview, then the collapsed tail with the count; ctrl+o expands',
+  { skip },
   async (t) => {
     const { zot } = open(t);
     await ready(zot);
     llm.script(
-      { toolCalls: [{ name: 'bash', args: { command: 'echo row-preview' } }] },
+      { toolCalls: [{ name: 'bash', args: { command: 'seq 1 12' } }] },
       { text: 'Row done.' },
     );
     zot.submit('show a tool row');
     const screen = await zot.waitFor('Row done.');
-    assert.match(screen, /bash.*echo row-preview/);
+    assert.match(screen, /✓ bash seq 1 12/);
+    assert.match(screen, /… 7 earlier lines, 12 total \(ctrl\+o to expand\)/);
+    assert.match(screen, /^ +12$/m, 'the tail is shown');
+    assert.doesNotMatch(screen, /^ +3$/m, 'the head is folded away');
+    zot.press('C-o');
+    const expanded = await zot.waitFor(/^ +3$/m);
+    assert.doesNotMatch(expanded, /earlier lines/);
   },
 );
 

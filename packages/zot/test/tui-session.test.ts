@@ -63,13 +63,13 @@ test('--no-yolo asks before a tool runs: Enter allows it', { skip }, async (t) =
     { text: 'Allowed and done.' },
   );
   zot.submit('make a file');
-  const dialog = await zot.waitFor('Run bash?');
+  const dialog = await zot.waitFor('Allow bash?');
   assert.match(dialog, /echo yes > allowed\.txt/);
   assert.equal(existsSync(join(box.project, 'allowed.txt')), false);
   zot.press('Enter');
   await zot.waitFor('Allowed and done.');
   assert.equal(readFileSync(join(box.project, 'allowed.txt'), 'utf8'), 'yes\n');
-  assert.doesNotMatch(zot.capture(), /Run bash\?/);
+  assert.doesNotMatch(zot.capture(), /Allow bash\?/);
 });
 
 test('--no-yolo asks before a tool runs: Esc denies it', { skip }, async (t) => {
@@ -81,7 +81,7 @@ test('--no-yolo asks before a tool runs: Esc denies it', { skip }, async (t) => 
     { text: 'Denied, so I stopped.' },
   );
   zot.submit('make another file');
-  await zot.waitFor('Run bash?');
+  await zot.waitFor('Allow bash?');
   zot.press('Escape');
   await zot.waitFor('Denied, so I stopped.');
   assert.equal(existsSync(join(box.project, 'denied.txt')), false);

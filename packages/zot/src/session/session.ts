@@ -2,6 +2,7 @@
 import type { AgentEvent, UsageEventFields } from '../agent/events.js';
 import type { AgentHooks, PendingToolCall } from '../agent/hooks.js';
 import { runAgent, type AgentRunResult, type ModelCallSettings } from '../agent/loop.js';
+import { previewCall } from '../agent/preview.js';
 import { costUsd } from '../providers/index.js';
 import type {
   ImageBlock,
@@ -311,6 +312,11 @@ export class Session {
   /** Every skill, read afresh (the skill tool then sees the same); undefined when skills are off. */
   skills(): Promise<SkillCatalog | undefined> {
     return this.options.skills?.() ?? Promise.resolve(undefined);
+  }
+
+  /** The one-line preview of a tool call, as the live `tool_call` event gives it (for replays). */
+  toolPreview(name: string, args: Record<string, unknown>): string {
+    return previewCall(this.options.tools.find(name), args);
   }
 
   /** Every model of every provider. */

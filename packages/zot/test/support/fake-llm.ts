@@ -151,6 +151,20 @@ export async function startFakeLlm(): Promise<FakeLlm> {
       } catch {
         // keep the raw text
       }
+      // The key check of /login: a model list that accepts only the key `good-key`.
+      if (req.method === 'GET' && /\/v1\/models$/.test(path)) {
+        const auth = String(req.headers['x-api-key'] ?? req.headers.authorization ?? '');
+        const ok = auth === 'good-key' || auth === 'Bearer good-key';
+        requests.push({
+          method: 'GET',
+          path,
+          headers: { ...req.headers },
+          body: '',
+          format: 'anthropic',
+        });
+        res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' });
+        return void res.end(ok ? '{"data":[]}' : '{"error":{"message":"invalid x-api-key"}}');
+      }
       if (!format) {
         res.writeHead(404, { 'content-type': 'application/json' });
         return void res.end(

@@ -6,7 +6,7 @@ import { isExtensionUiEvent } from '../../session/extension-ui.js';
 import { createTheme, DARK, noColor, type Theme } from '../../tui/theme.js';
 import { ChatView } from './chat/chat-view.js';
 import { CommandsController } from './commands.js';
-import { confirmer } from './confirm.js';
+import { Dialogs } from './dialogs.js';
 import { EditorController } from './editor.js';
 import { CANCEL_NOTE_KEY, KeysController } from './keys.js';
 import { Notes } from './notes.js';
@@ -49,7 +49,12 @@ export async function runInteractiveMode(
   const terminal = new WatchedTerminal(options.terminal ?? new ProcessTerminal());
   const tui = new TUI(terminal);
   const render = () => tui.requestRender();
-  const chat = new ChatView({ tui, theme, ...(options.now ? { now: options.now } : {}) });
+  const chat = new ChatView({
+    tui,
+    theme,
+    preview: (name, args) => session.toolPreview(name, args),
+    ...(options.now ? { now: options.now } : {}),
+  });
   const queue = new QueueArea(theme);
   const notes = new Notes(render);
   const status = new StatusLine({ theme, ...(env.HOME ? { home: env.HOME } : {}) });
@@ -58,11 +63,25 @@ export async function runInteractiveMode(
   const finished = new Promise<number>((resolve) => (finish = resolve));
   const exit = () => finish(0);
 
+  const dialogs = new Dialogs({
+    tui,
+    theme,
+    session,
+    surface: {
+      display: (text, style) => chat.display(text, style),
+      replay: () => {
+        chat.clear();
+        chat.replay(session.messages);
+      },
+    },
+    ...(options.now ? { now: options.now } : {}),
+  });
   const commands = new CommandsController({
     session,
     theme,
+    dialogs,
     surface: {
-      display: (text) => chat.display(text),
+      display: (text, style) => chat.display(text, style),
       insert: (text) => editor.setText(text),
       reset: () => chat.clear(),
       exit,
@@ -73,8 +92,9 @@ export async function runInteractiveMode(
     theme,
     session,
     runCommand: (text) => void commands.run(text),
+    cwd: session.state().cwd,
     ...(options.historyFile ? { historyFile: options.historyFile } : {}),
-    warn: (message) => chat.display(theme.warning(`warning: ${message}`)),
+    warn: (message) => chat.display(`warning: ${message}`, theme.warning),
   });
   const keys = new KeysController({
     session,
@@ -101,7 +121,7 @@ export async function runInteractiveMode(
   tui.addChild(status);
   tui.setFocus(editor.editor);
 
-  chat.display(theme.muted(`zot ${options.version} · /help for keys and commands`));
+  chat.display(`zot ${options.version} · /help for keys and commands`, theme.muted);
   if (session.messages.length > 0) chat.replay(session.messages);
   const onEvent = (event: SessionEvent) =>
     handle(event, { chat, queue, notes, status, theme, render });
@@ -110,13 +130,13 @@ export async function runInteractiveMode(
     tuiUi({
       theme,
       notes,
-      display: (text) => chat.display(text),
+      display: (text, heading) => chat.display(text, undefined, heading),
       insert: (text) => editor.insert(text),
       submit: (text) => editor.submit(text, 'follow_up', false),
     }),
   );
   status.update(session.state());
-  if (options.confirm) session.enableConfirmation(confirmer(tui, theme));
+  if (options.confirm) session.enableConfirmation(dialogs.confirmer());
   const onStop = () => finish(1);
   options.stop?.addEventListener('abort', onStop, { once: true });
   if (options.stop?.aborted) onStop();
@@ -126,7 +146,7 @@ export async function runInteractiveMode(
   void session
     .startExtensions()
     .catch((error: unknown) =>
-      chat.display(theme.error(`extensions did not start: ${(error as Error).message}`)),
+      chat.display(`extensions did not start: ${(error as Error).message}`, theme.error),
     )
     .then(() => {
       if (options.firstPrompt) editor.submit(options.firstPrompt, 'follow_up');
@@ -166,18 +186,19 @@ function handle(event: SessionEvent, views: Views): void {
       break;
     case 'error':
       if (NEEDS_LOGIN.test(event.message) && !event.message.includes('/login')) {
-        chat.display(theme.muted('hint: /login stores an API key for this provider'));
+        chat.display('hint: /login stores an API key for this provider', theme.muted);
       }
       break;
     case 'warning':
-      chat.display(theme.warning(`warning: ${event.message}`));
+      chat.display(`warning: ${event.message}`, theme.warning);
       break;
     case 'ext_warning':
-      chat.display(theme.warning(`warning: ${event.message}`));
+      chat.display(`warning: ${event.message}`, theme.warning);
       break;
     case 'ext_error':
       chat.display(
-        theme.error(`${event.message}${event.log_path ? ` (log: ${event.log_path})` : ''}`),
+        `${event.message}${event.log_path ? ` (log: ${event.log_path})` : ''}`,
+        theme.error,
       );
       break;
   }

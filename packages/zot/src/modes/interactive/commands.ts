@@ -2,7 +2,6 @@
 // only a terminal can (/exit, /quit, and the dialogs still to come) and cancels a running turn
 // before a command that changes the session.
 import type { Theme } from '../../tui/theme.js';
-import { terminalSafe, terminalSafeBlock } from '../../util/terminal-text.js';
 import type { InteractiveSession, SlashResult } from './ports.js';
 
 export const KEYS_HELP = [
@@ -19,7 +18,8 @@ export const KEYS_HELP = [
 /** What a command's result is shown with. */
 export interface CommandSurface {
   /** A block in the chat (not part of the transcript). */
-  display(text: string): void;
+  /** `text` is plain (it is made safe for the terminal), then styled. */
+  display(text: string, style?: (text: string) => string): void;
   /** Puts text into the editor. */
   insert(text: string): void;
   /** Removes the transcript from the screen (after /clear and /new). */
@@ -31,6 +31,7 @@ export interface CommandsControllerOptions {
   session: InteractiveSession;
   theme: Theme;
   surface: CommandSurface;
+  dialogs?: CommandDialogs;
 }
 
 /** Commands that change the session: a running turn is cancelled first. */
@@ -40,14 +41,13 @@ function changesSession(name: string, args: string): boolean {
   );
 }
 
-/** Commands of the TUI that are not built yet (dialogs), with what to do meanwhile. */
-const COMING: Record<string, string> = {
-  login:
-    'the /login dialog is coming; meanwhile store a key with `zot auth set <provider>` (reads it from stdin)',
-  logout: 'the /logout dialog is coming; meanwhile use `zot auth remove <provider>`',
-  sessions:
-    'the /sessions picker is coming; meanwhile resume with `zot -c` or `zot --session <file>`',
-};
+/** The TUI's own dialogs (see dialogs.ts); each resolves when the dialog is done. */
+export interface CommandDialogs {
+  model(): Promise<void>;
+  sessions(): Promise<void>;
+  login(): Promise<void>;
+  logout(): Promise<void>;
+}
 
 /** Contract: `run` never rejects; every outcome is shown. */
 export class CommandsController {
@@ -61,11 +61,18 @@ export class CommandsController {
     if (name === 'exit' || name === 'quit') return surface.exit();
     if (changesSession(name, args) && session.busy) {
       session.cancel();
-      surface.display(theme.warning(`cancelled the running turn for /${name}`));
+      surface.display(`cancelled the running turn for /${name}`, theme.warning);
       await session.idle();
     }
-    const coming = COMING[name];
-    if (coming) return surface.display(theme.muted(coming));
+    const dialogs = this.options.dialogs;
+    const dialog =
+      name === 'login' ||
+      name === 'logout' ||
+      name === 'sessions' ||
+      (name === 'model' && args === '')
+        ? dialogs?.[name as keyof CommandDialogs]
+        : undefined;
+    if (dialog) return dialog.call(dialogs);
     let result: SlashResult;
     try {
       result = await session.runCommand(text, 'tui', false);
@@ -80,17 +87,17 @@ export class CommandsController {
     switch (result.kind) {
       case 'display': {
         if (name === 'clear' || name === 'new') surface.reset();
-        const text = terminalSafeBlock(result.text);
-        surface.display(name === 'help' ? `${KEYS_HELP}\n\n${text}` : text);
+        surface.display(name === 'help' ? `${KEYS_HELP}\n\n${result.text}` : result.text);
         return;
       }
       case 'insert':
         return surface.insert(result.text);
       case 'error':
-        return surface.display(theme.error(terminalSafe(result.message)));
+        return surface.display(result.message, theme.error);
       case 'panel':
         return surface.display(
-          theme.muted(`/${name} (${result.extension}) opens a panel; panels are coming to the TUI`),
+          `/${name} (${result.extension}) opens a panel; panels are coming to the TUI`,
+          theme.muted,
         );
       default:
         return;

@@ -46,6 +46,15 @@ function fakeSession(overrides: Partial<InteractiveSession> = {}) {
     },
     enableConfirmation: () => undefined,
     startExtensions: async () => [],
+    toolPreview: () => '',
+    models: () => [],
+    setModel: (ref: string) => ({ id: ref, provider: 'anthropic' }),
+    sessions: () => [],
+    resume: () => undefined,
+    renameSession: () => undefined,
+    providers: () => [],
+    login: async () => ({ ok: false as const, error: 'not used' }),
+    logout: () => false,
     ...overrides,
   };
   return session;

@@ -3,7 +3,9 @@
 // runs (Enter) or a steering message for the running turn (Alt+Enter).
 import { Editor, matchesKey, type TUI } from '@mariozechner/pi-tui';
 import type { Theme } from '../../tui/theme.js';
+import { CommandAutocompleteProvider, useSuggestionList } from '../../tui/command-autocomplete.js';
 import { appendHistory, loadHistory } from './history.js';
+import { attachMentions } from './mentions.js';
 import type { InteractiveSession } from './ports.js';
 
 /** Pi's Editor, with `onKey` asked first: a key it returns true for never reaches the editor. */
@@ -26,6 +28,8 @@ export interface EditorControllerOptions {
   historyFile?: string;
   /** A problem worth a note (e.g. the history could not be saved). */
   warn(message: string): void;
+  /** Where `@file` mentions are resolved and completed; none: no mentions, no completion. */
+  cwd?: string;
 }
 
 /**
@@ -49,6 +53,13 @@ export class EditorController {
       },
     });
     for (const entry of loadHistory(options.historyFile)) this.editor.addToHistory(entry);
+    if (options.cwd) {
+      const cwd = options.cwd;
+      this.editor.setAutocompleteProvider(
+        new CommandAutocompleteProvider({ commands: () => options.session.commands('tui'), cwd }),
+      );
+      useSuggestionList(this.editor, theme);
+    }
     this.editor.onSubmit = (text) => this.submit(text, 'follow_up');
     this.editor.onKey = (data) => {
       // Alt+Enter steers; pi's editor would otherwise take it for a newline.
@@ -90,7 +101,9 @@ export class EditorController {
     }
     // `//text` sends a prompt that starts with a slash.
     const prompt = trimmed.startsWith('//') ? trimmed.slice(1) : trimmed;
-    void this.options.session.prompt(prompt, [], mode);
+    const attached = this.options.cwd ? attachMentions(prompt, this.options.cwd) : undefined;
+    for (const note of attached?.notes ?? []) this.options.warn(note);
+    void this.options.session.prompt(attached?.text ?? prompt, attached?.images ?? [], mode);
     this.options.tui.requestRender();
   }
 

@@ -6,6 +6,8 @@ import type { RuntimeState } from '../../contract/state.js';
 import type { CommandInfo, SlashResult } from '../../session/commands.js';
 import type { AskPerson } from '../../session/confirm.js';
 import type { ExtensionUi } from '../../session/extension-ui.js';
+import type { LoginResult, ProviderStatus } from '../../session/provider-access.js';
+import type { SessionSummary } from '../../session/session-files.js';
 
 export type {
   SessionEvent,
@@ -15,6 +17,9 @@ export type {
   AskPerson,
   Message,
   ExtensionUi,
+  LoginResult,
+  ProviderStatus,
+  SessionSummary,
 };
 
 export interface InteractiveSession {
@@ -35,4 +40,25 @@ export interface InteractiveSession {
   runCommand(text: string, mode: 'tui', announce: boolean): Promise<SlashResult>;
   enableConfirmation(ask: AskPerson): unknown;
   startExtensions(): Promise<unknown>;
+  /** A tool call's one-line preview (for replayed transcripts). */
+  toolPreview(name: string, args: Record<string, unknown>): string;
+  /** Every model of every provider; `setModel` takes `provider/id` and saves the choice. */
+  models(): ReadonlyArray<{
+    id: string;
+    provider: string;
+    contextWindow: number;
+    reasoning: boolean;
+  }>;
+  setModel(ref: string): { id: string; provider: string };
+  sessions(): SessionSummary[];
+  /** Contract: throws when busy or naming the unreadable file. */
+  resume(path: string): void;
+  renameSession(path: string, name: string): void;
+  providers(): ProviderStatus[];
+  login(
+    provider: ProviderStatus['provider'],
+    key: string,
+    signal?: AbortSignal,
+  ): Promise<LoginResult>;
+  logout(provider: ProviderStatus['provider']): boolean;
 }

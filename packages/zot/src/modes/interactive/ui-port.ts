@@ -1,14 +1,15 @@
 // The TUI's extension-UI port (ARCHITECTURE 17): notes above the editor, displays in the chat,
 // inserts into the editor, submits as prompts. Panels get a line until the panel host lands.
 import type { Theme } from '../../tui/theme.js';
-import { terminalSafe, terminalSafeBlock } from '../../util/terminal-text.js';
+import { terminalSafe } from '../../util/terminal-text.js';
 import type { Notes } from './notes.js';
 import type { ExtensionUi } from './ports.js';
 
 export interface TuiUiTargets {
   theme: Theme;
   notes: Notes;
-  display(text: string): void;
+  /** `text` is plain (made safe for the terminal), shown under the `heading` (styled). */
+  display(text: string, heading: string): void;
   insert(text: string): void;
   submit(text: string): void;
 }
@@ -32,8 +33,7 @@ export function tuiUi(targets: TuiUiTargets): ExtensionUi {
         `${name(event.extension)} ${(level[event.level as keyof typeof level] ?? theme.info)(terminalSafe(event.message))}`,
       ),
     clearNotes: (event) => notes.delete(noteKey(event.extension)),
-    display: (event) =>
-      targets.display(`${name(event.extension)}\n${terminalSafeBlock(event.text)}`),
+    display: (event) => targets.display(event.text, name(event.extension)),
     insert: (event) => targets.insert(event.text),
     submit: (event) => targets.submit(event.text),
     openPanel: (event) =>

@@ -1,17 +1,35 @@
-// The transcript on screen: turns session events into widgets in the TUI's chat container.
-// (Placeholder implementation: plain text rows. The real one renders markdown, tool rows,
-// thinking blocks and the working indicator; its interface stays as below.)
-import { Container, Text, type TUI } from '@mariozechner/pi-tui';
-import type { Message } from '../../../contract/content.js';
+// The transcript on screen: turns session events into widgets in the TUI's chat container (the
+// user's prompts, streaming markdown, reasoning, tool rows, errors) and replays a loaded
+// transcript the same way. It renders what the events say; it never asks the runtime.
+import { Container, Spacer, type TUI } from '@mariozechner/pi-tui';
+import type { Message, ToolResultBlock } from '../../../contract/content.js';
 import type { SessionEvent } from '../../../contract/events.js';
-import type { Theme } from '../../../tui/theme.js';
+import type { ToolDetails } from '../../../contract/tool-details.js';
+import { preloadHighlighter } from '../../../tui/highlight.js';
+import { MarkdownView } from '../../../tui/markdown-view.js';
+import { StyledBlock, ThinkingBlock, UserMessageBlock } from '../../../tui/text-blocks.js';
+import type { Style, Theme } from '../../../tui/theme.js';
+import { ToolRow } from '../../../tui/tool-row.js';
+import { WorkingIndicator } from '../../../tui/working-indicator.js';
 
 export interface ChatViewOptions {
   tui: TUI;
   theme: Theme;
   /** Injected for tests; `Date.now` otherwise. */
   now?: () => number;
+  /** A replayed tool call's one-line preview (the runtime's, as live calls carry it). */
+  preview?: (name: string, args: Record<string, unknown>) => string;
 }
+
+/** Tools whose output matters at its end (a command's result), not at its start. */
+const TAIL_TOOLS = new Set(['bash']);
+
+type Expandable = { expanded: boolean };
+
+const resultText = (content: ToolResultBlock['content']) =>
+  content
+    .map((block) => (block.type === 'text' ? block.text : `[image ${block.mime_type}]`))
+    .join('\n');
 
 /**
  * Contract: `handle` accepts every SessionEvent (ignoring those it does not show) and never
@@ -19,45 +37,228 @@ export interface ChatViewOptions {
  */
 export class ChatView {
   readonly container = new Container();
+  private readonly log = new Container();
+  private readonly working: WorkingIndicator;
+  private readonly rows = new Map<string, ToolRow>();
+  private readonly expandables: Expandable[] = [];
+  private answer: MarkdownView | undefined;
+  private thinking: ThinkingBlock | undefined;
+  private expanded = false;
 
-  constructor(private readonly options: ChatViewOptions) {}
+  constructor(private readonly options: ChatViewOptions) {
+    this.working = new WorkingIndicator(
+      options.theme,
+      () => options.tui.requestRender(),
+      options.now,
+    );
+    this.container.addChild(this.log);
+    this.container.addChild(this.working);
+    void preloadHighlighter().then(() => {
+      this.log.invalidate();
+      options.tui.requestRender();
+    });
+  }
 
   handle(event: SessionEvent): void {
-    if (event.type === 'user_message') this.line(`> ${textOfContent(event.content)}`);
-    else if (event.type === 'assistant_message') this.line(textOfContent(event.content));
-    else if (event.type === 'error') this.line(this.options.theme.error(`error: ${event.message}`));
+    try {
+      this.apply(event);
+    } catch {
+      // A view must never take the session down; the event is simply not shown.
+    }
     this.options.tui.requestRender();
   }
 
+  private apply(event: SessionEvent): void {
+    const { theme } = this.options;
+    switch (event.type) {
+      case 'user_message':
+        this.endAnswer();
+        this.add(new UserMessageBlock(textOf(event.content), theme), true);
+        this.working.show();
+        break;
+      case 'turn_start':
+        this.endAnswer();
+        this.working.show();
+        break;
+      case 'thinking_delta':
+        this.working.show('thinking');
+        if (!this.thinking) this.thinking = this.add(new ThinkingBlock(theme), true);
+        this.thinking.append(event.delta);
+        break;
+      case 'text_delta':
+        this.working.hide();
+        if (!this.answer) this.answer = this.add(new MarkdownView(theme));
+        this.answer.append(event.delta);
+        break;
+      case 'tool_call_delta':
+        this.working.hide();
+        this.row(event.id, event.name);
+        break;
+      case 'tool_call':
+        this.working.hide();
+        this.row(event.id, event.name).start(event.preview);
+        break;
+      case 'tool_progress':
+        this.rows.get(event.id)?.progress(event.text);
+        break;
+      case 'tool_result':
+        this.finishRow(event.id, event.is_error, event.content, event.details, event.extension);
+        this.working.show();
+        break;
+      case 'assistant_message': {
+        // The final text wins over the stream: an interceptor may have rewritten it.
+        const text = textOf(event.content);
+        if (text.trim() !== '') {
+          if (!this.answer) this.answer = this.add(new MarkdownView(theme));
+          this.answer.setText(text);
+        }
+        break;
+      }
+      case 'error':
+        this.working.hide();
+        this.display(`error: ${event.message}`, theme.error);
+        break;
+      case 'compact_done':
+        this.display('compacted: older messages are now a summary', theme.muted);
+        break;
+      case 'done':
+        this.endAnswer();
+        this.working.hide();
+        for (const row of this.rows.values())
+          if (row.running) row.finish({ isError: true, output: 'interrupted' });
+        this.rows.clear();
+        break;
+    }
+  }
+
   replay(messages: readonly Message[]): void {
-    for (const message of messages) this.line(textOfContent(message.content));
+    const { theme } = this.options;
+    for (const message of messages) {
+      if (message.role === 'user') {
+        this.add(new UserMessageBlock(textOf(message.content), theme), true);
+      } else if (message.role === 'assistant') {
+        for (const block of message.content) {
+          if (block.type === 'thinking' && block.thinking.trim() !== '') {
+            this.add(new ThinkingBlock(theme), true).append(block.thinking);
+          } else if (block.type === 'text' && block.text.trim() !== '') {
+            this.add(new MarkdownView(theme, block.text));
+          } else if (block.type === 'tool_call') {
+            const preview = this.options.preview?.(block.name, block.args) ?? previewOf(block.args);
+            this.row(block.id, block.name).start(preview);
+          }
+        }
+      } else {
+        for (const result of message.content) {
+          this.finishRow(
+            result.call_id,
+            result.is_error,
+            result.content,
+            result.details,
+            result.attribution?.extension,
+          );
+        }
+      }
+      this.endAnswer();
+    }
+    this.rows.clear();
     this.options.tui.requestRender();
   }
 
   /** Expands or collapses every tool result and thinking block at once (ctrl+o). */
-  toggleExpanded(): void {}
+  toggleExpanded(): void {
+    this.expanded = !this.expanded;
+    for (const item of this.expandables) item.expanded = this.expanded;
+    this.options.tui.requestRender();
+  }
 
-  /** A one-shot styled block that is not part of the transcript (`/help`, `display`). */
-  display(text: string): void {
-    this.line(text);
+  /**
+   * A one-shot block that is not part of the transcript (`/help`, `display`, notices): `text`
+   * is plain and made safe for the terminal, then styled; `heading` (styled) goes above it.
+   */
+  display(text: string, style: Style = (s) => s, heading?: string): void {
+    this.add(new StyledBlock(text, style, '', heading));
     this.options.tui.requestRender();
   }
 
   /** Removes everything shown (`/clear`, `/new`, before a resumed transcript is replayed). */
   clear(): void {
-    this.container.clear();
+    this.log.clear();
+    this.rows.clear();
+    this.expandables.length = 0;
+    this.answer = undefined;
+    this.thinking = undefined;
+    this.working.hide();
     this.options.tui.requestRender();
   }
 
-  private line(text: string): void {
-    this.container.addChild(new Text(text, 0, 0));
+  private add<T extends object>(
+    component: T & { render(width: number): string[] },
+    expandable = false,
+  ): T {
+    if (this.log.children.length > 0) this.log.addChild(new Spacer(1));
+    this.log.addChild(component as never);
+    if (expandable && 'expanded' in component) {
+      (component as unknown as Expandable).expanded = this.expanded;
+      this.expandables.push(component as unknown as Expandable);
+    }
+    return component;
+  }
+
+  private row(id: string, name: string): ToolRow {
+    let row = this.rows.get(id);
+    if (!row) {
+      const now = this.options.now;
+      this.endAnswer();
+      row = this.add(
+        new ToolRow({
+          theme: this.options.theme,
+          name,
+          show: TAIL_TOOLS.has(name) ? 'tail' : 'head',
+          ...(now ? { now } : {}),
+        }),
+        true,
+      );
+      this.rows.set(id, row);
+    }
+    return row;
+  }
+
+  private finishRow(
+    id: string,
+    isError: boolean,
+    content: ToolResultBlock['content'],
+    details: ToolDetails | undefined,
+    extension: string | undefined,
+  ): void {
+    const row = this.rows.get(id) ?? this.row(id, 'tool');
+    row.finish({
+      isError,
+      output: resultText(content),
+      ...(details?.kind === 'edit' ? { diff: details } : {}),
+      ...(extension ? { extension } : {}),
+    });
+  }
+
+  /** The next text starts a new block (after a tool call, a new turn or a prompt). */
+  private endAnswer(): void {
+    this.answer = undefined;
+    this.thinking = undefined;
   }
 }
 
-function textOfContent(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
+function textOf(content: ReadonlyArray<{ type: string; text?: string }>): string {
   return content
-    .map((block) => (block && block.type === 'text' ? String(block.text) : ''))
+    .map((block) =>
+      block.type === 'text' ? (block.text ?? '') : block.type === 'image' ? '[image]' : '',
+    )
     .join('');
+}
+
+/** Without the runtime's preview: the first telling string argument. */
+function previewOf(args: Record<string, unknown>): string {
+  for (const key of ['path', 'command', 'name', 'query', 'url']) {
+    if (typeof args[key] === 'string') return args[key] as string;
+  }
+  const text = JSON.stringify(args);
+  return text === '{}' ? '' : text;
 }

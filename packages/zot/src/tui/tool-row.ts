@@ -1,0 +1,146 @@
+// One tool call as a compact row: the tool and its one-line preview, a spinner and the elapsed
+// seconds while it runs, then a collapsed result with the exact count and the key to expand:
+// the head of the output (read and most tools), the tail (bash, streamed live), or a numbered
+// diff (edit). Errors are red; an extension's tool carries its name.
+import {
+  type Component,
+  truncateToWidth,
+  visibleWidth,
+  wrapTextWithAnsi,
+} from '@mariozechner/pi-tui';
+import type { EditDetails } from '../contract/tool-details.js';
+import { terminalSafeBlock } from '../util/terminal-text.js';
+import { cut, oneLine } from './dialog-frame.js';
+import { diffLines, styleDiffLine } from './diff-view.js';
+import type { Theme } from './theme.js';
+
+export const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+/** Lines of output a collapsed row shows. */
+export const COLLAPSED_LINES = 5;
+const EXPAND_KEY = 'ctrl+o';
+
+export type ToolRowStatus = 'pending' | 'running' | 'done' | 'error';
+
+export interface ToolRowOptions {
+  theme: Theme;
+  name: string;
+  /** Which end of long output matters: `head` (a file's start) or `tail` (a command's end). */
+  show?: 'head' | 'tail';
+  now?: () => number;
+}
+
+export class ToolRow implements Component {
+  private preview = '';
+  private status: ToolRowStatus = 'pending';
+  private output = '';
+  private diff: EditDetails | undefined;
+  private extension: string | undefined;
+  private readonly startedAt: number;
+  private endedAt: number | undefined;
+  expanded = false;
+  private readonly now: () => number;
+
+  constructor(private readonly options: ToolRowOptions) {
+    this.now = options.now ?? Date.now;
+    this.startedAt = this.now();
+  }
+
+  get name(): string {
+    return this.options.name;
+  }
+  get running(): boolean {
+    return this.status === 'pending' || this.status === 'running';
+  }
+
+  start(preview: string): void {
+    this.preview = preview;
+    this.status = 'running';
+  }
+
+  /** Live output (bash): appended as it comes. */
+  progress(text: string): void {
+    this.output += this.output === '' || this.output.endsWith('\n') ? text : `\n${text}`;
+  }
+
+  finish(result: {
+    isError: boolean;
+    output: string;
+    diff?: EditDetails;
+    extension?: string;
+  }): void {
+    this.status = result.isError ? 'error' : 'done';
+    this.output = result.output;
+    this.diff = result.isError ? undefined : result.diff;
+    this.extension = result.extension;
+    this.endedAt = this.now();
+  }
+
+  invalidate(): void {}
+
+  private header(width: number): string {
+    const { theme } = this.options;
+    const seconds = Math.floor(((this.endedAt ?? this.now()) - this.startedAt) / 1000);
+    const mark = this.running
+      ? theme.accent(SPINNER[Math.floor((this.now() - this.startedAt) / 80) % SPINNER.length]!)
+      : this.status === 'error'
+        ? theme.error('✗')
+        : theme.success('✓');
+    const time = this.running ? ` ${seconds}s` : '';
+    const from = this.extension ? ` [${oneLine(this.extension)}]` : '';
+    const fixed = 2 + visibleWidth(this.options.name) + time.length + from.length + 1;
+    const preview = cut(oneLine(this.preview), Math.max(0, width - fixed));
+    const text =
+      `${mark} ${theme.bold(theme.toolName(cut(this.options.name, width - 2)))}` +
+      (preview ? ` ${theme.toolPreview(preview)}` : '') +
+      theme.muted(time) +
+      (from ? theme.extensionName(from) : '');
+    return text;
+  }
+
+  private bodyLines(width: number): string[] {
+    const { theme } = this.options;
+    const inner = Math.max(1, width - 4);
+    const indent = (line: string) => `    ${line}`;
+    if (this.diff && this.diff.hunks.length > 0) {
+      const lines = diffLines(this.diff);
+      const counts = theme.muted(`+${this.diff.added} -${this.diff.removed}`);
+      const shown = this.expanded ? lines : lines.slice(0, COLLAPSED_LINES * 2);
+      const out = [
+        indent(counts),
+        ...shown.map((line) => indent(styleDiffLine(line, inner, theme))),
+      ];
+      if (shown.length < lines.length)
+        out.push(indent(this.moreLine(lines.length - shown.length, lines.length)));
+      return out;
+    }
+    const text = terminalSafeBlock(this.output.replace(/\n+$/, ''));
+    if (text === '') return [];
+    const style = this.status === 'error' ? theme.error : theme.toolOutput;
+    const all = text.split('\n');
+    const tail = this.options.show === 'tail';
+    const shown = this.expanded
+      ? all
+      : tail
+        ? all.slice(-COLLAPSED_LINES)
+        : all.slice(0, COLLAPSED_LINES);
+    // Cut, never wrapped, while collapsed: a row's height is then the count it promises.
+    const render = (line: string) =>
+      this.expanded ? wrapTextWithAnsi(style(line), inner) : [style(cut(line, inner))];
+    const body = shown.flatMap(render).map(indent);
+    const hidden = all.length - shown.length;
+    if (hidden === 0) return body;
+    const more = indent(this.moreLine(hidden, all.length, tail ? 'earlier' : 'more'));
+    return tail ? [more, ...body] : [...body, more];
+  }
+
+  private moreLine(hidden: number, total: number, word = 'more'): string {
+    return this.options.theme.muted(
+      `… ${hidden} ${word} line${hidden === 1 ? '' : 's'}, ${total} total (${EXPAND_KEY} to expand)`,
+    );
+  }
+
+  render(width: number): string[] {
+    const lines = [this.header(width), ...this.bodyLines(width)];
+    return lines.map((line) => (visibleWidth(line) > width ? truncateToWidth(line, width) : line));
+  }
+}

@@ -1,0 +1,122 @@
+// End-to-end in tmux: the TUI's dialogs over the runtime: the /model picker, /sessions
+// (resume and rename), /login with a masked key checked before it is saved, /logout.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
+import { HAS_TMUX, TmuxZot } from './support/tmux.js';
+import { makeSandbox } from './support/zot.js';
+
+const skip = HAS_TMUX ? false : 'tmux is not installed';
+let llm: FakeLlm;
+before(async () => {
+  llm = await startFakeLlm();
+});
+after(() => llm.close());
+
+function setup(t: { after(fn: () => void): void }) {
+  const box = makeSandbox();
+  t.after(() => box.cleanup());
+  const open = (args: string[]) => {
+    const zot = TmuxZot.start(args, { home: box.home, cwd: box.project, rows: 40 });
+    t.after(() => zot.kill());
+    return zot;
+  };
+  return { box, open };
+}
+
+test(
+  '/model opens a picker: typing filters, Enter switches, the choice is saved',
+  { skip },
+  async (t) => {
+    const { box, open } = setup(t);
+    const zot = open(fakeLlmFlags(llm.url));
+    await zot.waitFor('anthropic/claude-sonnet-4-5');
+    zot.submit('/model');
+    const picker = await zot.waitFor('Model');
+    assert.match(picker, /claude-sonnet-4-5 ✓/, 'the model in use is marked');
+    zot.type('haiku');
+    await zot.waitFor((s) => !s.includes('gpt-5') && s.includes('claude-haiku'));
+    zot.press('Enter');
+    await zot.waitFor('model: anthropic/claude-haiku');
+    const config = JSON.parse(readFileSync(join(box.home, 'config.json'), 'utf8'));
+    assert.equal(config.provider, 'anthropic');
+    assert.match(config.model, /^claude-haiku/);
+    zot.submit('/model');
+    await zot.waitFor('Model');
+    zot.press('Escape');
+    await zot.waitFor((s) => !s.includes('✓'));
+  },
+);
+
+test(
+  '/sessions lists this directory newest first; Enter resumes and replays; ctrl+r renames',
+  { skip },
+  async (t) => {
+    const { open } = setup(t);
+    const first = open(fakeLlmFlags(llm.url));
+    await first.waitFor('anthropic/');
+    llm.script({ text: 'the older answer' });
+    first.submit('older question');
+    await first.waitFor('the older answer');
+    first.submit('/new');
+    await first.waitFor((s) => !s.includes('older question'));
+    llm.script({ text: 'the newer answer' });
+    first.submit('newer question');
+    await first.waitFor('the newer answer');
+    first.submit('/sessions');
+    const list = await first.waitFor('Sessions');
+    assert.ok(list.indexOf('newer question') < list.indexOf('older question'), list);
+    first.press('Down');
+    first.press('C-r');
+    await first.waitFor('Rename session');
+    first.type('the old one');
+    first.press('Enter');
+    await first.waitFor('the old one');
+    first.press('Enter');
+    const resumed = await first.waitFor(/resumed\s+\S*\.jsonl/);
+    assert.match(resumed, /older question/);
+    assert.match(resumed, /the older answer/);
+    assert.doesNotMatch(resumed, /newer question/);
+    llm.script({ text: 'continued the old one' });
+    first.submit('go on');
+    await first.waitFor('continued the old one');
+    assert.match(JSON.stringify(llm.requests.at(-1)!.body.messages), /older question/);
+  },
+);
+
+test(
+  '/login: pick the provider, type the key masked; a bad key is refused, a good one saved',
+  { skip },
+  async (t) => {
+    const { box, open } = setup(t);
+    const zot = open(['--provider', 'anthropic', '--base-url', llm.url]);
+    await zot.waitFor('anthropic/');
+    zot.submit('/login');
+    await zot.waitFor('Log in');
+    zot.type('anthropic');
+    zot.press('Enter');
+    await zot.waitFor('API key for anthropic');
+    zot.type('bad-key');
+    const masked = await zot.waitFor('•••••••');
+    assert.doesNotMatch(masked, /bad-key/, 'the key is never shown');
+    zot.press('Enter');
+    await zot.waitFor('rejected the key (HTTP 401)');
+    zot.press('C-u');
+    for (let i = 0; i < 7; i++) zot.press('BSpace');
+    zot.type('good-key');
+    zot.press('Enter');
+    await zot.waitFor('saved the anthropic key');
+    const auth = JSON.parse(readFileSync(join(box.home, 'auth.json'), 'utf8'));
+    assert.equal(auth.anthropic.key, 'good-key');
+    llm.script({ text: 'logged in answer' });
+    zot.submit('hi');
+    await zot.waitFor('logged in answer');
+    assert.equal(llm.requests.at(-1)!.headers['x-api-key'], 'good-key');
+    zot.submit('/logout');
+    await zot.waitFor('Log out');
+    zot.press('Enter');
+    await zot.waitFor('removed the saved anthropic key');
+  },
+);

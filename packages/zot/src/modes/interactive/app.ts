@@ -7,6 +7,7 @@ import { createTheme, DARK, noColor, type Theme } from '../../tui/theme.js';
 import { ChatView } from './chat/chat-view.js';
 import { CommandsController } from './commands.js';
 import { Dialogs } from './dialogs.js';
+import { gitBranch } from '../../util/git-branch.js';
 import { EditorController } from './editor.js';
 import { CANCEL_NOTE_KEY, KeysController } from './keys.js';
 import { Notes } from './notes.js';
@@ -57,7 +58,11 @@ export async function runInteractiveMode(
   });
   const queue = new QueueArea(theme);
   const notes = new Notes(render);
-  const status = new StatusLine({ theme, ...(env.HOME ? { home: env.HOME } : {}) });
+  const status = new StatusLine({
+    theme,
+    branch: gitBranch,
+    ...(env.HOME ? { home: env.HOME } : {}),
+  });
 
   let finish: (code: number) => void = () => undefined;
   const finished = new Promise<number>((resolve) => (finish = resolve));
@@ -177,6 +182,10 @@ function handle(event: SessionEvent, views: Views): void {
   switch (event.type) {
     case 'state':
       status.update(event);
+      break;
+    case 'text_delta':
+    case 'thinking_delta':
+      status.stream(event.delta.length);
       break;
     case 'queue':
       queue.update(event);

@@ -9,16 +9,33 @@ export interface StatusLineOptions {
   theme: Theme;
   /** The home directory, shown as `~` (injected for tests). */
   home?: string;
+  /** The git branch of a directory (util/git-branch.ts; injected for tests). */
+  branch?: (cwd: string) => string | undefined;
 }
 
 /** Contract: every rendered line fits `width` (cut text ends with `…`). */
 export class StatusLine implements Component {
   private state: RuntimeState | undefined;
+  private branch: { cwd: string; name: string | undefined } | undefined;
+  /** Characters streamed since the last usage figures: output tokens are estimated live. */
+  private streamed = 0;
 
   constructor(private readonly options: StatusLineOptions) {}
 
   update(state: RuntimeState): void {
+    // New usage figures replace the estimate.
+    if (this.state && JSON.stringify(this.state.usage) !== JSON.stringify(state.usage))
+      this.streamed = 0;
+    if (!state.busy) this.streamed = 0;
+    if (this.branch?.cwd !== state.cwd) {
+      this.branch = { cwd: state.cwd, name: this.options.branch?.(state.cwd) };
+    }
     this.state = state;
+  }
+
+  /** Text streamed by the model right now (about four characters a token until usage comes). */
+  stream(characters: number): void {
+    this.streamed += characters;
   }
 
   invalidate(): void {}
@@ -33,10 +50,14 @@ export class StatusLine implements Component {
         ? `~${state.cwd.slice(home.length)}`
         : state.cwd;
     const u = state.usage;
+    const estimated = Math.ceil(this.streamed / 4);
+    const window = state.context.window;
+    const used = state.context.used + estimated;
     const parts = [
       `${state.provider}/${terminalSafe(state.model)}`,
-      `↑${tokens(u.input + u.cache_read + u.cache_write)} ↓${tokens(u.output)}`,
+      `↑${tokens(u.input + u.cache_read + u.cache_write)} ↓${estimated > 0 ? '~' : ''}${tokens(u.output + estimated)}`,
       `$${u.cost_usd.toFixed(u.cost_usd < 1 ? 4 : 2)}`,
+      `ctx ${window > 0 ? Math.min(100, Math.round((used / window) * 100)) : 0}%`,
     ];
     if (!state.yolo) parts.push('confirm');
     const loaded = state.extensions.loaded.length;
@@ -50,7 +71,8 @@ export class StatusLine implements Component {
     // The directory gives way first: its start is cut, so its last part stays readable.
     const rest = parts.join(' · ');
     const room = width - visibleWidth(rest) - 3;
-    const place = terminalSafe(cwd);
+    const branch = this.branch?.name;
+    const place = terminalSafe(branch ? `${cwd} (${branch})` : cwd);
     const shown =
       room >= visibleWidth(place) ? place : room >= 8 ? `…${place.slice(-(room - 1))}` : '';
     const line = shown ? `${shown} · ${rest}` : rest;

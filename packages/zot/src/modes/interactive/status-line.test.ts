@@ -1,0 +1,66 @@
+// The status line at 60 and 200 columns: what it says, that it never overflows, and what gives
+// way first when it must be cut.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { visibleWidth } from '@mariozechner/pi-tui';
+import type { RuntimeState } from '../../contract/state.js';
+import { createTheme, DARK } from '../../tui/theme.js';
+import { renderLines } from '../../tui/testing/virtual-terminal.js';
+import { StatusLine } from './status-line.js';
+
+const state = (over: Partial<RuntimeState> = {}): RuntimeState => ({
+  provider: 'anthropic',
+  model: 'claude-sonnet-4-5',
+  cwd: '/home/ann/projects/a-rather-long-project-name/packages/server',
+  busy: false,
+  queue_length: 0,
+  message_count: 4,
+  session_file: null,
+  usage: { input: 12_300, output: 2_100, cache_read: 0, cache_write: 0, cost_usd: 0.0421 },
+  context: { used: 50_000, window: 200_000 },
+  yolo: false,
+  extensions: { loaded: ['kit', 'guard'], failed: ['broken'] },
+  open_panel: null,
+  ...over,
+});
+
+test('at 200 columns everything shows: place, branch, model, tokens, cost, context, extensions', async () => {
+  const line = new StatusLine({
+    theme: createTheme(DARK, false),
+    home: '/home/ann',
+    branch: () => 'main',
+  });
+  line.update(state({ busy: true, queue_length: 2 }));
+  const [text] = await renderLines(line, 200);
+  assert.equal(
+    text,
+    '~/projects/a-rather-long-project-name/packages/server (main) · anthropic/claude-sonnet-4-5 · ' +
+      '↑12k ↓2.1k · $0.0421 · ctx 25% · confirm · ext 2 (1 failed) · working · 2 queued',
+  );
+});
+
+test('at 60 columns the directory gives way first; no line is wider than the terminal', async () => {
+  const line = new StatusLine({
+    theme: createTheme(DARK, true),
+    home: '/home/ann',
+    branch: () => 'main',
+  });
+  line.update(state());
+  for (const width of [60, 200])
+    assert.ok(line.render(width).every((l) => visibleWidth(l) <= width));
+  const [text] = await renderLines(line, 60);
+  assert.ok(!text!.includes('/home/ann'), text);
+  assert.match(text!, /anthropic\/claude-sonnet-4-5/);
+});
+
+test('output tokens and the context meter move while the answer streams, until usage comes', async () => {
+  const line = new StatusLine({ theme: createTheme(DARK, false) });
+  line.update(state({ busy: true, cwd: '/p' }));
+  line.stream(8_000); // about 2,000 tokens
+  const [streaming] = await renderLines(line, 200);
+  assert.match(streaming!, /↓~4\.1k/);
+  assert.match(streaming!, /ctx 26%/);
+  line.update(state({ busy: true, cwd: '/p', usage: { ...state().usage, output: 4_200 } }));
+  const [after] = await renderLines(line, 200);
+  assert.match(after!, /↓4\.2k ·/, 'the reported figure replaces the estimate');
+});

@@ -16,6 +16,7 @@ const SUITES = [
   'ext-memory',
   'intercept-overhead',
   'tui',
+  'tui-stream',
 ];
 
 const quick = ['1', 'true', 'yes'].includes(process.env.BENCH_QUICK ?? '');

@@ -358,7 +358,7 @@ class Extension:
 
     def log(self, *parts):
         """Writes a line to stderr, which zot appends to the extension's log."""
-        stream = sys.__stderr__ or sys.stderr
+        stream = sys.stderr
         if stream is None:
             return
         try:

@@ -15,6 +15,7 @@ const SUITES = [
   'ext-notify-flood',
   'ext-memory',
   'intercept-overhead',
+  'sdk-python',
 ];
 
 const quick = ['1', 'true', 'yes'].includes(process.env.BENCH_QUICK ?? '');

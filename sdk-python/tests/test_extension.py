@@ -318,6 +318,55 @@ class HandlersTest(unittest.TestCase):
         self.assertEqual(self.h.expect("command_response")["open_panel"]["title"], "Todos")
 
 
+class ReadingNeverStopsTest(unittest.TestCase):
+    """Handlers run on the thread that read them; a standby takes over reading when one waits."""
+
+    def gated(self, max_workers):
+        ext = Extension("gates", max_workers=max_workers)
+        opened = threading.Event()
+        gate = threading.Event()
+
+        @ext.tool("wait", "waits for the panel key")
+        def wait(args):
+            opened.set()
+            return text("released" if gate.wait(5) else "timed out")
+
+        @ext.on_panel_key
+        def key(k):
+            gate.set()
+
+        return ext, opened
+
+    def test_a_waiting_handler_does_not_stop_input_even_when_the_pool_is_full(self):
+        ext, _ = self.gated(max_workers=2)
+        h = Harness(ext)
+        h.ready()
+        for n in range(4):
+            h.send({"type": "tool_call", "id": str(n), "name": "wait", "args": {}})
+        time.sleep(0.05)
+        h.send({"type": "panel_key", "panel_id": "p", "key": "enter"})
+        results = [h.expect("tool_result") for _ in range(4)]
+        self.assertEqual(sorted(r["id"] for r in results), ["0", "1", "2", "3"])
+        self.assertEqual({r["content"][0]["text"] for r in results}, {"released"})
+        h.shutdown()
+
+    def test_after_a_quiet_period_the_standby_is_woken(self):
+        from zot_sdk._workers import Leaders
+
+        window = Leaders.ACTIVE_WINDOW
+        Leaders.ACTIVE_WINDOW = 0.02
+        self.addCleanup(setattr, Leaders, "ACTIVE_WINDOW", window)
+        ext, opened = self.gated(max_workers=4)
+        h = Harness(ext)
+        h.ready()
+        time.sleep(0.1)  # the standby is asleep now
+        h.send({"type": "tool_call", "id": "w", "name": "wait", "args": {}})
+        self.assertTrue(opened.wait(5))
+        h.send({"type": "panel_key", "panel_id": "p", "key": "enter"})
+        self.assertEqual(h.expect("tool_result")["content"][0]["text"], "released")
+        h.shutdown()
+
+
 class ShutdownTest(unittest.TestCase):
     def test_hook_runs_before_ack_and_in_flight_replies_are_sent(self):
         ext = Extension("bye")

@@ -21,7 +21,9 @@ from ._results import (
     tool_error,
     tool_fields,
 )
-from ._workers import Workers
+import functools
+
+from ._workers import Leaders, Workers
 
 #: Events an extension can observe with `@ext.on(...)`.
 EVENTS = (
@@ -168,7 +170,8 @@ class Extension:
         self._pending_activations = []
         self._context = threading.local()
         self._unknown = set()
-        self._pool = Workers(name + "-handler", max_workers, self._worker_failed)
+        self._max_workers = max_workers
+        self._leaders = None
         self._event_lane = Workers(name + "-events", 1, self._worker_failed)
         self._panel_lane = Workers(name + "-panels", 1, self._worker_failed)
 
@@ -431,15 +434,15 @@ class Extension:
             except Exception as problem:
                 self._report("on_hello hook %s" % getattr(hook, "__name__", hook), problem)
         self._go_ready()
-        for frame in early:
-            self._dispatch(frame)
-        while True:
-            frame = self._next_frame(reader)
-            if frame is None:
-                return self._finish(False)
-            if frame["type"] == "shutdown":
-                return self._finish(True)
-            self._dispatch(frame)
+        early.reverse()
+
+        def read():
+            return early.pop() if early else self._next_frame(reader)
+
+        self._leaders = Leaders(
+            self.name + "-handler", self._max_workers, read, self._route, self._worker_failed
+        )
+        return self._finish(self._leaders.run())
 
     def _capabilities(self):
         capabilities = []
@@ -490,8 +493,9 @@ class Extension:
 
         # Requests in flight get part of the grace to answer; then the hooks; then the ack.
         deadline = time.monotonic() + _grace_seconds() * 0.6
-        for lane in (self._pool, self._event_lane, self._panel_lane):
-            lane.wait(max(0.0, deadline - time.monotonic()) * 0.5)
+        for lane in (self._leaders, self._event_lane, self._panel_lane):
+            if lane is not None:
+                lane.wait(max(0.0, deadline - time.monotonic()) * 0.5)
         hooks = list(self._shutdown_hooks)
         if hooks:
             def run_hooks():
@@ -515,21 +519,25 @@ class Extension:
 
     # Dispatch -----------------------------------------------------------------------------
 
-    def _dispatch(self, frame):
+    def _route(self, frame):
+        """Called by the reading thread in input order: a task for a worker, or None."""
         kind = frame["type"]
         if kind == "tool_call":
-            self._pool.submit(self._run_tool, frame)
-        elif kind == "command_invoked":
-            self._pool.submit(self._run_command, frame)
-        elif kind == "event_intercept":
-            self._pool.submit(self._run_intercept, frame)
-        elif kind == "event":
+            return functools.partial(self._run_tool, frame)
+        if kind == "command_invoked":
+            return functools.partial(self._run_command, frame)
+        if kind == "event_intercept":
+            return functools.partial(self._run_intercept, frame)
+        if kind == "shutdown":
+            return Leaders.STOP
+        if kind == "event":
             self._event_lane.submit(self._run_event, frame)
         elif kind == "panel_key" or kind == "panel_close":
             self._panel_lane.submit(self._run_panel, frame)
         elif kind != "hello_ack" and kind not in self._unknown:
             self._unknown.add(kind)
             self.log("ignoring frames of unknown type %r" % kind)
+        return None
 
     def _run_command(self, frame):
         request = frame.get("id")

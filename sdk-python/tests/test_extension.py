@@ -136,6 +136,18 @@ class HandlersTest(unittest.TestCase):
         self.h.send({"type": "command_invoked", "id": "5", "name": "bad", "args": ""})
         self.assertIn("not JSON", self.h.expect("command_response", id="5")["error"])
 
+        @ext.tool("deep", "returns something nested too deeply for json")
+        def deep(args):
+            nested = []
+            for _ in range(100000):
+                nested = [nested]
+            return [{"type": "text", "text": "x", "extra": nested}]
+
+        self.h.send({"type": "tool_call", "id": "6", "name": "deep", "args": {}})
+        self.h.expect("register_tool")
+        result = self.h.expect("tool_result", id="6")
+        self.assertEqual((result["is_error"], result["content"][0]["text"]), (True, "tool deep returned something that is not JSON"))
+
     def test_tools_activation_and_errors(self):
         ext = self.ext
 

@@ -6,6 +6,7 @@ and flushed; a handler that raises becomes an error reply and a stderr line, nev
 `ready`; `shutdown` runs the `on_shutdown` hooks (bounded by the host's grace), answers
 `shutdown_ack` and ends `run()`.
 """
+import functools
 import os
 import sys
 import threading
@@ -21,8 +22,6 @@ from ._results import (
     tool_error,
     tool_fields,
 )
-import functools
-
 from ._workers import Leaders, Workers
 
 #: Events an extension can observe with `@ext.on(...)`.
@@ -282,7 +281,7 @@ class Extension:
     # Sending ------------------------------------------------------------------------------
 
     def _send(self, frame):
-        """Writes one frame (held until `ready` if the handshake is not done). Raises if not JSON."""
+        """Writes one frame, held until `ready` during the handshake. Raises if it is not JSON."""
         data = encode(frame)
         with self._lock:
             if self._phase in ("idle", "handshake"):
@@ -302,7 +301,7 @@ class Extension:
         """Sends a reply; if it is not valid JSON, logs why and sends `fallback` instead."""
         try:
             self._send(frame)
-        except (TypeError, ValueError) as problem:
+        except (TypeError, ValueError, RecursionError) as problem:
             self.log("reply %s %s is not JSON (%s); sending an error instead" % (
                 frame.get("type"), frame.get("id"), _describe(problem)))
             self._send(fallback)
@@ -592,10 +591,12 @@ class Extension:
         reply["id"] = request
         if activations:
             names = list(reply.get("activate_tools") or [])
-            names += [n for i, n in enumerate(activations) if n not in names and n not in activations[:i]]
+            for name in activations:
+                if name not in names:
+                    names.append(name)
             reply["activate_tools"] = names
-        fallback = {"type": "tool_result", "id": request, "is_error": True,
-                    "content": [{"type": "text", "text": "tool %s returned something that is not JSON" % name}]}
+        fallback = dict(tool_error("tool %s returned something that is not JSON" % name))
+        fallback.update(type="tool_result", id=request)
         self._reply(reply, fallback)
 
     def _run_intercept(self, frame):
@@ -636,7 +637,8 @@ class Extension:
             key = PanelKey(frame.get("panel_id"), frame.get("key"), frame.get("text"))
             hooks, subject, what = self._panel_key_hooks, key, "on_panel_key hook"
         else:
-            hooks, subject, what = self._panel_close_hooks, frame.get("panel_id"), "on_panel_close hook"
+            hooks, subject = self._panel_close_hooks, frame.get("panel_id")
+            what = "on_panel_close hook"
         for fn in list(hooks):
             try:
                 _call(fn, subject)

@@ -14,7 +14,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError, errorMessage } from '../../util/errors.js';
 import { fail, info, parseOptions, positionals, requireName, type ExtCommand } from './common.js';
 import { nodeProgram, toolNameFor, tsCompiled, tsProgram } from './scaffold-js.js';
-import { pythonProgram } from './scaffold-python.js';
+import { pythonFiles } from './scaffold-python.js';
 
 export type Lang = 'node' | 'ts' | 'python';
 
@@ -118,7 +118,7 @@ function files(name: string, lang: Lang): File[] {
     case 'node':
       return [...common, { path: 'index.mjs', content: nodeProgram(name, tool) }];
     case 'python':
-      return [...common, { path: 'main.py', content: pythonProgram(name, tool), executable: true }];
+      return [...common, ...pythonFiles(name, tool)];
     case 'ts':
       return [
         ...common,

@@ -1,82 +1,59 @@
-// The program `zot ext new --lang python` writes: standard library only.
+// What `zot ext new --lang python` writes: main.py on the Python SDK, with the SDK itself
+// (zot_sdk/, standard library only) copied next to it so the extension runs with nothing installed.
+import { PYTHON_SDK_FILES } from './scaffold-python-sdk.js';
+
+export interface ScaffoldFile {
+  path: string;
+  content: string;
+  executable?: boolean;
+}
+
+/** `main.py` and the `zot_sdk/` package beside it. */
+export function pythonFiles(name: string, tool: string): ScaffoldFile[] {
+  return [
+    { path: 'main.py', content: pythonProgram(name, tool), executable: true },
+    ...PYTHON_SDK_FILES.map((file) => ({ path: file.path, content: file.content })),
+  ];
+}
 
 /** `main.py`. */
 export function pythonProgram(name: string, tool: string): string {
   return String.raw`#!/usr/bin/env python3
-"""${name}: a zot extension in Python, standard library only.
+"""${name}: a zot extension in Python, on the zot Python SDK (zot_sdk, standard library only).
 
-It speaks the zot extension protocol: one JSON object per line on stdin and stdout.
-Diagnostics go to stderr, which zot appends to $ZOT_HOME/logs/ext-${name}.log.
+zot_sdk/ beside this file is a copy of the SDK, so nothing needs installing. It speaks the
+protocol for you: the handshake, one JSON object per line on stdin and stdout, replies with
+the right ids. Handlers run on worker threads. print() and ext.log() go to stderr, which zot
+appends to $ZOT_HOME/logs/ext-${name}.log; stdout is reserved for the protocol.
 """
-import json
-import sys
+from zot_sdk import Extension, display, text
 
-NAME = "${name}"
-TOOL = "${tool}"
+ext = Extension("${name}", "0.1.0")
 
 
-def send(frame):
-    sys.stdout.write(json.dumps(frame) + "\n")
-    sys.stdout.flush()
+@ext.command("${name}", "say hello (${name})")
+def hello(args):
+    # The user typed /${name} [args]; display() shows text without calling the model.
+    return display("hello from ${name}" + (": " + args if args else ""))
 
 
-def handle(frame):
-    """Answers one frame from zot; returns False when it is time to exit."""
-    kind = frame.get("type")
-    if kind == "hello_ack":
-        # Register everything, then say "ready" so zot stops waiting for registrations.
-        send({"type": "register_command", "name": NAME, "description": "say hello (" + NAME + ")"})
-        send({
-            "type": "register_tool",
-            "name": TOOL,
-            "description": "Greets someone by name.",
-            "schema": {
-                "type": "object",
-                "properties": {"name": {"type": "string", "description": "who to greet"}},
-                "required": ["name"],
-            },
-        })
-        send({"type": "ready"})
-    elif kind == "command_invoked":
-        # The user typed /${name} [args]; "display" shows text without calling the model.
-        args = frame.get("args")
-        args = args.strip() if isinstance(args, str) else ""
-        text = "hello from " + NAME + (": " + args if args else "")
-        send({"type": "command_response", "id": frame.get("id"), "action": "display", "display": text})
-    elif kind == "tool_call":
-        # The model called the tool; args follow the schema registered above.
-        args = frame.get("args")
-        who = args.get("name") if isinstance(args, dict) else None
-        who = who if isinstance(who, str) else "stranger"
-        content = [{"type": "text", "text": "Hello, " + who + "!"}]
-        send({"type": "tool_result", "id": frame.get("id"), "content": content})
-    elif kind == "shutdown":
-        send({"type": "shutdown_ack"})
-        return False
-    # Events, intercepts and panel keys are not used here; unknown frames are ignored.
-    return True
+@ext.tool(
+    "${tool}",
+    "Greets someone by name.",
+    {
+        "type": "object",
+        "properties": {"name": {"type": "string", "description": "who to greet"}},
+        "required": ["name"],
+    },
+)
+def greet(args):
+    # The model called the tool; zot has checked args against the schema above.
+    return text("Hello, " + args["name"] + "!")
 
 
-def main():
-    send({"type": "hello", "name": NAME, "version": "0.1.0", "capabilities": ["commands", "tools"]})
-    # Raw lines, split on LF only (str.splitlines would also split on U+2028 inside JSON strings).
-    while True:
-        raw = sys.stdin.buffer.readline()
-        if not raw:
-            return
-        line = raw.decode("utf-8", "replace").strip()
-        if not line:
-            continue
-        try:
-            frame = json.loads(line)
-        except ValueError as error:
-            print(NAME + ": ignored a bad line: " + str(error), file=sys.stderr)
-            continue
-        if isinstance(frame, dict) and not handle(frame):
-            return
+# More: @ext.on("turn_end"), @ext.intercept_tool_call, @ext.on_hello, panels, notes.
+# See docs/sdk-python.md in the zot repository.
 
-
-if __name__ == "__main__":
-    main()
+ext.run()
 `;
 }

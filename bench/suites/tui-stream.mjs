@@ -9,6 +9,7 @@ const dist = `${ROOT}packages/zot/dist/src/`;
 const { ChatView } = await import(`${dist}modes/interactive/chat/chat-view.js`);
 const { VirtualTerminal } = await import(`${dist}tui/testing/virtual-terminal.js`);
 const { createTheme, DARK } = await import(`${dist}tui/theme.js`);
+const { memoizeFrames } = await import(`${dist}tui/frame-memo.js`);
 
 /** A long answer with the usual mix: headings, paragraphs, lists, code, tables. */
 function answer(lines) {
@@ -31,6 +32,7 @@ function answer(lines) {
 function stream(text, perFrame, columns = 120, rows = 40) {
   const terminal = new VirtualTerminal({ columns, rows, scrollback: 100 });
   const tui = new TUI(terminal);
+  memoizeFrames(tui); // as the app does
   const chat = new ChatView({ tui, theme: createTheme(DARK, true) });
   tui.addChild(chat.container);
   tui.start();

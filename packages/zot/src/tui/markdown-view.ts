@@ -33,12 +33,15 @@ function splitBlocks(text: string): string[] {
   const blocks: string[] = [];
   let fence: string | undefined;
   let current: string[] = [];
-  for (const line of text.split('\n')) {
+  const lines = text.split('\n');
+  for (const [index, line] of lines.entries()) {
+    // The last line is not finished (no newline yet): it cannot be a blank separator.
+    const complete = index < lines.length - 1;
     const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
     if (marker && (!fence || (marker[0] === fence[0] && marker.length >= fence.length))) {
       fence = fence ? undefined : marker;
     }
-    if (!fence && line.trim() === '' && current.length > 0) {
+    if (!fence && complete && line.trim() === '' && current.length > 0) {
       blocks.push(current.join('\n'));
       current = [];
       continue;
@@ -51,28 +54,41 @@ function splitBlocks(text: string): string[] {
 
 export class MarkdownView implements Component {
   private text = '';
-  private readonly blocks: Markdown[] = [];
+  /** Blocks that can no longer change (a blank line outside a fence came after them). */
+  private readonly frozen: Markdown[] = [];
+  /** The open block: the text after the last frozen block, parsed again as it grows. */
+  private tail = '';
+  private readonly open: Markdown;
   private readonly style: MarkdownTheme;
 
   constructor(theme: Theme, text = '') {
     this.style = markdownTheme(theme);
+    this.open = new Markdown('', 0, 0, this.style);
     this.setText(text);
   }
 
+  /** Adds streamed text: only the open block is split and parsed again. */
   append(delta: string): void {
-    this.setText(this.text + delta);
+    this.text += delta;
+    this.grow(this.tail + delta);
   }
 
+  /** Replaces the whole text (the final message after interception). */
   setText(text: string): void {
-    if (text === this.text && this.blocks.length > 0) return;
+    if (text === this.text && (this.frozen.length > 0 || this.tail !== '')) return;
     this.text = text;
-    const parts = splitBlocks(terminalSafeBlock(text));
-    for (let i = 0; i < parts.length; i++) {
-      const existing = this.blocks[i];
-      if (existing) existing.setText(parts[i]!);
-      else this.blocks.push(new Markdown(parts[i]!, 0, 0, this.style));
+    this.frozen.length = 0;
+    this.frozenLines = undefined;
+    this.grow(text);
+  }
+
+  private grow(tail: string): void {
+    const parts = splitBlocks(tail);
+    for (const part of parts.slice(0, -1)) {
+      this.frozen.push(new Markdown(terminalSafeBlock(part), 0, 0, this.style));
     }
-    this.blocks.length = parts.length;
+    this.tail = parts.at(-1)!;
+    this.open.setText(terminalSafeBlock(this.tail));
   }
 
   get content(): string {
@@ -80,19 +96,40 @@ export class MarkdownView implements Component {
   }
 
   invalidate(): void {
-    for (const block of this.blocks) block.invalidate();
+    for (const block of this.frozen) block.invalidate();
+    this.open.invalidate();
+    this.frozenLines = undefined;
+  }
+
+  /** The frozen blocks' lines, kept per width: a frame then only renders the open block. */
+  private frozenLines: { width: number; count: number; lines: string[] } | undefined;
+
+  private renderFrozen(width: number): string[] {
+    const cached = this.frozenLines;
+    if (cached && cached.width === width && cached.count === this.frozen.length)
+      return cached.lines;
+    // Blocks frozen since the last frame are added to what was there; a new width starts over.
+    const reuse = cached && cached.width === width && cached.count < this.frozen.length;
+    const lines = reuse ? [...cached.lines] : [];
+    for (const block of this.frozen.slice(reuse ? cached.count : 0))
+      appendBlock(lines, block, width);
+    this.frozenLines = { width, count: this.frozen.length, lines };
+    return lines;
   }
 
   render(width: number): string[] {
-    const lines: string[] = [];
-    for (const [index, block] of this.blocks.entries()) {
-      const rendered = block
-        .render(width)
-        .filter((line, _, all) => all.length > 1 || line.trim() !== '');
-      if (rendered.length === 0) continue;
-      if (index > 0 && lines.length > 0) lines.push('');
-      lines.push(...rendered);
-    }
+    const lines = [...this.renderFrozen(width)];
+    appendBlock(lines, this.open, width);
     return lines;
   }
+}
+
+/** Appends a block's lines, a blank line between blocks; a block of nothing adds nothing. */
+function appendBlock(lines: string[], block: Markdown, width: number): void {
+  const rendered = block
+    .render(width)
+    .filter((line, _, all) => all.length > 1 || line.trim() !== '');
+  if (rendered.length === 0) return;
+  if (lines.length > 0) lines.push('');
+  lines.push(...rendered);
 }

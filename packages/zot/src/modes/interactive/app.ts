@@ -7,6 +7,7 @@ import { createTheme, DARK, noColor, type Theme } from '../../tui/theme.js';
 import { ChatView } from './chat/chat-view.js';
 import { CommandsController } from './commands.js';
 import { Dialogs } from './dialogs.js';
+import { memoizeFrames } from '../../tui/frame-memo.js';
 import { gitBranch } from '../../util/git-branch.js';
 import { EditorController } from './editor.js';
 import { CANCEL_NOTE_KEY, KeysController } from './keys.js';
@@ -49,6 +50,7 @@ export async function runInteractiveMode(
   const theme = createTheme(DARK, !noColor(env));
   const terminal = new WatchedTerminal(options.terminal ?? new ProcessTerminal());
   const tui = new TUI(terminal);
+  memoizeFrames(tui);
   const render = () => tui.requestRender();
   const chat = new ChatView({
     tui,

@@ -90,6 +90,11 @@ export async function runInteractiveMode(
     surface: {
       display: (text, style) => chat.display(text, style),
       insert: (text) => editor.setText(text),
+      // OSC 52: most terminals (and tmux with set-clipboard) put this on the system clipboard.
+      copy: (text) => {
+        terminal.write(`\x1b]52;c;${Buffer.from(text, 'utf8').toString('base64')}\x07`);
+        return true;
+      },
       reset: () => chat.clear(),
       exit,
     },

@@ -22,6 +22,8 @@ export interface CommandSurface {
   display(text: string, style?: (text: string) => string): void;
   /** Puts text into the editor. */
   insert(text: string): void;
+  /** Puts text on the clipboard; false when the terminal cannot be asked to. */
+  copy?(text: string): boolean;
   /** Removes the transcript from the screen (after /clear and /new). */
   reset(): void;
   exit(): void;
@@ -88,6 +90,10 @@ export class CommandsController {
       case 'display': {
         if (name === 'clear' || name === 'new') surface.reset();
         surface.display(name === 'help' ? `${KEYS_HELP}\n\n${result.text}` : result.text);
+        // /session: the path also goes to the clipboard, through the terminal (OSC 52).
+        if (name === 'session' && result.text.startsWith('/') && surface.copy?.(result.text)) {
+          surface.display('(copied to the clipboard)', theme.muted);
+        }
         return;
       }
       case 'insert':

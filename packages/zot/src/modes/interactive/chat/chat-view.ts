@@ -44,6 +44,7 @@ export class ChatView {
   private answer: MarkdownView | undefined;
   private thinking: ThinkingBlock | undefined;
   private expanded = false;
+  private highlighting = false;
 
   constructor(private readonly options: ChatViewOptions) {
     this.working = new WorkingIndicator(
@@ -53,10 +54,15 @@ export class ChatView {
     );
     this.container.addChild(this.log);
     this.container.addChild(this.working);
-    void preloadHighlighter().then(() => {
-      this.log.invalidate();
-      options.tui.requestRender();
-    });
+  }
+
+  /** Loads the code highlighter once code appears (not at start-up: the first frame comes first). */
+  private wantHighlighter(text: string): void {
+    if (this.highlighting || !text.includes('`')) return;
+    this.highlighting = true;
+    // What is drawn stays as it is (redrawing it would rewrite the scrollback); the code that
+    // comes after the highlighter is there is highlighted.
+    void preloadHighlighter().then(() => this.options.tui.requestRender());
   }
 
   handle(event: SessionEvent): void {
@@ -88,6 +94,7 @@ export class ChatView {
       case 'text_delta':
         this.working.hide();
         if (!this.answer) this.answer = this.add(new MarkdownView(theme));
+        this.wantHighlighter(event.delta);
         this.answer.append(event.delta);
         break;
       case 'tool_call_delta':
@@ -141,6 +148,7 @@ export class ChatView {
           if (block.type === 'thinking' && block.thinking.trim() !== '') {
             this.add(new ThinkingBlock(theme), true).append(block.thinking);
           } else if (block.type === 'text' && block.text.trim() !== '') {
+            this.wantHighlighter(block.text);
             this.add(new MarkdownView(theme, block.text));
           } else if (block.type === 'tool_call') {
             const preview = this.options.preview?.(block.name, block.args) ?? previewOf(block.args);

@@ -101,7 +101,7 @@ export async function run(options) {
           },
         ),
         row('zot TUI: key -> updated frame vs raw echo', keys(results.raw), keys(results.zot), {
-          maxRatio: 20,
+          maxRatio: 10,
         }),
       ],
     };

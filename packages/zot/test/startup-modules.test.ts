@@ -29,15 +29,18 @@ export async function load(url, context, nextLoad) {
 // What must stay off the --json path, and how loading it would show. esbuild leaves these
 // packages in node_modules, so they load from their own directory:
 const EXTERNAL = ['ajv', 'diff', '@sinclair/typebox'];
-// and inlines our own modules into chunks, writing `// <source path>` above each module's code,
-// so a loaded chunk names every module it holds (bounds.js, a small JSON guard, is meant to load).
+// and inlines our own modules into chunks; the build's module map (dist/bundle-modules.json, from
+// esbuild's metafile) names every module a chunk holds (bounds.js, a small JSON guard, is meant
+// to load).
 const INLINED = [
   'packages/protocol/dist/src/decode.js',
   'packages/protocol/dist/src/generated/validators.js',
   'packages/zot/src/agent/generated/json-schema-meta.ts',
   'packages/zot/src/extensions/host.ts',
 ];
-const MARKER = /^\/\/ ((?:packages|node_modules)\/\S+)$/gm;
+const MODULES: Record<string, string[]> = JSON.parse(
+  readFileSync(join(dirname(ZOT_BIN), '..', 'bundle-modules.json'), 'utf8'),
+);
 
 /** The directory a package loads from, as Node resolves it from the bundle. */
 function packageDirectory(name: string): string {
@@ -47,9 +50,19 @@ function packageDirectory(name: string): string {
   return realpathSync(join(base, name)) + sep;
 }
 
+/** The source modules the given chunk files hold. */
 function markersIn(files: string[]): Set<string> {
+  const bundle = dirname(ZOT_BIN);
   return new Set(
-    files.flatMap((file) => [...readFileSync(file, 'utf8').matchAll(MARKER)].map((m) => m[1]!)),
+    files.flatMap(
+      (file) =>
+        MODULES[
+          file
+            .slice(bundle.length + 1)
+            .split(sep)
+            .join('/')
+        ] ?? [],
+    ),
   );
 }
 

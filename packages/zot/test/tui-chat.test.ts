@@ -101,6 +101,31 @@ test(
   },
 );
 
+test(
+  'alt+up takes the last queued message back into the editor; the edited one is what runs',
+  { skip },
+  async (t) => {
+    const { zot } = open(t);
+    await ready(zot);
+    llm.script(
+      { text: ['slow ', 'first ', 'answer'], chunkDelayMs: 500 },
+      { text: 'answered the edit' },
+    );
+    zot.submit('first prompt');
+    await zot.waitFor('working');
+    zot.submit('typo prompt');
+    await zot.waitFor('queued › typo prompt');
+    zot.press('M-Up');
+    await zot.waitFor((s) => !s.includes('queued › typo prompt'));
+    zot.press('C-u');
+    zot.submit('fixed prompt');
+    await zot.waitFor('answered the edit');
+    const sent = JSON.stringify(llm.requests.at(-1)!.body.messages);
+    assert.match(sent, /fixed prompt/);
+    assert.doesNotMatch(sent, /typo prompt/);
+  },
+);
+
 test('Esc cancels the running turn and the queue; the next prompt works', { skip }, async (t) => {
   const { zot } = open(t);
   await ready(zot);

@@ -45,11 +45,15 @@ test(
   async (t) => {
     const box = sandbox(t);
     const zot = open(t, box, ['--provider', 'anthropic'], { env: { NO_COLOR: undefined } });
-    await zot.waitFor('anthropic/');
+    const start = await zot.waitFor('anthropic/');
+    assert.match(start, /no API key for anthropic yet: \/login stores one/, 'said at start');
     zot.submit('hello');
-    const screen = await zot.waitFor('no API key for anthropic', { escapes: true });
+    const screen = await zot.waitFor(
+      (s) => s.split('\n').some((l) => l.includes('error: no API key')),
+      { escapes: true },
+    );
     assert.match(screen, /\/login/);
-    const line = screen.split('\n').find((l) => l.includes('no API key'))!;
+    const line = screen.split('\n').find((l) => l.includes('error: no API key'))!;
     assert.match(line, RED);
   },
 );

@@ -57,7 +57,7 @@ test('login checks the key with one model-list request and saves only a key that
   assert.equal(statSync(paths.auth).mode & 0o777, 0o600);
   assert.deepEqual(
     access.providers().find((p) => p.provider === 'anthropic'),
-    { provider: 'anthropic', needs_key: true, key_source: 'auth.json' },
+    { provider: 'anthropic', needs_key: true, key_source: 'auth.json', ready: true },
   );
   assert.equal(access.logout('anthropic'), true);
   assert.equal(access.logout('anthropic'), false);

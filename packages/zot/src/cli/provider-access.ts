@@ -108,11 +108,14 @@ export function createProviderAccess(setup: ProviderAccessOptions): ProviderAcce
     providers: () =>
       PROVIDER_NAMES.map((provider) => {
         const source = resolveApiKey(provider, flagKey(provider), env, store())?.source;
-        return {
-          provider,
-          needs_key: providerNeedsKey(provider),
-          ...(source ? { key_source: source } : {}),
-        };
+        const needsKey = providerNeedsKey(provider);
+        let ready = source !== undefined || !needsKey;
+        try {
+          ready ||= override(provider) !== undefined;
+        } catch {
+          // A bad base URL variable: the call will fail and say so.
+        }
+        return { provider, needs_key: needsKey, ...(source ? { key_source: source } : {}), ready };
       }),
     async login(provider, key, signal) {
       const trimmed = key.trim();

@@ -52,6 +52,15 @@ export class PromptQueue {
     return taken;
   }
 
+  /** Takes the last waiting follow-up back (to edit it); undefined when none waits. */
+  takeLastFollowUp(): FollowUp | undefined {
+    const entry = this.followUps.pop();
+    if (!entry) return undefined;
+    entry.dropped = true;
+    this.changed();
+    return entry;
+  }
+
   /** Drops every waiting follow-up and steering message (Esc); they will not run. */
   dropAll(): number {
     const dropped = this.followUps.length + this.steering.length;

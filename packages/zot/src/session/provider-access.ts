@@ -9,6 +9,8 @@ export interface ProviderStatus {
   needs_key: boolean;
   /** Where this provider's key comes from now; absent when it has none. */
   key_source?: 'flag' | 'env' | 'auth.json';
+  /** A call can be made now: it has a key, needs none, or goes to a base URL of the user's. */
+  ready: boolean;
 }
 
 export type LoginResult =

@@ -587,6 +587,14 @@ export class Session {
   }
 
   /**
+   * Takes the last waiting follow-up out of the queue, so the user can edit it (the TUI puts it
+   * back into the editor); it will not run. Returns its text, or undefined when none waits.
+   */
+  unqueueLast(): string | undefined {
+    return this.queued.takeLastFollowUp()?.text;
+  }
+
+  /**
    * Aborts the running operation and drops every prompt waiting behind it (follow-ups and
    * steering): the TUI's Esc. Returns how many waiting messages were dropped.
    */

@@ -135,6 +135,13 @@ export async function runInteractiveMode(
 
   chat.display(`zot ${options.version} · /help for keys and commands`, theme.muted);
   if (session.messages.length > 0) chat.replay(session.messages);
+  const provider = session.state().provider;
+  if (session.providers().some((p) => p.provider === provider && !p.ready)) {
+    chat.display(
+      `no API key for ${provider} yet: /login stores one (or set it in the environment)`,
+      theme.warning,
+    );
+  }
   const onEvent = (event: SessionEvent) =>
     handle(event, { chat, queue, notes, status, theme, render });
   const unsubscribe = session.subscribe(onEvent);

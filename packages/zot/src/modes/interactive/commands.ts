@@ -11,6 +11,7 @@ export const KEYS_HELP = [
   '  shift+enter, ctrl+j  new line',
   '  up / down          prompt history',
   '  esc                cancel the running turn and the queue',
+  '  alt+up             take the last queued message back to edit it',
   '  ctrl+c             clear the editor; twice to exit',
   '  ctrl+o             expand or collapse tool results',
 ].join('\n');

@@ -47,6 +47,7 @@ function fakeSession(overrides: Partial<InteractiveSession> = {}) {
     enableConfirmation: () => undefined,
     startExtensions: async () => [],
     toolPreview: () => '',
+    unqueueLast: () => undefined,
     models: () => [],
     setModel: (ref: string) => ({ id: ref, provider: 'anthropic' }),
     sessions: () => [],

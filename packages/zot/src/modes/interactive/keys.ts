@@ -1,6 +1,6 @@
 // The app's own keys, asked before the editor: Esc cancels the running turn and the queue,
 // Ctrl+C clears the editor or (pressed twice within two seconds) exits, Ctrl+O expands or
-// collapses every tool result and thinking block.
+// collapses every tool result and thinking block, Alt+Up takes the last queued message back.
 import { matchesKey } from '@mariozechner/pi-tui';
 import type { Theme } from '../../tui/theme.js';
 import type { Notes } from './notes.js';
@@ -35,6 +35,13 @@ export class KeysController {
     if (matchesKey(data, 'ctrl+c')) return this.ctrlC();
     if (matchesKey(data, 'ctrl+o')) {
       this.options.toggleExpanded();
+      return true;
+    }
+    // Alt+Up: the last queued message comes back into the editor to be changed (and sent again).
+    if (matchesKey(data, 'alt+up') && this.options.editor.text === '') {
+      const text = this.options.session.unqueueLast();
+      if (text === undefined) return false;
+      this.options.editor.setText(text);
       return true;
     }
     if (matchesKey(data, 'escape')) {

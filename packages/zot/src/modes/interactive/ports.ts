@@ -31,6 +31,8 @@ export interface InteractiveSession {
   prompt(text: string, images?: ImageBlock[], mode?: 'follow_up' | 'steer'): Promise<unknown>;
   /** Aborts the running operation and drops everything waiting; returns how many waited. */
   cancel(): number;
+  /** Takes the last queued follow-up back for editing; undefined when none waits. */
+  unqueueLast(): string | undefined;
   /** Connects the extension-UI port; returns a disconnect function. */
   connectUi(ui: ExtensionUi): () => void;
   /** Resolves once nothing runs or waits. */

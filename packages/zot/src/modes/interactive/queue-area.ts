@@ -32,9 +32,15 @@ export class QueueArea implements Component {
         width,
         '…',
       );
-    return [
+    const lines = [
       ...this.queue.steering.map((text) => line('steer ›', text)),
       ...this.queue.follow_up.map((text) => line('queued ›', text)),
     ];
+    if (this.queue.follow_up.length > 0) {
+      lines.push(
+        truncateToWidth(this.theme.dim('  alt+up: edit the last queued message'), width, '…'),
+      );
+    }
+    return lines;
   }
 }

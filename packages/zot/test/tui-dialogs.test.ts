@@ -1,7 +1,7 @@
 // End-to-end in tmux: the TUI's dialogs over the runtime: the /model picker, /sessions
 // (resume and rename), /login with a masked key checked before it is saved, /logout.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
@@ -118,5 +118,27 @@ test(
     await zot.waitFor('Log out');
     zot.press('Enter');
     await zot.waitFor('removed the saved anthropic key');
+  },
+);
+
+test(
+  '/skills lists the skills with their source; Enter shows the chosen one',
+  { skip },
+  async (t) => {
+    const { box, open } = setup(t);
+    const dir = join(box.project, '.zot', 'skills', 'deploy');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'SKILL.md'),
+      '---\ndescription: ship it\n---\nRun make deploy, then check.\n',
+    );
+    const zot = open(fakeLlmFlags(llm.url));
+    await zot.waitFor('anthropic/');
+    zot.submit('/skills');
+    const list = await zot.waitFor('Skills (2)');
+    assert.match(list, /deploy +ship it +project/);
+    assert.match(list, /zot-extension/);
+    zot.press('Enter');
+    await zot.waitFor('Run make deploy, then check.');
   },
 );

@@ -211,7 +211,7 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
     ...(options.reasoning ? { reasoning: options.reasoning } : {}),
     maxSteps: options.maxSteps,
     tools: new ToolRegistry(tools),
-    ...(skills ? { skills: skills.reread } : {}),
+    ...(skills ? { skills: skills.reread, skillBody: skills.body } : {}),
     stream: streamFor,
     ...(files ? { files } : {}),
     ...(opened ? { writer: opened.writer, warnings: opened.warnings, usage: opened.usage } : {}),

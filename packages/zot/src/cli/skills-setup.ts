@@ -6,6 +6,7 @@ import type { ZotPaths } from '../config/paths.js';
 import { createSkillTool } from '../tools/skill.js';
 import { builtinSkillsDir } from '../tools/skills/builtin.js';
 import { discoverSkills, type SkillBundle, type SkillCatalog } from '../tools/skills/catalog.js';
+import { loadYaml, readSkillFile } from '../tools/skills/skill-file.js';
 import type { CliOptions } from './args.js';
 
 export interface RunSkills {
@@ -13,6 +14,8 @@ export interface RunSkills {
   tool: Tool;
   /** Reads every source again; the tool sees the result. */
   reread(): Promise<SkillCatalog>;
+  /** One skill's body, read now (the /skills preview). */
+  body(name: string): Promise<{ body: string; file: string } | { error: string }>;
 }
 
 /** Bundles of the extensions that would load (not disabled, shadowed or broken). */
@@ -57,5 +60,12 @@ export async function setupSkills(
     catalog,
     tool: createSkillTool(() => catalog.skills),
     reread: async () => (catalog = await read()),
+    body: async (name) => {
+      const entry = catalog.skills.find((skill) => skill.name === name);
+      if (!entry) return { error: `unknown skill "${name}"` };
+      await loadYaml();
+      const parsed = readSkillFile(entry.file);
+      return 'error' in parsed ? parsed : { body: parsed.body, file: entry.file };
+    },
   };
 }

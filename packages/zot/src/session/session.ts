@@ -69,6 +69,8 @@ export interface SessionOptions {
   usage?: RecordedUsage;
   /** Re-reads every skill (`/skills`); absent with --no-skill. */
   skills?(): Promise<SkillCatalog>;
+  /** One skill's body, read now (the TUI's /skills preview). */
+  skillBody?(name: string): Promise<{ body: string; file: string } | { error: string }>;
   /** Problems found loading `messages` (bad lines, repaired tool calls); see subscribe(). */
   warnings?: string[];
   hooks?: AgentHooks;
@@ -312,6 +314,12 @@ export class Session {
   /** Every skill, read afresh (the skill tool then sees the same); undefined when skills are off. */
   skills(): Promise<SkillCatalog | undefined> {
     return this.options.skills?.() ?? Promise.resolve(undefined);
+  }
+
+  /** One skill's body and file, read now. Contract: never rejects. */
+  async skillBody(name: string): Promise<{ body: string; file: string } | { error: string }> {
+    if (!this.options.skillBody) return { error: 'skills are off (--no-skill)' };
+    return this.options.skillBody(name).catch((error: unknown) => ({ error: errorMessage(error) }));
   }
 
   /** The one-line preview of a tool call, as the live `tool_call` event gives it (for replays). */

@@ -50,6 +50,7 @@ export interface CommandDialogs {
   sessions(): Promise<void>;
   login(): Promise<void>;
   logout(): Promise<void>;
+  skills(): Promise<void>;
 }
 
 /** Contract: `run` never rejects; every outcome is shown. */
@@ -72,6 +73,7 @@ export class CommandsController {
       name === 'login' ||
       name === 'logout' ||
       name === 'sessions' ||
+      name === 'skills' ||
       (name === 'model' && args === '')
         ? dialogs?.[name as keyof CommandDialogs]
         : undefined;

@@ -151,6 +151,32 @@ export class Dialogs {
     done();
   }
 
+  /** /skills: every skill (read afresh) with its source; Enter shows the skill's text. */
+  async skills(): Promise<void> {
+    const { tui, theme, session, surface } = this.options;
+    const catalog = await session.skills();
+    if (!catalog) return surface.display('skills are off (--no-skill)', theme.muted);
+    for (const warning of catalog.warnings) surface.display(warning, theme.warning);
+    const { result } = showSelectDialog(tui, {
+      title: `Skills (${catalog.skills.length})`,
+      theme,
+      emptyText: 'no skills',
+      items: catalog.skills.map((skill) => ({
+        value: skill.name,
+        label: skill.name,
+        description: skill.description,
+        detail: skill.allowedTools
+          ? `${skill.source} · ${skill.allowedTools.join(', ')}`
+          : skill.source,
+      })),
+    });
+    const picked = await result;
+    if (!picked) return;
+    const read = await session.skillBody(picked.value);
+    if ('error' in read) return surface.display(read.error, theme.error);
+    surface.display(`skill ${picked.value} (${read.file})\n\n${read.body}`, theme.text);
+  }
+
   async login(): Promise<void> {
     const { tui, theme, session, surface } = this.options;
     const provider = await this.pickProvider('Log in: which provider?', (p) => p.needs_key);

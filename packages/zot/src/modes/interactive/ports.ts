@@ -22,6 +22,13 @@ export type {
   SessionSummary,
 };
 
+export interface SkillInfo {
+  name: string;
+  description: string;
+  source: string;
+  allowedTools?: string[];
+}
+
 export interface InteractiveSession {
   subscribe(listener: (event: SessionEvent) => void): () => void;
   state(): RuntimeState;
@@ -42,6 +49,9 @@ export interface InteractiveSession {
   runCommand(text: string, mode: 'tui', announce: boolean): Promise<SlashResult>;
   enableConfirmation(ask: AskPerson): unknown;
   startExtensions(): Promise<unknown>;
+  /** Every skill, read afresh; undefined when skills are off. */
+  skills(): Promise<{ skills: SkillInfo[]; warnings: string[] } | undefined>;
+  skillBody(name: string): Promise<{ body: string; file: string } | { error: string }>;
   /** A tool call's one-line preview (for replayed transcripts). */
   toolPreview(name: string, args: Record<string, unknown>): string;
   /** Every model of every provider; `setModel` takes `provider/id` and saves the choice. */

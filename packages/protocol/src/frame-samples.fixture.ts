@@ -52,6 +52,10 @@ export const FROM_EXTENSION: readonly FrameFromExtension[] = [
   { type: 'submit', text: 'Summarize.' },
   { type: 'panel_render', panel_id: 'todos', title: 'Todos', lines: ['x'], footer: 'f' },
   { type: 'panel_close', panel_id: 'todos' },
+  {
+    type: 'open_panel',
+    panel: { id: 'ask', title: 'Write the file?', lines: ['a.txt'], footer: 'y/n' },
+  },
   { type: 'notify', level: 'success', message: 'done' },
   { type: 'display', text: 'a note' },
   { type: 'clear_notes' },

@@ -160,6 +160,17 @@ export const PanelRenderFrameSchema = frame(
   { title: 'PanelRenderFrame', description: 'Redraws an open panel.' },
 );
 
+/** zot's addition to the spec: a panel opened without a command (an approval during a tool call). */
+export const OpenPanelFrameSchema = frame(
+  'open_panel',
+  { panel: PanelSpecSchema },
+  {
+    title: 'OpenPanelFrame',
+    description:
+      "zot's addition: opens a panel on the extension's own initiative (e.g. to ask during a tool call); as a command's open_panel.",
+  },
+);
+
 /** Same shape in both directions: the extension closes its panel, or the host reports a close. */
 export const PanelCloseFrameSchema = frame(
   'panel_close',
@@ -208,6 +219,7 @@ export type EventInterceptResponseFrame = Static<typeof EventInterceptResponseFr
 export type CommandResponseFrame = Static<typeof CommandResponseFrameSchema>;
 export type SubmitFrame = Static<typeof SubmitFrameSchema>;
 export type PanelRenderFrame = Static<typeof PanelRenderFrameSchema>;
+export type OpenPanelFrame = Static<typeof OpenPanelFrameSchema>;
 export type PanelCloseFrame = Static<typeof PanelCloseFrameSchema>;
 export type NotifyFrame = Static<typeof NotifyFrameSchema>;
 export type DisplayFrame = Static<typeof DisplayFrameSchema>;
@@ -227,6 +239,7 @@ export const FRAME_SCHEMAS_FROM_EXTENSION = {
   submit: SubmitFrameSchema,
   panel_render: PanelRenderFrameSchema,
   panel_close: PanelCloseFrameSchema,
+  open_panel: OpenPanelFrameSchema,
   notify: NotifyFrameSchema,
   display: DisplayFrameSchema,
   clear_notes: ClearNotesFrameSchema,

@@ -36,6 +36,7 @@ export type {
   NotifyFrame,
   PanelCloseFrame,
   PanelRenderFrame,
+  OpenPanelFrame,
   PanelSpec,
   ReadyFrame,
   RegisterCommandFrame,

@@ -407,6 +407,51 @@ const shapePanelCloseFrame: Shape = {
   ],
 };
 
+function checkOpenPanelFrame(value: any): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    value['type'] === 'open_panel' &&
+    typeof value['panel'] === 'object' &&
+    value['panel'] !== null &&
+    !Array.isArray(value['panel']) &&
+    typeof value['panel']['id'] === 'string' &&
+    (value['panel']['title'] !== undefined ? typeof value['panel']['title'] === 'string' : true) &&
+    (value['panel']['lines'] !== undefined
+      ? Array.isArray(value['panel']['lines']) &&
+        ((array) => {
+          for (const value of array)
+            if (!(typeof value === 'string')) {
+              return false;
+            }
+          return true;
+        })(value['panel']['lines'])
+      : true) &&
+    (value['panel']['footer'] !== undefined ? typeof value['panel']['footer'] === 'string' : true)
+  );
+}
+
+const shapeOpenPanelFrame: Shape = {
+  kind: 'object',
+  properties: [
+    { key: 'type', required: true, shape: { kind: 'literal', value: 'open_panel' } },
+    {
+      key: 'panel',
+      required: true,
+      shape: {
+        kind: 'object',
+        properties: [
+          { key: 'id', required: true, shape: { kind: 'string' } },
+          { key: 'title', required: false, shape: { kind: 'string' } },
+          { key: 'lines', required: false, shape: { kind: 'array', items: { kind: 'string' } } },
+          { key: 'footer', required: false, shape: { kind: 'string' } },
+        ],
+      },
+    },
+  ],
+};
+
 function checkNotifyFrame(value: any): boolean {
   return (
     typeof value === 'object' &&
@@ -857,6 +902,7 @@ export const VALIDATORS_FROM_EXTENSION: ReadonlyMap<string, FrameValidator> = ne
   ['submit', { check: checkSubmitFrame, shape: shapeSubmitFrame }],
   ['panel_render', { check: checkPanelRenderFrame, shape: shapePanelRenderFrame }],
   ['panel_close', { check: checkPanelCloseFrame, shape: shapePanelCloseFrame }],
+  ['open_panel', { check: checkOpenPanelFrame, shape: shapeOpenPanelFrame }],
   ['notify', { check: checkNotifyFrame, shape: shapeNotifyFrame }],
   ['display', { check: checkDisplayFrame, shape: shapeDisplayFrame }],
   ['clear_notes', { check: checkClearNotesFrame, shape: shapeClearNotesFrame }],

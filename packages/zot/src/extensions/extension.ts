@@ -30,7 +30,16 @@ export type ReadyKind = 'ready' | 'auto-ready';
 /** Frames the host surfaces to the user rather than correlating. */
 export type SurfacedFrame = Extract<
   FrameFromExtension,
-  { type: 'notify' | 'display' | 'clear_notes' | 'submit' | 'panel_render' | 'panel_close' }
+  {
+    type:
+      | 'notify'
+      | 'display'
+      | 'clear_notes'
+      | 'submit'
+      | 'panel_render'
+      | 'panel_close'
+      | 'open_panel';
+  }
 >;
 
 export interface ExtensionContext {

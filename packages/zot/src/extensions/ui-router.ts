@@ -53,6 +53,10 @@ export class UiRouter {
         return this.panels.render(extension, frame);
       case 'panel_close':
         return this.panels.closeFrom(extension, frame.panel_id);
+      case 'open_panel':
+        // Our addition: the extension opens a panel itself (e.g. to ask during a tool call).
+        this.panels.open(extension, frame.panel);
+        return this.emit({ type: 'ext_panel_open', extension: name, panel: frame.panel });
     }
   }
 

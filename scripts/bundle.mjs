@@ -27,7 +27,9 @@ const result = await build({
   target: 'node20',
   // Third-party code stays in node_modules: it is loaded lazily (ajv, diff) or only by
   // developer tooling (typebox), and bundling it would not make start-up faster.
-  external: ['ajv', 'diff', '@sinclair/typebox', '@sinclair/typebox/*'],
+  // cli-highlight is CommonJS that requires Node built-ins at run time, which an ESM chunk
+  // cannot; it is imported lazily, once code shows up in an answer.
+  external: ['ajv', 'diff', 'cli-highlight', '@sinclair/typebox', '@sinclair/typebox/*'],
   define: { __ZOT_VERSION__: JSON.stringify(version) },
   chunkNames: 'chunks/[name]-[hash]',
   // Less to parse at every start (the TUI's chunk is ~390 KB unminified); names are kept so

@@ -10,6 +10,8 @@ import { renderLines } from './testing/virtual-terminal.js';
 const ANSWER = [
   '# Title',
   '',
+  '### Deeper',
+  '',
   'Some **bold** text.',
   '',
   '```js',
@@ -29,6 +31,8 @@ test('headings, tables, code fences and links; the same whatever the deltas', as
   const theme = createTheme(DARK, false);
   const whole = await renderLines(new MarkdownView(theme, ANSWER), 60);
   assert.equal(whole[0], 'Title');
+  assert.ok(whole.includes('Deeper'), 'deeper headings lose their # too');
+  assert.ok(!whole.some((line) => line.includes('#')), 'no heading keeps a #');
   assert.ok(whole.includes('```js'), 'the fence and its language stay visible');
   assert.ok(
     whole.some((line) => line.includes('const b = 2;')),

@@ -46,7 +46,8 @@ function splitBlocks(text: string): string[] {
       current = [];
       continue;
     }
-    current.push(line);
+    // pi-tui draws level 3-6 headings with their `#`s: they are drawn as level 2 instead.
+    current.push(!fence && !marker ? line.replace(/^( {0,3})#{3,6}(?=\s)/, '$1##') : line);
   }
   blocks.push(current.join('\n'));
   return blocks;

@@ -167,7 +167,9 @@ export function answer<T extends RequestType>(
   request: { type: T; id: string },
   body: ReplyBody<T>,
 ): { ok: true; reply: ReplyTo<T> } | { ok: false; error: string } {
-  const reply = { ...body, type: REPLY_TYPE[request.type], id: request.id };
+  // `type` and `id` first (as a person reading the wire expects), and never overridden by body.
+  const head = { type: REPLY_TYPE[request.type], id: request.id };
+  const reply = Object.assign({ ...head }, body, head);
   const checked = checkFrameFromExtension(reply);
   if (!checked.ok) return { ok: false, error: checked.error };
   return { ok: true, reply: reply as unknown as ReplyTo<T> };

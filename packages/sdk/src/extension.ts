@@ -200,6 +200,8 @@ export class Extension {
   private started = false;
   private stopping: Promise<void> | undefined;
   private hostInfo: HostInfo = EMPTY_HOST;
+  /** Frames that arrived before ready: handled once the registrations are out. */
+  private held: FrameFromHost[] | undefined = [];
   private ackWaiter: ((ack: HelloAckFrame | undefined) => void) | undefined;
   private stoppedResolve!: () => void;
   private readonly stopped = new Promise<void>((resolve) => (this.stoppedResolve = resolve));
@@ -212,6 +214,7 @@ export class Extension {
     this.exit =
       options.exit ?? (options.transport ? () => undefined : (code) => process.exit(code));
     this.writeErr = options.stderr ?? ((text) => void process.stderr.write(text));
+    if (!options.transport) redirectConsole(this.writeErr);
   }
 
   /** What hello_ack said (empty fields before it arrived). */
@@ -357,7 +360,6 @@ export class Extension {
   async run(): Promise<void> {
     if (this.started) throw new Error('@zot/sdk: run() was already called');
     this.started = true;
-    if (!this.options.transport) redirectConsole(this.writeErr);
     const ack = new Promise<HelloAckFrame | undefined>((resolve) => (this.ackWaiter = resolve));
     this.transport.start({
       onLine: (line) => this.receive(line),
@@ -383,6 +385,9 @@ export class Extension {
       for (const hook of this.helloHooks) await this.guard('onHello', () => hook(this.hostInfo));
       this.announce();
     }
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const frame of held) this.dispatch(frame);
     await this.stopped;
   }
 
@@ -455,7 +460,8 @@ export class Extension {
       }
       return;
     }
-    this.dispatch(decoded.frame);
+    if (this.held && decoded.frame.type !== 'hello_ack') this.held.push(decoded.frame);
+    else this.dispatch(decoded.frame);
   }
 
   private dispatch(frame: FrameFromHost): void {

@@ -193,6 +193,8 @@ export class Extension {
   private readonly panelCloseHooks: Array<Hook<[string]>> = [];
   private readonly toolScope = new AsyncLocalStorage<string[]>();
   private pendingActivations: string[] = [];
+  /** Requests being handled: shutdown lets them answer first (within the budget). */
+  private readonly inFlight = new Set<Promise<void>>();
   /** Frames asked for before hello went out (nothing may precede hello). */
   private early: SdkFrame[] | undefined = [];
   /** Registrations are collected until hello_ack and the onHello hooks, then sent as made. */
@@ -202,6 +204,8 @@ export class Extension {
   private hostInfo: HostInfo = EMPTY_HOST;
   /** Frames that arrived before ready: handled once the registrations are out. */
   private held: FrameFromHost[] | undefined = [];
+  private inputEnded = false;
+  private ackRequested = false;
   private ackWaiter: ((ack: HelloAckFrame | undefined) => void) | undefined;
   private stoppedResolve!: () => void;
   private readonly stopped = new Promise<void>((resolve) => (this.stoppedResolve = resolve));
@@ -365,9 +369,16 @@ export class Extension {
       onLine: (line) => this.receive(line),
       onOversize: (bytes) =>
         this.log(`@zot/sdk: dropped a ${bytes}-byte line over the frame limit`),
+      // End of input: what was received is still answered, then the extension stops.
+      onOutputEnd: () => {
+        this.inputEnded = true;
+        if (this.ackWaiter) this.ackWaiter(undefined);
+        else if (!this.held) void this.stop();
+      },
+      // The link is gone (stdout broken): nothing more can be written.
       onExit: () => {
         this.ackWaiter?.(undefined);
-        void this.stop(false);
+        void this.stop();
       },
     });
     this.transport.send({
@@ -388,6 +399,7 @@ export class Extension {
     const held = this.held ?? [];
     this.held = undefined;
     for (const frame of held) this.dispatch(frame);
+    if (this.inputEnded) void this.stop();
     await this.stopped;
   }
 
@@ -473,16 +485,16 @@ export class Extension {
         } else this.hostInfo = hostInfo(frame);
         return;
       case 'command_invoked':
-        return void this.runCommand(frame);
+        return this.track(this.runCommand(frame));
       case 'tool_call':
-        return void this.runTool(frame);
+        return this.track(this.runTool(frame));
       case 'event':
         for (const hook of this.events.get(frame.event) ?? []) {
           void this.guard(`on ${frame.event}`, () => hook(frame));
         }
         return;
       case 'event_intercept':
-        return void this.runInterceptors(frame);
+        return this.track(this.runInterceptors(frame));
       case 'panel_key': {
         const event = { panelId: frame.panel_id, key: frame.key, text: frame.text };
         for (const hook of this.panelKeyHooks) void this.guard('onPanelKey', () => hook(event));
@@ -494,8 +506,14 @@ export class Extension {
         }
         return;
       case 'shutdown':
-        return void this.stop(true);
+        this.ackRequested = true;
+        return void this.stop();
     }
+  }
+
+  private track(work: Promise<void>): void {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work));
   }
 
   /** Runs a hook; a throw or rejection is logged, never propagated. */
@@ -643,13 +661,16 @@ export class Extension {
     });
   }
 
-  /** Shutdown (`acknowledge`: the host asked) or the end of the link: hooks, ack, exit. */
-  private stop(acknowledge: boolean): Promise<void> {
+  /** Shutdown (acknowledged when the host asked) or the end of the link: hooks, ack, exit. */
+  private stop(): Promise<void> {
     this.stopping ??= (async () => {
       const budget = this.options.shutdownTimeoutMs ?? 1000;
-      const hooks = Promise.all(this.shutdownHooks.map((hook) => this.guard('onShutdown', hook)));
-      await within(budget, hooks);
-      if (acknowledge) this.transport.send({ type: 'shutdown_ack' });
+      // Requests already taken are answered first, then the hooks run; all within the budget.
+      const work = Promise.all([...this.inFlight]).then(() =>
+        Promise.all(this.shutdownHooks.map((hook) => this.guard('onShutdown', hook))),
+      );
+      await within(budget, work);
+      if (this.ackRequested) this.transport.send({ type: 'shutdown_ack' });
       if (this.transport instanceof StdioTransport) await this.transport.flushed();
       this.transport.close();
       this.stoppedResolve();

@@ -32,9 +32,8 @@ export class StdioTransport<Out extends { readonly type: string }> implements Tr
     this.input.on('end', () => {
       splitter.end();
       handlers.onOutputEnd?.();
-      this.exit();
     });
-    this.input.on('error', () => this.exit());
+    this.input.on('error', () => handlers.onOutputEnd?.());
     this.output.on('error', () => this.exit()); // EPIPE: the host is gone
     this.output.on('drain', () => {
       this.backedUp = false;

@@ -1,3 +1,4 @@
+// @ts-check
 // guard: intercepts bash calls and assistant text, on @zot/sdk. The rules live in rules.mjs.
 import { block, createExtension, modify, replaceText } from '@zot/sdk';
 import { checkCommand, redact } from './rules.mjs';

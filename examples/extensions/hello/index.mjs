@@ -1,3 +1,4 @@
+// @ts-check
 // hello: slash commands with @zot/sdk. /hello greets (through the model, or on its own with a
 // name); /where shows what zot told the extension at start-up; /scripts exists only in a
 // project with a package.json (registered from onHello, which knows the project directory).

@@ -1,3 +1,4 @@
+// @ts-check
 // loader: deferred tools, on @zot/sdk. The toolbox tools are registered deferred (zot knows
 // them, the model is not offered them); toolbox_load, the one tool offered from the start,
 // activates those the model asks for, so a large toolbox costs no prompt space until needed.
@@ -5,50 +6,65 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createExtension, text, toolError } from '@zot/sdk';
 
 const ext = createExtension({ name: 'loader', version: '1.0.0' });
+const deferred = { deferred: true };
 
-const withText = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
-
-/** The toolbox: name -> [description, schema, handler]. */
+/** The toolbox, by name: what toolbox_load's description lists. */
 const TOOLBOX = {
-  sha256: [
-    'SHA-256 of a text, in hex.',
-    withText,
-    ({ text: input }) => text(createHash('sha256').update(input).digest('hex')),
-  ],
-  base64: [
-    'Base64 of a text (decode: true decodes instead).',
-    {
-      type: 'object',
-      properties: { text: { type: 'string' }, decode: { type: 'boolean' } },
-      required: ['text'],
-    },
-    ({ text: input, decode }) =>
-      text(Buffer.from(input, decode ? 'base64' : 'utf8').toString(decode ? 'utf8' : 'base64')),
-  ],
-  uuid: ['A fresh random UUID.', { type: 'object', properties: {} }, () => text(randomUUID())],
-  json_pretty: [
-    'Pretty-prints a JSON document.',
-    withText,
-    ({ text: input }) => {
-      try {
-        return text(JSON.stringify(JSON.parse(input), null, 2));
-      } catch (err) {
-        return toolError(`not JSON: ${err.message}`);
-      }
-    },
-  ],
+  sha256: 'SHA-256 of a text, in hex',
+  base64: 'Base64 of a text (decode: true decodes instead)',
+  uuid: 'a fresh random UUID',
+  json_pretty: 'pretty-prints a JSON document',
 };
 
-for (const [name, [description, schema, handler]] of Object.entries(TOOLBOX)) {
-  ext.tool(name, description, schema, handler, { deferred: true });
-}
+ext.tool(
+  'sha256',
+  TOOLBOX.sha256,
+  { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  (args) => text(createHash('sha256').update(args.text).digest('hex')),
+  deferred,
+);
+
+ext.tool(
+  'base64',
+  TOOLBOX.base64,
+  {
+    type: 'object',
+    properties: { text: { type: 'string' }, decode: { type: 'boolean' } },
+    required: ['text'],
+  },
+  ({ text: input, decode }) =>
+    text(Buffer.from(input, decode ? 'base64' : 'utf8').toString(decode ? 'utf8' : 'base64')),
+  deferred,
+);
+
+ext.tool(
+  'uuid',
+  TOOLBOX.uuid,
+  { type: 'object', properties: {} },
+  () => text(randomUUID()),
+  deferred,
+);
+
+ext.tool(
+  'json_pretty',
+  TOOLBOX.json_pretty,
+  { type: 'object', properties: { json: { type: 'string' } }, required: ['json'] },
+  ({ json }) => {
+    try {
+      return text(JSON.stringify(JSON.parse(json), null, 2));
+    } catch (err) {
+      return toolError(`not JSON: ${err instanceof Error ? err.message : err}`);
+    }
+  },
+  deferred,
+);
 
 const names = Object.keys(TOOLBOX);
-const catalogue = names.map((name) => `${name} (${TOOLBOX[name][0]})`).join(', ');
+const catalogue = Object.entries(TOOLBOX).map(([name, what]) => `${name} (${what})`);
 
 ext.tool(
   'toolbox_load',
-  `Makes toolbox tools available from the next step on. The toolbox: ${catalogue}.`,
+  `Makes toolbox tools available from the next step on. The toolbox: ${catalogue.join(', ')}.`,
   {
     type: 'object',
     properties: { tools: { type: 'array', items: { type: 'string', enum: names } } },

@@ -1,3 +1,4 @@
+// @ts-check
 // weather: a tool the model can call, on @zot/sdk. It asks wttr.in (or WEATHER_BASE_URL, a
 // mirror or a test server) for the current conditions; a failure is a tool error the model
 // reads, never a crash. /weather CITY asks the model, which then calls the tool.
@@ -25,7 +26,7 @@ ext.tool(
       if (!response.ok) return toolError(`weather service: HTTP ${response.status} for ${city}`);
       data = await response.json();
     } catch (err) {
-      return toolError(`weather service unreachable: ${err.message}`);
+      return toolError(`weather service unreachable: ${err instanceof Error ? err.message : err}`);
     }
     const now = data?.current_condition?.[0];
     if (!now) return toolError(`no weather for ${city}`);

@@ -1,10 +1,11 @@
 // @zot/sdk: write zot extensions in TypeScript. Imports @zot/protocol only (bundled into the
 // packed tarball, so an installed SDK has no runtime dependencies).
-export { PROTOCOL_VERSION } from '@zot/protocol';
+export { InMemoryTransport, PROTOCOL_VERSION } from '@zot/protocol';
 export type {
   ContentBlock,
   EventFrame,
   EventName,
+  FrameFromHost,
   NotifyLevel,
   PanelKey,
   PanelSpec,

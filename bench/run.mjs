@@ -15,6 +15,7 @@ const SUITES = [
   'ext-notify-flood',
   'ext-memory',
   'intercept-overhead',
+  'sdk-ts',
   'tui',
 ];
 

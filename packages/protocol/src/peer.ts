@@ -168,8 +168,10 @@ export function answer<T extends RequestType>(
   body: ReplyBody<T>,
 ): { ok: true; reply: ReplyTo<T> } | { ok: false; error: string } {
   // `type` and `id` first (as a person reading the wire expects), and never overridden by body.
-  const head = { type: REPLY_TYPE[request.type], id: request.id };
-  const reply = Object.assign({ ...head }, body, head);
+  const type = REPLY_TYPE[request.type];
+  const reply: Record<string, unknown> = { type, id: request.id, ...body };
+  reply['type'] = type;
+  reply['id'] = request.id;
   const checked = checkFrameFromExtension(reply);
   if (!checked.ok) return { ok: false, error: checked.error };
   return { ok: true, reply: reply as unknown as ReplyTo<T> };

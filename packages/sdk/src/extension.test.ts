@@ -178,10 +178,14 @@ test('tools: typed args, text/image/error/results helpers, deferred tools and ac
   );
   h.ext.tool('fail', 'fail', { type: 'object' }, () => toolError('bad input'));
   h.ext.tool('hidden', 'later', { type: 'object' }, () => 'hidden ran', { deferred: true });
-  h.ext.tool('loader', 'unlock', { type: 'object' }, async () => {
-    await new Promise((r) => setTimeout(r, 5));
+  h.ext.tool('loader', 'unlock', { type: 'object' }, () => {
     h.ext.activateTools(['hidden']);
     return 'unlocked';
+  });
+  h.ext.tool('later_loader', 'unlock after an await', { type: 'object' }, async (_args, ctx) => {
+    await new Promise((r) => setTimeout(r, 5));
+    ctx.activateTools(['hidden']);
+    return 'unlocked later';
   });
   h.ext.tool('loader2', 'unlock', { type: 'object' }, () => text('ok', { activateTools: ['x'] }));
   await h.start();
@@ -194,6 +198,7 @@ test('tools: typed args, text/image/error/results helpers, deferred tools and ac
       ['fail', false],
       ['hidden', true],
       ['loader', false],
+      ['later_loader', false],
       ['loader2', false],
     ],
   );
@@ -222,6 +227,7 @@ test('tools: typed args, text/image/error/results helpers, deferred tools and ac
     content: [{ type: 'text', text: 'unlocked' }],
     activate_tools: ['hidden'],
   });
+  assert.deepEqual((await call('later_loader'))['activate_tools'], ['hidden']);
   assert.deepEqual((await call('loader2'))['activate_tools'], ['x']);
   // Outside a tool handler: on the next result.
   h.ext.activateTools(['later']);

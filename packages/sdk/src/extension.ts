@@ -2,7 +2,6 @@
 // runs the onHello hooks, announces what was registered, says ready, then answers requests.
 // Built on @zot/protocol: frames are decoded and checked by its validators, replies are built
 // by its `answer` (the reply type the host expects for each request, checked before writing).
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { format } from 'node:util';
 import {
   answer,
@@ -89,6 +88,8 @@ export interface ToolContext {
   readonly id: string;
   readonly name: string;
   readonly host: HostInfo;
+  /** Makes registered deferred tools available with this call's result. */
+  activateTools(names: readonly string[]): void;
 }
 
 /** What a tool handler may return: a result, a string (a text result), or nothing (empty). */
@@ -156,6 +157,10 @@ function hostInfo(ack: HelloAckFrame): HostInfo {
   };
 }
 
+function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+}
+
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -191,7 +196,8 @@ export class Extension {
   private readonly shutdownHooks: Array<Hook<[]>> = [];
   private readonly panelKeyHooks: Array<Hook<[PanelKeyEvent]>> = [];
   private readonly panelCloseHooks: Array<Hook<[string]>> = [];
-  private readonly toolScope = new AsyncLocalStorage<string[]>();
+  /** The activations of the tool call whose handler is running synchronously right now. */
+  private currentActivations: string[] | undefined;
   private pendingActivations: string[] = [];
   /** Requests being handled: shutdown lets them answer first (within the budget). */
   private readonly inFlight = new Set<Promise<void>>();
@@ -258,12 +264,12 @@ export class Extension {
   }
 
   /**
-   * Makes registered deferred tools available to the model. Inside a tool handler they ride on
-   * that call's result; elsewhere on the next tool result this extension sends.
+   * Makes registered deferred tools available to the model. Called while a tool handler runs
+   * (before its first await) the names ride on that call's result; anywhere else, on the next
+   * tool result this extension sends. After an await, use the handler context's activateTools.
    */
   activateTools(names: readonly string[]): this {
-    const scope = this.toolScope.getStore();
-    (scope ?? this.pendingActivations).push(...names);
+    (this.currentActivations ?? this.pendingActivations).push(...names);
     return this;
   }
 
@@ -485,9 +491,9 @@ export class Extension {
         } else this.hostInfo = hostInfo(frame);
         return;
       case 'command_invoked':
-        return this.track(this.runCommand(frame));
+        return this.runCommand(frame);
       case 'tool_call':
-        return this.track(this.runTool(frame));
+        return this.runTool(frame);
       case 'event':
         for (const hook of this.events.get(frame.event) ?? []) {
           void this.guard(`on ${frame.event}`, () => hook(frame));
@@ -565,30 +571,49 @@ export class Extension {
     }
   }
 
-  private async runCommand(frame: CommandInvokedFrame): Promise<void> {
+  /**
+   * Runs a handler; calls `done` with its value, or `failed` with what it threw or rejected.
+   * Contract: a handler that returns a plain value is answered in the same tick (no promise is
+   * created); only a thenable is tracked for shutdown.
+   */
+  private settle<T>(
+    call: () => T | Promise<T>,
+    done: (value: T) => void,
+    failed: (error: unknown) => void,
+  ): void {
+    let value: T | Promise<T>;
+    try {
+      value = call();
+    } catch (error) {
+      return failed(error);
+    }
+    if (isThenable(value)) this.track(Promise.resolve(value).then(done, failed));
+    else done(value);
+  }
+
+  private logFailure(label: string, error: unknown): void {
+    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    this.log(`@zot/sdk: ${label} failed: ${detail}`);
+  }
+
+  private runCommand(frame: CommandInvokedFrame): void {
     const entry = this.commands.get(frame.name.toLowerCase());
     if (!entry) {
       this.reply(frame, { action: 'noop', error: `${this.name}: unknown command /${frame.name}` });
       return;
     }
-    let result: CommandReturn;
-    try {
-      result = await entry.handler(frame.args ?? '', {
-        id: frame.id,
-        name: entry.name,
-        host: this.hostInfo,
-      });
-    } catch (error) {
-      this.log(
-        `@zot/sdk: /${entry.name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-      );
-      this.reply(frame, { action: 'noop', error: `/${entry.name} failed: ${messageOf(error)}` });
-      return;
-    }
-    this.reply(frame, commandBody(result));
+    const context = { id: frame.id, name: entry.name, host: this.hostInfo };
+    this.settle(
+      () => entry.handler(frame.args ?? '', context),
+      (result) => this.reply(frame, commandBody(result)),
+      (error) => {
+        this.logFailure(`/${entry.name}`, error);
+        this.reply(frame, { action: 'noop', error: `/${entry.name} failed: ${messageOf(error)}` });
+      },
+    );
   }
 
-  private async runTool(frame: ToolCallFrame): Promise<void> {
+  private runTool(frame: ToolCallFrame): void {
     const entry = this.tools.get(frame.name);
     if (!entry) {
       this.reply(frame, {
@@ -598,23 +623,35 @@ export class Extension {
       return;
     }
     const activations: string[] = [];
-    let result: ToolReturn;
-    try {
-      const context: ToolContext = { id: frame.id, name: frame.name, host: this.hostInfo };
-      result = await this.toolScope.run(activations, () =>
-        (entry.handler as ToolHandler<Record<string, unknown>>)(frame.args ?? {}, context),
-      );
-    } catch (error) {
-      this.log(
-        `@zot/sdk: tool ${frame.name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-      );
-      result = {
-        content: [{ type: 'text', text: `tool ${frame.name} failed: ${messageOf(error)}` }],
-        isError: true,
-      };
-    }
-    const pending = this.pendingActivations.splice(0);
-    this.reply(frame, toolBody(result, [...pending, ...activations]));
+    const context: ToolContext = {
+      id: frame.id,
+      name: frame.name,
+      host: this.hostInfo,
+      activateTools: (names) => void activations.push(...names),
+    };
+    const finish = (result: ToolReturn) => {
+      const pending = this.pendingActivations.splice(0);
+      this.reply(frame, toolBody(result, [...pending, ...activations]));
+    };
+    this.settle(
+      () => {
+        // ext.activateTools() during the handler's synchronous part belongs to this call.
+        this.currentActivations = activations;
+        try {
+          return (entry.handler as ToolHandler<Record<string, unknown>>)(frame.args ?? {}, context);
+        } finally {
+          this.currentActivations = undefined;
+        }
+      },
+      finish,
+      (error) => {
+        this.logFailure(`tool ${frame.name}`, error);
+        finish({
+          content: [{ type: 'text', text: `tool ${frame.name} failed: ${messageOf(error)}` }],
+          isError: true,
+        });
+      },
+    );
   }
 
   private async runInterceptors(frame: EventInterceptFrame): Promise<void> {

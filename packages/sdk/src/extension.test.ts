@@ -456,3 +456,41 @@ test('the host going away before hello_ack ends run() without registering', asyn
   assert.deepEqual(h.exits, [0]);
   await assert.rejects(h.ext.run(), /already called/);
 });
+
+test('shutdown answers requests already taken before shutdown_ack', async () => {
+  const h = new TestHost();
+  h.ext.tool('slow', 'x', { type: 'object' }, async () => {
+    await new Promise((r) => setTimeout(r, 30));
+    return 'finished';
+  });
+  const { running } = await h.start();
+  h.send({ type: 'tool_call', id: 's1', name: 'slow', args: {} });
+  h.send({ type: 'shutdown' });
+  await running;
+  assert.deepEqual(
+    h.frames.slice(-2).map((f) => [f.type, 'id' in f ? f.id : '']),
+    [
+      ['tool_result', 's1'],
+      ['shutdown_ack', ''],
+    ],
+  );
+});
+
+test('requests that arrive before ready are handled after the registrations are out', async () => {
+  const h = new TestHost();
+  h.ext.onHello(() => new Promise((r) => setTimeout(r, 20)));
+  h.ext.command('c', 'c', () => 'early');
+  const running = h.ext.run();
+  await h.waitType('hello');
+  h.ack();
+  h.send({ type: 'command_invoked', id: 'e1', name: 'c', args: '' });
+  h.send({ type: 'shutdown' });
+  await running;
+  assert.deepEqual(types(h.frames), [
+    'hello',
+    'register_command',
+    'ready',
+    'command_response',
+    'shutdown_ack',
+  ]);
+});

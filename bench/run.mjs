@@ -16,6 +16,7 @@ const SUITES = [
   'ext-memory',
   'intercept-overhead',
   'sdk-python',
+  'sdk-ts',
   'tui',
   'tui-stream',
 ];

@@ -84,3 +84,20 @@ export { formatFrameError, type FrameValidator, type Shape } from './errors.js';
 export { LineSplitter, createLineDecoder, type LineDecoderOptions } from './jsonl.js';
 export type { SendOptions, Transport, TransportExit, TransportHandlers } from './transport.js';
 export { InMemoryTransport } from './in-memory-transport.js';
+export {
+  Peer,
+  REPLY_TYPE,
+  RequestError,
+  answer,
+  isReplyType,
+  isRequestType,
+  type Delivery,
+  type OutgoingRequest,
+  type ReplyBody,
+  type ReplyFrame,
+  type ReplyTo,
+  type ReplyType,
+  type RequestFrame,
+  type RequestOf,
+  type RequestType,
+} from './peer.js';

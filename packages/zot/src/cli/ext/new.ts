@@ -13,7 +13,7 @@ import {
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError, errorMessage } from '../../util/errors.js';
 import { fail, info, parseOptions, positionals, requireName, type ExtCommand } from './common.js';
-import { nodeProgram, toolNameFor, tsCompiled, tsProgram } from './scaffold-js.js';
+import { nodeProgram, sdkFiles, toolNameFor, tsCompiled, tsProgram } from './scaffold-js.js';
 import { pythonFiles } from './scaffold-python.js';
 
 export type Lang = 'node' | 'ts' | 'python';
@@ -58,8 +58,11 @@ function readme(name: string, lang: Lang, tool: string): string {
     node: '- `index.mjs`: the extension (plain ESM, Node built-ins only, no dependencies)',
     python: '- `main.py`: the extension (Python 3, standard library only)',
     ts: [
-      '- `src/index.ts`: the extension source (TypeScript, Node built-ins only)',
+      '- `src/index.ts`: the extension source, on `@zot/sdk` (the TypeScript SDK)',
       '- `dist/index.js`: the compiled program zot runs (`node dist/index.js`)',
+      '- `vendor/zot-sdk/`: the SDK, copied from your zot; `package.json` depends on it',
+      '  (`file:vendor/zot-sdk`), so installing needs no registry. `node_modules/@zot/sdk`',
+      '  holds the same copy, so the extension runs before any `npm install`',
       '- `package.json`, `tsconfig.json`: the build (`npm run build`)',
     ].join('\n'),
   };
@@ -69,14 +72,18 @@ function readme(name: string, lang: Lang, tool: string): string {
 ## Building
 
 zot runs \`dist/index.js\`, never the TypeScript source, so the extension needs no
-compiler and no network at run time. \`zot ext new\` wrote \`dist/index.js\` already
-compiled (it is exactly what \`tsc\` emits for \`src/index.ts\`), so it works at once.
-After editing \`src/index.ts\`, rebuild:
+compiler at run time. \`zot ext new\` wrote \`dist/index.js\` already compiled (it is
+exactly what \`tsc\` emits for \`src/index.ts\`), so it works at once. After editing
+\`src/index.ts\`, rebuild:
 
 \`\`\`sh
-npm install      # typescript and @types/node, once
+npm install      # typescript and @types/node, once (--offline works from npm's cache)
 npm run build    # tsc -p .  ->  dist/index.js
 \`\`\`
+
+The SDK is vendored, not fetched: to move to the SDK of a newer zot, run
+\`npm install <zot repository>/packages/sdk\` (a link) or \`npm install ./zot-sdk-x.y.z.tgz\`
+(a copy made with \`npm pack <zot repository>/packages/sdk\`). See docs/sdk-typescript.md.
 
 Keep \`dist/\` with the extension when you install or share it.
 `
@@ -119,14 +126,19 @@ function files(name: string, lang: Lang): File[] {
       return [...common, { path: 'index.mjs', content: nodeProgram(name, tool) }];
     case 'python':
       return [...common, ...pythonFiles(name, tool)];
-    case 'ts':
+    case 'ts': {
+      const sdk = sdkFiles();
       return [
         ...common,
         { path: 'src/index.ts', content: tsProgram(name, tool) },
         { path: 'dist/index.js', content: tsCompiled(name, tool) },
         { path: 'package.json', content: packageJson(name) },
         { path: 'tsconfig.json', content: TSCONFIG },
+        { path: '.gitignore', content: 'node_modules/\n' },
+        ...sdk.map((f) => ({ path: `vendor/zot-sdk/${f.path}`, content: f.content })),
+        ...sdk.map((f) => ({ path: `node_modules/@zot/sdk/${f.path}`, content: f.content })),
       ];
+    }
   }
 }
 
@@ -137,6 +149,7 @@ function packageJson(name: string): string {
     private: true,
     type: 'module',
     scripts: { build: 'tsc -p .' },
+    dependencies: { '@zot/sdk': 'file:vendor/zot-sdk' },
     devDependencies: { '@types/node': '20.19.43', typescript: '5.9.3' },
   };
   return JSON.stringify(fields, null, 2) + '\n';
@@ -195,8 +208,9 @@ a README. It registers the command /<name> and a tool <name>_greet, and passes
 
 Options:
   --lang node     index.mjs: plain ESM, Node built-ins only (default)
-  --lang ts       src/index.ts plus its compiled dist/index.js (zot runs the
-                  compiled file; rebuild with npm run build after editing)
+  --lang ts       src/index.ts on @zot/sdk plus its compiled dist/index.js (zot
+                  runs the compiled file; rebuild with npm run build after
+                  editing); the SDK is vendored, so no registry is needed
   --lang python   main.py: Python 3, standard library only
   --dir DIR       create the extension here instead of ./<name>
 `,
@@ -224,14 +238,22 @@ Options:
         `${dir} already exists and is not an empty directory; choose another --dir`,
       );
     }
-    const content = files(name!, lang);
+    let content: File[];
+    try {
+      content = files(name!, lang);
+    } catch (error) {
+      return fail(context, `cannot create ${name}: ${errorMessage(error)}`);
+    }
     try {
       writeScaffold(dir, content);
     } catch (error) {
       return fail(context, `cannot create ${dir}: ${errorMessage(error)}`);
     }
     info(context, `created ${name} (${lang}) in ${dir}:`);
-    for (const file of content) info(context, `  ${file.path}`);
+    for (const file of content) {
+      if (!/^(vendor|node_modules)\//.test(file.path)) info(context, `  ${file.path}`);
+    }
+    if (lang === 'ts') info(context, '  vendor/zot-sdk/, node_modules/@zot/sdk/: the SDK');
     info(context, `try it: zot ext doctor --ext ${dir}`);
     return 0;
   },

@@ -1,0 +1,178 @@
+// Request/reply correlation shared by both ends of the link. The request table (which request
+// frame is answered by which reply frame) is direction-neutral; `Peer` is the asking side (the
+// host: monotonic ids, a timeout and an AbortSignal per request, every pending request failed
+// at once when the other side goes away); `answer` is the answering side (an SDK: the reply of
+// the right type for a request, with its id, checked at the boundary before it is written).
+import { checkFrameFromExtension } from './decode.js';
+import type { FrameFromExtension } from './frames-extension.js';
+import type { FrameFromHost } from './frames-host.js';
+
+export class RequestError extends Error {
+  constructor(
+    message: string,
+    readonly reason: 'timeout' | 'closed' | 'aborted' | 'invalid',
+  ) {
+    super(message);
+  }
+}
+
+/** Each request frame and the one reply type that answers it. */
+export const REPLY_TYPE = {
+  tool_call: 'tool_result',
+  command_invoked: 'command_response',
+  event_intercept: 'event_intercept_response',
+} as const;
+
+export type RequestType = keyof typeof REPLY_TYPE;
+export type ReplyType = (typeof REPLY_TYPE)[RequestType];
+export type ReplyFrame = Extract<FrameFromExtension, { type: ReplyType }>;
+/** The reply frame a request of type `T` resolves with. */
+export type ReplyTo<T extends RequestType> = Extract<ReplyFrame, { type: (typeof REPLY_TYPE)[T] }>;
+/** A request frame as it travels (with its id). */
+export type RequestFrame = Extract<FrameFromHost, { type: RequestType }>;
+
+type WithoutId<F> = F extends unknown ? Omit<F, 'id'> : never;
+type WithoutIdAndType<F> = F extends unknown ? Omit<F, 'id' | 'type'> : never;
+/** A request as the caller writes it; the peer adds the id. */
+export type OutgoingRequest = WithoutId<RequestFrame>;
+export type RequestOf<T extends RequestType> = Extract<OutgoingRequest, { type: T }>;
+/** The body of the reply to a request of type `T`: what `answer` completes with type and id. */
+export type ReplyBody<T extends RequestType> = WithoutIdAndType<ReplyTo<T>>;
+
+const REPLY_TYPES: ReadonlySet<string> = new Set(Object.values(REPLY_TYPE));
+
+export function isReplyType(type: string | undefined): type is ReplyType {
+  return type !== undefined && REPLY_TYPES.has(type);
+}
+
+export function isRequestType(type: string | undefined): type is RequestType {
+  return type !== undefined && Object.hasOwn(REPLY_TYPE, type);
+}
+
+/** What became of a reply: taken, unknown or expired id (a late reply), or the wrong type. */
+export type Delivery = 'resolved' | 'unknown' | { expected: ReplyType };
+
+interface Pending {
+  expects: ReplyType;
+  resolve(reply: ReplyFrame): void;
+  reject(error: RequestError): void;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  label: string;
+}
+
+/** The asking side: sends requests, correlates replies. */
+export class Peer {
+  private nextId = 1;
+  private readonly pending = new Map<string, Pending>();
+  private closedReason: string | undefined;
+
+  /**
+   * `send` writes a frame; `onPendingChange` runs after a request is added or settled (the
+   * extension reads its output while a reply is awaited).
+   */
+  constructor(
+    private readonly send: (frame: FrameFromHost) => void,
+    private readonly onPendingChange: () => void = () => undefined,
+  ) {}
+
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  /**
+   * Sends `frame` with a fresh id and resolves with the reply of the type it expects.
+   * Contract: rejects with RequestError on timeout, abort or close; never leaves a timer behind.
+   */
+  request<R extends OutgoingRequest>(
+    frame: R,
+    label: string,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<ReplyTo<R['type']>> {
+    if (this.closedReason !== undefined) {
+      return Promise.reject(new RequestError(this.closedReason, 'closed'));
+    }
+    if (signal?.aborted) return Promise.reject(new RequestError(`${label}: aborted`, 'aborted'));
+    const id = String(this.nextId++);
+    return new Promise<ReplyTo<R['type']>>((resolve, reject) => {
+      const cleanup = () => {
+        if (entry.timer) clearTimeout(entry.timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.pending.delete(id);
+        this.onPendingChange();
+      };
+      const onAbort = () => {
+        cleanup();
+        reject(new RequestError(`${label}: aborted`, 'aborted'));
+      };
+      const entry: Pending = {
+        expects: REPLY_TYPE[frame.type],
+        label,
+        timer: undefined,
+        resolve: (reply) => {
+          cleanup();
+          resolve(reply as ReplyTo<R['type']>); // its type was checked in resolve()
+        },
+        reject: (error) => {
+          cleanup();
+          reject(error);
+        },
+      };
+      entry.timer = setTimeout(
+        () =>
+          entry.reject(new RequestError(`${label}: no reply within ${timeoutMs} ms`, 'timeout')),
+        timeoutMs,
+      );
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.pending.set(id, entry);
+      this.onPendingChange();
+      this.send({ ...frame, id } as FrameFromHost);
+    });
+  }
+
+  /**
+   * Delivers a reply. Contract: a reply of another type than its request expects is not
+   * taken (the request keeps waiting, and times out if nothing better arrives).
+   */
+  resolve(reply: ReplyFrame): Delivery {
+    const entry = this.pending.get(reply.id);
+    if (!entry) return 'unknown';
+    if (entry.expects !== reply.type) return { expected: entry.expects };
+    entry.resolve(reply);
+    return 'resolved';
+  }
+
+  /** Fails one request whose reply (of `type`) was malformed; false if none matches. */
+  fail(id: string, type: ReplyType, message: string): boolean {
+    const entry = this.pending.get(id);
+    if (!entry || entry.expects !== type) return false;
+    entry.reject(new RequestError(`${entry.label}: ${message}`, 'invalid'));
+    return true;
+  }
+
+  /** Fails every pending request now and refuses new ones (DECISIONS 11). */
+  close(reason: string): void {
+    this.closedReason = reason;
+    for (const entry of [...this.pending.values()])
+      entry.reject(new RequestError(reason, 'closed'));
+  }
+}
+
+/**
+ * The answering side: the reply to `request` (its reply type, its id) with `body`, checked as
+ * the receiver will check it. Contract: never throws; `ok: false` names what is wrong, so the
+ * caller can send a fallback reply instead of one the other side would drop.
+ */
+export function answer<T extends RequestType>(
+  request: { type: T; id: string },
+  body: ReplyBody<T>,
+): { ok: true; reply: ReplyTo<T> } | { ok: false; error: string } {
+  // `type` and `id` first (as a person reading the wire expects), and never overridden by body.
+  const type = REPLY_TYPE[request.type];
+  const reply: Record<string, unknown> = { type, id: request.id, ...body };
+  reply['type'] = type;
+  reply['id'] = request.id;
+  const checked = checkFrameFromExtension(reply);
+  if (!checked.ok) return { ok: false, error: checked.error };
+  return { ok: true, reply: reply as unknown as ReplyTo<T> };
+}

@@ -1,0 +1,496 @@
+// The SDK over the in-memory link: handshake order, every request kind, errors as replies,
+// concurrency, interception chains, panels and notes, shutdown.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  allow,
+  block,
+  display,
+  error,
+  image,
+  insert,
+  modify,
+  noop,
+  openPanel,
+  prompt,
+  replaceText,
+  results,
+  text,
+  toolError,
+} from './index.js';
+import { TestHost, type Received } from './test-host.fixture.js';
+
+const types = (frames: Received[]) => frames.map((f) => f.type);
+
+test('handshake: hello first, nothing else before hello_ack, onHello, registrations, ready', async () => {
+  const h = new TestHost();
+  const seen: string[] = [];
+  h.ext.notify('info', 'early note');
+  h.ext.command('one', 'first', () => 'one');
+  h.ext.tool('t', 'a tool', { type: 'object', properties: {} }, () => 'ok');
+  h.ext.on('turn_end', () => undefined);
+  h.ext.interceptToolCall(() => undefined);
+  h.ext.onHello(async (host) => {
+    seen.push(`${host.cwd} ${host.model} ${host.zotVersion} ${host.dataDir} ${host.provider}`);
+    await new Promise((r) => setTimeout(r, 10));
+    h.ext.command('two', `in ${host.cwd}`, () => 'two');
+  });
+  const running = h.ext.run();
+  const hello = await h.waitType('hello');
+  assert.deepEqual(hello, {
+    type: 'hello',
+    name: 'test',
+    version: '1.2.3',
+    capabilities: ['commands', 'tools', 'events'],
+  });
+  await new Promise((r) => setTimeout(r, 30));
+  assert.deepEqual(types(h.frames), ['hello', 'notify'], 'waits for hello_ack');
+  h.ack();
+  await h.waitType('ready');
+  assert.deepEqual(seen, ['/project m1 9.9.9 /ext anthropic']);
+  assert.deepEqual(types(h.frames), [
+    'hello',
+    'notify',
+    'register_command',
+    'register_command',
+    'register_tool',
+    'subscribe',
+    'ready',
+  ]);
+  assert.deepEqual(h.frames[3], {
+    type: 'register_command',
+    name: 'two',
+    description: 'in /project',
+  });
+  assert.deepEqual(h.frames[5], {
+    type: 'subscribe',
+    events: ['turn_end'],
+    intercept: ['tool_call'],
+  });
+  assert.equal(h.ext.host.model, 'm1');
+  h.send({ type: 'shutdown' });
+  await running;
+  assert.deepEqual(h.exits, [0]);
+});
+
+test('commands: every action, strings display, undefined is noop, case-insensitive names', async () => {
+  const h = new TestHost();
+  const actions = {
+    p: prompt('go'),
+    i: insert('typed'),
+    d: display('shown'),
+    o: openPanel({ id: 'p1', title: 'T', lines: ['a'], footer: 'esc' }),
+    n: noop(),
+    e: error('nope'),
+  };
+  for (const [name, result] of Object.entries(actions)) h.ext.command(name, name, () => result);
+  h.ext.command('Echo', 'echo', (args, ctx) => `${ctx.name}:${args}`);
+  h.ext.command('nothing', 'nothing', () => undefined);
+  await h.start();
+  const reply = async (name: string, args = '') => {
+    const { id, ...rest } = await h.request({ type: 'command_invoked', name, args });
+    assert.ok(id);
+    return rest;
+  };
+  assert.deepEqual(await reply('p'), { type: 'command_response', action: 'prompt', prompt: 'go' });
+  assert.deepEqual(await reply('i'), {
+    type: 'command_response',
+    action: 'insert',
+    insert: 'typed',
+  });
+  assert.deepEqual(await reply('d'), {
+    type: 'command_response',
+    action: 'display',
+    display: 'shown',
+  });
+  assert.deepEqual(await reply('o'), {
+    type: 'command_response',
+    action: 'open_panel',
+    open_panel: { id: 'p1', title: 'T', lines: ['a'], footer: 'esc' },
+  });
+  assert.deepEqual(await reply('n'), { type: 'command_response', action: 'noop' });
+  assert.deepEqual(await reply('e'), { type: 'command_response', action: 'noop', error: 'nope' });
+  assert.deepEqual(await reply('echo', 'x y'), {
+    type: 'command_response',
+    action: 'display',
+    display: 'Echo:x y',
+  });
+  assert.deepEqual(await reply('nothing'), { type: 'command_response', action: 'noop' });
+  assert.match(String((await reply('missing'))['error']), /unknown command \/missing/);
+});
+
+test('a throwing or rejecting handler becomes an error reply and a stderr line, never a crash', async () => {
+  const h = new TestHost();
+  h.ext.command('boom', 'x', () => {
+    throw new Error('kaput');
+  });
+  h.ext.tool('bad', 'x', { type: 'object' }, async () => {
+    await Promise.resolve();
+    throw new Error('tool kaput');
+  });
+  h.ext.on('turn_start', () => {
+    throw new Error('observer kaput');
+  });
+  await h.start();
+  const command = (await h.request({ type: 'command_invoked', name: 'boom', args: '' })) as {
+    error?: string;
+  };
+  assert.match(command.error ?? '', /\/boom failed: kaput/);
+  const tool = await h.request({ type: 'tool_call', name: 'bad', args: {} });
+  assert.deepEqual(tool, {
+    type: 'tool_result',
+    id: tool.id,
+    content: [{ type: 'text', text: 'tool bad failed: tool kaput' }],
+    is_error: true,
+  });
+  h.send({ type: 'event', event: 'turn_start', step: 1 });
+  const unknown = await h.request({ type: 'tool_call', name: 'nope', args: {} });
+  assert.match(JSON.stringify(unknown), /unknown tool nope/);
+  const log = h.stderr.join('');
+  assert.match(log, /\/boom failed: Error: kaput/);
+  assert.match(log, /tool bad failed: Error: tool kaput/);
+  assert.match(log, /on turn_start failed: Error: observer kaput/);
+});
+
+test('tools: typed args, text/image/error/results helpers, deferred tools and activateTools', async () => {
+  const h = new TestHost();
+  h.ext.tool(
+    'weather',
+    'weather',
+    {
+      type: 'object',
+      properties: {
+        city: { type: 'string' },
+        days: { type: 'integer' },
+        units: { enum: ['c', 'f'] },
+      },
+      required: ['city'],
+    },
+    (args) => {
+      const city: string = args.city;
+      const days: number | undefined = args.days;
+      const units: 'c' | 'f' | undefined = args.units;
+      return text(`${city} ${days ?? 1} ${units ?? 'c'}`);
+    },
+  );
+  h.ext.tool('pic', 'pic', { type: 'object' }, () =>
+    results(text('a'), image('image/png', 'AAAA')),
+  );
+  h.ext.tool('fail', 'fail', { type: 'object' }, () => toolError('bad input'));
+  h.ext.tool('hidden', 'later', { type: 'object' }, () => 'hidden ran', { deferred: true });
+  h.ext.tool('loader', 'unlock', { type: 'object' }, () => {
+    h.ext.activateTools(['hidden']);
+    return 'unlocked';
+  });
+  h.ext.tool('later_loader', 'unlock after an await', { type: 'object' }, async (_args, ctx) => {
+    await new Promise((r) => setTimeout(r, 5));
+    ctx.activateTools(['hidden']);
+    return 'unlocked later';
+  });
+  h.ext.tool('loader2', 'unlock', { type: 'object' }, () => text('ok', { activateTools: ['x'] }));
+  await h.start();
+  const registered = h.frames.filter((f) => f.type === 'register_tool');
+  assert.deepEqual(
+    registered.map((f) => [f.name, 'deferred' in f ? f.deferred : false]),
+    [
+      ['weather', false],
+      ['pic', false],
+      ['fail', false],
+      ['hidden', true],
+      ['loader', false],
+      ['later_loader', false],
+      ['loader2', false],
+    ],
+  );
+  const call = async (name: string, args: Record<string, unknown> = {}) => {
+    const { id: _, ...rest } = await h.request({ type: 'tool_call', name, args });
+    return rest;
+  };
+  assert.deepEqual(await call('weather', { city: 'Berlin', days: 2 }), {
+    type: 'tool_result',
+    content: [{ type: 'text', text: 'Berlin 2 c' }],
+  });
+  assert.deepEqual(await call('pic'), {
+    type: 'tool_result',
+    content: [
+      { type: 'text', text: 'a' },
+      { type: 'image', mime_type: 'image/png', data: 'AAAA' },
+    ],
+  });
+  assert.deepEqual(await call('fail'), {
+    type: 'tool_result',
+    content: [{ type: 'text', text: 'bad input' }],
+    is_error: true,
+  });
+  assert.deepEqual(await call('loader'), {
+    type: 'tool_result',
+    content: [{ type: 'text', text: 'unlocked' }],
+    activate_tools: ['hidden'],
+  });
+  assert.deepEqual((await call('later_loader'))['activate_tools'], ['hidden']);
+  assert.deepEqual((await call('loader2'))['activate_tools'], ['x']);
+  // Outside a tool handler: on the next result.
+  h.ext.activateTools(['later']);
+  assert.deepEqual((await call('fail'))['activate_tools'], ['later']);
+});
+
+test('handlers run concurrently: a slow call does not hold back a fast one', async () => {
+  const h = new TestHost();
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  h.ext.tool('slow', 'slow', { type: 'object' }, async () => {
+    await gate;
+    return 'slow';
+  });
+  h.ext.tool('fast', 'fast', { type: 'object' }, () => 'fast');
+  await h.start();
+  const from = h.frames.length;
+  h.send({ type: 'tool_call', id: 's', name: 'slow', args: {} });
+  h.send({ type: 'tool_call', id: 'f', name: 'fast', args: {} });
+  await h.waitFor((f): f is Received => 'id' in f && f.id === 'f', from);
+  assert.ok(!h.frames.some((f) => 'id' in f && f.id === 's'), 'slow answered first');
+  release();
+  await h.waitFor((f): f is Received => 'id' in f && f.id === 's', from);
+});
+
+test('interception: undefined allows, block wins, modify and replaceText chain; name and args exposed', async () => {
+  const h = new TestHost();
+  const seen: string[] = [];
+  h.ext.interceptToolCall((call) => {
+    seen.push(`${call.id} ${call.name} ${JSON.stringify(call.args)}`);
+    if (call.name === 'bash' && String(call.args['command']).includes('rm -rf /')) {
+      return block('refused');
+    }
+    if (call.name === 'bash') return modify({ ...call.args, command: 'echo safe' }, 'rewritten');
+    return undefined;
+  });
+  h.ext.interceptToolCall((call) => {
+    seen.push(`second sees ${JSON.stringify(call.args)}`);
+    return allow();
+  });
+  h.ext.interceptTurnStart(({ step }) =>
+    step !== undefined && step > 2 ? block('too many') : undefined,
+  );
+  h.ext.interceptAssistantMessage(({ text }) => replaceText(text.replace('sk-1', '[x]')));
+  h.ext.interceptAssistantMessage(({ text }) => replaceText(text.toUpperCase(), 'upper'));
+  await h.start();
+  const intercept = async (frame: Record<string, unknown>) => {
+    const { id: _, ...rest } = await h.request({ type: 'event_intercept', ...frame });
+    return rest;
+  };
+  const base = { event: 'tool_call', tool_id: 'c1', tool_name: 'bash' };
+  assert.deepEqual(await intercept({ ...base, tool_args: { command: 'rm -rf /' } }), {
+    type: 'event_intercept_response',
+    block: true,
+    reason: 'refused',
+  });
+  assert.deepEqual(await intercept({ ...base, tool_args: { command: 'ls', cwd: 'x' } }), {
+    type: 'event_intercept_response',
+    reason: 'rewritten',
+    modified_args: { command: 'echo safe', cwd: 'x' },
+  });
+  assert.deepEqual(await intercept({ ...base, tool_name: 'read', tool_args: { path: 'a' } }), {
+    type: 'event_intercept_response',
+  });
+  assert.deepEqual(seen, [
+    'c1 bash {"command":"rm -rf /"}',
+    'c1 bash {"command":"ls","cwd":"x"}',
+    'second sees {"command":"echo safe","cwd":"x"}',
+    'c1 read {"path":"a"}',
+    'second sees {"path":"a"}',
+  ]);
+  assert.deepEqual(await intercept({ event: 'turn_start', step: 1 }), {
+    type: 'event_intercept_response',
+  });
+  assert.equal((await intercept({ event: 'turn_start', step: 3 }))['block'], true);
+  assert.deepEqual(await intercept({ event: 'assistant_message', text: 'key sk-1' }), {
+    type: 'event_intercept_response',
+    reason: 'upper',
+    replace_text: 'KEY [X]',
+  });
+});
+
+test('a throwing interceptor allows by default (with a reason) or blocks when asked to', async () => {
+  for (const policy of ['allow', 'block'] as const) {
+    const h = new TestHost({ interceptFailure: policy });
+    h.ext.interceptTurnStart(() => {
+      throw new Error('oops');
+    });
+    await h.start();
+    const reply = (await h.request({ type: 'event_intercept', event: 'turn_start', step: 1 })) as {
+      block?: boolean;
+      reason?: string;
+    };
+    assert.equal(reply.block, policy === 'block' ? true : undefined);
+    assert.match(reply.reason ?? '', /turn_start interceptor failed: oops/);
+    assert.match(h.stderr.join(''), /turn_start interceptor failed: Error: oops/);
+  }
+});
+
+test('replies are checked at the boundary: an invalid result becomes an error result', async () => {
+  const h = new TestHost();
+  h.ext.tool('odd', 'x', { type: 'object' }, () => ({
+    content: [{ type: 'video' } as never],
+  }));
+  h.ext.command('odd', 'x', () => ({ action: 'prompt', prompt: 42 }) as never);
+  await h.start();
+  const tool = (await h.request({ type: 'tool_call', name: 'odd', args: {} })) as {
+    is_error?: boolean;
+    content?: Array<{ text?: string }>;
+  };
+  assert.equal(tool.is_error, true);
+  assert.match(
+    tool.content?.[0]?.text ?? '',
+    /invalid reply from test: tool_result: \/content\/0\/type/,
+  );
+  const command = (await h.request({ type: 'command_invoked', name: 'odd', args: '' })) as {
+    error?: string;
+  };
+  assert.match(
+    command.error ?? '',
+    /invalid reply from test: command_response: \/prompt must be a string/,
+  );
+  assert.throws(() => h.ext.notify('loud' as never, 'x'), /notify: \/level must be/);
+});
+
+test('bad frames from the host are logged and dropped; a malformed request gets an error reply', async () => {
+  const h = new TestHost();
+  h.ext.tool('t', 'x', { type: 'object' }, () => 'ok');
+  await h.start();
+  const from = h.frames.length;
+  h.sendRaw('not json');
+  h.sendRaw('{"type":"mystery"}');
+  h.sendRaw('{"type":"tool_call","id":"bad","name":"t","args":"a string"}');
+  const reply = await h.waitFor((f): f is Received => 'id' in f && f.id === 'bad', from);
+  assert.equal((reply as { is_error?: boolean }).is_error, true);
+  const ok = await h.request({ type: 'tool_call', name: 't', args: {} });
+  assert.equal(ok.type, 'tool_result');
+  const log = h.stderr.join('');
+  assert.match(log, /invalid JSON/);
+  assert.match(log, /unknown frame type "mystery"/);
+});
+
+test('events, panels, notes, submit; registrations after ready go out at once', async () => {
+  const h = new TestHost();
+  const events: string[] = [];
+  h.ext.on('tool_call', (e) => void events.push(`tool ${e.tool_name}`));
+  h.ext.on('turn_end', (e) => void events.push(`end ${e.stop}`));
+  h.ext.onPanelKey((k) => void events.push(`key ${k.panelId} ${k.key} ${k.text ?? ''}`));
+  h.ext.onPanelClose((id) => void events.push(`closed ${id}`));
+  const { running } = await h.start();
+  assert.deepEqual((await h.waitType('hello')).capabilities, ['events', 'panels']);
+  const from = h.frames.length;
+  h.send({ type: 'event', event: 'tool_call', tool_name: 'read', tool_args: {} });
+  h.send({ type: 'event', event: 'turn_end', stop: 'end_turn' });
+  h.send({ type: 'event', event: 'session_start' });
+  h.send({ type: 'panel_key', panel_id: 'p', key: 'rune', text: 'x' });
+  h.send({ type: 'panel_key', panel_id: 'p', key: 'down' });
+  h.send({ type: 'panel_close', panel_id: 'p' });
+  h.ext.openPanel({ id: 'p', title: 'Ask', lines: ['ok?'], footer: 'y/n' });
+  h.ext.renderPanel({ id: 'p', lines: ['two'] });
+  h.ext.closePanel('p');
+  h.ext.notify('warn', 'careful');
+  h.ext.clearNotes();
+  h.ext.submit('do it');
+  h.ext.command('late', 'registered after ready', () => 'late');
+  h.ext.tool('late_tool', 'x', { type: 'object' }, () => 'x');
+  h.ext.on('turn_start', () => undefined);
+  await h.waitType('subscribe', from);
+  assert.deepEqual(h.frames.slice(from), [
+    { type: 'open_panel', panel: { id: 'p', title: 'Ask', lines: ['ok?'], footer: 'y/n' } },
+    { type: 'panel_render', panel_id: 'p', lines: ['two'] },
+    { type: 'panel_close', panel_id: 'p' },
+    { type: 'notify', level: 'warn', message: 'careful' },
+    { type: 'clear_notes' },
+    { type: 'submit', text: 'do it' },
+    { type: 'register_command', name: 'late', description: 'registered after ready' },
+    { type: 'register_tool', name: 'late_tool', description: 'x', schema: { type: 'object' } },
+    { type: 'subscribe', events: ['tool_call', 'turn_end', 'turn_start'], intercept: [] },
+  ]);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(events, [
+    'tool read',
+    'end end_turn',
+    'key p rune x',
+    'key p down ',
+    'closed p',
+  ]);
+  const late = (await h.request({ type: 'command_invoked', name: 'late', args: '' })) as {
+    display?: string;
+  };
+  assert.equal(late.display, 'late');
+  h.send({ type: 'shutdown' });
+  await running;
+});
+
+test('shutdown: onShutdown runs, shutdown_ack, exit 0; a hanging hook is cut at the budget', async () => {
+  const h = new TestHost({ shutdownTimeoutMs: 50 });
+  const order: string[] = [];
+  h.ext.onShutdown(async () => {
+    await new Promise((r) => setTimeout(r, 10));
+    order.push('saved');
+  });
+  h.ext.onShutdown(() => new Promise(() => undefined)); // never settles
+  const { running } = await h.start();
+  const began = Date.now();
+  h.send({ type: 'shutdown' });
+  await running;
+  assert.ok(Date.now() - began < 1000);
+  assert.deepEqual(order, ['saved']);
+  assert.equal(h.frames.at(-1)?.type, 'shutdown_ack');
+  assert.deepEqual(h.exits, [0]);
+});
+
+test('the host going away before hello_ack ends run() without registering', async () => {
+  const h = new TestHost();
+  let hooks = 0;
+  h.ext.onShutdown(() => void hooks++);
+  h.ext.command('c', 'c', () => 'c');
+  const running = h.ext.run();
+  await h.waitType('hello');
+  // Severs the link from the host's side.
+  await (h as unknown as { hostEnd: { terminate(): Promise<void> } }).hostEnd.terminate();
+  await running;
+  assert.deepEqual(types(h.frames), ['hello']);
+  assert.equal(hooks, 1);
+  assert.deepEqual(h.exits, [0]);
+  await assert.rejects(h.ext.run(), /already called/);
+});
+
+test('shutdown answers requests already taken before shutdown_ack', async () => {
+  const h = new TestHost();
+  h.ext.tool('slow', 'x', { type: 'object' }, async () => {
+    await new Promise((r) => setTimeout(r, 30));
+    return 'finished';
+  });
+  const { running } = await h.start();
+  h.send({ type: 'tool_call', id: 's1', name: 'slow', args: {} });
+  h.send({ type: 'shutdown' });
+  await running;
+  assert.deepEqual(
+    h.frames.slice(-2).map((f) => [f.type, 'id' in f ? f.id : '']),
+    [
+      ['tool_result', 's1'],
+      ['shutdown_ack', ''],
+    ],
+  );
+});
+
+test('requests that arrive before ready are handled after the registrations are out', async () => {
+  const h = new TestHost();
+  h.ext.onHello(() => new Promise((r) => setTimeout(r, 20)));
+  h.ext.command('c', 'c', () => 'early');
+  const running = h.ext.run();
+  await h.waitType('hello');
+  h.ack();
+  h.send({ type: 'command_invoked', id: 'e1', name: 'c', args: '' });
+  h.send({ type: 'shutdown' });
+  await running;
+  assert.deepEqual(types(h.frames), [
+    'hello',
+    'register_command',
+    'ready',
+    'command_response',
+    'shutdown_ack',
+  ]);
+});

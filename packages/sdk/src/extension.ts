@@ -1,0 +1,765 @@
+// createExtension: the whole protocol behind a few calls. It says hello, waits for hello_ack,
+// runs the onHello hooks, announces what was registered, says ready, then answers requests.
+// Built on @zot/protocol: frames are decoded and checked by its validators, replies are built
+// by its `answer` (the reply type the host expects for each request, checked before writing).
+import { format } from 'node:util';
+import {
+  answer,
+  checkFrameFromExtension,
+  decodeFromHost,
+  isRequestType,
+  type CommandInvokedFrame,
+  type EventFrame,
+  type EventInterceptFrame,
+  type EventName,
+  type FrameFromExtension,
+  type FrameFromHost,
+  type HelloAckFrame,
+  type InterceptableEvent,
+  type NotifyLevel,
+  type PanelKey,
+  type PanelSpec,
+  type ReplyBody,
+  type RequestType,
+  type ToolCallFrame,
+  type Transport,
+} from '@zot/protocol';
+import type { CommandResult, Decision, ToolResult } from './results.js';
+import type { ArgsOf, JsonSchema } from './schema-types.js';
+import { StdioTransport } from './stdio.js';
+
+/**
+ * `{"type":"open_panel","panel":{...}}`: our addition to the protocol, an extension opening a
+ * panel on its own (not as a command's answer), for example to ask during a tool call.
+ */
+export interface OpenPanelFrame {
+  readonly type: 'open_panel';
+  readonly panel: PanelSpec;
+}
+
+/** Every frame the SDK writes. */
+export type SdkFrame = FrameFromExtension | OpenPanelFrame;
+
+/** What zot tells the extension in hello_ack. Empty strings for fields the host left out. */
+export interface HostInfo {
+  readonly protocolVersion: number;
+  readonly zotVersion: string;
+  readonly provider: string;
+  readonly model: string;
+  /** The user's project directory (the process itself runs in the extension directory). */
+  readonly cwd: string;
+  readonly extensionDir: string;
+  /** Where the extension keeps its state. */
+  readonly dataDir: string;
+}
+
+export interface ExtensionOptions {
+  readonly name: string;
+  readonly version?: string;
+  /** Overrides the capabilities announced in hello (by default derived from registrations). */
+  readonly capabilities?: readonly string[];
+  /** The link to the host; stdin/stdout when omitted. */
+  readonly transport?: Transport<SdkFrame>;
+  /** Called when the extension is done; process.exit for stdio, nothing for a given transport. */
+  readonly exit?: (code: number) => void;
+  /** Where log() writes; process.stderr when omitted. */
+  readonly stderr?: (text: string) => void;
+  /** Longest time onShutdown hooks may take before shutdown_ack is sent anyway (1000 ms). */
+  readonly shutdownTimeoutMs?: number;
+  /** What a throwing interceptor answers: allow (default) or block. */
+  readonly interceptFailure?: 'allow' | 'block';
+}
+
+export interface CommandContext {
+  readonly id: string;
+  /** The command name as registered. */
+  readonly name: string;
+  readonly host: HostInfo;
+}
+
+/** What a command handler may return: a result, a string (displayed), or nothing (noop). */
+export type CommandReturn = CommandResult | string | void;
+export type CommandHandler = (
+  args: string,
+  context: CommandContext,
+) => CommandReturn | Promise<CommandReturn>;
+
+export interface ToolContext {
+  readonly id: string;
+  readonly name: string;
+  readonly host: HostInfo;
+  /** Makes registered deferred tools available with this call's result. */
+  activateTools(names: readonly string[]): void;
+}
+
+/** What a tool handler may return: a result, a string (a text result), or nothing (empty). */
+export type ToolReturn = ToolResult | string | void;
+export type ToolHandler<A> = (args: A, context: ToolContext) => ToolReturn | Promise<ToolReturn>;
+
+export interface ToolOptions {
+  /** Registered but not offered to the model until a result names it in activateTools. */
+  readonly deferred?: boolean;
+}
+
+/** An intercepted tool call. */
+export interface ToolCall {
+  /** The host's id of the call, when it sent one. */
+  readonly id: string | undefined;
+  readonly name: string;
+  readonly args: Record<string, unknown>;
+}
+export interface TurnStart {
+  readonly step: number | undefined;
+}
+export interface AssistantMessage {
+  readonly text: string;
+}
+export type Interceptor<T> = (subject: T) => Decision | void | Promise<Decision | void>;
+
+export interface PanelKeyEvent {
+  readonly panelId: string;
+  readonly key: PanelKey;
+  /** The typed character when key is "rune". */
+  readonly text: string | undefined;
+}
+
+/** The event frame of one lifecycle event (its wire fields, e.g. `tool_name`, `stop`). */
+export type EventOf<E extends EventName> = Extract<EventFrame, { event: E }>;
+
+interface ToolEntry {
+  readonly description: string;
+  readonly schema: JsonSchema;
+  readonly deferred: boolean;
+  readonly handler: ToolHandler<never>;
+}
+
+type Hook<A extends unknown[]> = (...args: A) => void | Promise<void>;
+
+const EMPTY_HOST: HostInfo = {
+  protocolVersion: 0,
+  zotVersion: '',
+  provider: '',
+  model: '',
+  cwd: '',
+  extensionDir: '',
+  dataDir: '',
+};
+
+function hostInfo(ack: HelloAckFrame): HostInfo {
+  return {
+    protocolVersion: ack.protocol_version,
+    zotVersion: ack.zot_version ?? '',
+    provider: ack.provider ?? '',
+    model: ack.model ?? '',
+    cwd: ack.cwd ?? '',
+    extensionDir: ack.extension_dir ?? '',
+    dataDir: ack.data_dir ?? ack.extension_dir ?? '',
+  };
+}
+
+function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Waits for `work` at most `ms`; resolves either way. */
+function within(ms: number, work: Promise<unknown>): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  return Promise.race([work.then(() => undefined), limit]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * One extension. Register with command/tool/on/intercept*, then `run()`.
+ * Contract: handlers run concurrently and may be async; a handler that throws becomes an error
+ * reply (and a stderr line), never a crash; frames are written in order; stdout carries
+ * protocol only (console.log goes to stderr while running on stdio).
+ */
+export class Extension {
+  readonly name: string;
+  readonly version: string;
+  private readonly options: ExtensionOptions;
+  private readonly transport: Transport<SdkFrame>;
+  private readonly exit: (code: number) => void;
+  private readonly writeErr: (text: string) => void;
+  private readonly commands = new Map<
+    string,
+    { name: string; description: string; handler: CommandHandler }
+  >();
+  private readonly tools = new Map<string, ToolEntry>();
+  private readonly events = new Map<EventName, Array<Hook<[EventFrame]>>>();
+  private readonly interceptors = new Map<InterceptableEvent, Array<Interceptor<never>>>();
+  private readonly helloHooks: Array<Hook<[HostInfo]>> = [];
+  private readonly shutdownHooks: Array<Hook<[]>> = [];
+  private readonly panelKeyHooks: Array<Hook<[PanelKeyEvent]>> = [];
+  private readonly panelCloseHooks: Array<Hook<[string]>> = [];
+  /** The activations of the tool call whose handler is running synchronously right now. */
+  private currentActivations: string[] | undefined;
+  private pendingActivations: string[] = [];
+  /** Requests being handled: shutdown lets them answer first (within the budget). */
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Frames asked for before hello went out (nothing may precede hello). */
+  private early: SdkFrame[] | undefined = [];
+  /** Registrations are collected until hello_ack and the onHello hooks, then sent as made. */
+  private announced = false;
+  private started = false;
+  private stopping: Promise<void> | undefined;
+  private hostInfo: HostInfo = EMPTY_HOST;
+  /** Frames that arrived before ready: handled once the registrations are out. */
+  private held: FrameFromHost[] | undefined = [];
+  private inputEnded = false;
+  private ackRequested = false;
+  private ackWaiter: ((ack: HelloAckFrame | undefined) => void) | undefined;
+  private stoppedResolve!: () => void;
+  private readonly stopped = new Promise<void>((resolve) => (this.stoppedResolve = resolve));
+
+  constructor(options: ExtensionOptions) {
+    this.options = options;
+    this.name = options.name;
+    this.version = options.version ?? '0.0.0';
+    this.transport = options.transport ?? new StdioTransport<SdkFrame>();
+    this.exit =
+      options.exit ?? (options.transport ? () => undefined : (code) => process.exit(code));
+    this.writeErr = options.stderr ?? ((text) => void process.stderr.write(text));
+    if (!options.transport) redirectConsole(this.writeErr);
+  }
+
+  /** What hello_ack said (empty fields before it arrived). */
+  get host(): HostInfo {
+    return this.hostInfo;
+  }
+
+  /** Registers the slash command `/name`. */
+  command(name: string, description: string, handler: CommandHandler): this {
+    const fresh = !this.commands.has(name.toLowerCase());
+    this.commands.set(name.toLowerCase(), { name, description, handler });
+    if (fresh && this.announced) this.emit({ type: 'register_command', name, description });
+    return this;
+  }
+
+  /** Registers a tool the model can call; `args` is typed from a literal `schema`. */
+  tool<const S extends JsonSchema>(
+    name: string,
+    description: string,
+    schema: S,
+    handler: ToolHandler<ArgsOf<S>>,
+    options: ToolOptions = {},
+  ): this {
+    if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+      throw new TypeError(`@zot/sdk: tool ${name}: the schema must be a JSON Schema object`);
+    }
+    const fresh = !this.tools.has(name);
+    const entry: ToolEntry = {
+      description,
+      schema,
+      deferred: options.deferred === true,
+      handler: handler as ToolHandler<never>,
+    };
+    this.tools.set(name, entry);
+    if (fresh && this.announced) this.emit(this.toolFrame(name, entry));
+    return this;
+  }
+
+  /**
+   * Makes registered deferred tools available to the model. Called while a tool handler runs
+   * (before its first await) the names ride on that call's result; anywhere else, on the next
+   * tool result this extension sends. After an await, use the handler context's activateTools.
+   */
+  activateTools(names: readonly string[]): this {
+    (this.currentActivations ?? this.pendingActivations).push(...names);
+    return this;
+  }
+
+  /** Runs `hook` after hello_ack, before registrations go out (so it may register more). */
+  onHello(hook: (host: HostInfo) => void | Promise<void>): this {
+    this.helloHooks.push(hook);
+    return this;
+  }
+
+  /** Observes a lifecycle event (subscribes to it). */
+  on<E extends EventName>(event: E, handler: (event: EventOf<E>) => void | Promise<void>): this {
+    const list = this.events.get(event) ?? [];
+    list.push(handler as Hook<[EventFrame]>);
+    this.events.set(event, list);
+    this.resubscribe();
+    return this;
+  }
+
+  /** Blocks or rewrites tool calls before they run (and before any confirmation). */
+  interceptToolCall(fn: Interceptor<ToolCall>): this {
+    return this.intercept('tool_call', fn);
+  }
+
+  /** Blocks a turn before the model is called. */
+  interceptTurnStart(fn: Interceptor<TurnStart>): this {
+    return this.intercept('turn_start', fn);
+  }
+
+  /** Suppresses or rewrites the assistant's user-visible text. */
+  interceptAssistantMessage(fn: Interceptor<AssistantMessage>): this {
+    return this.intercept('assistant_message', fn);
+  }
+
+  /** Opens a panel on the extension's own initiative (the top-level open_panel frame). */
+  openPanel(panel: PanelSpec): this {
+    this.emit({ type: 'open_panel', panel });
+    return this;
+  }
+
+  /** Redraws an open panel. */
+  renderPanel(panel: PanelSpec): this {
+    const { id, ...rest } = panel;
+    this.emit({ type: 'panel_render', panel_id: id, ...rest });
+    return this;
+  }
+
+  /** Closes a panel. */
+  closePanel(id: string): this {
+    this.emit({ type: 'panel_close', panel_id: id });
+    return this;
+  }
+
+  /** A key pressed in one of the extension's panels. */
+  onPanelKey(hook: (event: PanelKeyEvent) => void | Promise<void>): this {
+    this.panelKeyHooks.push(hook);
+    return this;
+  }
+
+  /** The user closed one of the extension's panels (Esc, Ctrl+C). */
+  onPanelClose(hook: (panelId: string) => void | Promise<void>): this {
+    this.panelCloseHooks.push(hook);
+    return this;
+  }
+
+  /** Posts a note (`[name] message`), cleared with the user's next prompt. */
+  notify(level: NotifyLevel, message: string): this {
+    this.emit({ type: 'notify', level, message });
+    return this;
+  }
+
+  /** Removes every note this extension posted. */
+  clearNotes(): this {
+    this.emit({ type: 'clear_notes' });
+    return this;
+  }
+
+  /** Submits `text` as a user prompt (the TUI runs or queues it). */
+  submit(text: string): this {
+    this.emit({ type: 'submit', text });
+    return this;
+  }
+
+  /** Writes a line to stderr (zot's log of this extension). Never to stdout. */
+  log(...args: unknown[]): void {
+    this.writeErr(format(...args) + '\n');
+  }
+
+  /** Runs `hook` on shutdown (or when the host goes away), before the process exits. */
+  onShutdown(hook: () => void | Promise<void>): this {
+    this.shutdownHooks.push(hook);
+    return this;
+  }
+
+  /**
+   * Speaks the protocol until shutdown. Resolves when the extension has stopped (after which,
+   * on stdio, the process exits). Contract: call once.
+   */
+  async run(): Promise<void> {
+    if (this.started) throw new Error('@zot/sdk: run() was already called');
+    this.started = true;
+    const ack = new Promise<HelloAckFrame | undefined>((resolve) => (this.ackWaiter = resolve));
+    this.transport.start({
+      onLine: (line) => this.receive(line),
+      onOversize: (bytes) =>
+        this.log(`@zot/sdk: dropped a ${bytes}-byte line over the frame limit`),
+      // End of input: what was received is still answered, then the extension stops.
+      onOutputEnd: () => {
+        this.inputEnded = true;
+        if (this.ackWaiter) this.ackWaiter(undefined);
+        else if (!this.held) void this.stop();
+      },
+      // The link is gone (stdout broken): nothing more can be written.
+      onExit: () => {
+        this.ackWaiter?.(undefined);
+        void this.stop();
+      },
+    });
+    this.transport.send({
+      type: 'hello',
+      name: this.name,
+      version: this.version,
+      capabilities: [...(this.options.capabilities ?? this.capabilities())],
+    });
+    const early = this.early ?? [];
+    this.early = undefined;
+    for (const frame of early) this.transport.send(frame);
+    const helloAck = await ack;
+    if (helloAck !== undefined && this.stopping === undefined) {
+      this.hostInfo = hostInfo(helloAck);
+      for (const hook of this.helloHooks) await this.guard('onHello', () => hook(this.hostInfo));
+      this.announce();
+    }
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const frame of held) this.dispatch(frame);
+    if (this.inputEnded) void this.stop();
+    await this.stopped;
+  }
+
+  private intercept<T>(event: InterceptableEvent, fn: Interceptor<T>): this {
+    const list = this.interceptors.get(event) ?? [];
+    list.push(fn as Interceptor<never>);
+    this.interceptors.set(event, list);
+    this.resubscribe();
+    return this;
+  }
+
+  private capabilities(): string[] {
+    const caps: string[] = [];
+    if (this.commands.size > 0) caps.push('commands');
+    if (this.tools.size > 0) caps.push('tools');
+    if (this.events.size > 0 || this.interceptors.size > 0) caps.push('events');
+    if (this.panelKeyHooks.length > 0 || this.panelCloseHooks.length > 0) caps.push('panels');
+    return caps;
+  }
+
+  private toolFrame(name: string, entry: ToolEntry): SdkFrame {
+    return {
+      type: 'register_tool',
+      name,
+      description: entry.description,
+      schema: entry.schema as Record<string, unknown>,
+      ...(entry.deferred ? { deferred: true } : {}),
+    };
+  }
+
+  private subscribeFrame(): SdkFrame {
+    return {
+      type: 'subscribe',
+      events: [...this.events.keys()],
+      intercept: [...this.interceptors.keys()],
+    };
+  }
+
+  private resubscribe(): void {
+    if (this.announced) this.emit(this.subscribeFrame());
+  }
+
+  private announce(): void {
+    for (const { name, description } of this.commands.values()) {
+      this.emit({ type: 'register_command', name, description });
+    }
+    for (const [name, entry] of this.tools) this.emit(this.toolFrame(name, entry));
+    if (this.events.size > 0 || this.interceptors.size > 0) this.emit(this.subscribeFrame());
+    this.announced = true;
+    this.emit({ type: 'ready' });
+  }
+
+  /** Checks a frame as the host will, then writes it (or holds it until hello is out). */
+  private emit(frame: SdkFrame): void {
+    const checked =
+      frame.type === 'open_panel'
+        ? checkFrameFromExtension({ type: 'command_response', id: '', open_panel: frame.panel })
+        : checkFrameFromExtension(frame);
+    if (!checked.ok) throw new TypeError(`@zot/sdk: ${frame.type}: ${checked.error}`);
+    if (this.early) this.early.push(frame);
+    else this.transport.send(frame);
+  }
+
+  private receive(line: string): void {
+    const decoded = decodeFromHost(line);
+    if (!decoded.ok) {
+      this.log(`@zot/sdk: ignored a frame from zot: ${decoded.error}`);
+      if (decoded.id !== undefined && isRequestType(decoded.type)) {
+        this.refuse({ type: decoded.type, id: decoded.id }, decoded.error);
+      }
+      return;
+    }
+    if (this.held && decoded.frame.type !== 'hello_ack') this.held.push(decoded.frame);
+    else this.dispatch(decoded.frame);
+  }
+
+  private dispatch(frame: FrameFromHost): void {
+    switch (frame.type) {
+      case 'hello_ack':
+        if (this.ackWaiter) {
+          this.ackWaiter(frame);
+          this.ackWaiter = undefined;
+        } else this.hostInfo = hostInfo(frame);
+        return;
+      case 'command_invoked':
+        return this.runCommand(frame);
+      case 'tool_call':
+        return this.runTool(frame);
+      case 'event':
+        for (const hook of this.events.get(frame.event) ?? []) {
+          void this.guard(`on ${frame.event}`, () => hook(frame));
+        }
+        return;
+      case 'event_intercept':
+        return this.track(this.runInterceptors(frame));
+      case 'panel_key': {
+        const event = { panelId: frame.panel_id, key: frame.key, text: frame.text };
+        for (const hook of this.panelKeyHooks) void this.guard('onPanelKey', () => hook(event));
+        return;
+      }
+      case 'panel_close':
+        for (const hook of this.panelCloseHooks) {
+          void this.guard('onPanelClose', () => hook(frame.panel_id));
+        }
+        return;
+      case 'shutdown':
+        this.ackRequested = true;
+        return void this.stop();
+    }
+  }
+
+  private track(work: Promise<void>): void {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work));
+  }
+
+  /** Runs a hook; a throw or rejection is logged, never propagated. */
+  private async guard(label: string, fn: () => unknown): Promise<void> {
+    try {
+      await fn();
+    } catch (error) {
+      this.log(
+        `@zot/sdk: ${label} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
+    }
+  }
+
+  /** Writes the reply to a request, or a fallback when the reply would not pass the host. */
+  private reply<T extends RequestType>(request: { type: T; id: string }, body: ReplyBody<T>): void {
+    const built = answer(request, body);
+    if (built.ok) {
+      this.transport.send(built.reply);
+      return;
+    }
+    this.log(`@zot/sdk: invalid reply to ${request.type}: ${built.error}`);
+    this.refuse(request, `invalid reply from ${this.name}: ${built.error}`);
+  }
+
+  /** Writes a reply the SDK built itself (a fallback); dropped, never retried, if invalid. */
+  private send<T extends RequestType>(request: { type: T; id: string }, body: ReplyBody<T>): void {
+    const built = answer(request, body);
+    if (built.ok) this.transport.send(built.reply);
+  }
+
+  /** The error reply to a request (an allow, or a block, for an interception). */
+  private refuse(request: { type: RequestType; id: string }, message: string): void {
+    const { id } = request;
+    switch (request.type) {
+      case 'tool_call':
+        return this.send(
+          { type: 'tool_call', id },
+          { content: [{ type: 'text', text: message }], is_error: true },
+        );
+      case 'command_invoked':
+        return this.send({ type: 'command_invoked', id }, { action: 'noop', error: message });
+      case 'event_intercept': {
+        const blocking = this.options.interceptFailure === 'block';
+        return this.send(
+          { type: 'event_intercept', id },
+          blocking ? { block: true, reason: message } : { reason: message },
+        );
+      }
+    }
+  }
+
+  /**
+   * Runs a handler; calls `done` with its value, or `failed` with what it threw or rejected.
+   * Contract: a handler that returns a plain value is answered in the same tick (no promise is
+   * created); only a thenable is tracked for shutdown.
+   */
+  private settle<T>(
+    call: () => T | Promise<T>,
+    done: (value: T) => void,
+    failed: (error: unknown) => void,
+  ): void {
+    let value: T | Promise<T>;
+    try {
+      value = call();
+    } catch (error) {
+      return failed(error);
+    }
+    if (isThenable(value)) this.track(Promise.resolve(value).then(done, failed));
+    else done(value);
+  }
+
+  private logFailure(label: string, error: unknown): void {
+    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    this.log(`@zot/sdk: ${label} failed: ${detail}`);
+  }
+
+  private runCommand(frame: CommandInvokedFrame): void {
+    const entry = this.commands.get(frame.name.toLowerCase());
+    if (!entry) {
+      this.reply(frame, { action: 'noop', error: `${this.name}: unknown command /${frame.name}` });
+      return;
+    }
+    const context = { id: frame.id, name: entry.name, host: this.hostInfo };
+    this.settle(
+      () => entry.handler(frame.args ?? '', context),
+      (result) => this.reply(frame, commandBody(result)),
+      (error) => {
+        this.logFailure(`/${entry.name}`, error);
+        this.reply(frame, { action: 'noop', error: `/${entry.name} failed: ${messageOf(error)}` });
+      },
+    );
+  }
+
+  private runTool(frame: ToolCallFrame): void {
+    const entry = this.tools.get(frame.name);
+    if (!entry) {
+      this.reply(frame, {
+        content: [{ type: 'text', text: `${this.name}: unknown tool ${frame.name}` }],
+        is_error: true,
+      });
+      return;
+    }
+    const activations: string[] = [];
+    const context: ToolContext = {
+      id: frame.id,
+      name: frame.name,
+      host: this.hostInfo,
+      activateTools: (names) => void activations.push(...names),
+    };
+    const finish = (result: ToolReturn) => {
+      const pending = this.pendingActivations.splice(0);
+      this.reply(frame, toolBody(result, [...pending, ...activations]));
+    };
+    this.settle(
+      () => {
+        // ext.activateTools() during the handler's synchronous part belongs to this call.
+        this.currentActivations = activations;
+        try {
+          return (entry.handler as ToolHandler<Record<string, unknown>>)(frame.args ?? {}, context);
+        } finally {
+          this.currentActivations = undefined;
+        }
+      },
+      finish,
+      (error) => {
+        this.logFailure(`tool ${frame.name}`, error);
+        finish({
+          content: [{ type: 'text', text: `tool ${frame.name} failed: ${messageOf(error)}` }],
+          isError: true,
+        });
+      },
+    );
+  }
+
+  private async runInterceptors(frame: EventInterceptFrame): Promise<void> {
+    const chain = (this.interceptors.get(frame.event) ?? []) as Array<Interceptor<unknown>>;
+    let args = frame.event === 'tool_call' ? (frame.tool_args ?? {}) : {};
+    let text = frame.event === 'assistant_message' ? (frame.text ?? '') : '';
+    let modifiedArgs = false;
+    let replaced = false;
+    let reason: string | undefined;
+    try {
+      for (const fn of chain) {
+        const subject =
+          frame.event === 'tool_call'
+            ? { id: frame.tool_id, name: frame.tool_name ?? '', args }
+            : frame.event === 'turn_start'
+              ? { step: frame.step }
+              : { text };
+        const decision = (await fn(subject)) ?? {};
+        if (decision.reason !== undefined) reason = decision.reason;
+        if (decision.block) {
+          this.reply(frame, { block: true, reason: decision.reason ?? `blocked by ${this.name}` });
+          return;
+        }
+        if (decision.modifiedArgs !== undefined) {
+          args = decision.modifiedArgs;
+          modifiedArgs = true;
+        }
+        if (decision.replaceText !== undefined) {
+          text = decision.replaceText;
+          replaced = true;
+        }
+      }
+    } catch (error) {
+      this.log(
+        `@zot/sdk: ${frame.event} interceptor failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
+      this.refuse(frame, `${this.name}: ${frame.event} interceptor failed: ${messageOf(error)}`);
+      return;
+    }
+    this.reply(frame, {
+      ...(reason !== undefined ? { reason } : {}),
+      ...(modifiedArgs && frame.event === 'tool_call' ? { modified_args: args } : {}),
+      ...(replaced && frame.event === 'assistant_message' ? { replace_text: text } : {}),
+    });
+  }
+
+  /** Shutdown (acknowledged when the host asked) or the end of the link: hooks, ack, exit. */
+  private stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      const budget = this.options.shutdownTimeoutMs ?? 1000;
+      // Requests already taken are answered first, then the hooks run; all within the budget.
+      const work = Promise.all([...this.inFlight]).then(() =>
+        Promise.all(this.shutdownHooks.map((hook) => this.guard('onShutdown', hook))),
+      );
+      await within(budget, work);
+      if (this.ackRequested) this.transport.send({ type: 'shutdown_ack' });
+      if (this.transport instanceof StdioTransport) await this.transport.flushed();
+      this.transport.close();
+      this.stoppedResolve();
+      this.exit(0);
+    })();
+    return this.stopping;
+  }
+}
+
+function commandBody(result: CommandReturn): ReplyBody<'command_invoked'> {
+  if (result === undefined) return { action: 'noop' };
+  if (typeof result === 'string') return { action: 'display', display: result };
+  switch (result.action) {
+    case 'prompt':
+      return { action: 'prompt', prompt: result.prompt };
+    case 'insert':
+      return { action: 'insert', insert: result.insert };
+    case 'display':
+      return { action: 'display', display: result.display };
+    case 'open_panel':
+      return { action: 'open_panel', open_panel: result.panel };
+    case 'noop':
+      return { action: 'noop' };
+    case 'error':
+      return { action: 'noop', error: result.error };
+  }
+}
+
+function toolBody(result: ToolReturn, activate: string[]): ReplyBody<'tool_call'> {
+  const value: ToolResult =
+    result === undefined
+      ? { content: [] }
+      : typeof result === 'string'
+        ? { content: [{ type: 'text', text: result }] }
+        : result;
+  const names = [...new Set([...(value.activateTools ?? []), ...activate])];
+  return {
+    content: [...value.content],
+    ...(value.isError ? { is_error: true } : {}),
+    ...(names.length > 0 ? { activate_tools: names } : {}),
+  };
+}
+
+/** console.log/info/debug write to stderr: on stdio, stdout belongs to the protocol. */
+function redirectConsole(write: (text: string) => void): void {
+  const toStderr = (...args: unknown[]) => write(format(...args) + '\n');
+  console.log = toStderr;
+  console.info = toStderr;
+  console.debug = toStderr;
+}
+
+/** Creates an extension; register what it offers, then call `run()`. */
+export function createExtension(options: ExtensionOptions): Extension {
+  return new Extension(options);
+}

@@ -56,3 +56,36 @@ test("the skill's Python extension runs: its command answers and its tool is cal
   assert.equal(tool.code, 0, tool.stderr);
   assert.match(JSON.stringify(llm.requests.at(-1)!.body.messages), /QUIET WORDS/);
 });
+
+test("the skill's TypeScript-SDK extension runs: command, tool and the interceptor's block", async (t) => {
+  const box = makeSandbox();
+  t.after(() => box.cleanup());
+  const [code] = blocks('js');
+  assert.ok(code, 'the skill has a JavaScript example');
+  const dir = join(box.project, 'greet');
+  const sdk = join(dir, 'node_modules', '@zot', 'sdk');
+  mkdirSync(sdk, { recursive: true });
+  cpSync(join(ROOT, 'packages/sdk/dist/pack'), join(sdk, 'dist/pack'), { recursive: true });
+  cpSync(join(ROOT, 'packages/sdk/package.json'), join(sdk, 'package.json'));
+  writeFileSync(join(dir, 'index.mjs'), code!);
+  writeFileSync(
+    join(dir, 'extension.json'),
+    JSON.stringify({ name: 'greet', version: '0.1.0', exec: 'node', args: ['index.mjs'] }),
+  );
+  const run = (args: string[]) =>
+    runZot([...fakeLlmFlags(llm.url), '--ext', dir, ...args], { home: box.home, cwd: box.project });
+  const command = await run(['-p', '/greet you']);
+  assert.equal(command.code, 0, command.stderr);
+  assert.equal(command.stdout, 'hello, you\n');
+
+  llm.script(
+    { toolCalls: [{ id: 't1', name: 'shout', args: { text: 'quiet words' } }] },
+    { toolCalls: [{ id: 't2', name: 'bash', args: { command: 'rm -rf / --no-preserve-root' } }] },
+    { text: 'done' },
+  );
+  const tool = await run(['-p', 'shout it']);
+  assert.equal(tool.code, 0, tool.stderr);
+  const sent = JSON.stringify(llm.requests.at(-1)!.body.messages);
+  assert.match(sent, /QUIET WORDS/);
+  assert.match(sent, /not on this machine/, 'the interceptor blocked the call');
+});

@@ -7,6 +7,7 @@ import { createTheme, DARK, noColor, type Theme } from '../../tui/theme.js';
 import { ChatView } from './chat/chat-view.js';
 import { CommandsController } from './commands.js';
 import { Dialogs } from './dialogs.js';
+import { PanelHost } from './panel-host.js';
 import { memoizeFrames } from '../../tui/frame-memo.js';
 import { gitBranch } from '../../util/git-branch.js';
 import { EditorController } from './editor.js';
@@ -83,6 +84,12 @@ export async function runInteractiveMode(
     },
     ...(options.now ? { now: options.now } : {}),
   });
+  const panels = new PanelHost({
+    tui,
+    theme,
+    session,
+    warn: (message) => chat.display(message, theme.warning),
+  });
   const commands = new CommandsController({
     session,
     theme,
@@ -90,6 +97,7 @@ export async function runInteractiveMode(
     surface: {
       display: (text, style) => chat.display(text, style),
       insert: (text) => editor.setText(text),
+      openPanel: (extension, panel) => panels.open(extension, panel),
       // OSC 52: most terminals (and tmux with set-clipboard) put this on the system clipboard.
       copy: (text) => {
         terminal.write(`\x1b]52;c;${Buffer.from(text, 'utf8').toString('base64')}\x07`);
@@ -152,6 +160,7 @@ export async function runInteractiveMode(
       display: (text, heading) => chat.display(text, undefined, heading),
       insert: (text) => editor.insert(text),
       submit: (text) => editor.submit(text, 'follow_up', false),
+      panels,
     }),
   );
   status.update(session.state());

@@ -23,6 +23,11 @@ export interface CommandSurface {
   display(text: string, style?: (text: string) => string): void;
   /** Puts text into the editor. */
   insert(text: string): void;
+  /** Shows an extension's panel (a command answered with open_panel). */
+  openPanel(
+    extension: string,
+    panel: { id: string; title?: string; lines?: string[]; footer?: string },
+  ): void;
   /** Puts text on the clipboard; false when the terminal cannot be asked to. */
   copy?(text: string): boolean;
   /** Removes the transcript from the screen (after /clear and /new). */
@@ -104,10 +109,7 @@ export class CommandsController {
       case 'error':
         return surface.display(result.message, theme.error);
       case 'panel':
-        return surface.display(
-          `/${name} (${result.extension}) opens a panel; panels are coming to the TUI`,
-          theme.muted,
-        );
+        return surface.openPanel(result.extension, result.panel);
       default:
         return;
     }

@@ -47,6 +47,8 @@ function fakeSession(overrides: Partial<InteractiveSession> = {}) {
     enableConfirmation: () => undefined,
     startExtensions: async () => [],
     toolPreview: () => '',
+    panelKey: () => ({ ok: true as const }),
+    closePanel: () => false,
     skills: async () => undefined,
     skillBody: async () => ({ error: 'not used' }),
     unqueueLast: () => undefined,
@@ -159,6 +161,7 @@ function commands(session: ReturnType<typeof fakeSession>) {
       insert: (text) => events.push(`insert:${text}`),
       reset: () => events.push('reset'),
       exit: () => events.push('exit'),
+      openPanel: (extension, panel) => events.push(`panel:${extension}:${panel.id}`),
     },
   });
   return { controller, shown, events };

@@ -38,6 +38,14 @@ export interface InteractiveSession {
   prompt(text: string, images?: ImageBlock[], mode?: 'follow_up' | 'steer'): Promise<unknown>;
   /** Aborts the running operation and drops everything waiting; returns how many waited. */
   cancel(): number;
+  /** A key for the open extension panel (the spec's key names). */
+  panelKey(
+    panelId: string,
+    key: string,
+    text?: string,
+  ): { ok: true } | { ok: false; error: string };
+  /** The user closed the panel; false when no such panel is open. */
+  closePanel(panelId: string): boolean;
   /** Takes the last queued follow-up back for editing; undefined when none waits. */
   unqueueLast(): string | undefined;
   /** Connects the extension-UI port; returns a disconnect function. */

@@ -1,8 +1,9 @@
 // The TUI's extension-UI port (ARCHITECTURE 17): notes above the editor, displays in the chat,
-// inserts into the editor, submits as prompts. Panels get a line until the panel host lands.
+// inserts into the editor, submits as prompts, panels as overlays (panel-host.ts).
 import type { Theme } from '../../tui/theme.js';
 import { terminalSafe } from '../../util/terminal-text.js';
 import type { Notes } from './notes.js';
+import type { PanelHost } from './panel-host.js';
 import type { ExtensionUi } from './ports.js';
 
 export interface TuiUiTargets {
@@ -12,6 +13,7 @@ export interface TuiUiTargets {
   display(text: string, heading: string): void;
   insert(text: string): void;
   submit(text: string): void;
+  panels: PanelHost;
 }
 
 const noteKey = (extension: string) => `ext:${extension}`;
@@ -36,12 +38,15 @@ export function tuiUi(targets: TuiUiTargets): ExtensionUi {
     display: (event) => targets.display(event.text, name(event.extension)),
     insert: (event) => targets.insert(event.text),
     submit: (event) => targets.submit(event.text),
-    openPanel: (event) =>
-      notes.set(
-        `panel:${event.extension}`,
-        `${name(event.extension)} ${theme.muted('opened a panel; panels are coming to the TUI')}`,
-      ),
-    renderPanel: () => undefined,
-    closePanel: (event) => notes.delete(`panel:${event.extension}`),
+    openPanel: (event) => targets.panels.open(event.extension, event.panel),
+    renderPanel: (event) => {
+      const { extension, panel_id, title, lines, footer } = event;
+      targets.panels.render(extension, panel_id, {
+        ...(title !== undefined ? { title } : {}),
+        ...(lines !== undefined ? { lines } : {}),
+        ...(footer !== undefined ? { footer } : {}),
+      });
+    },
+    closePanel: (event) => targets.panels.closed(event.extension, event.panel_id),
   };
 }

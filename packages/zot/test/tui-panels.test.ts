@@ -1,0 +1,53 @@
+// End-to-end in tmux: an extension's panel in the TUI: opened by a command, keys reach the
+// extension in the order typed, Esc closes it and the extension hears panel_close.
+import assert from 'node:assert/strict';
+import { cpSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, test } from 'node:test';
+import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
+import { HAS_TMUX, TmuxZot } from './support/tmux.js';
+import { makeSandbox } from './support/zot.js';
+
+const skip = HAS_TMUX ? false : 'tmux is not installed';
+const TODO = fileURLToPath(new URL('../../../../examples/extensions/todo', import.meta.url));
+let llm: FakeLlm;
+before(async () => {
+  llm = await startFakeLlm();
+});
+after(() => llm.close());
+
+test(
+  'the todo panel: keys typed fast arrive in order, Esc closes it, the list is kept',
+  { skip },
+  async (t) => {
+    const box = makeSandbox();
+    t.after(() => box.cleanup());
+    // A copy: loaded with --ext, the example keeps its todos.json beside main.py.
+    const dir = join(box.project, 'todo');
+    cpSync(TODO, dir, { recursive: true });
+    const zot = TmuxZot.start([...fakeLlmFlags(llm.url), '--ext', dir], {
+      home: box.home,
+      cwd: box.project,
+      rows: 30,
+    });
+    t.after(() => zot.kill());
+    await zot.waitFor('anthropic/');
+    zot.submit('/todo');
+    await zot.waitFor('╭─');
+    zot.type('a');
+    zot.type('buy milk');
+    zot.press('Enter');
+    const panel = await zot.waitFor('buy milk');
+    assert.doesNotMatch(panel, /yk uimlb|uimlb/, 'not scrambled');
+    zot.type('x');
+    await zot.waitFor(/\[x\].*buy milk|✓.*buy milk/);
+    zot.press('Escape');
+    await zot.waitFor((s) => !s.includes('╭─'));
+    const saved = readFileSync(join(dir, 'todos.json'), 'utf8');
+    assert.match(saved, /buy milk/);
+    // The editor has the keys again.
+    zot.type('typing again');
+    await zot.waitFor('typing again');
+  },
+);

@@ -142,3 +142,38 @@ test(
     await zot.waitFor('Run make deploy, then check.');
   },
 );
+
+test(
+  '/theme lists the built-in themes and a theme-only extension, previews live, saves the choice',
+  { skip },
+  async (t) => {
+    const { box, open } = setup(t);
+    const ocean = join(box.home, 'extensions', 'ocean');
+    mkdirSync(ocean, { recursive: true });
+    writeFileSync(join(ocean, 'extension.json'), JSON.stringify({ name: 'ocean' }));
+    writeFileSync(
+      join(ocean, 'theme.json'),
+      JSON.stringify({ name: 'ocean', colors: { statusBar: '#00ff00' } }),
+    );
+    const zot = TmuxZot.start(fakeLlmFlags(llm.url), {
+      home: box.home,
+      cwd: box.project,
+      rows: 40,
+      env: { NO_COLOR: undefined },
+    });
+    t.after(() => zot.kill());
+    await zot.waitFor('anthropic/');
+    zot.submit('/theme');
+    const list = await zot.waitFor('Theme');
+    assert.match(list, /dark ✓/);
+    assert.match(list, /ocean +extension/);
+    zot.press('Down');
+    zot.press('Down');
+    // The status line takes ocean's colour while ocean is only highlighted.
+    await zot.waitFor((s) => s.includes('38;2;0;255;0m'), { escapes: true });
+    zot.press('Enter');
+    await zot.waitFor('theme: ocean (saved)');
+    assert.equal(JSON.parse(readFileSync(join(box.home, 'config.json'), 'utf8')).theme, 'ocean');
+    void open;
+  },
+);

@@ -172,8 +172,11 @@ async function runInteractive(
 ): Promise<number> {
   if (stop.aborted) return 1;
   const { runInteractiveMode } = await import('../modes/interactive/app.js');
+  const { loadThemes } = await import('./themes.js');
   const { session, paths, version } = runtime;
+  const themes = await loadThemes(options, session.cwd, paths);
   return runInteractiveMode(session, {
+    themes,
     version,
     ...(prompt ? { firstPrompt: prompt } : {}),
     historyFile: join(paths.home, 'history', `${cwdKey(session.cwd)}.jsonl`),

@@ -1,10 +1,12 @@
-// config.json: the last provider and model the user chose.
+// config.json: the last provider and model the user chose, and the TUI's theme.
 import { PROVIDER_NAMES, type ProviderName } from './auth.js';
 import { readJsonObject, updateJsonObject } from './json-file.js';
 
 export interface Settings {
   provider?: ProviderName;
   model?: string;
+  /** The TUI's theme, by name (`/theme`). */
+  theme?: string;
 }
 
 /** Contract: never throws; an unreadable file yields empty settings and a warning. */
@@ -20,6 +22,7 @@ export function loadSettings(path: string): { settings: Settings; warning?: stri
     settings.provider = raw.provider;
   }
   if (typeof raw.model === 'string') settings.model = raw.model;
+  if (typeof raw.theme === 'string') settings.theme = raw.theme;
   return { settings };
 }
 

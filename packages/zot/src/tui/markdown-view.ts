@@ -7,22 +7,23 @@ import { terminalSafeBlock } from '../util/terminal-text.js';
 import { highlightLines } from './highlight.js';
 import type { Theme } from './theme.js';
 
+/** Looks the styles up on every call, so a theme changed in place (`/theme`) takes effect. */
 export function markdownTheme(theme: Theme): MarkdownTheme {
   return {
     heading: (text) => theme.bold(theme.heading(text)),
-    link: theme.link,
-    linkUrl: theme.linkUrl,
-    code: theme.code,
-    codeBlock: theme.text,
-    codeBlockBorder: theme.codeBlockBorder,
+    link: (text) => theme.link(text),
+    linkUrl: (text) => theme.linkUrl(text),
+    code: (text) => theme.code(text),
+    codeBlock: (text) => theme.text(text),
+    codeBlockBorder: (text) => theme.codeBlockBorder(text),
     quote: (text) => theme.italic(theme.quote(text)),
-    quoteBorder: theme.border,
-    hr: theme.border,
-    listBullet: theme.listBullet,
-    bold: theme.bold,
-    italic: theme.italic,
-    strikethrough: theme.strikethrough,
-    underline: theme.underline,
+    quoteBorder: (text) => theme.border(text),
+    hr: (text) => theme.border(text),
+    listBullet: (text) => theme.listBullet(text),
+    bold: (text) => theme.bold(text),
+    italic: (text) => theme.italic(text),
+    strikethrough: (text) => theme.strikethrough(text),
+    underline: (text) => theme.underline(text),
     highlightCode: (code, lang) =>
       highlightLines(code, lang, theme) ?? code.split('\n').map((line) => theme.text(line)),
   };

@@ -57,6 +57,8 @@ export interface SelectDialogOptions<T = string> {
   /** Shown when nothing matches (default `no matches`). */
   emptyText?: string;
   actions?: SelectDialogAction<T>[];
+  /** The highlighted item changed (a live preview, e.g. of a theme). */
+  onHighlight?(item: SelectDialogItem<T> | undefined): void;
   /** Enter on an item. Called at most once, and never after `onCancel`. */
   onSelect(item: SelectDialogItem<T>): void;
   /** Esc or ctrl+c. Called at most once, and never after `onSelect`. */
@@ -204,7 +206,9 @@ export class SelectDialog<T = string> implements Component, Focusable {
   }
 
   private select(index: number): void {
+    const before = this.highlighted();
     this.selected = Math.max(0, Math.min(index, this.filtered.length - 1));
+    if (this.highlighted() !== before) this.options.onHighlight?.(this.highlighted());
     const rows = this.maxVisible();
     if (this.selected < this.top) this.top = this.selected;
     if (this.selected >= this.top + rows) this.top = this.selected - rows + 1;

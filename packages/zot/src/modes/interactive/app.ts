@@ -3,7 +3,7 @@
 // the session's API; it knows nothing of agents, providers or extensions.
 import { ProcessTerminal, TUI, type Terminal } from '@mariozechner/pi-tui';
 import { isExtensionUiEvent } from '../../session/extension-ui.js';
-import { createTheme, DARK, noColor, type Theme } from '../../tui/theme.js';
+import { createTheme, DARK, noColor, type Theme, type ThemeSpec } from '../../tui/theme.js';
 import { ChatView } from './chat/chat-view.js';
 import { CommandsController } from './commands.js';
 import { Dialogs } from './dialogs.js';
@@ -29,6 +29,13 @@ export interface InteractiveOptions {
   confirm?: boolean;
   /** Ends the mode (a signal); the session is aborted by the caller. */
   stop?: AbortSignal;
+  /** The themes to choose from (/theme) and the saved choice. */
+  themes?: {
+    themes: ThemeSpec[];
+    chosen?: string;
+    warnings: string[];
+    save(name: string): void;
+  };
   /** Injected for tests; the process's terminal otherwise. */
   terminal?: Terminal;
   env?: NodeJS.ProcessEnv;
@@ -48,7 +55,16 @@ export async function runInteractiveMode(
   options: InteractiveOptions,
 ): Promise<number> {
   const env = options.env ?? process.env;
-  const theme = createTheme(DARK, !noColor(env));
+  const specs = options.themes?.themes ?? [DARK];
+  const color = !noColor(env);
+  const spec = specs.find((s) => s.name === options.themes?.chosen) ?? specs[0] ?? DARK;
+  // One theme object that every widget reads its styles from: /theme changes it in place.
+  const theme = createTheme(spec, color);
+  const applyTheme = (next: ThemeSpec) => {
+    Object.assign(theme, createTheme(next, color));
+    tui.invalidate();
+    tui.requestRender(true);
+  };
   const terminal = new WatchedTerminal(options.terminal ?? new ProcessTerminal());
   const tui = new TUI(terminal);
   memoizeFrames(tui);
@@ -71,10 +87,24 @@ export async function runInteractiveMode(
   const finished = new Promise<number>((resolve) => (finish = resolve));
   const exit = () => finish(0);
 
+  let themeName = spec.name;
   const dialogs = new Dialogs({
     tui,
     theme,
     session,
+    ...(options.themes
+      ? {
+          themes: {
+            list: specs,
+            current: () => themeName,
+            apply: (next: ThemeSpec) => {
+              themeName = next.name;
+              applyTheme(next);
+            },
+            save: options.themes.save,
+          },
+        }
+      : {}),
     surface: {
       display: (text, style) => chat.display(text, style),
       replay: () => {
@@ -143,6 +173,7 @@ export async function runInteractiveMode(
 
   chat.display(`zot ${options.version} · /help for keys and commands`, theme.muted);
   if (session.messages.length > 0) chat.replay(session.messages);
+  for (const warning of options.themes?.warnings ?? []) chat.display(warning, theme.warning);
   const provider = session.state().provider;
   if (session.providers().some((p) => p.provider === provider && !p.ready)) {
     chat.display(

@@ -56,6 +56,7 @@ export interface CommandDialogs {
   login(): Promise<void>;
   logout(): Promise<void>;
   skills(): Promise<void>;
+  theme(): Promise<void>;
 }
 
 /** Contract: `run` never rejects; every outcome is shown. */
@@ -79,6 +80,7 @@ export class CommandsController {
       name === 'logout' ||
       name === 'sessions' ||
       name === 'skills' ||
+      name === 'theme' ||
       (name === 'model' && args === '')
         ? dialogs?.[name as keyof CommandDialogs]
         : undefined;

@@ -6,7 +6,7 @@ import type { ConfirmDecision } from '../../session/confirm.js';
 import { showConfirmDialog, type ConfirmChoice } from '../../tui/confirm-dialog.js';
 import { showSelectDialog, type SelectDialogItem } from '../../tui/select-dialog.js';
 import { showTextPrompt } from '../../tui/text-prompt-dialog.js';
-import type { Style, Theme } from '../../tui/theme.js';
+import type { Style, Theme, ThemeSpec } from '../../tui/theme.js';
 import type { AskPerson, InteractiveSession, ProviderStatus, SessionSummary } from './ports.js';
 
 export interface DialogSurface {
@@ -15,11 +15,21 @@ export interface DialogSurface {
   replay(): void;
 }
 
+export interface ThemeChoice {
+  list: readonly ThemeSpec[];
+  current(): string;
+  /** Shows `spec` now (the preview, and the choice). */
+  apply(spec: ThemeSpec): void;
+  /** Keeps the choice for the next run (config.json). Contract: may throw naming the file. */
+  save(name: string): void;
+}
+
 export interface DialogsOptions {
   tui: TUI;
   theme: Theme;
   session: InteractiveSession;
   surface: DialogSurface;
+  themes?: ThemeChoice;
   now?: () => number;
 }
 
@@ -149,6 +159,46 @@ export class Dialogs {
     });
     await result;
     done();
+  }
+
+  /** /theme: every theme, previewed live as the highlight moves; Enter keeps it, Esc goes back. */
+  async theme(): Promise<void> {
+    const { tui, theme, surface } = this.options;
+    const themes = this.options.themes;
+    if (!themes) return surface.display('no themes to choose from', theme.muted);
+    if (!theme.color)
+      surface.display('NO_COLOR is set: the theme changes nothing now', theme.muted);
+    const before = themes.current();
+    const byName = new Map(themes.list.map((spec) => [spec.name, spec]));
+    const { result } = showSelectDialog(tui, {
+      title: 'Theme',
+      theme,
+      items: themes.list.map((spec) => ({
+        value: spec.name,
+        label: spec.name,
+        current: spec.name === before,
+        detail: spec.name === 'dark' || spec.name === 'light' ? 'built in' : 'extension',
+      })),
+      onHighlight: (item) => {
+        const spec = item && byName.get(item.value);
+        if (spec) themes.apply(spec);
+      },
+    });
+    const picked = await result;
+    if (!picked) {
+      themes.apply(byName.get(before)!);
+      return;
+    }
+    themes.apply(byName.get(picked.value)!);
+    try {
+      themes.save(picked.value);
+      surface.display(`theme: ${picked.value} (saved)`, theme.muted);
+    } catch (error) {
+      surface.display(
+        `theme: ${picked.value} (not saved: ${(error as Error).message})`,
+        theme.warning,
+      );
+    }
   }
 
   /** /skills: every skill (read afresh) with its source; Enter shows the skill's text. */

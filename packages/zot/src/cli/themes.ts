@@ -1,0 +1,62 @@
+// The themes of this run: the built-in dark and light, then each theme-only extension's
+// theme.json (installed or in the project, as discovery finds them), and the saved choice.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ZotPaths } from '../config/paths.js';
+import { loadSettings, saveSettings } from '../config/settings.js';
+import { MAX_THEME_BYTES, parseThemeFile } from '../tui/theme-file.js';
+import { DARK, LIGHT, type ThemeSpec } from '../tui/theme.js';
+import type { CliOptions } from './args.js';
+
+export interface RunThemes {
+  themes: ThemeSpec[];
+  /** The saved choice, if it names a theme that exists. */
+  chosen?: string;
+  warnings: string[];
+  save(name: string): void;
+}
+
+/** Contract: never throws; a bad theme file is a warning naming it, the others load. */
+export async function loadThemes(
+  options: CliOptions,
+  cwd: string,
+  paths: ZotPaths,
+): Promise<RunThemes> {
+  const themes: ThemeSpec[] = [DARK, LIGHT];
+  const warnings: string[] = [];
+  try {
+    const { discoverExtensions } = await import('../extensions/discovery.js');
+    const { THEME_FILES } = await import('../extensions/manifest.js');
+    const { entries } = discoverExtensions({
+      cwd,
+      zotHome: paths.home,
+      extPaths: options.extPaths,
+      noExt: options.noExt,
+    });
+    for (const entry of entries) {
+      if (entry.status !== 'theme-only' || !entry.manifest) continue;
+      const file = THEME_FILES.map((name) => join(entry.manifest!.dir, name)).find(existsSync);
+      if (!file) continue;
+      const text = readFileSync(file)
+        .subarray(0, MAX_THEME_BYTES + 1)
+        .toString('utf8');
+      const parsed = parseThemeFile(text, file);
+      warnings.push(...parsed.errors, ...parsed.warnings);
+      if (!parsed.theme) continue;
+      if (themes.some((theme) => theme.name === parsed.theme!.name)) {
+        warnings.push(`${file}: a theme named "${parsed.theme.name}" is already loaded; skipped`);
+        continue;
+      }
+      themes.push(parsed.theme);
+    }
+  } catch (error) {
+    warnings.push(`themes could not be read: ${(error as Error).message}`);
+  }
+  const saved = loadSettings(paths.config).settings.theme;
+  return {
+    themes,
+    ...(saved && themes.some((theme) => theme.name === saved) ? { chosen: saved } : {}),
+    warnings,
+    save: (name) => saveSettings(paths.config, { theme: name }),
+  };
+}

@@ -147,7 +147,7 @@ test(
   '/theme lists the built-in themes and a theme-only extension, previews live, saves the choice',
   { skip },
   async (t) => {
-    const { box, open } = setup(t);
+    const { box } = setup(t);
     const ocean = join(box.home, 'extensions', 'ocean');
     mkdirSync(ocean, { recursive: true });
     writeFileSync(join(ocean, 'extension.json'), JSON.stringify({ name: 'ocean' }));
@@ -174,6 +174,5 @@ test(
     zot.press('Enter');
     await zot.waitFor('theme: ocean (saved)');
     assert.equal(JSON.parse(readFileSync(join(box.home, 'config.json'), 'utf8')).theme, 'ocean');
-    void open;
   },
 );

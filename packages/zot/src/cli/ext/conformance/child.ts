@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { decodeFromExtension, MAX_FRAME_BYTES, type FrameFromExtension } from '@zot/protocol';
 import { LineSplitter } from '@zot/protocol/jsonl';
+import { FrameStats } from './frame-stats.js';
 import {
   isReplyType,
   REPLY_TYPE,
@@ -44,8 +45,6 @@ export interface Spec {
 
 /** Most registration frames kept; more are counted. */
 const MAX_REGISTRATIONS = 500;
-/** Most invalid lines kept as examples; more are counted. */
-const MAX_SAMPLES = 5;
 /** After the exit, how long its last output may take to be read (a grandchild may hold it). */
 const OUTPUT_END_GRACE_MS = 500;
 /** Most stderr kept (its end). */
@@ -55,15 +54,6 @@ interface Pending {
   expects: ReplyFrame['type'];
   sentAt: number;
   settle(outcome: Outcome): void;
-}
-
-/** What went wrong on stdout after hello, for the `frames` check. */
-export interface FrameStats {
-  total: number;
-  invalid: { count: number; samples: Array<{ line: string; error: string }> };
-  unknownTypes: { count: number; samples: string[] };
-  oversize: number[];
-  unsolicited: { count: number; samples: string[] };
 }
 
 /**
@@ -89,13 +79,7 @@ export class ExtensionChild {
   readonly registrations: Line[] = [];
   droppedRegistrations = 0;
   lastRegistrationAt: number | undefined;
-  readonly stats: FrameStats = {
-    total: 0,
-    invalid: { count: 0, samples: [] },
-    unknownTypes: { count: 0, samples: [] },
-    oversize: [],
-    unsolicited: { count: 0, samples: [] },
-  };
+  readonly stats = new FrameStats();
   private stderrText = '';
   stderrTruncated = false;
   /** Lines that arrive while nothing is pending are offered here (probes for late replies). */
@@ -207,16 +191,10 @@ export class ExtensionChild {
     }
     this.stats.total++;
     if (oversize !== undefined) {
-      if (this.stats.oversize.length < MAX_SAMPLES) this.stats.oversize.push(oversize);
-    } else this.noteInvalid(line.text, problem);
+      this.stats.oversizeLine(oversize);
+    } else this.stats.invalidLine(line.text, problem);
     this.onLine?.(line);
     this.notify();
-  }
-
-  private noteInvalid(text: string, error: string): void {
-    this.stats.invalid.count++;
-    if (this.stats.invalid.samples.length < MAX_SAMPLES)
-      this.stats.invalid.samples.push({ line: text.slice(0, 4096), error });
   }
 
   private receive(text: string): void {
@@ -235,10 +213,8 @@ export class ExtensionChild {
     this.stats.total++;
     if (!decoded.ok) {
       if (decoded.kind === 'unknown_type') {
-        this.stats.unknownTypes.count++;
-        if (this.stats.unknownTypes.samples.length < MAX_SAMPLES)
-          this.stats.unknownTypes.samples.push(text.slice(0, 4096));
-      } else this.noteInvalid(text, decoded.error);
+        this.stats.unknownType(text);
+      } else this.stats.invalidLine(text, decoded.error);
       // A broken reply that still names its request fails that request at once (as the host).
       if (decoded.id !== undefined && isReplyType(decoded.type)) {
         const entry = this.pending.get(decoded.id);
@@ -287,9 +263,7 @@ export class ExtensionChild {
   private onReply(line: Line, frame: ReplyFrame): void {
     const entry = this.pending.get(frame.id);
     if (!entry) {
-      this.stats.unsolicited.count++;
-      if (this.stats.unsolicited.samples.length < MAX_SAMPLES)
-        this.stats.unsolicited.samples.push(line.text.slice(0, 4096));
+      this.stats.unsolicitedReply(line.text);
       return;
     }
     this.pending.delete(frame.id);

@@ -8,16 +8,15 @@ export function frames(kit: Kit): void {
   const { stats } = kit.child;
   const { checks } = kit;
   const problems: string[] = [];
-  if (stats.invalid.count > 0) problems.push(`${stats.invalid.count} invalid line(s)`);
-  if (stats.oversize.length > 0)
-    problems.push(`${stats.oversize.length} line(s) over the 32 MiB limit`);
+  if (stats.invalid.count > 0) problems.push(`${stats.invalid.count} invalid`);
+  if (stats.oversize.count > 0) problems.push(`${stats.oversize.count} over the 32 MiB limit`);
   if (problems.length > 0) {
     const first = stats.invalid.samples[0];
-    const why = first ? `; first: ${first.error}` : `; first: ${stats.oversize[0]} bytes`;
+    const why = first ? first.error : `a line of ${stats.oversize.samples[0]} bytes`;
     checks.add({
       check: 'frames',
       status: 'fail',
-      message: `${problems.join(' and ')} of ${stats.total} after hello; zot drops and logs each${why}`,
+      message: `of ${stats.total} line(s) after hello, ${problems.join(' and ')} (zot drops and logs each); first: ${why}`,
       ...(first && first.line !== '' ? { frame: first.line } : {}),
     });
     return;

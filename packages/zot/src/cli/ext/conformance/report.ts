@@ -69,10 +69,15 @@ export function cut(text: string, limit: number = FRAME_LIMIT): string {
 export class Checks {
   readonly list: Check[] = [];
 
+  /** Records a check, its fields in the documented order, frames cut to FRAME_LIMIT. */
   add(check: Check): Check {
-    const entry: Check = { ...check };
-    if (entry.frame !== undefined) entry.frame = cut(entry.frame);
-    if (entry.sent !== undefined) entry.sent = cut(entry.sent);
+    const entry = { check: check.check } as Check;
+    if (check.target !== undefined) entry.target = check.target;
+    entry.status = check.status;
+    entry.message = check.message;
+    if (check.ms !== undefined) entry.ms = check.ms;
+    if (check.frame !== undefined) entry.frame = cut(check.frame);
+    if (check.sent !== undefined) entry.sent = cut(check.sent);
     this.list.push(entry);
     return entry;
   }

@@ -55,6 +55,12 @@ const COMMANDS: Entry[] = [
     load: async () => (await import('./logs.js')).logsCommand,
   },
   {
+    name: 'test',
+    usage: 'test <dir> [--json]',
+    summary: 'run the conformance kit on an extension directory',
+    load: async () => (await import('./test.js')).testCommand,
+  },
+  {
     name: 'new',
     usage: 'new <name> [--lang node|ts|python] [--dir DIR]',
     summary: 'scaffold a working extension',

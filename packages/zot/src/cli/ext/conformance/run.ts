@@ -1,0 +1,195 @@
+// One run of the conformance kit: the manifest resolved as the host resolves it, the extension
+// started without any model and driven through the protocol, checked at every step.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { resolveExec } from '../../../extensions/exec-resolve.js';
+import type { Manifest } from '../../../extensions/manifest.js';
+import type { ExtensionTimeouts } from '../../../extensions/timeouts.js';
+import { ExtensionChild } from './child.js';
+import { commands, tools } from './exercise.js';
+import { events, intercepts, unknownFrame, type Probe } from './probe.js';
+import { frames, processes, shutdown } from './finish.js';
+import { hello, ready } from './handshake.js';
+import { checkRegistrations, emptyRegistry, type Kit } from './kit.js';
+import { Checks, type ReportJson } from './report.js';
+
+export interface RunOptions {
+  manifest: Manifest;
+  /** Problems of the manifest that do not stop the run (a missing skill directory). */
+  manifestWarnings: string[];
+  env: NodeJS.ProcessEnv;
+  timeouts: ExtensionTimeouts;
+  zotVersion: string;
+  provider: string;
+  model: string;
+  /** Called with a function that kills the extension's group at once (signals, exit). */
+  onKillNow?(kill: () => void): void;
+}
+
+/** Slack on top of the sum of the timeouts, for process start-up and the kit's own work. */
+const MARGIN_MS = 10_000;
+
+/**
+ * The longest a run may take: every wait the kit can make, each at its own timeout. A flood or
+ * a stalled extension cannot make the kit outlive it.
+ */
+export function overallDeadlineMs(
+  t: ExtensionTimeouts,
+  commandCount: number,
+  toolCount: number,
+  interceptCount: number,
+): number {
+  const probes = 2 * Math.max(t.commandMs, t.toolMs, t.interceptMs);
+  return (
+    t.helloMs +
+    t.readyMs +
+    commandCount * t.commandMs +
+    toolCount * 2 * t.toolMs +
+    interceptCount * t.interceptMs +
+    probes +
+    t.shutdownGraceMs +
+    3 * t.killGraceMs +
+    MARGIN_MS
+  );
+}
+
+export async function runKit(options: RunOptions): Promise<ReportJson> {
+  const began = Date.now();
+  const { manifest, timeouts } = options;
+  const checks = new Checks();
+  const report = (child?: ExtensionChild): ReportJson => ({
+    format: 'zot-ext-test/1',
+    ok: !checks.failed,
+    extension: {
+      name: manifest.name,
+      version: manifest.version ?? null,
+      dir: manifest.dir,
+      manifest: manifest.manifestPath,
+    },
+    counts: checks.counts(),
+    checks: checks.list,
+    stderr: child?.stderr ?? '',
+    stderr_truncated: child?.stderrTruncated ?? false,
+    timeouts_ms: {
+      hello: timeouts.helloMs,
+      ready: timeouts.readyMs,
+      auto_ready: timeouts.autoReadyMs,
+      command: timeouts.commandMs,
+      tool: timeouts.toolMs,
+      intercept: timeouts.interceptMs,
+      shutdown_grace: timeouts.shutdownGraceMs,
+      kill_grace: timeouts.killGraceMs,
+    },
+    duration_ms: Date.now() - began,
+  });
+
+  const exec = resolveExec(manifest, options.env);
+  if (!exec.ok) {
+    checks.add({ check: 'manifest', status: 'fail', message: exec.error });
+    return report();
+  }
+  const runs = [exec.command, ...exec.args].join(' ');
+  if (!manifest.enabled)
+    checks.add({
+      check: 'manifest',
+      status: 'warn',
+      message: `"enabled" is false: zot would not start it (tested anyway); runs ${runs}`,
+    });
+  else if (options.manifestWarnings.length > 0)
+    checks.add({ check: 'manifest', status: 'warn', message: options.manifestWarnings.join('; ') });
+  else
+    checks.add({
+      check: 'manifest',
+      status: 'pass',
+      message: `${manifest.name}${manifest.version ? ` ${manifest.version}` : ''}: runs ${runs}`,
+    });
+
+  // The extension's state and the "project" it is told about are fresh directories, so that
+  // calling its tools with made-up arguments cannot touch real data.
+  const scratch = mkdtempSync(join(tmpdir(), 'zot-ext-test-'));
+  const abort = new AbortController();
+  const child = new ExtensionChild(
+    {
+      command: exec.command,
+      args: exec.args,
+      cwd: manifest.dir,
+      env: { ...options.env, PYTHONDONTWRITEBYTECODE: '1' },
+    },
+    abort.signal,
+  );
+  const kit: Kit = {
+    child,
+    checks,
+    timeouts,
+    manifest,
+    host: {
+      zot_version: options.zotVersion,
+      provider: options.provider,
+      model: options.model,
+      cwd: join(scratch, 'project'),
+      data_dir: join(scratch, 'data'),
+    },
+    registry: emptyRegistry(),
+    checkedRegistrations: 0,
+  };
+  mkdirSync(kit.host.cwd);
+  mkdirSync(kit.host.data_dir);
+  let deadlineMs = overallDeadlineMs(timeouts, 0, 0, 0);
+  let step = 'hello';
+  let timer = setTimeout(() => abort.abort(), deadlineMs);
+  options.onKillNow?.(() => child.killNow());
+  let loaded = false;
+  try {
+    child.start();
+    if (await hello(kit)) {
+      step = 'ready';
+      const state = await ready(kit);
+      if (state !== 'stop') {
+        loaded = true;
+        const { registry } = kit;
+        clearTimeout(timer);
+        deadlineMs =
+          Date.now() -
+          began +
+          overallDeadlineMs(
+            timeouts,
+            registry.commands.size,
+            registry.tools.size,
+            registry.intercepts.size,
+          );
+        timer = setTimeout(() => abort.abort(), deadlineMs - (Date.now() - began));
+        const probes: Probe[] = [];
+        for (const [name, phase] of [
+          ['commands', commands],
+          ['tools', tools],
+          ['intercepts', intercepts],
+          ['events', events],
+          ['unknown_frame', unknownFrame],
+        ] as const) {
+          step = name;
+          if (abort.signal.aborted) break;
+          await phase(kit, probes);
+        }
+        checkRegistrations(kit, true);
+      }
+    }
+    if (abort.signal.aborted) {
+      checks.add({
+        check: 'deadline',
+        status: 'fail',
+        message: `the kit's overall deadline (${deadlineMs} ms, the sum of zot's timeouts) ran out during ${step}`,
+      });
+    }
+    if (child.first?.frame?.type === 'hello') frames(kit);
+    // A failed load is not shut down but stopped, as zot does: its group is terminated.
+    const before = loaded ? await shutdown(kit) : [];
+    if (!loaded) await child.terminate(timeouts.killGraceMs);
+    await processes(kit, before);
+  } finally {
+    clearTimeout(timer);
+    child.release();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  return report(child);
+}

@@ -51,6 +51,7 @@ const SUBCOMMANDS = [
   'new',
   'trust',
   'untrust',
+  'test',
 ];
 
 test('help: zot ext --help lists every subcommand; each has --help; usage errors exit 2', async () => {

@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { HAS_TMUX, TmuxZot } from './support/tmux.js';
 import { makeSandbox } from './support/zot.js';
+import { hangGuard } from './support/timing.js';
 
 const skip = HAS_TMUX ? false : 'tmux is not installed';
 const TODO = fileURLToPath(new URL('../../../../examples/extensions/todo', import.meta.url));
@@ -51,3 +52,15 @@ test(
     await zot.waitFor('typing again');
   },
 );
+
+test('/reload-ext reports in a status line that goes away by itself', { skip }, async (t) => {
+  const box = makeSandbox();
+  t.after(() => box.cleanup());
+  const zot = TmuxZot.start(fakeLlmFlags(llm.url), { home: box.home, cwd: box.project, rows: 30 });
+  t.after(() => zot.kill());
+  await zot.waitFor('anthropic/');
+  zot.submit('/reload-ext');
+  await zot.waitFor('reloaded extensions: 0 ready, 0 not loaded');
+  // Five seconds on the app's clock; the wait allows for a loaded machine.
+  await zot.waitFor((s) => !s.includes('reloaded extensions'), { timeoutMs: hangGuard(20_000) });
+});

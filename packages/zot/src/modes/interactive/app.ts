@@ -7,6 +7,7 @@ import { createTheme, DARK, noColor, type Theme, type ThemeSpec } from '../../tu
 import { ChatView } from './chat/chat-view.js';
 import { CommandsController } from './commands.js';
 import { Dialogs } from './dialogs.js';
+import { terminalSafe } from '../../util/terminal-text.js';
 import { PanelHost } from './panel-host.js';
 import { memoizeFrames } from '../../tui/frame-memo.js';
 import { gitBranch } from '../../util/git-branch.js';
@@ -41,6 +42,10 @@ export interface InteractiveOptions {
   env?: NodeJS.ProcessEnv;
   now?: () => number;
 }
+
+/** The /reload-ext status line: how long it stays. */
+const STATUS_NOTE_MS = 5000;
+const STATUS_NOTE_KEY = 'status';
 
 /** Errors after which storing a key is the way on. */
 const NEEDS_LOGIN = /no API key|HTTP 401|check the API key/i;
@@ -120,6 +125,7 @@ export async function runInteractiveMode(
     session,
     warn: (message) => chat.display(message, theme.warning),
   });
+  let statusTimer: NodeJS.Timeout | undefined;
   const commands = new CommandsController({
     session,
     theme,
@@ -128,6 +134,17 @@ export async function runInteractiveMode(
       display: (text, style) => chat.display(text, style),
       insert: (text) => editor.setText(text),
       openPanel: (extension, panel) => panels.open(extension, panel),
+      status: (text) => {
+        notes.set(STATUS_NOTE_KEY, theme.success(terminalSafe(text)));
+        // A newer status line gets its own five seconds.
+        if (statusTimer) clearTimeout(statusTimer);
+        const timer = (statusTimer = setTimeout(() => {
+          notes.delete(STATUS_NOTE_KEY);
+          tui.requestRender();
+        }, STATUS_NOTE_MS));
+        timer.unref?.();
+        tui.requestRender();
+      },
       // OSC 52: most terminals (and tmux with set-clipboard) put this on the system clipboard.
       copy: (text) => {
         terminal.write(`\x1b]52;c;${Buffer.from(text, 'utf8').toString('base64')}\x07`);

@@ -9,6 +9,7 @@ import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js'
 import { HAS_TMUX, TmuxZot } from './support/tmux.js';
 import { makeSandbox } from './support/zot.js';
 import { hangGuard } from './support/timing.js';
+import { FAST_TIMEOUTS, makeExtension } from './support/extensions.js';
 
 const skip = HAS_TMUX ? false : 'tmux is not installed';
 const TODO = fileURLToPath(new URL('../../../../examples/extensions/todo', import.meta.url));
@@ -64,3 +65,28 @@ test('/reload-ext reports in a status line that goes away by itself', { skip }, 
   // Five seconds on the app's clock; the wait allows for a loaded machine.
   await zot.waitFor((s) => !s.includes('reloaded extensions'), { timeoutMs: hangGuard(20_000) });
 });
+
+test(
+  'an extension that fails to start is a red line until a reload brings it up',
+  { skip },
+  async (t) => {
+    const box = makeSandbox();
+    t.after(() => box.cleanup());
+    const root = join(box.home, 'extensions');
+    makeExtension(root, 'flaky', 'exit-before-hello', { status: 3 });
+    const zot = TmuxZot.start([...fakeLlmFlags(llm.url)], {
+      home: box.home,
+      cwd: box.project,
+      rows: 30,
+      env: FAST_TIMEOUTS,
+    });
+    t.after(() => zot.kill());
+    const failed = await zot.waitFor(/flaky.*log:/s);
+    assert.match(failed, /flaky/);
+    makeExtension(root, 'flaky', 'well-behaved', { commands: ['noop'] });
+    zot.submit('/reload-ext');
+    await zot.waitFor('reloaded extensions: 1 ready, 0 not loaded');
+    const after = await zot.waitFor((s) => !/log:/.test(s));
+    assert.doesNotMatch(after, /exited|before hello/);
+  },
+);

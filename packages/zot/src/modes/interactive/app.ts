@@ -46,6 +46,8 @@ export interface InteractiveOptions {
 /** The /reload-ext status line: how long it stays. */
 const STATUS_NOTE_MS = 5000;
 const STATUS_NOTE_KEY = 'status';
+/** Extension failures stay in the chat until a clean reload or /clear. */
+const EXTENSION_ERROR_TAG = 'extension-error';
 
 /** Errors after which storing a key is the way on. */
 const NEEDS_LOGIN = /no API key|HTTP 401|check the API key/i;
@@ -135,6 +137,8 @@ export async function runInteractiveMode(
       insert: (text) => editor.setText(text),
       openPanel: (extension, panel) => panels.open(extension, panel),
       status: (text) => {
+        // A reload with nothing failing takes the earlier failures out of the chat.
+        if (/ 0 not loaded$/.test(text)) chat.removeTagged(EXTENSION_ERROR_TAG);
         notes.set(STATUS_NOTE_KEY, theme.success(terminalSafe(text)));
         // A newer status line gets its own five seconds.
         if (statusTimer) clearTimeout(statusTimer);
@@ -279,6 +283,8 @@ function handle(event: SessionEvent, views: Views): void {
       chat.display(
         `${event.message}${event.log_path ? ` (log: ${event.log_path})` : ''}`,
         theme.error,
+        undefined,
+        EXTENSION_ERROR_TAG,
       );
       break;
   }

@@ -45,6 +45,7 @@ export class ChatView {
   private thinking: ThinkingBlock | undefined;
   private expanded = false;
   private highlighting = false;
+  private tagged: Array<{ tag: string; block: StyledBlock }> = [];
 
   constructor(private readonly options: ChatViewOptions) {
     this.working = new WorkingIndicator(
@@ -183,14 +184,28 @@ export class ChatView {
    * A one-shot block that is not part of the transcript (`/help`, `display`, notices): `text`
    * is plain and made safe for the terminal, then styled; `heading` (styled) goes above it.
    */
-  display(text: string, style: Style = (s) => s, heading?: string): void {
-    this.add(new StyledBlock(text, style, '', heading));
+  display(text: string, style: Style = (s) => s, heading?: string, tag?: string): void {
+    const block = this.add(new StyledBlock(text, style, '', heading));
+    if (tag) this.tagged.push({ tag, block });
+    this.options.tui.requestRender();
+  }
+
+  /** Takes away the blocks shown with `tag` (extension failures after a clean reload). */
+  removeTagged(tag: string): void {
+    for (const { block } of this.tagged.filter((entry) => entry.tag === tag)) {
+      const at = this.log.children.indexOf(block);
+      if (at === -1) continue;
+      // The spacer before it goes too.
+      this.log.children.splice(at > 0 ? at - 1 : at, at > 0 ? 2 : 1);
+    }
+    this.tagged = this.tagged.filter((entry) => entry.tag !== tag);
     this.options.tui.requestRender();
   }
 
   /** Removes everything shown (`/clear`, `/new`, before a resumed transcript is replayed). */
   clear(): void {
     this.log.clear();
+    this.tagged = [];
     this.rows.clear();
     this.expandables.length = 0;
     this.answer = undefined;

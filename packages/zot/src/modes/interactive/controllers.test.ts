@@ -140,11 +140,15 @@ test('while busy the ctrl+c hint also says esc cancels; esc cancels turn and que
   assert.match(k.notes.render(80).join('\n'), /cancelled \(and 2 queued\)/);
 });
 
-test('esc when idle cancels nothing; ctrl+o toggles the expansion', () => {
+test("esc when idle cancels nothing but clears the extensions' notes; ctrl+o toggles", () => {
   const session = fakeSession();
   const k = keys(session);
+  k.notes.set('ext:kit', '[kit] a note');
+  k.notes.set('keys:exit', 'press ctrl+c again to exit');
   k.controller.handle('\x1b');
   assert.deepEqual(session.calls, []);
+  assert.equal(k.notes.has('ext:kit'), false);
+  assert.equal(k.notes.has('keys:exit'), true, 'only extension notes go');
   k.controller.handle('\x0f');
   assert.equal(k.toggles, 1);
   assert.equal(k.controller.handle('a'), false);

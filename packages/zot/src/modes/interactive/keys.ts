@@ -53,9 +53,10 @@ export class KeysController {
     return false;
   }
 
-  /** Esc: cancels the running turn and what waits behind it. */
+  /** Esc: clears the extensions' notes; cancels the running turn and what waits behind it. */
   escape(): void {
     const { session, notes, theme } = this.options;
+    notes.deletePrefix('ext:');
     if (!session.busy) return;
     const dropped = session.cancel();
     notes.set(

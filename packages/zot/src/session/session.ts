@@ -117,6 +117,8 @@ export class Session {
     (event) => this.emit(event),
   );
   private loadWarnings: string[];
+  /** Settles when the extensions started at launch are ready (or failed). */
+  private extensionsStarting: Promise<void> | undefined;
   /** Keys found so far, per provider (looked up on the first model call that needs one). */
   private readonly keys = new Map<ProviderName, string | undefined>();
   /** The last model call's context use, for the context meter. */
@@ -274,7 +276,14 @@ export class Session {
     const host = this.host;
     if (!host) return [];
     this.attach(host);
-    return host.start();
+    const started = host.start();
+    // A prompt sent while extensions start (the TUI takes input at once) waits for them: a
+    // guard's interceptors must be in place before the first tool call can happen.
+    this.extensionsStarting = started.then(
+      () => undefined,
+      () => undefined,
+    );
+    return started;
   }
 
   /** Wires a host into the session: its events, tools, hooks and the lifecycle it follows. */
@@ -440,6 +449,8 @@ export class Session {
       const controller = new AbortController();
       this.controller = controller;
       try {
+        if (this.closed) return { stop: 'aborted', error: 'the session was closed', finalText: '' };
+        await this.extensionsStarting;
         if (this.closed) return { stop: 'aborted', error: 'the session was closed', finalText: '' };
         // Before the prompt joins the transcript: without a key it cannot be answered.
         const missing = this.missingKey();

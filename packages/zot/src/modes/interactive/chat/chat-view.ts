@@ -114,6 +114,8 @@ export class ChatView {
         this.working.show();
         break;
       case 'assistant_message': {
+        // While an extension held the stream back, the indicator stood in for it (DECISIONS 15).
+        this.working.hide();
         // The final text wins over the stream: an interceptor may have rewritten it.
         const text = textOf(event.content);
         if (text.trim() !== '') {
@@ -126,6 +128,18 @@ export class ChatView {
         this.working.hide();
         this.display(`error: ${event.message}`, theme.error);
         break;
+      case 'intercept': {
+        // A block is news to the user (a rewrite shows in what follows): a red line with why.
+        if (event.action !== 'block') break;
+        const what = {
+          tool_call: 'a tool call',
+          turn_start: 'the turn',
+          assistant_message: 'the answer',
+        }[event.event];
+        const why = event.reason ? `: ${event.reason}` : '';
+        this.display(`${event.extension} blocked ${what}${why}`, theme.error);
+        break;
+      }
       case 'compact_done':
         this.display('compacted: older messages are now a summary', theme.muted);
         break;

@@ -1,23 +1,15 @@
 // The one Session every mode drives: prompt (queued), abort, compact, clear, model, persistence.
 import type { AgentEvent, UsageEventFields } from '../agent/events.js';
 import type { AgentHooks, PendingToolCall } from '../agent/hooks.js';
-import { runAgent, type AgentRunResult, type ModelCallSettings } from '../agent/loop.js';
+import { runAgent, type ModelCallSettings } from '../agent/loop.js';
 import { previewCall } from '../agent/preview.js';
 import { costUsd } from '../providers/index.js';
-import type {
-  ImageBlock,
-  Message,
-  ModelInfo,
-  ReasoningLevel,
-  StreamFn,
-  Usage,
-  UserContent,
-} from '../providers/types.js';
+import type { ImageBlock, Message, ModelInfo, Usage, UserContent } from '../providers/types.js';
 import type { ExtensionHost, ExtensionReport, PanelRequestResult } from '../extensions/host.js';
 import type { ProviderName } from '../providers/types.js';
 import type { SkillCatalog } from '../tools/skills/catalog.js';
-import type { LoginResult, ProviderAccess, ProviderStatus } from './provider-access.js';
-import type { RecordedUsage, SessionFiles, SessionSummary } from './session-files.js';
+import type { LoginResult, ProviderStatus } from './provider-access.js';
+import type { RecordedUsage, SessionSummary } from './session-files.js';
 import { errorMessage } from '../util/errors.js';
 import { AUTO_COMPACT_RATIO, screenSummary, splitPoint, summarise } from './compact.js';
 import { ConfirmGate, type AskPerson } from './confirm.js';
@@ -33,68 +25,15 @@ import { openPanelOf, StatePublisher } from './state.js';
 import { routeExtensionUi, type ExtensionUi } from './extension-ui.js';
 import { PromptQueue, type PromptMode } from './prompt-queue.js';
 import { listCommands, type CommandInfo, type CommandMode } from './command-registry.js';
+import {
+  contextUsed,
+  STATELESS_EVENTS,
+  zeroUsage,
+  type PromptOutcome,
+  type SessionOptions,
+} from './session-options.js';
+export type { PromptOutcome, SessionOptions } from './session-options.js';
 import { runSlashCommand, slashResultEvent, type SlashResult } from './commands.js';
-
-/**
- * Events that never change the snapshot: the stream's pieces (the hot path, one per token) and
- * the state event itself. Every other event may, and is followed by a check.
- */
-const STATELESS_EVENTS = new Set<SessionEvent['type']>([
-  'state',
-  'text_delta',
-  'thinking_delta',
-  'tool_call_delta',
-  'tool_progress',
-]);
-
-export interface SessionOptions {
-  cwd: string;
-  model: ModelInfo;
-  /**
-   * Models, base URLs and keys of every provider. A key is asked for only when a model call is
-   * about to happen (a prompt, a compaction), so commands that never call the model need none;
-   * a key once found is kept until /login or /logout changes it.
-   */
-  providers: ProviderAccess;
-  systemPrompt: string;
-  reasoning?: ReasoningLevel;
-  maxSteps: number;
-  tools: ToolRegistry;
-  stream: (model: ModelInfo) => StreamFn;
-  writer?: SessionWriter;
-  /** This directory's session files (`/new`, `/sessions`); absent when sessions are not recorded. */
-  files?: SessionFiles;
-  messages?: Message[];
-  /** The usage recorded in a resumed session file. */
-  usage?: RecordedUsage;
-  /** Re-reads every skill (`/skills`); absent with --no-skill. */
-  skills?(): Promise<SkillCatalog>;
-  /** One skill's body, read now (the TUI's /skills preview). */
-  skillBody?(name: string): Promise<{ body: string; file: string } | { error: string }>;
-  /** Problems found loading `messages` (bad lines, repaired tool calls); see subscribe(). */
-  warnings?: string[];
-  hooks?: AgentHooks;
-  extensions?: ExtensionHost;
-  /**
-   * Creates the extension host when the session started without one (no extension could exist
-   * then): a `/reload-ext` after `zot ext install` in the same run finds the new extension.
-   */
-  loadExtensions?(): Promise<ExtensionHost>;
-}
-
-export interface PromptOutcome extends AgentRunResult {}
-
-/** The context a call used: everything the model read plus what it wrote. */
-const contextUsed = (usage: Usage) =>
-  usage.input + usage.cache_read + usage.cache_write + usage.output;
-
-const zeroUsage = (): UsageEventFields => ({
-  input: 0,
-  output: 0,
-  cache_read: 0,
-  cache_write: 0,
-  cost_usd: 0,
-});
 
 export class Session {
   readonly cwd: string;

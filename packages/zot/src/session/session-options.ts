@@ -1,0 +1,74 @@
+// What a Session is made of (its options, from the composition root) and the small pieces of
+// bookkeeping it shares with nothing else: which events can change the snapshot, usage sums.
+import type { UsageEventFields } from '../agent/events.js';
+import type { AgentHooks } from '../agent/hooks.js';
+import type { AgentRunResult } from '../agent/loop.js';
+import type { ExtensionHost } from '../extensions/host.js';
+import type { Message, ModelInfo, ReasoningLevel, StreamFn, Usage } from '../providers/types.js';
+import type { SkillCatalog } from '../tools/skills/catalog.js';
+import type { SessionEvent } from '../contract/events.js';
+import type { ProviderAccess } from './provider-access.js';
+import type { RecordedUsage, SessionFiles } from './session-files.js';
+import type { SessionWriter } from './store.js';
+import type { ToolRegistry } from './tool-registry.js';
+
+/**
+ * Events that never change the snapshot: the stream's pieces (the hot path, one per token) and
+ * the state event itself. Every other event may, and is followed by a check.
+ */
+export const STATELESS_EVENTS = new Set<SessionEvent['type']>([
+  'state',
+  'text_delta',
+  'thinking_delta',
+  'tool_call_delta',
+  'tool_progress',
+]);
+
+export interface SessionOptions {
+  cwd: string;
+  model: ModelInfo;
+  /**
+   * Models, base URLs and keys of every provider. A key is asked for only when a model call is
+   * about to happen (a prompt, a compaction), so commands that never call the model need none;
+   * a key once found is kept until /login or /logout changes it.
+   */
+  providers: ProviderAccess;
+  systemPrompt: string;
+  reasoning?: ReasoningLevel;
+  maxSteps: number;
+  tools: ToolRegistry;
+  stream: (model: ModelInfo) => StreamFn;
+  writer?: SessionWriter;
+  /** This directory's session files (`/new`, `/sessions`); absent when sessions are not recorded. */
+  files?: SessionFiles;
+  messages?: Message[];
+  /** The usage recorded in a resumed session file. */
+  usage?: RecordedUsage;
+  /** Re-reads every skill (`/skills`); absent with --no-skill. */
+  skills?(): Promise<SkillCatalog>;
+  /** One skill's body, read now (the TUI's /skills preview). */
+  skillBody?(name: string): Promise<{ body: string; file: string } | { error: string }>;
+  /** Problems found loading `messages` (bad lines, repaired tool calls); see subscribe(). */
+  warnings?: string[];
+  hooks?: AgentHooks;
+  extensions?: ExtensionHost;
+  /**
+   * Creates the extension host when the session started without one (no extension could exist
+   * then): a `/reload-ext` after `zot ext install` in the same run finds the new extension.
+   */
+  loadExtensions?(): Promise<ExtensionHost>;
+}
+
+export interface PromptOutcome extends AgentRunResult {}
+
+/** The context a call used: everything the model read plus what it wrote. */
+export const contextUsed = (usage: Usage) =>
+  usage.input + usage.cache_read + usage.cache_write + usage.output;
+
+export const zeroUsage = (): UsageEventFields => ({
+  input: 0,
+  output: 0,
+  cache_read: 0,
+  cache_write: 0,
+  cost_usd: 0,
+});

@@ -145,9 +145,3 @@ export function createProviderAccess(setup: ProviderAccessOptions): ProviderAcce
     remember: (model) => saveSettings(paths.config, { provider: model.provider, model: model.id }),
   };
 }
-
-/** `value` as a provider name. Contract: throws UsageError listing the valid ones. */
-export function providerNamed(value: string): ProviderName {
-  if (isProviderName(value)) return value;
-  throw new UsageError(`unknown provider "${value}" (available: ${PROVIDER_NAMES.join(', ')})`);
-}

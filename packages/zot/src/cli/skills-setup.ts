@@ -8,6 +8,7 @@ import { builtinSkillsDir } from '../tools/skills/builtin.js';
 import { discoverSkills, type SkillBundle, type SkillCatalog } from '../tools/skills/catalog.js';
 import { loadYaml, readSkillFile } from '../tools/skills/skill-file.js';
 import type { CliOptions } from './args.js';
+import { discoverForRun } from './discover.js';
 
 export interface RunSkills {
   catalog: SkillCatalog;
@@ -20,13 +21,7 @@ export interface RunSkills {
 
 /** Bundles of the extensions that would load (not disabled, shadowed or broken). */
 async function extensionBundles(options: CliOptions, cwd: string, paths: ZotPaths) {
-  const { discoverExtensions } = await import('../extensions/discovery.js');
-  const { entries } = discoverExtensions({
-    cwd,
-    zotHome: paths.home,
-    extPaths: options.extPaths,
-    noExt: options.noExt,
-  });
+  const entries = await discoverForRun(options, cwd, paths);
   const bundles: SkillBundle[] = [];
   for (const entry of entries) {
     const manifest = entry.manifest;

@@ -1,6 +1,8 @@
 // The themes of this run: the built-in dark and light, then each theme-only extension's
 // theme.json (installed or in the project, as discovery finds them), and the saved choice.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readHead } from '../util/read-head.js';
+import { discoverForRun } from './discover.js';
 import { join } from 'node:path';
 import type { ZotPaths } from '../config/paths.js';
 import { loadSettings, saveSettings } from '../config/settings.js';
@@ -25,21 +27,18 @@ export async function loadThemes(
   const themes: ThemeSpec[] = [DARK, LIGHT];
   const warnings: string[] = [];
   try {
-    const { discoverExtensions } = await import('../extensions/discovery.js');
     const { THEME_FILES } = await import('../extensions/manifest.js');
-    const { entries } = discoverExtensions({
-      cwd,
-      zotHome: paths.home,
-      extPaths: options.extPaths,
-      noExt: options.noExt,
-    });
+    const entries = await discoverForRun(options, cwd, paths);
     for (const entry of entries) {
       if (entry.status !== 'theme-only' || !entry.manifest) continue;
       const file = THEME_FILES.map((name) => join(entry.manifest!.dir, name)).find(existsSync);
       if (!file) continue;
-      const text = readFileSync(file)
-        .subarray(0, MAX_THEME_BYTES + 1)
-        .toString('utf8');
+      // One byte past the bound is enough for the parser to refuse a file that is too big.
+      const text = readHead(file, MAX_THEME_BYTES + 1)?.bytes.toString('utf8');
+      if (text === undefined) {
+        warnings.push(`${file}: cannot be read as a regular file`);
+        continue;
+      }
       const parsed = parseThemeFile(text, file);
       warnings.push(...parsed.errors, ...parsed.warnings);
       if (!parsed.theme) continue;

@@ -1,8 +1,9 @@
 // Project context files: AGENTS.md (or CLAUDE.md where a directory has no AGENTS.md) from the
 // repository root down to the working directory, farthest first, nearest last, so the most
 // specific instructions come last. Without a repository, only the working directory counts.
-import { existsSync, openSync, readSync, closeSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { readHead } from '../util/read-head.js';
 
 /** Per file; the rest is cut with a note (documented in README, "Project context files"). */
 export const MAX_CONTEXT_FILE_BYTES = 64 * 1024;
@@ -21,24 +22,12 @@ function repositoryRoot(cwd: string): string | undefined {
 }
 
 function readBounded(path: string): ContextFile | undefined {
-  try {
-    if (!statSync(path).isFile()) return undefined;
-    const fd = openSync(path, 'r');
-    try {
-      const buffer = Buffer.alloc(MAX_CONTEXT_FILE_BYTES + 1);
-      const read = readSync(fd, buffer, 0, buffer.length, 0);
-      const truncated = read > MAX_CONTEXT_FILE_BYTES;
-      // Cut on a line boundary, never inside a character.
-      let text = buffer.subarray(0, Math.min(read, MAX_CONTEXT_FILE_BYTES)).toString('utf8');
-      if (truncated)
-        text = text.slice(0, Math.max(0, text.lastIndexOf('\n'))).replace(/\uFFFD$/, '');
-      return { path, text: text.trim(), truncated };
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return undefined;
-  }
+  const head = readHead(path, MAX_CONTEXT_FILE_BYTES);
+  if (!head) return undefined;
+  let text = head.bytes.toString('utf8');
+  // A cut file ends at its last whole line: never inside a line or a character.
+  if (head.more) text = text.slice(0, Math.max(0, text.lastIndexOf('\n')));
+  return { path, text: text.trim(), truncated: head.more };
 }
 
 /** The context files for `cwd`, farthest first. Contract: never throws. */

@@ -93,10 +93,6 @@ export class MarkdownView implements Component {
     this.open.setText(terminalSafeBlock(this.tail));
   }
 
-  get content(): string {
-    return this.text;
-  }
-
   invalidate(): void {
     for (const block of this.frozen) block.invalidate();
     this.open.invalidate();

@@ -35,17 +35,13 @@ export class UserMessageBlock implements Component {
   constructor(
     private readonly text: string,
     private readonly theme: Theme,
-    private readonly queuedAs?: 'steer',
   ) {}
   invalidate(): void {}
   render(width: number): string[] {
     const { theme } = this;
     const style = (s: string) => theme.bold(theme.userMessage(s));
     const lines = wrapAll(this.text, width, style, theme.accent('› '), '  ');
-    const shown = collapse(lines, COLLAPSED_PROMPT_LINES, this.expanded, theme, width);
-    return this.queuedAs
-      ? [...shown, truncateToWidth(theme.muted('  (steered into the running turn)'), width)]
-      : shown;
+    return collapse(lines, COLLAPSED_PROMPT_LINES, this.expanded, theme, width);
   }
 }
 

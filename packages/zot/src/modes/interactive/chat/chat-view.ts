@@ -166,8 +166,9 @@ export class ChatView {
             this.wantHighlighter(block.text);
             this.add(new MarkdownView(theme, block.text));
           } else if (block.type === 'tool_call') {
-            const preview = this.options.preview?.(block.name, block.args) ?? previewOf(block.args);
-            this.row(block.id, block.name).start(preview);
+            this.row(block.id, block.name).start(
+              this.options.preview?.(block.name, block.args) ?? '',
+            );
           }
         }
       } else {
@@ -289,13 +290,4 @@ function textOf(content: ReadonlyArray<{ type: string; text?: string }>): string
       block.type === 'text' ? (block.text ?? '') : block.type === 'image' ? '[image]' : '',
     )
     .join('');
-}
-
-/** Without the runtime's preview: the first telling string argument. */
-function previewOf(args: Record<string, unknown>): string {
-  for (const key of ['path', 'command', 'name', 'query', 'url']) {
-    if (typeof args[key] === 'string') return args[key] as string;
-  }
-  const text = JSON.stringify(args);
-  return text === '{}' ? '' : text;
 }

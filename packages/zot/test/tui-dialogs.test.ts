@@ -176,3 +176,33 @@ test(
     assert.equal(JSON.parse(readFileSync(join(box.home, 'config.json'), 'utf8')).theme, 'ocean');
   },
 );
+
+test(
+  'on a light terminal background (OSC 11) the light theme is used, unless a theme was saved',
+  { skip },
+  async (t) => {
+    const { box } = setup(t);
+    const start = () => {
+      const zot = TmuxZot.start(fakeLlmFlags(llm.url), {
+        home: box.home,
+        cwd: box.project,
+        rows: 30,
+        env: { NO_COLOR: undefined, COLORFGBG: undefined },
+        // tmux answers OSC 11 with the pane's background.
+        config: ['set -g window-style bg=white', 'set -g window-active-style bg=white'],
+      });
+      t.after(() => zot.kill());
+      return zot;
+    };
+    const first = start();
+    await first.waitFor('anthropic/');
+    first.submit('/theme');
+    assert.match(await first.waitFor('Theme'), /light ✓/);
+    first.kill();
+    writeFileSync(join(box.home, 'config.json'), JSON.stringify({ theme: 'dark' }));
+    const second = start();
+    await second.waitFor('anthropic/');
+    second.submit('/theme');
+    assert.match(await second.waitFor('Theme'), /dark ✓/);
+  },
+);

@@ -158,6 +158,8 @@ test('list: empty, then project and global extensions with state, scope and trus
     description: 'test extension proj',
     dir: realpathSync(join(s.project, '.zot', 'extensions', 'proj')),
     trust: 'untrusted',
+    intercept_failure: 'allow',
+    restart: 'on-failure',
   });
   assert.equal(byKey.get('global:off')?.state, 'disabled');
   assert.equal(byKey.get('global:off')?.enabled, false);
@@ -167,8 +169,14 @@ test('list: empty, then project and global extensions with state, scope and trus
 
   const human = await s.run(['list']);
   assert.equal(human.code, 0);
-  assert.match(human.stdout, /^NAME +VERSION +STATE +SCOPE +TRUST +DESCRIPTION +DIRECTORY$/m);
-  assert.match(human.stdout, /^proj +1\.0\.0 +enabled +project +untrusted +test extension proj /m);
+  assert.match(
+    human.stdout,
+    /^NAME +VERSION +STATE +SCOPE +TRUST +RESTART +INTERCEPT-FAILURE +DESCRIPTION +DIRECTORY$/m,
+  );
+  assert.match(
+    human.stdout,
+    /^proj +1\.0\.0 +enabled +project +untrusted +on-failure +allow +test extension proj /m,
+  );
   assert.match(human.stdout, /^off +1\.0\.0 +disabled +global +- /m);
   assert.match(human.stderr, /will not run until trusted: review, then zot ext trust <name>/);
 });

@@ -30,7 +30,11 @@ test('ext list: a long manifest error goes below the table, not into the descrip
   const lines = list.stdout.split('\n');
   const header = lines.findIndex((line) => /^NAME +VERSION +STATE/.test(line));
   const row = lines.find((line) => line.startsWith('broken '))!;
-  assert.match(row, /^broken +- +error +global +- +- +- +- +\S+broken$/, 'a short status, no error');
+  assert.match(
+    row,
+    /^broken +- +error +global +- +- +- +- +\S+broken$/,
+    'a short status, no error',
+  );
   assert.match(lines.find((line) => line.startsWith('fine '))!, / works +\S+fine$/);
   const errors = lines.indexOf('Errors:');
   assert.ok(errors > header + 2, list.stdout);

@@ -418,7 +418,10 @@ test('list, doctor and logs show what extensions provide escaped; JSON and piped
   const list = await s.run(['list']);
   assert.equal(list.code, 0, list.stderr);
   assert.doesNotMatch(list.stdout + list.stderr, raw);
-  assert.match(list.stdout, /^loud +1evil\\x1b.* +enabled +global +- +desc evil\\x1b/m);
+  assert.match(
+    list.stdout,
+    /^loud +1evil\\x1b.* +enabled +global +- +on-failure +allow +desc evil\\x1b/m,
+  );
   assert.ok(list.stdout.includes(`desc ${escaped}`), list.stdout);
   const json = await s.run(['list', '--json']);
   assert.doesNotMatch(json.stdout, raw, 'JSON escapes them too (as \\u escapes)');

@@ -109,9 +109,12 @@ export class ExtensionHost {
    */
   private restarted(extension: RunningExtension, restarts: number): void {
     this.registry.invalidate();
-    this.ui.notes.clearFrom(extension.name);
-    this.emit({ type: 'ext_clear_notes', extension: extension.name });
-    this.emit({ type: 'ext_restarted', extension: extension.name, restarts });
+    const { name } = extension;
+    if (this.ui.notes.notes.some((note) => note.extension === name)) {
+      this.ui.notes.clearFrom(name);
+      this.emit({ type: 'ext_clear_notes', extension: name });
+    }
+    this.emit({ type: 'ext_restarted', extension: name, restarts });
     if (extension.events.has('session_start'))
       extension.sendEvent({ type: 'event', event: 'session_start' } as EventFrame);
   }

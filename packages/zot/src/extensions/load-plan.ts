@@ -56,10 +56,15 @@ export interface PlanDeps {
 
 /**
  * A spawned extension (its report reads its state later) with the means to spawn it again
- * (a restart after a crash: same command, environment and log), or a fixed report.
+ * (a restart after a crash: same command, environment and log; or the trust gate's refusal),
+ * or a fixed report.
  */
 export type PlannedExtension =
-  | { extension: RunningExtension; respawn(): RunningExtension; report(): ExtensionReport }
+  | {
+      extension: RunningExtension;
+      respawn(): RunningExtension | string;
+      report(): ExtensionReport;
+    }
   | { report(): ExtensionReport };
 
 /** Contract: never throws; only entries that may run (status load, trusted, exec found) spawn. */
@@ -115,11 +120,14 @@ export function planExtension(entry: DiscoveredExtension, deps: PlanDeps): Plann
     killGraceMs: deps.context.timeouts.killGraceMs,
   };
   const policy = { interceptFailure: manifest!.interceptFailure, restart: manifest!.restart };
-  const respawn = () => {
+  const spawn = () => {
     const transport = (deps.transport ?? spawnProcess)(spec, log);
     return new RunningExtension(manifest!.name, entry.dir, transport, log, deps.context, policy);
   };
-  const extension = respawn();
+  // A restart passes the trust gate again: a project extension changed since it was trusted
+  // (by itself, or by a pull) must not come back as code nobody reviewed.
+  const respawn = () => deps.allow?.(entry) ?? spawn();
+  const extension = spawn();
   return { extension, respawn, report: () => reportOf(extension, base) };
 }
 

@@ -252,3 +252,34 @@ test('a failure before the first ready is a load error and is not restarted', as
   assert.deepEqual(f.clock.pending(), []);
   await f.host.shutdown();
 });
+
+test('a restart passes the trust gate again: a refusal leaves it down, reported once', async (t) => {
+  let checks = 0;
+  const f = supervised(
+    { kit: { tools: ['kit_tool'] } },
+    {
+      allow: () =>
+        ++checks === 1 ? undefined : 'project extension kit changed since you trusted it',
+    },
+  );
+  t.after(() => f.cleanup());
+  await f.host.start();
+  await f.fakes.get('kit')!.exit(1);
+  await settle();
+  f.clock.advance(1000);
+  await settle();
+  assert.equal(checks, 2);
+  assert.deepEqual(f.ofType('ext_restarted'), []);
+  const last = f.ofType('ext_error').at(-1) as { message: string };
+  assert.equal(
+    last.message,
+    'extension kit was not restarted: project extension kit changed since you trusted it',
+  );
+  const output = await f.host.toolSource.find('kit_tool')!.execute({}, toolContext());
+  assert.match(
+    (output.content[0] as { text: string }).text,
+    /not restarted: project extension kit changed/,
+  );
+  assert.deepEqual(f.clock.pending(), []);
+  await f.host.shutdown();
+});

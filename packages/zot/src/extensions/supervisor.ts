@@ -23,7 +23,8 @@ export interface SupervisorDeps {
 }
 
 interface Slot {
-  respawn(): RunningExtension;
+  /** A fresh process, or why it may not start (the trust gate's refusal). */
+  respawn(): RunningExtension | string;
   budget: RestartBudget;
   timer?: unknown;
   /** The replacement being started (until it is ready or has failed). */
@@ -48,7 +49,7 @@ export class Supervisor {
   constructor(private readonly deps: SupervisorDeps) {}
 
   /** Supervises `extension`; `respawn` makes a fresh process of the same extension. */
-  watch(extension: RunningExtension, respawn: () => RunningExtension): void {
+  watch(extension: RunningExtension, respawn: () => RunningExtension | string): void {
     this.stopped = false;
     this.slots.set(extension, {
       respawn,
@@ -96,6 +97,18 @@ export class Supervisor {
     slot.timer = undefined;
     if (this.stopped) return;
     const fresh = slot.respawn();
+    if (typeof fresh === 'string') {
+      old.restarting = false;
+      old.stayDown = `not restarted: ${fresh}`;
+      old.log.write(`not restarted: ${fresh}`);
+      this.deps.emit({
+        type: 'ext_error',
+        extension: old.name,
+        message: `extension ${old.name} was not restarted: ${fresh}`,
+        log_path: old.logPath,
+      });
+      return;
+    }
     slot.starting = fresh;
     if (this.deps.outputBlocked()) fresh.setOutputBlocked(true);
     const state = await fresh.start();

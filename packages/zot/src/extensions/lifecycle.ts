@@ -46,6 +46,8 @@ export class ExtensionLifecycle {
       replace: (old, fresh) => {
         const index = this.extensions.indexOf(old);
         if (index >= 0) this.extensions[index] = fresh;
+        // zot's output may have backed up or drained while it started.
+        fresh.setOutputBlocked(this.outputBlocked);
       },
       restarted: (fresh, restarts) => deps.restarted(fresh, restarts),
       outputBlocked: () => this.outputBlocked,

@@ -14,7 +14,10 @@ export interface SupervisorDeps {
   /** The first backoff in ms (doubled for each further restart within the window). */
   backoffMs: number;
   emit(event: HostEvent): void;
-  /** Puts `fresh` where `old` was in the running list (load order is kept). */
+  /**
+   * Puts `fresh` where `old` was in the running list (load order is kept); from then on it
+   * follows zot's output back-pressure with the others.
+   */
   replace(old: RunningExtension, fresh: RunningExtension): void;
   /** `fresh` is ready in its predecessor's place: the host replays what the session had. */
   restarted(fresh: RunningExtension, restarts: number): void;

@@ -19,6 +19,7 @@ const SUITES = [
   'sdk-ts',
   'tui',
   'tui-stream',
+  'tui-panel',
 ];
 
 const quick = ['1', 'true', 'yes'].includes(process.env.BENCH_QUICK ?? '');

@@ -9,15 +9,15 @@ export interface Note {
   time: number;
 }
 
+/** Only the newest notes can be shown anyway: memory stays bounded under a flood. */
+const KEPT_NOTES = 200;
+
 /**
  * Notes are one-shot: cleared on the next prompt, on /clear, on a reload, or by their extension.
  * Contract: clearAll() reports each extension whose notes it removed to `onCleared`, so front
  * ends holding those notes can drop them; clearFrom() is an extension's own request, which its
  * caller reports.
  */
-/** Only the newest notes can be shown anyway: memory stays bounded under a flood. */
-const KEPT_NOTES = 200;
-
 export class NotesModel {
   /** The notes, oldest first; may hold up to twice KEPT_NOTES before it is trimmed. */
   private items: Note[] = [];
@@ -50,9 +50,10 @@ export class NotesModel {
 
   /** Removes only `extension`'s notes. */
   clearFrom(extension: string): void {
-    const before = this.items.length;
-    this.items = this.items.filter((note) => note.extension !== extension);
-    if (this.items.length !== before) this.changed();
+    // From the shown notes only: older ones kept until the next trim must not come back.
+    const shown = this.notes;
+    this.items = shown.filter((note) => note.extension !== extension);
+    if (this.items.length !== shown.length) this.changed();
   }
 
   /** Removes every note; returns the extensions whose notes were removed, in order. */

@@ -67,7 +67,10 @@ function markersIn(files: string[]): Set<string> {
 }
 
 /** What a zot run loaded: the bundle chunks' source modules, and files from the packages. */
-async function loadedBy(args: string[]): Promise<{ modules: Set<string>; files: string[] }> {
+async function loadedBy(
+  args: string[],
+  input?: string,
+): Promise<{ modules: Set<string>; files: string[]; stdout: string }> {
   const hookFile = join(box.project, 'hook.mjs');
   writeFileSync(
     hookFile,
@@ -77,6 +80,7 @@ async function loadedBy(args: string[]): Promise<{ modules: Set<string>; files: 
     home: box.home,
     cwd: box.project,
     env: { NODE_OPTIONS: `--import ${hookFile}` },
+    ...(input === undefined ? {} : { input }),
   });
   assert.equal(result.code, 0, result.stderr);
   const files = result.stderr
@@ -86,7 +90,7 @@ async function loadedBy(args: string[]): Promise<{ modules: Set<string>; files: 
   const bundle = dirname(ZOT_BIN);
   const chunks = files.filter((file) => file.startsWith(bundle));
   assert.ok(chunks.includes(ZOT_BIN), 'the bundle ran');
-  return { modules: markersIn(chunks), files };
+  return { modules: markersIn(chunks), files, stdout: result.stdout };
 }
 
 /** Asserts that none of the packages in `external` nor the `inlined` modules loaded. */
@@ -136,4 +140,19 @@ test('a print run with one read tool call loads no Ajv: the built-in tools bring
   const requests = llm.requests.slice(before);
   assert.equal(requests.length, 2, 'the tool result went back to the model');
   assert.match(JSON.stringify(requests[1]!.body), /1\\t?one/, 'with the file read');
+});
+
+test('an RPC run with one read tool call loads no Ajv, TypeBox, protocol decoder or extension host', async () => {
+  writeFileSync(join(box.project, 'notes.txt'), 'one\ntwo\n');
+  llm.script({ toolCalls: [{ name: 'read', args: { path: 'notes.txt' } }] }, { text: 'read it' });
+  const request = { type: 'prompt', id: 'p1', message: 'read notes.txt' };
+  const loaded = await loadedBy(['rpc'], JSON.stringify(request) + '\n');
+  const events = loaded.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { type: string; is_error?: boolean });
+  const result = events.find((event) => event.type === 'tool_result');
+  assert.equal(result?.is_error, false, 'the read ran');
+  assert.ok(loaded.modules.has('packages/zot/src/modes/rpc-decode.ts'), 'the scan sees RPC');
+  assertNoneLoaded(loaded, EXTERNAL, INLINED);
 });

@@ -1,6 +1,7 @@
 // Start-up stays fast because the print/JSON path loads none of the heavy or extension-only
 // modules. Asserts on which modules load (a loader hook), not on wall-clock time.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
@@ -18,6 +19,21 @@ after(async () => {
   await llm.close();
   box.cleanup();
 });
+
+// Node's own modules do not pass the loader hook; the preload lists them at exit instead.
+const BUILTINS_AT_EXIT = `
+import { writeSync } from 'node:fs';
+process.on('exit', () => writeSync(2, 'builtins ' + JSON.stringify(process.moduleLoadList) + '\\n'));
+`;
+/** fetch's HTTP client, whose load and WebAssembly compile cost a short run ~250 ms. */
+const UNDICI = 'NativeModule internal/deps/undici/undici';
+
+/** The built-in modules a run listed through BUILTINS_AT_EXIT. */
+function builtinsOf(stderr: string): string[] {
+  const line = stderr.split('\n').find((l) => l.startsWith('builtins '));
+  assert.ok(line, 'the preload listed the built-in modules');
+  return JSON.parse(line.slice('builtins '.length)) as string[];
+}
 
 const HOOK = `
 import { writeSync } from 'node:fs';
@@ -66,11 +82,11 @@ function markersIn(files: string[]): Set<string> {
   );
 }
 
-test('a --json run without extensions loads no Ajv, diff, TypeBox, protocol decoder or extension host', async () => {
+test('a --json run without extensions loads no Ajv, diff, TypeBox, protocol decoder, extension host or fetch', async () => {
   const hookFile = join(box.project, 'hook.mjs');
   writeFileSync(
     hookFile,
-    `import { register } from 'node:module';\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOK)}`)});\n`,
+    `import { register } from 'node:module';\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOK)}`)});\n${BUILTINS_AT_EXIT}`,
   );
   llm.script({ text: 'hi' });
   const result = await runZot(['--json', 'hello', '--no-session', ...fakeLlmFlags(llm.url)], {
@@ -101,6 +117,20 @@ test('a --json run without extensions loads no Ajv, diff, TypeBox, protocol deco
 
   for (const module of INLINED)
     assert.ok(!seen.has(module), `${module} stays off the start-up path`);
+  // fetch (undici) stays unloaded: the providers talk node:http. The needle matches in a
+  // process that touches fetch.
+  const probe = spawnSync(
+    process.execPath,
+    ['--import', hookFile, '-e', "fetch('http://127.0.0.1:1').catch(() => {})"],
+    {
+      encoding: 'utf8',
+    },
+  );
+  assert.ok(builtinsOf(probe.stderr).includes(UNDICI), 'the needle matches when fetch loads');
+  assert.ok(
+    !builtinsOf(result.stderr).includes(UNDICI),
+    'fetch (undici) stays off the start-up path',
+  );
   for (const directory of directories) {
     const from = loaded.filter((file) => realpathSync(file).startsWith(directory));
     assert.deepEqual(from, [], `${directory} stays off the start-up path`);

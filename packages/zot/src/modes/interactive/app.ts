@@ -228,6 +228,8 @@ export async function runInteractiveMode(
     .catch((error: unknown) =>
       chat.display(`extensions did not start: ${(error as Error).message}`, theme.error),
     )
+    // Project extensions nobody trusted yet are asked about before the first prompt runs.
+    .then(() => dialogs.trust(true))
     .then(() => {
       if (options.firstPrompt) editor.submit(options.firstPrompt, 'follow_up');
     });
@@ -277,7 +279,8 @@ function handle(event: SessionEvent, views: Views): void {
       chat.display(`warning: ${event.message}`, theme.warning);
       break;
     case 'ext_warning':
-      chat.display(`warning: ${event.message}`, theme.warning);
+      // The trust dialog asks about an untrusted project extension instead.
+      if (!event.untrusted) chat.display(`warning: ${event.message}`, theme.warning);
       break;
     case 'ext_error':
       chat.display(

@@ -2,6 +2,7 @@
 // (a zot subprocess that trusts the test certificate), absolute-URI requests for http targets,
 // proxy credentials, no_proxy. The proxy settings come from the environment, as in a shell.
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
 import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, test } from 'node:test';
@@ -223,5 +224,42 @@ test('a tunnel the proxy refuses fails the run with the proxy status', async () 
     assert.equal(guarded.seen[0]?.method, 'CONNECT');
   } finally {
     await guarded.close();
+  }
+});
+
+test('an IPv6 base URL ([::1]) is reached directly and through a proxy', async (t) => {
+  const v6 = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(streamFixture('anthropic-text.sse'));
+    });
+  });
+  const listening = await new Promise<boolean>((resolve) => {
+    v6.once('error', () => resolve(false));
+    v6.listen(0, '::1', () => resolve(true));
+  });
+  if (!listening) {
+    t.skip('no IPv6 loopback on this machine');
+    return;
+  }
+  try {
+    const baseUrl = `http://[::1]:${(v6.address() as AddressInfo).port}`;
+    const stream = async () => {
+      const out: ProviderEvent[] = [];
+      for await (const event of streamFor(MODEL)({ ...request(), baseUrl })) out.push(event);
+      return out;
+    };
+    proxyEnv({});
+    assert.ok(textOf(await stream()).startsWith(RECORDED_START));
+    proxyEnv({ http_proxy: proxy.url });
+    const before = proxy.seen.length;
+    assert.ok(textOf(await stream()).startsWith(RECORDED_START));
+    assert.deepEqual(proxy.seen.slice(before), [
+      { method: 'POST', target: `${baseUrl}/v1/messages` },
+    ]);
+  } finally {
+    v6.closeAllConnections();
+    await new Promise((resolve) => v6.close(resolve));
   }
 });

@@ -160,7 +160,9 @@ async function openRequest(
   method: string,
 ): Promise<ClientRequest> {
   const secure = target.protocol === 'https:';
-  const base = { method, headers, host: target.hostname, port: targetPort(target) };
+  // URL keeps IPv6 brackets in hostname; sockets want the bare address.
+  const host = target.hostname.replace(/^\[|\]$/g, '');
+  const base = { method, headers, host, port: targetPort(target) };
   const path = `${target.pathname}${target.search}`;
   if (!proxy) {
     if (!secure) {

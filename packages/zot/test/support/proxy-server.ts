@@ -53,7 +53,7 @@ export async function startProxy(requireAuth?: string): Promise<ProxyServer> {
     delete headers['proxy-authorization'];
     const upstream = request(
       {
-        host: target.hostname,
+        host: target.hostname.replace(/^\[|\]$/g, ''),
         port: target.port,
         path: `${target.pathname}${target.search}`,
         method: req.method,

@@ -112,6 +112,9 @@ export async function send(call: HttpCall): Promise<Reply> {
   res.setEncoding('utf8');
   res.on('end', finish);
   res.on('close', finish);
+  // An abort or idle timeout before the caller reads the body must not go unhandled; the
+  // caller's read sees the error through `chunks()`.
+  res.on('error', () => {});
   const close = () => {
     finish();
     res.destroy();

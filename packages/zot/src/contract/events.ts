@@ -85,6 +85,11 @@ export const AGENT_EVENTS = [
   event('assistant_message', 'The whole answer, after interception', {
     content: Type.Array(AssistantContentSchema),
     time: Type.String(),
+    refusal: Type.Optional(
+      Type.Literal(true, {
+        description: 'The model declined to answer (a provider refusal); its text says why',
+      }),
+    ),
   }),
   Type.Composite(
     [

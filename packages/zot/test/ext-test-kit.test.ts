@@ -329,3 +329,15 @@ test('a manifest error is a failed check (exit 1); usage errors exit 2 and name 
   const list = await runZot(['ext', '--help'], { home: box.home });
   assert.match(list.stdout, /^ {2}test <dir> \[--json\] +run the conformance kit/m);
 });
+
+test('an extension that closes its stdout and keeps running fails its calls at once, named', async () => {
+  // The tool timeout is an hour: only the closed pipe can end these calls in time for the test.
+  const value = report(
+    await kit([join(FIXTURES, 'closes-stdout'), '--json'], { ZOT_EXT_TOOL_TIMEOUT_MS: '3600000' }),
+  );
+  const call = find(value, 'tool:mute')!;
+  assert.equal(call.status, 'fail');
+  assert.match(call.message, /closed its stdout while still running/);
+  assert.equal(find(value, 'tool_invalid_args:mute')?.status, 'skip');
+  assert.equal(find(value, 'processes')?.status, 'pass', 'and it is stopped');
+});

@@ -71,7 +71,8 @@ function liveMemberOnLinux(pgid: number): boolean {
 
 /**
  * SIGTERM to the group, then SIGKILL if anything is left after `graceMs` (default 1000).
- * Contract: never throws or rejects; resolves once the group is gone or SIGKILL was sent.
+ * Contract: never throws or rejects; resolves once the group is gone, or at most a second after
+ * SIGKILL was sent.
  */
 export async function killProcessGroup(
   pid: number,
@@ -86,8 +87,17 @@ export async function killProcessGroup(
     if (!processGroupAlive(pid)) return 'terminated';
   }
   signalProcessGroup(pid, 'SIGKILL');
+  // SIGKILL cannot be refused, but a dying process takes a moment to go (longer on a loaded
+  // machine): wait, bounded, so that "shut down" means gone for whoever awaits this.
+  const killDeadline = Date.now() + KILL_SETTLE_MS;
+  while (processGroupAlive(pid) && Date.now() < killDeadline) {
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
   return 'killed';
 }
+
+/** How long to wait for a SIGKILLed group to disappear. */
+const KILL_SETTLE_MS = 1000;
 
 const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = {
   SIGHUP: 1,

@@ -29,6 +29,11 @@ export interface Line {
   unknownType?: boolean;
 }
 
+/** How long after stdout closed an exit still counts as the reason (a crash), not a mute process. */
+const MUTE_GRACE_MS = 1000;
+/** How a request fails when the extension closed its stdout but kept running. */
+const STDOUT_CLOSED = 'closed its stdout while still running';
+
 export type Outcome =
   | { kind: 'reply'; frame: ReplyFrame; line: string; ms: number }
   | { kind: 'malformed'; line: string; error: string; ms: number }
@@ -67,6 +72,8 @@ export class ExtensionChild {
   /** The exit is known and what it wrote before it has been read (or it had long enough). */
   private gone = false;
   private stdoutEnded = false;
+  /** Stdout closed and the process still ran after MUTE_GRACE_MS. */
+  private mute = false;
   private readonly watchers = new Set<() => void>();
   private readonly pending = new Map<string, Pending>();
   private nextId = 1;
@@ -139,7 +146,12 @@ export class ExtensionChild {
     const ended = () => {
       splitter.end();
       this.stdoutEnded = true;
-      if (this.exitInfo) this.settleGone();
+      if (this.exitInfo) return this.settleGone();
+      // A crash closes stdout a moment before its exit is seen; one still running after the
+      // grace is alive but mute, and nothing it does can answer any more.
+      setTimeout(() => {
+        if (!this.exitInfo) this.failPending();
+      }, MUTE_GRACE_MS).unref();
     };
     child.stdout!.on('end', ended);
     child.stdout!.on('error', ended);
@@ -166,6 +178,16 @@ export class ExtensionChild {
     this.exitInfo = info;
     if (this.stdoutEnded || !this.child) return this.settleGone();
     setTimeout(() => this.settleGone(), OUTPUT_END_GRACE_MS);
+  }
+
+  /** Every request waiting, and every later one, fails at once: the extension closed stdout. */
+  private failPending(): void {
+    this.mute = true;
+    for (const [id, entry] of [...this.pending]) {
+      this.pending.delete(id);
+      entry.settle({ kind: 'exited', how: STDOUT_CLOSED, ms: this.elapsed(entry.sentAt) });
+    }
+    this.notify();
   }
 
   private settleGone(): void {
@@ -298,6 +320,7 @@ export class ExtensionChild {
     const sentAt = Date.now();
     const outcome = new Promise<Outcome>((resolve) => {
       if (this.gone) return resolve({ kind: 'exited', how: this.exitText!, ms: 0 });
+      if (this.mute) return resolve({ kind: 'exited', how: STDOUT_CLOSED, ms: 0 });
       let done = false;
       const settle = (result: Outcome) => {
         if (done) return;

@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import ts from 'typescript';
 import { expectNoLeftovers, makeExtension } from './support/extensions.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { everything, filesystem, MCP_EXT, mcpEnv, ROOT, writeMcpConfig } from './support/mcp.js';
@@ -194,4 +195,17 @@ test('the committed bundle is what build.mjs makes from the sources', () => {
     encoding: 'utf8',
   });
   assert.equal(check.status, 0, check.stderr);
+});
+
+test('the sources type-check under strict settings (examples/extensions/mcp/tsconfig.json)', () => {
+  const { config } = ts.readConfigFile(join(MCP_EXT, 'tsconfig.json'), ts.sys.readFile);
+  const parsed = ts.parseJsonConfigFileContent(config, ts.sys, MCP_EXT);
+  const program = ts.createProgram(parsed.fileNames, parsed.options);
+  const problems = ts
+    .getPreEmitDiagnostics(program)
+    .map(
+      (d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+    );
+  assert.ok(parsed.fileNames.length >= 5, parsed.fileNames.join(', '));
+  assert.deepEqual(problems, []);
 });

@@ -192,8 +192,7 @@ export class Bridge {
     const { server, tool } = route;
     if (server.state === 'exited' || server.state === 'failed') {
       if (!server.mayAutoRestart()) return toolError(this.downMessage(server, 'is down'));
-      await server.restart(true);
-      if (server.state !== 'ready')
+      if (!(await server.restart(true)))
         return toolError(this.downMessage(server, 'could not be restarted'));
       this.register(server);
     }

@@ -99,9 +99,9 @@ export function mcpCommand(bridge: Bridge) {
         return error(`/mcp restart: no server named ${JSON.stringify(clip(target, 80))}`);
       if (server.state === 'refused')
         return error(`/mcp restart: ${server.name} is not approved; see /mcp trust`);
-      await server.restart(false);
+      const ready = await server.restart(false);
       bridge.register(server);
-      return server.state === 'ready'
+      return ready
         ? display(`${server.name}: restarted, ${server.tools.length} tool(s)`)
         : error(bridge.downMessage(server, 'could not be restarted'));
     }

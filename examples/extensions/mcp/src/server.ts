@@ -172,9 +172,11 @@ export class McpServer {
     return (this.lastAutoRestart ?? 0) + RESTART_INTERVAL_MS;
   }
 
-  async restart(auto: boolean): Promise<void> {
+  /** Resolves with whether it is connected afterwards. */
+  async restart(auto: boolean): Promise<boolean> {
     if (auto) this.lastAutoRestart = Date.now();
     await this.start();
+    return this.state === 'ready';
   }
 
   /** Calls a tool; throws on protocol errors (the caller makes them error results). */

@@ -17,6 +17,7 @@ const SUITES = [
   'intercept-overhead',
   'sdk-python',
   'sdk-ts',
+  'mcp',
   'tui',
   'tui-stream',
 ];

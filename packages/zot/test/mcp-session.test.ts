@@ -13,6 +13,7 @@ import {
   everything,
   filesystem,
   freePort,
+  HOSTILE,
   MCP_EXT,
   mcpEnv,
   writeMcpConfig,
@@ -214,4 +215,51 @@ test('a Streamable HTTP server, and --no-yolo asks before an MCP tool runs', asy
   const sum = client.lines.find((l) => l.type === 'tool_result' && l.id === 'h');
   assert.match(JSON.stringify(sum?.content), /The sum of 2 and 40 is 42/);
   assert.equal(existsSync(target), false, 'a denied MCP call never reaches the server');
+});
+
+test('a hostile server: unusable tools skipped and named, a flood bounded, a crash mid-call reported', async (t) => {
+  const { box, run } = setup();
+  t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
+  writeMcpConfig(join(box.home, 'mcp.json'), {
+    hostile: { command: process.execPath, args: [HOSTILE, box.home] },
+  });
+  llm.script(
+    {
+      toolCalls: [
+        { id: 'ok', name: 'mcp__hostile__ok', args: {} },
+        { id: 'flood', name: 'mcp__hostile__flood', args: {} },
+      ],
+    },
+    { toolCalls: [{ id: 'die', name: 'mcp__hostile__die', args: {} }] },
+    { text: 'done' },
+  );
+  const result = await run(['--json', 'go']);
+  assert.equal(result.code, 0, result.stderr);
+  const offered = (llm.requests.at(-3)!.body.tools as Array<{ name: string }>)
+    .map((tool) => tool.name)
+    .filter((name) => name.startsWith('mcp'));
+  assert.deepEqual(offered.sort(), [
+    'mcp__hostile__die',
+    'mcp__hostile__flood',
+    'mcp__hostile__ok',
+  ]);
+  const byId = new Map(
+    jsonLines(result.stdout)
+      .filter((e) => e.type === 'tool_result')
+      .map((e) => [e.id, e as Line & { is_error: boolean; content: Array<{ text: string }> }]),
+  );
+  assert.equal(byId.get('ok')!.content[0]!.text, 'ok');
+  const flood = JSON.stringify(llm.requests.at(-2)!.body.messages.at(-1));
+  assert.ok(flood.length < 200_000, `the model got ${flood.length} characters, not 3 MiB`);
+  const died = byId.get('die')!;
+  assert.equal(died.is_error, true);
+  assert.match(
+    died.content[0]!.text,
+    /^MCP server "hostile" ended during the call \(the process exited with status 3\)\.[^]*the disk is on fire/,
+  );
+  const log = readFileSync(join(box.home, 'logs', 'ext-mcp.log'), 'utf8');
+  assert.match(log, /tool "n{70}": mcp__hostile__n{70} is longer than 64 characters; skipped/);
+  assert.match(log, /tool "deep": its input schema is nested deeper than 24 levels; skipped/);
+  assert.match(log, /lookahead/, 'zot refused the pattern it cannot run, in the log');
 });

@@ -17,6 +17,7 @@ import { isApproved, trustStorePath } from './trust.js';
 
 export const DEFAULT_DEFER_THRESHOLD = 20;
 const STDERR_LINES = 8;
+const MAX_PROBLEMS = 200;
 
 export interface BridgeOptions {
   readonly home: string;
@@ -64,6 +65,15 @@ export class Bridge {
     this.connectTimeoutMs = envInt(options.env.ZOT_MCP_CONNECT_TIMEOUT_MS) ?? 30_000;
   }
 
+  /** Records problems once each, up to a bound (a server can be restarted many times). */
+  private note(problems: readonly string[]): void {
+    for (const problem of problems) {
+      if (this.problems.length >= MAX_PROBLEMS || this.problems.includes(problem)) continue;
+      this.problems.push(problem);
+      this.ext.log(problem);
+    }
+  }
+
   get trustStore(): string {
     return trustStorePath(this.options.home);
   }
@@ -71,14 +81,14 @@ export class Bridge {
   /** Reads the configuration and creates the servers (not started). */
   load(): void {
     const user = this.user!;
-    this.problems.push(...user.problems);
+    this.note(user.problems);
     const project = readConfigFile(
       projectConfigPath(this.options.cwd),
       'project',
       this.options.env,
     );
     this.project = project;
-    this.problems.push(...project.problems);
+    this.note(project.problems);
     const approved =
       project.sha256 !== undefined &&
       (this.options.env.ZOT_TRUST_PROJECT_EXTENSIONS === '1' ||
@@ -87,9 +97,9 @@ export class Bridge {
     for (const config of user.servers) this.add(config);
     for (const config of project.servers) {
       if (this.servers.has(config.name)) {
-        this.problems.push(
+        this.note([
           `${project.path}: server "${config.name}" is also in ${user.path}; the user's wins`,
-        );
+        ]);
         continue;
       }
       this.add(config, approved ? undefined : 'refused');
@@ -139,7 +149,7 @@ export class Bridge {
     const room =
       TOOL_LIMITS.toolsTotal - [...this.routes.values()].filter((r) => r.server !== server).length;
     const { tools, skipped } = bridgeTools(server.name, server.tools, this.taken, room);
-    this.problems.push(...skipped);
+    this.note(skipped);
     server.deferred ??= tools.length > this.deferThreshold;
     if (server.deferred && !this.searchRegistered) {
       this.searchRegistered = true;

@@ -15,6 +15,8 @@ export type ServerState = 'idle' | 'starting' | 'ready' | 'failed' | 'exited' | 
 export const RESTART_INTERVAL_MS = 60_000;
 const STDERR_TAIL_CHARS = 4096;
 const MAX_TOOL_PAGES = 20;
+/** The longest message line accepted from a stdio server (zot's own frame bound). */
+const MAX_LINE_BYTES = 32 * 1024 * 1024;
 
 /** The last few KiB of a stream, as text. */
 export class Tail {
@@ -116,25 +118,45 @@ export class McpServer {
       this.pid = undefined;
       if (wasReady) this.events.onExit(this);
     };
+    // Changes are coalesced: one listing at a time, and one more if more changes came meanwhile.
+    let listing = false;
+    let again = false;
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-      if (generation !== this.generation || this.state !== 'ready') return;
+      if (listing) return void (again = true);
+      listing = true;
       try {
-        this.tools = await this.listTools(client);
-        this.events.onToolsChanged(this);
+        do {
+          again = false;
+          if (generation !== this.generation || this.state !== 'ready') return;
+          this.tools = await this.listTools(client);
+          this.events.onToolsChanged(this);
+        } while (again);
       } catch {
         // the next change or restart lists them again
+      } finally {
+        listing = false;
       }
     });
     try {
       await client.connect(transport, { timeout: this.connectTimeoutMs });
       if (transport instanceof StdioClientTransport) {
         this.pid = transport.pid ?? undefined;
-        // The exit status, for the report; the SDK keeps the child process to itself.
+        // The SDK keeps the child process to itself; we want its exit status for the report,
+        // and a bound on its output lines (the SDK's reader would buffer a line without end).
         const child = (transport as unknown as { _process?: ChildProcess })._process;
         child?.once('exit', (code, signal) => {
           exitNote = signal
             ? `the process was killed by ${signal}`
             : `the process exited with status ${code}`;
+        });
+        let pending = 0;
+        child?.stdout?.on('data', (chunk: Buffer) => {
+          const newline = chunk.lastIndexOf(10);
+          pending = newline < 0 ? pending + chunk.length : chunk.length - newline - 1;
+          if (pending > MAX_LINE_BYTES) {
+            exitNote = `it sent a line over ${MAX_LINE_BYTES} bytes; stopped`;
+            child.kill('SIGKILL');
+          }
         });
       }
       this.tools = await this.listTools(client);

@@ -18,6 +18,11 @@ export const FILESYSTEM = join(
   'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js',
 );
 
+/** A real MCP server sending what a broken or hostile one might (test/fixtures). */
+export const HOSTILE = fileURLToPath(
+  new URL('../../../test/fixtures/mcp-hostile-server.mjs', import.meta.url),
+);
+
 export const everything = () => ({ command: process.execPath, args: [EVERYTHING, 'stdio'] });
 export const filesystem = (dir: string) => ({ command: process.execPath, args: [FILESYSTEM, dir] });
 

@@ -28,13 +28,13 @@ before(async () => {
 });
 after(() => llm.close());
 
-function setup() {
+function setup(env: Record<string, string> = {}) {
   const box = makeSandbox();
   const run = (args: string[]) =>
     runZot([...args, '--ext', MCP_EXT, ...fakeLlmFlags(llm.url), '--no-session'], {
       home: box.home,
       cwd: box.project,
-      env: mcpEnv(),
+      env: mcpEnv(env),
       timeoutMs: hangGuard(60_000),
     });
   const rpc = (args: string[] = []) =>
@@ -51,11 +51,11 @@ const echo = (id: string, message: string) => ({
 });
 
 test('a project .mcp.json is refused until approved with /mcp trust; a change refuses it again', async (t) => {
-  const { box, run } = setup();
+  const { box, run } = setup({ ZOT_TEST_SECRET: 'hunter2' });
   t.after(() => box.cleanup());
   expectNoLeftovers(t, box.home);
   const file = join(box.project, '.mcp.json');
-  writeMcpConfig(file, { proj: everything() });
+  writeMcpConfig(file, { proj: { ...everything(), env: { TOKEN: '${ZOT_TEST_SECRET}' } } });
 
   llm.script({ text: 'no tools' });
   const refused = await run(['--json', 'hi']);
@@ -83,6 +83,8 @@ test('a project .mcp.json is refused until approved with /mcp trust; a change re
   const review = await run(['-p', '/mcp trust']);
   assert.equal(review.code, 0, review.stderr);
   assert.ok(review.stdout.includes(JSON.stringify([process.execPath, EVERYTHING, 'stdio'])));
+  assert.match(review.stdout, /^ {4}env: TOKEN="\$\{ZOT_TEST_SECRET\}"$/m, 'as written');
+  assert.equal(review.stdout.includes('hunter2'), false, 'no secret in the review');
   const hash = /\/mcp trust ([0-9a-f]{16})/.exec(review.stdout)![1]!;
   const wrong = await run(['-p', '/mcp trust 0000000000000000']);
   assert.notEqual(wrong.code, 0);

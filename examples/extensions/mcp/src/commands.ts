@@ -2,7 +2,7 @@
 // project's .mcp.json (a review first, then an approval pinned to the hash that was reviewed).
 import { display, error, type CommandResult } from '@zot/sdk';
 import type { Bridge } from './bridge.js';
-import { readConfigFile, type ServerConfig } from './config.js';
+import { AS_WRITTEN, readConfigFile, type ServerConfig } from './config.js';
 import type { McpServer } from './server.js';
 import { clip } from './tools.js';
 import { approve, withdraw } from './trust.js';
@@ -43,13 +43,16 @@ function status(bridge: Bridge): string {
   return lines.join('\n');
 }
 
+const pairs = (map: Readonly<Record<string, string>>) =>
+  Object.entries(map).map(([key, value]) => `${key}=${JSON.stringify(value)}`);
+
 function describe(config: ServerConfig): string {
   if (config.kind === 'http') {
-    const headers = Object.keys(config.headers);
-    return `  ${config.name}: http ${config.url}${headers.length ? ` (headers: ${headers.join(', ')})` : ''}`;
+    const headers = pairs(config.headers);
+    return `  ${config.name}: http ${config.url}${headers.length ? `\n    headers: ${headers.join(' ')}` : ''}`;
   }
-  const env = Object.keys(config.env);
-  return `  ${config.name}: runs ${JSON.stringify([config.command, ...config.args])}${env.length ? ` (env: ${env.join(', ')})` : ''}`;
+  const env = pairs(config.env);
+  return `  ${config.name}: runs ${JSON.stringify([config.command, ...config.args])}${env.length ? `\n    env: ${env.join(' ')}` : ''}`;
 }
 
 /** Without a hash: the review. With the reviewed hash (or a prefix of 12+): the approval. */
@@ -57,7 +60,8 @@ function trust(bridge: Bridge, hash: string): CommandResult {
   const project = bridge.project;
   if (!project) return error('/mcp trust: no project loaded');
   // Read again: what is approved must be what is on disk now, not what was read at start.
-  const now = readConfigFile(project.path, 'project', bridge.options.env);
+  // `${NAME}` stays as written: the review shows what the file asks for, and no secrets.
+  const now = readConfigFile(project.path, 'project', AS_WRITTEN);
   if (!now.found || now.sha256 === undefined)
     return error(`/mcp trust: there is no ${project.path}`);
   if (hash === '') {

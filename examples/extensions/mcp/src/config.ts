@@ -67,8 +67,12 @@ export const projectConfigPath = (cwd: string) => join(cwd, '.mcp.json');
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** Pass as the environment to read a file without expanding `${VAR}` (for a review). */
+export const AS_WRITTEN: NodeJS.ProcessEnv = Object.freeze({});
+
 /** `${VAR}` and `${VAR:-default}`, as in the files other MCP clients read; unset is empty. */
 export function expandVars(text: string, env: NodeJS.ProcessEnv): string {
+  if (env === AS_WRITTEN) return text;
   return text.replace(
     /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
     (_m, name: string, fallback?: string) => env[name] ?? fallback ?? '',
@@ -105,6 +109,9 @@ export function parseServer(
   const type = raw.type ?? (raw.url !== undefined && raw.command === undefined ? 'http' : 'stdio');
   if (type === 'http' || type === 'streamable-http' || type === 'streamableHttp') {
     const url = expandVars(stringField(raw.url, 'url'), env);
+    if (env === AS_WRITTEN && url.includes('${')) {
+      return { kind: 'http', name, source, url, headers: stringMap(raw.headers, 'headers', env) };
+    }
     let parsed: URL;
     try {
       parsed = new URL(url);

@@ -231,28 +231,36 @@ test('a hostile server: unusable tools skipped and named, a flood bounded, a cra
       toolCalls: [
         { id: 'ok', name: 'mcp__hostile__ok', args: {} },
         { id: 'flood', name: 'mcp__hostile__flood', args: {} },
+        { id: 'grow', name: 'mcp__hostile__grow', args: {} },
       ],
     },
+    { toolCalls: [{ id: 'grown', name: 'mcp__hostile__grown', args: {} }] },
     { toolCalls: [{ id: 'die', name: 'mcp__hostile__die', args: {} }] },
     { text: 'done' },
   );
   const result = await run(['--json', 'go']);
   assert.equal(result.code, 0, result.stderr);
-  const offered = (llm.requests.at(-3)!.body.tools as Array<{ name: string }>)
-    .map((tool) => tool.name)
-    .filter((name) => name.startsWith('mcp'));
-  assert.deepEqual(offered.sort(), [
+  const offered = (n: number) =>
+    (llm.requests.at(n)!.body.tools as Array<{ name: string }>)
+      .map((tool) => tool.name)
+      .filter((name) => name.startsWith('mcp'))
+      .sort();
+  const first = [
     'mcp__hostile__die',
     'mcp__hostile__flood',
+    'mcp__hostile__grow',
     'mcp__hostile__ok',
-  ]);
+  ];
+  assert.deepEqual(offered(-4), first);
+  assert.deepEqual(offered(-3), [...first, 'mcp__hostile__grown'].sort(), 'after list_changed');
   const byId = new Map(
     jsonLines(result.stdout)
       .filter((e) => e.type === 'tool_result')
       .map((e) => [e.id, e as Line & { is_error: boolean; content: Array<{ text: string }> }]),
   );
   assert.equal(byId.get('ok')!.content[0]!.text, 'ok');
-  const flood = JSON.stringify(llm.requests.at(-2)!.body.messages.at(-1));
+  assert.equal(byId.get('grown')!.content[0]!.text, 'grown tool answers');
+  const flood = JSON.stringify(llm.requests.at(-3)!.body.messages.at(-1));
   assert.ok(flood.length < 200_000, `the model got ${flood.length} characters, not 3 MiB`);
   const died = byId.get('die')!;
   assert.equal(died.is_error, true);

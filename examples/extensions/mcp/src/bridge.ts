@@ -18,6 +18,8 @@ import { isApproved, trustStorePath } from './trust.js';
 export const DEFAULT_DEFER_THRESHOLD = 20;
 const STDERR_LINES = 8;
 const MAX_PROBLEMS = 200;
+/** How long a result waits for the tool list its call changed to be registered. */
+const SETTLE_WAIT_MS = 2000;
 
 export interface BridgeOptions {
   readonly home: string;
@@ -217,6 +219,7 @@ export class Bridge {
     }
     try {
       const result = mapResult(await server.call(tool.mcpName, args, this.toolTimeoutMs));
+      await server.toolsSettled(SETTLE_WAIT_MS);
       return result.isError
         ? { content: result.content, isError: true }
         : { content: result.content };

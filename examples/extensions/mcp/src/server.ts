@@ -56,6 +56,8 @@ export class McpServer {
   /** Tools registered deferred (decided once, on the first tool list). */
   deferred: boolean | undefined;
   private client: Client | undefined;
+  /** The listing that follows a tools/list_changed, while it runs. */
+  private relisting: Promise<void> | undefined;
   private starting: Promise<void> | undefined;
   private generation = 0;
 
@@ -119,23 +121,34 @@ export class McpServer {
       if (wasReady) this.events.onExit(this);
     };
     // Changes are coalesced: one listing at a time, and one more if more changes came meanwhile.
+    // A change announced while connecting is listed once the server is ready.
     let listing = false;
-    let again = false;
-    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-      if (listing) return void (again = true);
-      listing = true;
-      try {
-        do {
-          again = false;
-          if (generation !== this.generation || this.state !== 'ready') return;
-          this.tools = await this.listTools(client);
-          this.events.onToolsChanged(this);
-        } while (again);
-      } catch {
-        // the next change or restart lists them again
-      } finally {
-        listing = false;
+    let changed = false;
+    const relist = (): Promise<void> | undefined => {
+      if (listing || this.state !== 'ready') {
+        changed = true;
+        return this.relisting;
       }
+      listing = true;
+      this.relisting = (async () => {
+        try {
+          while (changed && generation === this.generation && this.state === 'ready') {
+            changed = false;
+            this.tools = await this.listTools(client);
+            this.events.onToolsChanged(this);
+          }
+        } catch {
+          // the next change or restart lists them again
+        } finally {
+          listing = false;
+        }
+      })();
+      return this.relisting;
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      if (generation !== this.generation) return;
+      changed = true;
+      return relist();
     });
     try {
       await client.connect(transport, { timeout: this.connectTimeoutMs });
@@ -163,6 +176,7 @@ export class McpServer {
       if (generation !== this.generation) return;
       this.client = client;
       this.state = 'ready';
+      if (changed) void relist();
     } catch (error) {
       if (generation !== this.generation) return;
       this.state = 'failed';
@@ -199,6 +213,18 @@ export class McpServer {
     if (auto) this.lastAutoRestart = Date.now();
     await this.start();
     return this.state === 'ready';
+  }
+
+  /**
+   * Resolves once the tool-list changes announced so far are listed and registered (at most
+   * `waitMs`): a call that changed the server's tools lets the model see them on its next step.
+   */
+  async toolsSettled(waitMs: number): Promise<void> {
+    if (!this.relisting) return;
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)));
+    await Promise.race([this.relisting, limit]);
+    clearTimeout(timer);
   }
 
   /** Calls a tool; throws on protocol errors (the caller makes them error results). */

@@ -20,6 +20,7 @@ const SUITES = [
   'mcp',
   'tui',
   'tui-stream',
+  'tui-panel',
 ];
 
 const quick = ['1', 'true', 'yes'].includes(process.env.BENCH_QUICK ?? '');

@@ -7,6 +7,9 @@ SPEC: {"argv": [...], "cwd": str, "env": {...}, "columns": int, "rows": int,
        "keys": [str, ...],     # after ready: each key is written, then we wait for "echo"
        "key_gap_ms": int,      # pause before each key (typing speed), output drained meanwhile
        "echo": str,            # the output that shows a key landed (e.g. the end of a frame)
+       "echoes": [str, ...],   # or one such output per key (what the screen shows after it)
+       "setup": str,           # after ready, before the keys: written, then "setup_echo" awaited
+       "setup_echo": str,
        "quit": str,            # bytes that end the program after the keys (e.g. "\u0003\u0003")
        "timeout_ms": int}
 Prints one JSON line: {"ready_ms", "key_ms": [...], "exit_ms", "bytes", "bytes_at_ready"}.
@@ -66,9 +69,16 @@ def main() -> int:
     if read_until(spec["ready"].encode(), 0):
         result["ready_ms"] = ms()
         result["bytes_at_ready"] = len(out)
+        if spec.get("setup"):
+            since = len(out)
+            os.write(master, spec["setup"].encode())
+            if not read_until(spec["setup_echo"].encode(), since):
+                result["setup_failed"] = True
+                spec["keys"] = []
         echo = spec.get("echo", "").encode()
+        echoes = [e.encode() for e in spec.get("echoes", [])]
         gap = spec.get("key_gap_ms", 0) / 1000
-        for key in spec.get("keys", []):
+        for index, key in enumerate(spec.get("keys", [])):
             if gap:
                 # Typing speed, not a burst: a TUI may batch keys that come faster than a frame.
                 time.sleep(gap)
@@ -81,7 +91,8 @@ def main() -> int:
             since = len(out)
             sent = time.perf_counter()
             os.write(master, key.encode())
-            if not read_until(echo or key.encode(), since):
+            expected = echoes[index] if index < len(echoes) else (echo or key.encode())
+            if not read_until(expected, since):
                 break
             result["key_ms"].append((time.perf_counter() - sent) * 1000)
         if spec.get("quit"):
@@ -106,7 +117,7 @@ def main() -> int:
         result["exit_ms"] = ms()
     result["bytes"] = len(out)
     result["code"] = child.returncode
-    if result["ready_ms"] is None:
+    if result["ready_ms"] is None or result.get("setup_failed") or len(result["key_ms"]) < len(spec.get("keys", [])):
         result["output"] = out[-2000:].decode("utf-8", "replace")
     print(json.dumps(result))
     return 0

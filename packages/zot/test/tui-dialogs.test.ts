@@ -6,7 +6,10 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { HAS_TMUX, TmuxZot } from './support/tmux.js';
-import { makeSandbox } from './support/zot.js';
+import { makeSandbox, runZot } from './support/zot.js';
+import { EXAMPLES } from './support/extensions.js';
+
+const PAPER = join(EXAMPLES, 'paper');
 
 const skip = HAS_TMUX ? false : 'tmux is not installed';
 let llm: FakeLlm;
@@ -174,5 +177,63 @@ test(
     zot.press('Enter');
     await zot.waitFor('theme: ocean (saved)');
     assert.equal(JSON.parse(readFileSync(join(box.home, 'config.json'), 'utf8')).theme, 'ocean');
+  },
+);
+
+test(
+  'on a light terminal background (OSC 11) the light theme is used, unless a theme was saved',
+  { skip },
+  async (t) => {
+    const { box } = setup(t);
+    const start = () => {
+      const zot = TmuxZot.start(fakeLlmFlags(llm.url), {
+        home: box.home,
+        cwd: box.project,
+        rows: 30,
+        env: { NO_COLOR: undefined, COLORFGBG: undefined },
+        // tmux answers OSC 11 with the pane's background.
+        config: ['set -g window-style bg=white', 'set -g window-active-style bg=white'],
+      });
+      t.after(() => zot.kill());
+      return zot;
+    };
+    const first = start();
+    await first.waitFor('anthropic/');
+    first.submit('/theme');
+    assert.match(await first.waitFor('Theme'), /light ✓/);
+    first.kill();
+    writeFileSync(join(box.home, 'config.json'), JSON.stringify({ theme: 'dark' }));
+    const second = start();
+    await second.waitFor('anthropic/');
+    second.submit('/theme');
+    assert.match(await second.waitFor('Theme'), /dark ✓/);
+  },
+);
+
+test(
+  'the paper example installs as a theme-only extension and /theme applies it',
+  { skip },
+  async (t) => {
+    const { box } = setup(t);
+    const installed = await runZot(['ext', 'install', PAPER], { home: box.home, cwd: box.project });
+    assert.equal(installed.code, 0, installed.stderr);
+    const zot = TmuxZot.start(fakeLlmFlags(llm.url), {
+      home: box.home,
+      cwd: box.project,
+      rows: 30,
+      env: { NO_COLOR: undefined },
+    });
+    t.after(() => zot.kill());
+    const screen = await zot.waitFor('anthropic/');
+    assert.doesNotMatch(screen, /warning|paper/, 'the theme file loads without a warning');
+    zot.submit('/theme');
+    const list = await zot.waitFor('Theme');
+    assert.match(list, /paper +extension/);
+    zot.type('paper');
+    // Highlighted, it is previewed: the status bar takes its colour (#5c5148).
+    await zot.waitFor((s) => s.includes('38;2;92;81;72m'), { escapes: true });
+    zot.press('Enter');
+    await zot.waitFor('theme: paper (saved)');
+    assert.equal(JSON.parse(readFileSync(join(box.home, 'config.json'), 'utf8')).theme, 'paper');
   },
 );

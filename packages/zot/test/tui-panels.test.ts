@@ -112,3 +112,41 @@ test("a guard's block is a red line with its reason; the turn goes on", { skip }
   const screen = await zot.waitFor('I will not do that.');
   assert.match(screen, /guard blocked a tool call: .*pipes a download into a shell/);
 });
+
+test(
+  'a command an extension registers after ready is offered from the next key',
+  { skip },
+  async (t) => {
+    const box = makeSandbox();
+    t.after(() => box.cleanup());
+    const root = join(box.home, 'extensions');
+    makeExtension(root, 'grower', 'well-behaved', {
+      commands: [
+        {
+          name: 'grow',
+          response: {
+            action: 'display',
+            display: 'ran grow',
+            emit: [{ type: 'register_command', name: 'fresh_cmd', description: 'registered late' }],
+          },
+        },
+      ],
+    });
+    const zot = TmuxZot.start(fakeLlmFlags(llm.url), {
+      home: box.home,
+      cwd: box.project,
+      rows: 30,
+    });
+    t.after(() => zot.kill());
+    await zot.waitFor('anthropic/');
+    zot.type('/fresh');
+    // The suggestions are drawn in the frame that shows the typed text.
+    assert.doesNotMatch(await zot.waitFor('/fresh'), /fresh_cmd/);
+    zot.press('C-c');
+    await zot.waitFor((screen) => !screen.includes('/fresh'));
+    zot.submit('/grow');
+    await zot.waitFor('ran grow');
+    zot.type('/fresh');
+    await zot.waitFor(/fresh_cmd +registered late/);
+  },
+);

@@ -17,6 +17,8 @@ import { findContextFiles } from '../session/context-files.js';
 import { setupSkills } from './skills-setup.js';
 import { UsageError } from '../util/errors.js';
 import type { CliOptions, Mode } from './args.js';
+import type { ProjectTrust } from '../extensions/project-trust.js';
+import type { TrustAccess } from '../session/trust.js';
 import { createProviderAccess, environmentBaseUrl, resolveForRun } from './provider-access.js';
 import { zotVersion } from './version.js';
 
@@ -110,9 +112,33 @@ async function createHost(
   paths: ZotPaths,
   version: string,
   model: () => ModelInfo,
+  trust: () => Promise<ProjectTrust>,
 ) {
   if (!mayHaveExtensions(options, cwd, paths)) return undefined;
-  return createHostNow(options, cwd, paths, version, model);
+  return createHostNow(options, cwd, paths, version, model, trust);
+}
+
+/**
+ * One trust gate per runtime, loaded on first use: the host's gate and the trust dialog share
+ * the run-once answers.
+ */
+function lazyTrust(
+  cwd: string,
+  paths: ZotPaths,
+  noExt: boolean,
+): { load(): Promise<ProjectTrust>; access: TrustAccess } {
+  let loading: Promise<ProjectTrust> | undefined;
+  const load = () =>
+    (loading ??= import('../extensions/project-trust.js').then(
+      ({ ProjectTrust }) => new ProjectTrust({ paths, cwd, env: process.env, noExt }),
+    ));
+  return {
+    load,
+    access: {
+      reviews: async () => (await load()).reviews(),
+      decide: async (dir, hash, decision) => (await load()).decide(dir, hash, decision),
+    },
+  };
 }
 
 /** The host, loaded on demand: the print/JSON path without extensions never imports it. */
@@ -122,9 +148,10 @@ async function createHostNow(
   paths: ZotPaths,
   version: string,
   model: () => ModelInfo,
+  loadTrust: () => Promise<ProjectTrust>,
 ) {
   const { ExtensionHost } = await import('../extensions/host.js');
-  const { trustGate } = await import('../extensions/trust.js');
+  const trust = await loadTrust();
   return new ExtensionHost({
     cwd,
     zotHome: paths.home,
@@ -134,7 +161,7 @@ async function createHostNow(
     version,
     model: () => ({ provider: model().provider, model: model().id }),
     builtins: { commands: new Set(BUILTIN_COMMANDS), tools: new Set(RESERVED_TOOL_NAMES) },
-    allow: trustGate(paths, process.env),
+    allow: trust.gate,
   });
 }
 
@@ -186,17 +213,12 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
   const tools = selectTools(options, skills?.tool);
   // The list is for the model's use of the tool: no tool, no list.
   const listed = tools.some((tool) => tool.name === 'skill') ? skills!.catalog.skills : [];
-  const extensions = await createHost(
-    options,
-    cwd,
-    paths,
-    version,
-    () => current?.currentModel ?? model,
-  );
+  const trust = lazyTrust(cwd, paths, options.noExt);
+  const currentModel = () => current?.currentModel ?? model;
+  const extensions = await createHost(options, cwd, paths, version, currentModel, trust.load);
   const session = new Session({
     ...(extensions ? { extensions } : {}),
-    loadExtensions: () =>
-      createHostNow(options, cwd, paths, version, () => current?.currentModel ?? model),
+    loadExtensions: () => createHostNow(options, cwd, paths, version, currentModel, trust.load),
     cwd,
     model,
     providers: createProviderAccess({ options, paths, start: provider, extra }),
@@ -216,6 +238,7 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
     ...(files ? { files } : {}),
     ...(opened ? { writer: opened.writer, warnings: opened.warnings, usage: opened.usage } : {}),
     messages: opened?.messages ?? [],
+    trust: trust.access,
   });
   current = session;
   return { session, paths, provider, version, dispose: () => session.dispose() };

@@ -114,6 +114,9 @@ export const HOST_EVENTS = [
   event('ext_warning', 'A problem with an extension that did not stop it', {
     extension: Extension,
     message: Type.String(),
+    untrusted: Type.Optional(
+      Type.Literal(true, { description: 'A project extension not started for want of trust' }),
+    ),
   }),
   event('ext_notify', 'A note from an extension, shown below the chat', {
     extension: Extension,

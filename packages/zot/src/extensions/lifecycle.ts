@@ -77,6 +77,7 @@ export class ExtensionLifecycle {
         type: 'ext_warning',
         extension: report.name,
         message: report.error ?? 'not trusted',
+        untrusted: true,
       });
     }
   }

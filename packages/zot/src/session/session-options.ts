@@ -11,6 +11,7 @@ import type { ProviderAccess } from './provider-access.js';
 import type { RecordedUsage, SessionFiles } from './session-files.js';
 import type { SessionWriter } from './store.js';
 import type { ToolRegistry } from './tool-registry.js';
+import type { TrustAccess } from './trust.js';
 
 /**
  * Events that never change the snapshot: the stream's pieces (the hot path, one per token) and
@@ -57,6 +58,8 @@ export interface SessionOptions {
    * then): a `/reload-ext` after `zot ext install` in the same run finds the new extension.
    */
   loadExtensions?(): Promise<ExtensionHost>;
+  /** Trust answers given while zot runs (the TUI's trust dialog). */
+  trust?: TrustAccess;
 }
 
 export interface PromptOutcome extends AgentRunResult {}

@@ -33,7 +33,19 @@ import {
   type SessionOptions,
 } from './session-options.js';
 export type { PromptOutcome, SessionOptions } from './session-options.js';
-import { runSlashCommand, slashResultEvent, type SlashResult } from './commands.js';
+import {
+  BUILTIN_COMMANDS,
+  parseSlash,
+  runSlashCommand,
+  slashResultEvent,
+  type SlashResult,
+} from './commands.js';
+import {
+  applyTrustAnswers,
+  type TrustAnswer,
+  type TrustOutcome,
+  type TrustReview,
+} from './trust.js';
 
 export class Session {
   readonly cwd: string;
@@ -130,6 +142,11 @@ export class Session {
    * Contract: never rejects.
    */
   async runCommand(text: string, mode: CommandMode, announce: boolean): Promise<SlashResult> {
+    // An extension's command typed while extensions start (the TUI takes keys at once) waits for
+    // them instead of being unknown; built-ins never wait.
+    const name = parseSlash(text)?.name;
+    if (name !== undefined && !BUILTIN_COMMANDS.includes(name.toLowerCase()))
+      await this.extensionsStarting;
     const result = await runSlashCommand(this, text, mode);
     const event = announce ? slashResultEvent(result) : undefined;
     if (event) this.emit(event);
@@ -236,6 +253,18 @@ export class Session {
     });
     this.hooks = { ...this.hooks, ...wiring.hooks };
     this.subscribe(wiring.forward);
+  }
+
+  /** Project extensions waiting for the user's trust (the TUI's dialog); [] when none. */
+  trustReviews(): Promise<TrustReview[]> {
+    return this.options.trust?.reviews().catch(() => []) ?? Promise.resolve([]);
+  }
+
+  /** Applies trust answers; extensions restart when that changes what runs. Never rejects. */
+  decideTrust(answers: readonly TrustAnswer[]): Promise<TrustOutcome> {
+    const access = this.options.trust;
+    if (!access) return Promise.resolve({ errors: ['no project extensions to trust here'] });
+    return applyTrustAnswers(access, answers, () => this.reloadExtensions());
   }
 
   /** Restarts every extension (starting the host first if there was none); queued. */

@@ -245,3 +245,24 @@ test('without colour the highlighted row is still marked', async () => {
   assert.ok(lines.some((line) => /│ {3}dark/.test(line)));
   assert.ok(!dialog.render(60).join('').includes('\x1b[38'));
 });
+
+test('the highlight is reported whenever it changes: by moving and by typing a filter', () => {
+  const seen: Array<string | undefined> = [];
+  const dialog = new SelectDialog({
+    title: 'Theme',
+    items: [
+      { value: 'dark', label: 'dark', current: true },
+      { value: 'light', label: 'light' },
+      { value: 'paper', label: 'paper' },
+    ],
+    theme: createTheme(DARK, true),
+    onHighlight: (item) => seen.push(item?.value),
+    onSelect: () => {},
+    onCancel: () => {},
+  });
+  dialog.handleInput(DOWN);
+  for (const key of 'pap') dialog.handleInput(key);
+  dialog.handleInput('x'); // nothing matches
+  dialog.handleInput('\x7f'); // Backspace: paper again
+  assert.deepEqual(seen, ['light', 'paper', undefined, 'paper']);
+});

@@ -195,6 +195,7 @@ export class SelectDialog<T = string> implements Component, Focusable {
 
   private refilter(): void {
     const query = this.input.getValue();
+    const before = this.highlighted();
     this.filtered = fuzzyFilter(
       this.items,
       query,
@@ -202,11 +203,15 @@ export class SelectDialog<T = string> implements Component, Focusable {
         item.searchText ?? [item.label, item.description, item.detail].filter(Boolean).join(' '),
     );
     this.top = 0;
-    this.select(0);
+    this.select(0, { before });
   }
 
-  private select(index: number): void {
-    const before = this.highlighted();
+  /** `changed.before`: what was highlighted when the list itself changed under the selection. */
+  private select(
+    index: number,
+    changed: { before: SelectDialogItem<T> | undefined } = { before: this.highlighted() },
+  ): void {
+    const before = changed.before;
     this.selected = Math.max(0, Math.min(index, this.filtered.length - 1));
     if (this.highlighted() !== before) this.options.onHighlight?.(this.highlighted());
     const rows = this.maxVisible();

@@ -2,6 +2,8 @@
 // own server socket, driven with send-keys and read with capture-pane, as a person would.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { hangGuard } from './timing.js';
@@ -20,6 +22,8 @@ export interface TmuxOptions {
   env?: Record<string, string | undefined>;
   columns?: number;
   rows?: number;
+  /** tmux configuration lines, read before the session starts (e.g. `set -g window-style bg=white`). */
+  config?: string[];
 }
 
 export interface WaitOptions {
@@ -55,9 +59,14 @@ export class TmuxZot {
     const script = `${zot}; printf '\\n${EXIT_MARK} %s]\\n${SHELL_PROMPT} ' "$?"; exec sleep 3600`;
     const session = new TmuxZot(socket, env);
     servers.add(socket);
+    let config = '/dev/null';
+    if (options.config) {
+      config = join(options.home, '..', `tmux-${socket}.conf`);
+      writeFileSync(config, options.config.join('\n') + '\n');
+    }
     session.tmux(
       '-f',
-      '/dev/null',
+      config,
       'new-session',
       '-d',
       '-s',

@@ -11,6 +11,7 @@ import { isInside } from '../../extensions/manifest.js';
 import { hashExtension, type CoveredPath, type HashedEntry } from '../../extensions/trust-hash.js';
 import { TrustStore, trustStateOf } from '../../extensions/trust.js';
 import { errorMessage } from '../../util/errors.js';
+import { shellQuote } from '../../util/shell-words.js';
 import { terminalSafe } from '../../util/terminal-text.js';
 import {
   confirm,
@@ -75,7 +76,7 @@ function review(context: ExtContext, entry: DiscoveredExtension): string | undef
   } else {
     const exec = resolveExec(manifest, context.env);
     const argv = exec.ok ? [exec.command, ...exec.args] : [manifest.exec ?? '', ...manifest.args];
-    out(context, `  runs:   ${argv.map((word) => terminalSafe(quote(word))).join(' ')}`);
+    out(context, `  runs:   ${argv.map((word) => terminalSafe(shellQuote(word))).join(' ')}`);
     out(context, `  in:     ${dir}`);
     if (!exec.ok) out(context, `  note:   ${terminalSafe(exec.error)}`);
     if (!manifest.enabled)
@@ -112,10 +113,6 @@ function record(context: ExtContext, entry: DiscoveredExtension, hash: string): 
     `trusted ${name}; it will run from the next start (any change needs trusting again)`,
   );
   return true;
-}
-
-function quote(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /** Exit status when trust was not recorded because nobody could be asked (usage-like). */

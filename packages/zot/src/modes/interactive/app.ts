@@ -19,6 +19,7 @@ import { QueueArea } from './queue-area.js';
 import { StatusLine } from './status-line.js';
 import { tuiUi } from './ui-port.js';
 import { WatchedTerminal } from './watched-terminal.js';
+import { detectBackground } from './background.js';
 
 export interface InteractiveOptions {
   version: string;
@@ -64,7 +65,13 @@ export async function runInteractiveMode(
   const env = options.env ?? process.env;
   const specs = options.themes?.themes ?? [DARK];
   const color = !noColor(env);
-  const spec = specs.find((s) => s.name === options.themes?.chosen) ?? specs[0] ?? DARK;
+  const chosen = specs.find((s) => s.name === options.themes?.chosen);
+  // Without a saved choice the built-in theme follows the terminal's background.
+  const background =
+    !chosen && color && !options.terminal
+      ? await detectBackground(env, process.stdin, process.stdout)
+      : undefined;
+  const spec = chosen ?? specs.find((s) => s.name === background) ?? specs[0] ?? DARK;
   // One theme object that every widget reads its styles from: /theme changes it in place.
   const theme = createTheme(spec, color);
   const applyTheme = (next: ThemeSpec) => {
@@ -228,6 +235,8 @@ export async function runInteractiveMode(
     .catch((error: unknown) =>
       chat.display(`extensions did not start: ${(error as Error).message}`, theme.error),
     )
+    // Project extensions nobody trusted yet are asked about before the first prompt runs.
+    .then(() => dialogs.trust(true))
     .then(() => {
       if (options.firstPrompt) editor.submit(options.firstPrompt, 'follow_up');
     });
@@ -277,7 +286,8 @@ function handle(event: SessionEvent, views: Views): void {
       chat.display(`warning: ${event.message}`, theme.warning);
       break;
     case 'ext_warning':
-      chat.display(`warning: ${event.message}`, theme.warning);
+      // The trust dialog asks about an untrusted project extension instead.
+      if (!event.untrusted) chat.display(`warning: ${event.message}`, theme.warning);
       break;
     case 'ext_error':
       chat.display(

@@ -59,6 +59,7 @@ export interface CommandDialogs {
   logout(): Promise<void>;
   skills(): Promise<void>;
   theme(): Promise<void>;
+  trust(): Promise<void>;
 }
 
 /** Contract: `run` never rejects; every outcome is shown. */
@@ -83,6 +84,7 @@ export class CommandsController {
       name === 'sessions' ||
       name === 'skills' ||
       name === 'theme' ||
+      name === 'trust' ||
       (name === 'model' && args === '')
         ? dialogs?.[name as keyof CommandDialogs]
         : undefined;

@@ -60,6 +60,8 @@ function fakeSession(overrides: Partial<InteractiveSession> = {}) {
     providers: () => [],
     login: async () => ({ ok: false as const, error: 'not used' }),
     logout: () => false,
+    trustReviews: async () => [],
+    decideTrust: async () => ({ errors: [] }),
     ...overrides,
   };
   return session;

@@ -8,6 +8,7 @@ import { showSelectDialog, type SelectDialogItem } from '../../tui/select-dialog
 import { showTextPrompt } from '../../tui/text-prompt-dialog.js';
 import type { Style, Theme, ThemeSpec } from '../../tui/theme.js';
 import type { AskPerson, InteractiveSession, ProviderStatus, SessionSummary } from './ports.js';
+import { reviewTrust } from './trust-dialog.js';
 
 export interface DialogSurface {
   display(text: string, style?: Style): void;
@@ -199,6 +200,12 @@ export class Dialogs {
         theme.warning,
       );
     }
+  }
+
+  /** /trust (and at start, `atStart`): each project extension that is not trusted, one by one. */
+  trust(atStart = false): Promise<void> {
+    const { tui, theme, session, surface } = this.options;
+    return reviewTrust({ tui, theme, session, surface, atStart });
   }
 
   /** /skills: every skill (read afresh) with its source; Enter shows the skill's text. */

@@ -8,6 +8,7 @@ import type { AskPerson } from '../../session/confirm.js';
 import type { ExtensionUi } from '../../session/extension-ui.js';
 import type { LoginResult, ProviderStatus } from '../../session/provider-access.js';
 import type { SessionSummary } from '../../session/session-files.js';
+import type { TrustAnswer, TrustDecision, TrustOutcome, TrustReview } from '../../session/trust.js';
 
 export type {
   SessionEvent,
@@ -20,6 +21,10 @@ export type {
   LoginResult,
   ProviderStatus,
   SessionSummary,
+  TrustAnswer,
+  TrustDecision,
+  TrustOutcome,
+  TrustReview,
 };
 
 export interface SkillInfo {
@@ -81,4 +86,8 @@ export interface InteractiveSession {
     signal?: AbortSignal,
   ): Promise<LoginResult>;
   logout(provider: ProviderStatus['provider']): boolean;
+  /** Project extensions waiting for the user's trust. Contract: never rejects. */
+  trustReviews(): Promise<TrustReview[]>;
+  /** Applies the answers; extensions restart when what runs changed. Contract: never rejects. */
+  decideTrust(answers: readonly TrustAnswer[]): Promise<TrustOutcome>;
 }

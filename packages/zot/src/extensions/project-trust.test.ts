@@ -1,0 +1,144 @@
+// Trust answers given inside a running zot: reviews of what is untrusted, run-once pinned to the
+// reviewed content, trust always recorded as `zot ext trust` records it, stale answers refused.
+import assert from 'node:assert/strict';
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { discoverExtensions } from './discovery.js';
+import { ProjectTrust } from './project-trust.js';
+import { TrustStore } from './trust.js';
+
+const base = realpathSync(mkdtempSync(join(tmpdir(), 'zot-project-trust-')));
+after(() => rmSync(base, { recursive: true, force: true }));
+
+let counter = 0;
+function project(names: string[]) {
+  const root = join(base, `p${++counter}`);
+  const home = join(root, 'home');
+  const cwd = join(root, 'repo');
+  mkdirSync(home, { recursive: true });
+  const dirs = names.map((name) => {
+    const dir = join(cwd, '.zot', 'extensions', name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'extension.json'),
+      JSON.stringify({
+        name,
+        description: `the ${name} one`,
+        exec: 'node',
+        args: ['main.mjs', '--x y'],
+      }),
+    );
+    writeFileSync(join(dir, 'main.mjs'), `// ${name}\n`);
+    return dir;
+  });
+  const paths = { home, trust: join(home, 'trust.json') };
+  const trust = (env: NodeJS.ProcessEnv = {}) => new ProjectTrust({ paths, cwd, env });
+  const entryOf = (dir: string) => {
+    const found = discoverExtensions({ cwd, zotHome: home, extPaths: [], noExt: false }).entries;
+    return found.find((entry) => entry.dir === dir)!;
+  };
+  return { cwd, home, dirs, paths, trust, entryOf };
+}
+
+test('a new project extension is reviewed with what it runs and what the hash covers', () => {
+  const p = project(['alpha']);
+  const reviews = p.trust().reviews();
+  assert.equal(reviews.length, 1);
+  const [review] = reviews;
+  assert.equal(review!.name, 'alpha');
+  assert.equal(review!.dir, p.dirs[0]);
+  assert.equal(review!.state, 'new');
+  assert.equal(review!.description, 'the alpha one');
+  assert.deepEqual(review!.argv.slice(1), ['main.mjs', '--x y']);
+  assert.equal(review!.files, 2);
+  assert.ok(review!.bytes > 0);
+  assert.match(review!.hash, /^sha256:[0-9a-f]{64}$/);
+  assert.match(p.trust().gate(p.entryOf(p.dirs[0]!)) ?? '', /is not trusted/);
+});
+
+test('run once lets it start in this process only, and only while its content is unchanged', () => {
+  const p = project(['alpha']);
+  const trust = p.trust();
+  const [review] = trust.reviews();
+  assert.equal(trust.decide(review!.dir, review!.hash, 'once'), undefined);
+  assert.equal(trust.gate(p.entryOf(review!.dir)), undefined);
+  assert.equal(trust.reviews()[0]!.state, 'once', 'still offered for trusting always');
+  // Nothing was written: another process (the next run) asks again.
+  assert.match(p.trust().gate(p.entryOf(review!.dir)) ?? '', /is not trusted/);
+  const stored = new TrustStore(p.paths.trust).read();
+  assert.ok(stored.ok && stored.records.size === 0, 'run once records nothing');
+  appendFileSync(join(review!.dir, 'main.mjs'), 'process.exit(1)\n');
+  assert.match(
+    trust.gate(p.entryOf(review!.dir)) ?? '',
+    /is not trusted/,
+    'a change ends run-once',
+  );
+  assert.equal(trust.reviews()[0]!.state, 'new');
+});
+
+test('trust always is recorded as `zot ext trust` records it; a later change asks again', () => {
+  const p = project(['alpha', 'beta']);
+  const trust = p.trust();
+  const reviews = trust.reviews();
+  assert.deepEqual(reviews.map((r) => r.name).sort(), ['alpha', 'beta']);
+  const alpha = reviews.find((r) => r.name === 'alpha')!;
+  assert.equal(trust.decide(alpha.dir, alpha.hash, 'always'), undefined);
+  const read = new TrustStore(p.paths.trust).read();
+  assert.ok(read.ok);
+  assert.equal(read.records.get(alpha.dir)?.hash, alpha.hash);
+  // A fresh process (the next run) trusts it too, and reviews only beta.
+  assert.equal(p.trust().gate(p.entryOf(alpha.dir)), undefined);
+  assert.deepEqual(
+    p
+      .trust()
+      .reviews()
+      .map((r) => r.name),
+    ['beta'],
+  );
+  writeFileSync(join(alpha.dir, 'main.mjs'), '// other code\n');
+  const again = p
+    .trust()
+    .reviews()
+    .find((r) => r.name === 'alpha');
+  assert.equal(again?.state, 'changed');
+  assert.ok(again?.trustedAt, 'says when the old content was trusted');
+});
+
+test('an answer about content that changed since its review is refused', () => {
+  const p = project(['alpha']);
+  const trust = p.trust();
+  const [review] = trust.reviews();
+  writeFileSync(join(review!.dir, 'main.mjs'), '// swapped after the review\n');
+  assert.match(
+    trust.decide(review!.dir, review!.hash, 'always') ?? '',
+    /changed while you reviewed it/,
+  );
+  assert.match(
+    trust.decide(review!.dir, review!.hash, 'once') ?? '',
+    /changed while you reviewed it/,
+  );
+  assert.match(trust.gate(p.entryOf(review!.dir)) ?? '', /is not trusted/);
+  assert.match(
+    trust.decide(join(p.cwd, 'nowhere'), review!.hash, 'always') ?? '',
+    /no longer a project extension/,
+  );
+});
+
+test('skip takes a run-once answer back; ZOT_TRUST_PROJECT_EXTENSIONS=1 leaves nothing to review', () => {
+  const p = project(['alpha']);
+  const trust = p.trust();
+  const [review] = trust.reviews();
+  trust.decide(review!.dir, review!.hash, 'once');
+  assert.equal(trust.decide(review!.dir, review!.hash, 'skip'), undefined);
+  assert.match(trust.gate(p.entryOf(review!.dir)) ?? '', /is not trusted/);
+  assert.deepEqual(p.trust({ ZOT_TRUST_PROJECT_EXTENSIONS: '1' }).reviews(), []);
+});

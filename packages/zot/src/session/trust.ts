@@ -1,0 +1,45 @@
+// The runtime's side of trust decisions made while zot runs (the TUI's trust dialog): the answers
+// go to the trust store of the composition root; the extensions restart when what may run changed.
+import type { ExtensionReport } from '../extensions/host.js';
+import type { TrustDecision, TrustReview } from '../extensions/project-trust.js';
+
+export type { TrustDecision, TrustReview };
+
+/** Reviews and records trust; built lazily by the composition root (off the print path). */
+export interface TrustAccess {
+  reviews(): Promise<TrustReview[]>;
+  /** An error message, or undefined when the answer was applied. */
+  decide(dir: string, hash: string, decision: TrustDecision): Promise<string | undefined>;
+}
+
+export interface TrustAnswer {
+  review: TrustReview;
+  decision: TrustDecision;
+}
+
+export interface TrustOutcome {
+  errors: string[];
+  /** The reload's reports when the answers changed what runs. */
+  reports?: ExtensionReport[];
+}
+
+/** Contract: never rejects; every failed answer is one message in `errors`. */
+export async function applyTrustAnswers(
+  access: TrustAccess,
+  answers: readonly TrustAnswer[],
+  reload: () => Promise<ExtensionReport[]>,
+): Promise<TrustOutcome> {
+  const errors: string[] = [];
+  let changed = false;
+  for (const { review, decision } of answers) {
+    const error = await access
+      .decide(review.dir, review.hash, decision)
+      .catch((thrown: unknown) => (thrown as Error).message ?? String(thrown));
+    if (error !== undefined) errors.push(error);
+    // Starting one that did not run, or stopping one that ran for this session only.
+    else if ((decision === 'skip') === (review.state === 'once')) changed = true;
+  }
+  if (!changed) return { errors };
+  const reports = await reload().catch(() => undefined);
+  return reports ? { errors, reports } : { errors };
+}

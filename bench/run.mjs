@@ -10,6 +10,7 @@ const SUITES = [
   'startup',
   'first-delta',
   'tool-roundtrip',
+  'print-tool',
   'ext-startup',
   'ext-tool-roundtrip',
   'ext-notify-flood',

@@ -17,9 +17,10 @@ import {
 } from '../lib/ext.mjs';
 
 const FRAMES = 200_000;
-// Per frame the host splits, decodes, parses with a depth bound, validates and delivers: about
-// five passes where the baseline makes one, so at most five times the bare parse.
-const TARGET = { maxRatio: 5 };
+// Issue 14: the host parses, validates and delivers at least 500k frames/s (the ratio to the
+// raw split is reported beside it). As a bound on the subject's median time for FRAMES:
+const MIN_FRAMES_PER_SECOND = 500_000;
+const TARGET = { maxMs: (FRAMES / MIN_FRAMES_PER_SECOND) * 1000 };
 
 async function floodViaHost(host, expectedName) {
   let count = 0;
@@ -113,8 +114,8 @@ export async function run(options) {
     for (const fn of Object.values(fns)) await fn(); // warm-up
     const samples = await interleave(rounds(options, 5, 2), fns);
     const perSecond = (key) => fps(medianOf(samples[key])).toLocaleString('en');
-    rows.push(
-      row(`${FRAMES} notify frames, 1 ext (ms)`, samples.parse, samples.host, TARGET, {
+    rows.push({
+      ...row(`${FRAMES} notify frames, 1 ext (ms)`, samples.parse, samples.host, TARGET, {
         framesPerSecond: {
           host: fps(medianOf(samples.host)),
           parse: fps(medianOf(samples.parse)),
@@ -125,7 +126,8 @@ export async function run(options) {
           `delivered); raw ${perSecond('parse')} frames/s (LF-split, JSON.parse); raw ` +
           `${perSecond('count')} frames/s (LF-split and counted only)`,
       }),
-    );
+      target: `>= ${MIN_FRAMES_PER_SECOND.toLocaleString('en')} frames/s`,
+    });
   } finally {
     await peer?.kill();
     await host?.shutdown();

@@ -1,16 +1,23 @@
 // Startup: wall time of `zot --version` and `zot --help` against `node -e 0`, and of a whole
-// `zot -p hello` run against a bare node:http script that sends the same request: from spawn to
-// the request's arrival at a local server, and from spawn to exit. All spawned the same way and
-// interleaved in the same rounds.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// `zot -p hello` run against `node -e 0` and against a bare node:http script that sends the same
+// request: from spawn to the request's arrival at a local server, and from spawn to exit. All
+// spawned the same way and interleaved in the same rounds. Then the peak RSS of `zot -p hello`
+// (GNU time's %M), in rounds of its own, when /usr/bin/time is there.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { interleave, ROOT, row, rounds, timedNode, ZOT_MAIN } from '../lib/common.mjs';
+import { interleave, ROOT, row, rounds, summarize, timedNode, ZOT_MAIN } from '../lib/common.mjs';
 
 const TARGET = { maxRatio: 1.6 };
 const PRINT_TARGET = { maxRatio: 1.3 };
+/** Issue 14's fast-path targets: a whole print run vs a bare node, and vs node:http doing the same. */
+const PRINT_VS_NODE = { maxRatio: 1.5 };
+const PRINT_EXIT_TARGET = { maxRatio: 1.1 };
+const TIME = '/usr/bin/time';
+const RSS_LIMIT_MIB = 64;
 const RAW = fileURLToPath(new URL('../support/raw-http.mjs', import.meta.url));
 // A recorded Anthropic stream (text deltas, ping, usage), sent whole to every request.
 const REPLY = readFileSync(join(ROOT, 'packages/zot/test/fixtures/streams/anthropic-text.sse'));
@@ -63,6 +70,45 @@ async function printRun(server, args, env, cwd, toRequest) {
   return result.ms;
 }
 
+/** Peak RSS in MiB of `node ...args`, measured by GNU time (%M is KiB). */
+function peakRss(args, env, cwd) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(TIME, ['-f', 'peak-rss-kib %M', process.execPath, ...args], {
+      env,
+      cwd,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const kib = /peak-rss-kib (\d+)/.exec(stderr)?.[1];
+      if (code !== 0 || !kib) reject(new Error(`${TIME} node ${args.join(' ')}: ${stderr.trim()}`));
+      else resolve(Number(kib) / 1024);
+    });
+  });
+}
+
+/** The peak-RSS row: zot -p hello against the node:http script, and the absolute limit. */
+async function rssRow(options, zot, raw) {
+  const samples = await interleave(rounds(options, 9, 3), {
+    raw: () => peakRss(raw.args, raw.env, raw.cwd),
+    zot: () => peakRss(zot.args, zot.env, zot.cwd),
+  });
+  const baseline = summarize(samples.raw);
+  const subject = summarize(samples.zot);
+  return {
+    metric: 'zot -p hello: peak RSS vs node:http (MiB)',
+    unit: 'MiB',
+    baseline,
+    subject,
+    ratio: Math.round((subject.median / baseline.median) * 1000) / 1000,
+    target: `median <= ${RSS_LIMIT_MIB} MiB`,
+    pass: subject.median <= RSS_LIMIT_MIB,
+  };
+}
+
 export async function run(options) {
   const server = await startServer();
   // An empty ZOT_HOME and working directory: no extensions, settings or project files.
@@ -99,6 +145,13 @@ export async function run(options) {
     toRequest.raw.length = 0;
     toRequest.zot.length = 0;
     const samples = await interleave(rounds(options, 30, 8), fns);
+    const rows = [];
+    if (existsSync(TIME)) {
+      const zot = { args: zotArgs, env: zotEnv, cwd };
+      rows.push(await rssRow(options, zot, { args: rawArgs, env: rawEnv, cwd }));
+    } else {
+      process.stderr.write(`bench: startup: no ${TIME} (Debian package time): peak RSS skipped\n`);
+    }
     return {
       name: 'startup',
       rows: [
@@ -110,9 +163,20 @@ export async function run(options) {
           toRequest.zot,
           PRINT_TARGET,
         ),
-        row('zot -p hello: spawn -> exit vs node:http', samples.raw, samples.print, PRINT_TARGET, {
-          requestBytes: server.bodies[0].length,
-        }),
+        row(
+          'zot -p hello: spawn -> exit vs node:http',
+          samples.raw,
+          samples.print,
+          PRINT_EXIT_TARGET,
+          { requestBytes: server.bodies[0].length },
+        ),
+        row(
+          'zot -p hello: spawn -> exit vs node -e 0',
+          samples.baseline,
+          samples.print,
+          PRINT_VS_NODE,
+        ),
+        ...rows,
       ],
     };
   } finally {

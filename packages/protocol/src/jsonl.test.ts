@@ -1,5 +1,6 @@
 // The JSONL splitter: LF only, CRLF tolerant, chunk-boundary safe, capped, linear.
 import assert from 'node:assert/strict';
+import { isUtf8 } from 'node:buffer';
 import { test } from 'node:test';
 import { LineSplitter, createLineDecoder, type LineDecoderOptions } from './index.js';
 
@@ -149,4 +150,60 @@ test('string and Uint8Array chunks work; createLineDecoder is the factory form',
   decoder.push(new Uint8Array(Buffer.from('b\nc\n')));
   decoder.end();
   assert.deepEqual(lines, ['€ ab', 'c']);
+});
+
+/** The splitter's contract spelt out the slow way: the whole input, split on LF, line by line. */
+function referenceSplit(input: Buffer, max: number, keepEmpty: boolean): string[] {
+  const events: string[] = [];
+  let from = 0;
+  while (from < input.length) {
+    let to = input.indexOf(0x0a, from);
+    if (to === -1) to = input.length;
+    let end = to;
+    if (end - from > max) events.push(`oversize ${end - from}`);
+    else {
+      if (end > from && input[end - 1] === 0x0d) end--;
+      const bytes = input.subarray(from, end);
+      if (end > from || keepEmpty)
+        events.push(
+          isUtf8(bytes) ? `line ${bytes.toString('utf8')}` : `invalid ${bytes.toString('hex')}`,
+        );
+    }
+    from = to + 1;
+  }
+  return events;
+}
+
+test('random input in random chunks gives the same lines as splitting it whole', () => {
+  // A small seeded generator: failures are reproducible.
+  let seed = 7;
+  const next = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
+  const pieces = ['a', '{"type":"notify"}', '\n', '\r', '\r\n', 'é', '😀', '\u2028', '\xff', 'ok'];
+  for (let round = 0; round < 400; round++) {
+    const parts: Buffer[] = [];
+    for (let i = next(40); i > 0; i--) {
+      const piece = pieces[next(pieces.length)]!;
+      // '\xff' stands for a byte that is never valid UTF-8.
+      parts.push(piece === '\xff' ? Buffer.of(0xff) : Buffer.from(piece));
+    }
+    const input = Buffer.concat(parts);
+    const max = [4, 16, 1024][next(3)]!;
+    const keepEmpty = next(2) === 0;
+    const events: string[] = [];
+    const splitter = new LineSplitter({
+      maxLineBytes: max,
+      keepEmptyLines: keepEmpty,
+      onLine: (line) => events.push(`line ${line}`),
+      onOversize: (n) => events.push(`oversize ${n}`),
+      onInvalidUtf8: (_n, bytes) => events.push(`invalid ${Buffer.from(bytes).toString('hex')}`),
+    });
+    for (let at = 0; at < input.length; ) {
+      const size = 1 + next(next(2) === 0 ? 12 : 400);
+      splitter.push(input.subarray(at, at + size));
+      at += size;
+    }
+    splitter.end();
+    const expected = referenceSplit(input, max, keepEmpty);
+    assert.deepEqual(events, expected, `round ${round}: ${input.toString('hex')}`);
+  }
 });

@@ -60,20 +60,60 @@ export class LineSplitter {
     const buf = toBuffer(chunk);
     const len = buf.length;
     let start = 0;
-    while (start < len) {
-      const nl = buf.indexOf(0x0a, start);
+    if (this.#size > 0 || this.#discarding) {
+      // The chunk first finishes the line an earlier chunk began.
+      const nl = buf.indexOf(0x0a);
       if (nl === -1) {
-        this.#append(buf, start, len);
+        this.#append(buf, 0, len);
         return;
       }
-      if (this.#size === 0 && !this.#discarding) {
-        // Fast path: the whole line is inside this chunk; decode it in place.
-        this.#emit(buf, start, nl);
-      } else {
-        this.#append(buf, start, nl);
-        this.#finishPending();
-      }
+      this.#append(buf, 0, nl);
+      this.#finishPending();
       start = nl + 1;
+    }
+    const last = buf.lastIndexOf(0x0a);
+    if (last >= start) {
+      this.#emitLines(buf, start, last);
+      start = last + 1;
+    }
+    if (start < len) this.#append(buf, start, len);
+  }
+
+  /**
+   * Delivers the complete lines in bytes [start, end) (`end` is an LF). Fast path: one UTF-8
+   * check and one decode for the whole run, then a split on the string; a run that is not
+   * valid UTF-8, or longer than the cap, goes line by line. Same lines either way: LF is
+   * ASCII, so a run is valid UTF-8 exactly when each of its lines is.
+   */
+  #emitLines(buf: Buffer, start: number, end: number): void {
+    if (end - start > this.#max || !isUtf8(buf.subarray(start, end))) {
+      for (let nl = buf.indexOf(0x0a, start); nl !== -1 && nl <= end; ) {
+        this.#emit(buf, start, nl);
+        start = nl + 1;
+        nl = start <= end ? buf.indexOf(0x0a, start) : -1;
+      }
+      return;
+    }
+    const text = buf.toString('utf8', start, end);
+    const stop = text.length;
+    // A UTF-16 unit is at most 3 UTF-8 bytes: shorter lines cannot exceed the cap.
+    const safeLength = Math.floor(this.#max / 3);
+    let from = 0;
+    while (from <= stop) {
+      let to = text.indexOf('\n', from);
+      if (to === -1) to = stop;
+      const length = to - from;
+      if (length > safeLength) {
+        const bytes = Buffer.byteLength(text.slice(from, to));
+        if (bytes > this.#max) {
+          this.#onOversize?.(bytes);
+          from = to + 1;
+          continue;
+        }
+      }
+      const lineEnd = length > 0 && text.charCodeAt(to - 1) === 0x0d ? to - 1 : to;
+      if (lineEnd > from || this.#keepEmpty) this.#onLine(text.slice(from, lineEnd));
+      from = to + 1;
     }
   }
 

@@ -1,5 +1,5 @@
 // Rough edges of the extension CLI: errors kept out of `ext list`'s table, shadowed commands and
-// tools in `ext doctor`, a missing --ext directory reported by name.
+// tools in `ext doctor`, a missing --ext directory reported by name, the supervision policies.
 import assert from 'node:assert/strict';
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,7 +30,11 @@ test('ext list: a long manifest error goes below the table, not into the descrip
   const lines = list.stdout.split('\n');
   const header = lines.findIndex((line) => /^NAME +VERSION +STATE/.test(line));
   const row = lines.find((line) => line.startsWith('broken '))!;
-  assert.match(row, /^broken +- +error +global +- +- +\S+broken$/, 'a short status, no error');
+  assert.match(
+    row,
+    /^broken +- +error +global +- +- +- +- +\S+broken$/,
+    'a short status, no error',
+  );
   assert.match(lines.find((line) => line.startsWith('fine '))!, / works +\S+fine$/);
   const errors = lines.indexOf('Errors:');
   assert.ok(errors > header + 2, list.stdout);
@@ -93,4 +97,41 @@ test('a missing --ext directory is named, without an empty log path', async () =
   );
   assert.doesNotMatch(result.stderr, /\(log: \)/);
   assert.doesNotMatch(result.stderr, /log:/);
+});
+
+test('ext list and doctor show the restart and intercept_failure policies', async () => {
+  const s = sandbox();
+  writeExtension(
+    s.extensions,
+    { name: 'guard', intercept: ['tool_call'] },
+    {
+      intercept_failure: 'block',
+      restart: 'never',
+    },
+  );
+  writeExtension(s.extensions, { name: 'plain' });
+  const list = await s.run(['ext', 'list', '--json']);
+  assert.equal(list.code, 0, list.stderr);
+  const listed = JSON.parse(list.stdout) as Array<Record<string, unknown>>;
+  assert.deepEqual(
+    listed.map((item) => [item.name, item.restart, item.intercept_failure]),
+    [
+      ['guard', 'never', 'block'],
+      ['plain', 'on-failure', 'allow'],
+    ],
+  );
+  const doctor = await s.run(['ext', 'doctor']);
+  assert.equal(doctor.code, 0, doctor.stdout + doctor.stderr);
+  const guard = doctor.stdout.slice(0, doctor.stdout.indexOf('plain ['));
+  assert.match(guard, /^ {2}restart: +never$/m);
+  assert.match(guard, /^ {2}on failure: +block \(a failed interceptor blocks: fail-closed\)$/m);
+  const json = await s.run(['ext', 'doctor', '--json']);
+  const reports = JSON.parse(json.stdout).extensions as Array<Record<string, unknown>>;
+  assert.deepEqual(
+    reports.map((r) => [r.name, r.restart, r.intercept_failure]),
+    [
+      ['guard', 'never', 'block'],
+      ['plain', 'on-failure', 'allow'],
+    ],
+  );
 });

@@ -158,6 +158,8 @@ test('list: empty, then project and global extensions with state, scope and trus
     description: 'test extension proj',
     dir: realpathSync(join(s.project, '.zot', 'extensions', 'proj')),
     trust: 'untrusted',
+    intercept_failure: 'allow',
+    restart: 'on-failure',
   });
   assert.equal(byKey.get('global:off')?.state, 'disabled');
   assert.equal(byKey.get('global:off')?.enabled, false);
@@ -167,8 +169,14 @@ test('list: empty, then project and global extensions with state, scope and trus
 
   const human = await s.run(['list']);
   assert.equal(human.code, 0);
-  assert.match(human.stdout, /^NAME +VERSION +STATE +SCOPE +TRUST +DESCRIPTION +DIRECTORY$/m);
-  assert.match(human.stdout, /^proj +1\.0\.0 +enabled +project +untrusted +test extension proj /m);
+  assert.match(
+    human.stdout,
+    /^NAME +VERSION +STATE +SCOPE +TRUST +RESTART +INTERCEPT-FAILURE +DESCRIPTION +DIRECTORY$/m,
+  );
+  assert.match(
+    human.stdout,
+    /^proj +1\.0\.0 +enabled +project +untrusted +on-failure +allow +test extension proj /m,
+  );
   assert.match(human.stdout, /^off +1\.0\.0 +disabled +global +- /m);
   assert.match(human.stderr, /will not run until trusted: review, then zot ext trust <name>/);
 });
@@ -410,7 +418,10 @@ test('list, doctor and logs show what extensions provide escaped; JSON and piped
   const list = await s.run(['list']);
   assert.equal(list.code, 0, list.stderr);
   assert.doesNotMatch(list.stdout + list.stderr, raw);
-  assert.match(list.stdout, /^loud +1evil\\x1b.* +enabled +global +- +desc evil\\x1b/m);
+  assert.match(
+    list.stdout,
+    /^loud +1evil\\x1b.* +enabled +global +- +on-failure +allow +desc evil\\x1b/m,
+  );
   assert.ok(list.stdout.includes(`desc ${escaped}`), list.stdout);
   const json = await s.run(['list', '--json']);
   assert.doesNotMatch(json.stdout, raw, 'JSON escapes them too (as \\u escapes)');

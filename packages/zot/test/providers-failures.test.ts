@@ -177,3 +177,62 @@ test('an already aborted signal yields start then an aborted error without a req
     { type: 'error', message: 'anthropic: aborted', aborted: true },
   ]);
 });
+
+test('a stream that goes silent ends after the idle timeout with the partial answer kept', async () => {
+  const own = await startFakeLlm();
+  process.env.ZOT_STREAM_IDLE_TIMEOUT_MS = '300';
+  try {
+    for (const [provider, model] of FORMATS) {
+      own.script({ text: ['Hello', ' there'], hang: true });
+      const error = errorOf(await run(model, { baseUrl: own.url }));
+      assert.equal(
+        error.message,
+        `${provider}: no data from the server for 300 ms; gave up (ZOT_STREAM_IDLE_TIMEOUT_MS sets the limit)`,
+      );
+      assert.equal(error.aborted, false);
+      assert.deepEqual(error.partial?.content, [{ type: 'text', text: 'Hello' }]);
+      assert.equal(isTransient(error), false, 'not retried: the answer had begun');
+    }
+  } finally {
+    delete process.env.ZOT_STREAM_IDLE_TIMEOUT_MS;
+    await own.close();
+  }
+});
+
+test('a server that never answers the request is given up on after the idle timeout', async () => {
+  const silent = createServer((socket) => socket.on('data', () => {})); // reads, never writes
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const { port } = silent.address() as { port: number };
+  process.env.ZOT_STREAM_IDLE_TIMEOUT_MS = '200';
+  try {
+    const error = errorOf(await run(FORMATS[0]![1], { baseUrl: `http://127.0.0.1:${port}` }));
+    assert.equal(
+      error.message,
+      'anthropic: no data from the server for 200 ms; gave up (ZOT_STREAM_IDLE_TIMEOUT_MS sets the limit)',
+    );
+    assert.equal(error.partial, undefined);
+  } finally {
+    delete process.env.ZOT_STREAM_IDLE_TIMEOUT_MS;
+    await new Promise((resolve) => silent.close(resolve));
+  }
+});
+
+test('an abort while the server is silent ends the stream at once as aborted', async () => {
+  const own = await startFakeLlm();
+  own.script({ text: ['Hello'], hang: true });
+  const controller = new AbortController();
+  const events: ProviderEvent[] = [];
+  const model = FORMATS[0]![1];
+  // Only the abort can end this stream before the 120 s idle timeout.
+  for await (const event of streamFor(model)(
+    request(model, { baseUrl: own.url, signal: controller.signal }),
+  )) {
+    events.push(event);
+    if (event.type === 'text_delta') controller.abort();
+  }
+  const error = errorOf(events);
+  assert.equal(error.message, 'anthropic: aborted');
+  assert.equal(error.aborted, true);
+  assert.deepEqual(error.partial?.content, [{ type: 'text', text: 'Hello' }]);
+  await own.close();
+});

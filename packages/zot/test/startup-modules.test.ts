@@ -1,6 +1,7 @@
 // Start-up stays fast because the print/JSON path loads none of the heavy or extension-only
 // modules. Asserts on which modules load (a loader hook), not on wall-clock time.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
@@ -18,6 +19,21 @@ after(async () => {
   await llm.close();
   box.cleanup();
 });
+
+// Node's own modules do not pass the loader hook; the preload lists them at exit instead.
+const BUILTINS_AT_EXIT = `
+import { writeSync } from 'node:fs';
+process.on('exit', () => writeSync(2, 'builtins ' + JSON.stringify(process.moduleLoadList) + '\\n'));
+`;
+/** fetch's HTTP client, whose load and WebAssembly compile cost a short run ~250 ms. */
+const UNDICI = 'NativeModule internal/deps/undici/undici';
+
+/** The built-in modules a run listed through BUILTINS_AT_EXIT. */
+function builtinsOf(stderr: string): string[] {
+  const line = stderr.split('\n').find((l) => l.startsWith('builtins '));
+  assert.ok(line, 'the preload listed the built-in modules');
+  return JSON.parse(line.slice('builtins '.length)) as string[];
+}
 
 const HOOK = `
 import { writeSync } from 'node:fs';
@@ -66,43 +82,107 @@ function markersIn(files: string[]): Set<string> {
   );
 }
 
-test('a --json run without extensions loads no Ajv, diff, TypeBox, protocol decoder or extension host', async () => {
+/** What a zot run loaded: the bundle chunks' source modules, and files from the packages. */
+async function loadedBy(
+  args: string[],
+  input?: string,
+): Promise<{ modules: Set<string>; files: string[]; stdout: string; stderr: string }> {
   const hookFile = join(box.project, 'hook.mjs');
   writeFileSync(
     hookFile,
-    `import { register } from 'node:module';\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOK)}`)});\n`,
+    `import { register } from 'node:module';\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOK)}`)});\n${BUILTINS_AT_EXIT}`,
   );
-  llm.script({ text: 'hi' });
-  const result = await runZot(['--json', 'hello', '--no-session', ...fakeLlmFlags(llm.url)], {
+  const result = await runZot([...args, '--no-session', ...fakeLlmFlags(llm.url)], {
     home: box.home,
     cwd: box.project,
     env: { NODE_OPTIONS: `--import ${hookFile}` },
+    ...(input === undefined ? {} : { input }),
   });
   assert.equal(result.code, 0, result.stderr);
-  const loaded = result.stderr
+  const files = result.stderr
     .split('\n')
     .filter((line) => line.startsWith('loaded file:'))
     .map((line) => fileURLToPath(line.slice('loaded '.length)));
   const bundle = dirname(ZOT_BIN);
-  const chunks = loaded.filter((file) => file.startsWith(bundle));
+  const chunks = files.filter((file) => file.startsWith(bundle));
   assert.ok(chunks.includes(ZOT_BIN), 'the bundle ran');
+  return { modules: markersIn(chunks), files, stdout: result.stdout, stderr: result.stderr };
+}
 
+/** Asserts that none of the packages in `external` nor the `inlined` modules loaded. */
+function assertNoneLoaded(
+  loaded: { modules: Set<string>; files: string[]; stderr: string },
+  external: string[],
+  inlined: string[],
+): void {
   // The needles can match: the markers are in the bundle and the packages resolve from it.
+  const bundle = dirname(ZOT_BIN);
   const every = markersIn(
     readdirSync(join(bundle, 'chunks')).map((f) => join(bundle, 'chunks', f)),
   );
-  for (const module of INLINED) assert.ok(every.has(module), `the bundle holds ${module}`);
-  const directories = EXTERNAL.map(packageDirectory);
-  // And the scan sees what did load.
-  const seen = markersIn(chunks);
-  for (const module of ['packages/zot/src/session/session.ts', 'packages/zot/src/modes/json.ts']) {
-    assert.ok(seen.has(module), `the scan sees ${module}`);
-  }
-
-  for (const module of INLINED)
-    assert.ok(!seen.has(module), `${module} stays off the start-up path`);
+  for (const module of inlined) assert.ok(every.has(module), `the bundle holds ${module}`);
+  const directories = external.map(packageDirectory);
+  for (const module of inlined)
+    assert.ok(!loaded.modules.has(module), `${module} stays off the start-up path`);
+  // fetch (undici) stays unloaded: the providers talk node:http.
+  assert.ok(!builtinsOf(loaded.stderr).includes(UNDICI), 'fetch (undici) stays off the path');
   for (const directory of directories) {
-    const from = loaded.filter((file) => realpathSync(file).startsWith(directory));
+    const from = loaded.files.filter((file) => realpathSync(file).startsWith(directory));
     assert.deepEqual(from, [], `${directory} stays off the start-up path`);
   }
+}
+
+test('a --json run without extensions loads no Ajv, diff, TypeBox, protocol decoder, extension host or fetch', async () => {
+  llm.script({ text: 'hi' });
+  const loaded = await loadedBy(['--json', 'hello']);
+  // (hook.mjs is written by loadedBy.) The undici needle matches in a process that touches fetch.
+  const probe = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      join(box.project, 'hook.mjs'),
+      '-e',
+      "fetch('http://127.0.0.1:1').catch(() => {})",
+    ],
+    { encoding: 'utf8' },
+  );
+  assert.ok(builtinsOf(probe.stderr).includes(UNDICI), 'the needle matches when fetch loads');
+  // The scan sees what did load.
+  for (const module of ['packages/zot/src/session/session.ts', 'packages/zot/src/modes/json.ts']) {
+    assert.ok(loaded.modules.has(module), `the scan sees ${module}`);
+  }
+  assertNoneLoaded(loaded, EXTERNAL, INLINED);
+});
+
+test('a print run with one read tool call loads no Ajv: the built-in tools bring generated validators', async () => {
+  writeFileSync(join(box.project, 'notes.txt'), 'one\ntwo\n');
+  llm.script({ toolCalls: [{ name: 'read', args: { path: 'notes.txt' } }] }, { text: 'read it' });
+  const before = llm.requests.length;
+  const loaded = await loadedBy(['-p', 'read notes.txt']);
+  for (const module of [
+    'packages/zot/src/tools/read.ts',
+    'packages/zot/src/tools/generated/arg-validators.ts',
+    'packages/zot/src/agent/tool-call.ts',
+  ]) {
+    assert.ok(loaded.modules.has(module), `the scan sees ${module}`);
+  }
+  assertNoneLoaded(loaded, EXTERNAL, INLINED);
+  const requests = llm.requests.slice(before);
+  assert.equal(requests.length, 2, 'the tool result went back to the model');
+  assert.match(JSON.stringify(requests[1]!.body), /1\\t?one/, 'with the file read');
+});
+
+test('an RPC run with one read tool call loads no Ajv, TypeBox, protocol decoder or extension host', async () => {
+  writeFileSync(join(box.project, 'notes.txt'), 'one\ntwo\n');
+  llm.script({ toolCalls: [{ name: 'read', args: { path: 'notes.txt' } }] }, { text: 'read it' });
+  const request = { type: 'prompt', id: 'p1', message: 'read notes.txt' };
+  const loaded = await loadedBy(['rpc'], JSON.stringify(request) + '\n');
+  const events = loaded.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { type: string; is_error?: boolean });
+  const result = events.find((event) => event.type === 'tool_result');
+  assert.equal(result?.is_error, false, 'the read ran');
+  assert.ok(loaded.modules.has('packages/zot/src/modes/rpc-decode.ts'), 'the scan sees RPC');
+  assertNoneLoaded(loaded, EXTERNAL, INLINED);
 });

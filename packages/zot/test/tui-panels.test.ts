@@ -9,9 +9,11 @@ import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js'
 import { HAS_TMUX, TmuxZot } from './support/tmux.js';
 import { makeSandbox } from './support/zot.js';
 import { hangGuard } from './support/timing.js';
-import { FAST_TIMEOUTS, makeExtension } from './support/extensions.js';
+import { FAST_TIMEOUTS, makeExtension, waitForNoProcesses } from './support/extensions.js';
 
 const skip = HAS_TMUX ? false : 'tmux is not installed';
+/** The theme's error colour (dark theme, #f7768e), as tmux reports it. */
+const RED = /\x1b\[38;2;247;118;142m/;
 const TODO = fileURLToPath(new URL('../../../../examples/extensions/todo', import.meta.url));
 let llm: FakeLlm;
 before(async () => {
@@ -148,5 +150,43 @@ test(
     await zot.waitFor('ran grow');
     zot.type('/fresh');
     await zot.waitFor(/fresh_cmd +registered late/);
+  },
+);
+
+test(
+  'a crashed extension: a red line for the crash, another when it is back',
+  { skip },
+  async (t) => {
+    const box = makeSandbox();
+    t.after(() => box.cleanup());
+    const root = join(box.home, 'extensions');
+    const pidLog = join(box.project, 'kit.pids');
+    makeExtension(root, 'kit', 'well-behaved', {
+      pid_log: pidLog,
+      tools: ['echo'],
+      emit_after_ready: [{ type: 'notify', message: 'kit is up' }],
+    });
+    const zot = TmuxZot.start([...fakeLlmFlags(llm.url)], {
+      home: box.home,
+      cwd: box.project,
+      rows: 30,
+      env: { ...FAST_TIMEOUTS, ZOT_EXT_RESTART_BACKOFF_MS: '20', NO_COLOR: undefined },
+    });
+    t.after(() => zot.kill());
+    await zot.waitFor('kit is up'); // ready: a crash from now on is not a load error
+    process.kill(Number(readFileSync(pidLog, 'utf8').trim()), 'SIGKILL');
+    const screen = await zot.waitFor(/extension kit restarted \(restarted once/, { escapes: true });
+    const lines = screen.split('\n');
+    const crash = lines.find((l) => l.includes('extension kit killed by SIGKILL; restarting in'))!;
+    const back = lines.find((l) => l.includes('extension kit restarted'))!;
+    // Both red: tmux writes the colour once and it carries over to the next line (the crash
+    // line wraps), so from the crash line's red up to the end of the restart line no other
+    // colour or reset may come.
+    assert.match(crash, RED);
+    const span = lines.slice(lines.indexOf(crash), lines.indexOf(back) + 1).join('\n');
+    const afterRed = span.slice(span.search(RED)).replace(RED, '');
+    assert.doesNotMatch(afterRed, /\x1b\[(0|39)?m|\x1b\[38;/, JSON.stringify(span));
+    zot.kill();
+    assert.deepEqual(await waitForNoProcesses(root), [], 'no extension outlives zot');
   },
 );

@@ -56,6 +56,8 @@ export interface AgentRunResult {
   finalText: string;
   /** Usage of the last model call, for context-window accounting. */
   lastUsage?: Usage;
+  /** The last answer was a provider refusal (its text is `finalText`). */
+  refusal?: boolean;
 }
 
 const now = () => new Date().toISOString();
@@ -86,6 +88,7 @@ export async function runAgent(
     return messages.length > 0;
   };
   let finalText = '';
+  let refusal = false;
   let lastUsage: Usage | undefined;
   for (let step = 1; ; step++) {
     if (step > setup.maxSteps) {
@@ -123,11 +126,18 @@ export async function runAgent(
         ? await screenAssistant(setup.hooks, outcome.message)
         : outcome.message;
     const calls = message.content.filter((block) => block.type === 'tool_call');
-    if (message.content.length > 0) {
+    // A refusal without any text still tells the user that it was one.
+    if (message.content.length > 0 || message.refusal) {
       append(message);
-      setup.emit({ type: 'assistant_message', content: message.content, time: message.time });
+      setup.emit({
+        type: 'assistant_message',
+        content: message.content,
+        time: message.time,
+        ...(message.refusal ? { refusal: true as const } : {}),
+      });
       const text = textOf(message.content);
       if (text !== '') finalText = text;
+      refusal = message.refusal === true;
     }
     if (outcome.error !== undefined) {
       if (stop === 'error') setup.emit({ type: 'error', message: outcome.error });
@@ -137,7 +147,7 @@ export async function runAgent(
     if (calls.length === 0) {
       setup.emit({ type: 'turn_end', stop });
       if (stop === 'end_turn' && !signal.aborted && steered()) continue;
-      return { stop, finalText, lastUsage };
+      return { stop, finalText, lastUsage, ...(refusal ? { refusal: true } : {}) };
     }
 
     const results: ToolResultBlock[] = [];

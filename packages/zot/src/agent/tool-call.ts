@@ -79,8 +79,9 @@ async function execute(
       `the arguments for tool "${call.name}" were not valid JSON: ${String(args[INVALID_JSON_KEY])}`,
     );
   }
-  await loadValidator();
-  const invalid = validateArgs(call.name, tool.parameters, args);
+  // Only tools without a generated validator (extension tools) need Ajv.
+  if (!tool.argsValidator) await loadValidator();
+  const invalid = validateArgs(call.name, tool.parameters, args, tool.argsValidator);
   if (invalid) return errorOutput(invalid);
   if (setup.hooks.confirmToolCall) {
     // The event's preview, unless an interceptor changed what will run.

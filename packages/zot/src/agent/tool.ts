@@ -1,4 +1,5 @@
 // The one Tool contract shared by built-in and extension tools.
+import type { ErrorObject } from 'ajv';
 import type { ToolDetails } from '../contract/tool-details.js';
 import type {
   ImageBlock,
@@ -35,11 +36,19 @@ export interface ToolOutput {
   activateTools?: string[];
 }
 
+/** A compiled argument check in Ajv's shape: false with `errors` set when invalid. */
+export type ArgsValidator = ((args: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
 export interface Tool {
   name: string;
   description: string;
   /** JSON Schema of the arguments object; the agent validates arguments against it. */
   parameters: JsonSchema;
+  /**
+   * `parameters` compiled at build time (the built-in tools). Without it the agent compiles
+   * `parameters` with Ajv, loaded on the first call of such a tool.
+   */
+  argsValidator?: ArgsValidator;
   /**
    * Runs the tool. Contract: may throw; the agent turns a throw into an error result.
    * Arguments have already been validated against `parameters`.

@@ -1,8 +1,10 @@
 // Tool argument validation against each tool's JSON Schema, compiled once per schema object.
-// Ajv costs tens of milliseconds to load, so it is loaded on first need, not at start-up.
+// Ajv costs tens of milliseconds to load, so it is loaded on first need, not at start-up; the
+// built-in tools bring validators generated at build time and never need it.
 // Schema patterns run on RE2 (util/safe-regex.ts): no schema can make validation backtrack.
 import type { Ajv as AjvType, ErrorObject, ValidateFunction } from 'ajv';
 import type { JsonSchema } from '../providers/types.js';
+import type { ArgsValidator } from './tool.js';
 
 let ajv: AjvType | undefined;
 let loading: Promise<void> | undefined;
@@ -54,13 +56,17 @@ function describe(error: ErrorObject): string {
   return `${where}: ${error.message ?? 'is invalid'}`;
 }
 
-/** Contract: never throws; returns undefined when the arguments are valid. */
+/**
+ * Contract: never throws; returns undefined when the arguments are valid. Uses `precompiled`
+ * when given (no Ajv needed), else compiles `schema` (loadValidator must have resolved).
+ */
 export function validateArgs(
   toolName: string,
   schema: JsonSchema,
   args: unknown,
+  precompiled?: ArgsValidator,
 ): string | undefined {
-  const validate = compile(schema);
+  const validate = precompiled ?? compile(schema);
   if (validate instanceof Error)
     return `tool "${toolName}" has an invalid schema: ${validate.message}`;
   let valid: boolean;

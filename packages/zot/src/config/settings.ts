@@ -31,11 +31,15 @@ export function loadSettings(path: string): { settings: Settings; warning?: stri
  * kept); skips the (fsync'd) write when nothing changes. An unreadable file is replaced.
  */
 export function saveSettings(path: string, settings: Settings): void {
-  updateJsonObject<Record<string, unknown>>(path, 0o644, (read) => {
+  const merged = (read: ReturnType<typeof readJsonObject<Record<string, unknown>>>) => {
     const previous = read.ok ? (read.value ?? {}) : {};
     const next = { ...previous, ...settings };
     if (read.ok && read.value && JSON.stringify(next) === JSON.stringify(previous))
       return undefined;
     return next;
-  });
+  };
+  // Most runs repeat the saved choice: a plain read settles that without taking the lock (a
+  // lock file written and removed on every `zot -p --provider ...`).
+  if (merged(readJsonObject<Record<string, unknown>>(path)) === undefined) return;
+  updateJsonObject<Record<string, unknown>>(path, 0o644, merged);
 }

@@ -59,6 +59,9 @@ export const AssistantMessageSchema = Type.Object({
   role: Type.Literal('assistant'),
   content: Type.Array(AssistantContentSchema),
   time: Time,
+  refusal: Type.Optional(
+    Type.Literal(true, { description: 'The model declined to answer; its text says why' }),
+  ),
 });
 export const ToolMessageSchema = Type.Object(
   { role: Type.Literal('tool'), content: Type.Array(ToolResultBlockSchema), time: Time },

@@ -85,6 +85,11 @@ export const AGENT_EVENTS = [
   event('assistant_message', 'The whole answer, after interception', {
     content: Type.Array(AssistantContentSchema),
     time: Type.String(),
+    refusal: Type.Optional(
+      Type.Literal(true, {
+        description: 'The model declined to answer (a provider refusal); its text says why',
+      }),
+    ),
   }),
   Type.Composite(
     [
@@ -106,10 +111,21 @@ export const AGENT_EVENTS = [
 
 /** Events of the extension host (DECISIONS 20, 21). */
 export const HOST_EVENTS = [
-  event('ext_error', 'An extension failed to load or died', {
+  event(
+    'ext_error',
+    'An extension failed to load or died; for a death the message says whether and when it restarts',
+    {
+      extension: Extension,
+      message: Type.String(),
+      log_path: Type.String(),
+    },
+  ),
+  event('ext_restarted', 'An extension that died is running again (DECISIONS 25)', {
     extension: Extension,
-    message: Type.String(),
-    log_path: Type.String(),
+    restarts: Type.Integer({
+      minimum: 1,
+      description: 'How many times it has been restarted since zot (or a reload) loaded it',
+    }),
   }),
   event('ext_warning', 'A problem with an extension that did not stop it', {
     extension: Extension,
@@ -161,6 +177,15 @@ export const SESSION_EVENTS = [
     event: literals(['tool_call', 'turn_start', 'assistant_message']),
     action: literals(['block', 'modify_args', 'replace_text']),
     reason: Type.Optional(Type.String()),
+    failure: Type.Optional(
+      Type.Union(
+        ['crash', 'timeout', 'malformed', 'not_running', 'restarting'].map((v) => Type.Literal(v)),
+        {
+          description:
+            'Set when a fail-closed extension ("intercept_failure": "block") blocked by failing, not by answering',
+        },
+      ),
+    ),
     before: Type.Optional(
       Type.Unknown({ description: 'Absent for assistant text: see before_chars/before_sha256' }),
     ),

@@ -7,6 +7,7 @@ import {
 } from '@zot/protocol';
 import { ExitWatch } from './exit-watch.js';
 import type { ExtensionLog } from './log.js';
+import type { InterceptFailure, RestartPolicy } from './manifest.js';
 import { isReplyType, Peer, type ReplyFrame } from './peer.js';
 import {
   checkCommand,
@@ -52,6 +53,17 @@ export interface ExtensionContext {
   onCrash(extension: RunningExtension, message: string): void;
 }
 
+/** The manifest's supervision fields (DECISIONS 24, 25). */
+export interface ExtensionPolicy {
+  interceptFailure: InterceptFailure;
+  restart: RestartPolicy;
+}
+
+export const DEFAULT_POLICY: ExtensionPolicy = { interceptFailure: 'allow', restart: 'on-failure' };
+
+/** Why not running, while a restart is pending: callers are told to try again. */
+export const RESTARTING = 'restarting, try again';
+
 function preview(line: string): string {
   return line.length > 120 ? `${line.slice(0, 120)}…` : line;
 }
@@ -74,6 +86,12 @@ export class RunningExtension {
   private registered = false;
   private outputBlocked = false;
   private settle: ((state: ExtensionState) => void) | undefined;
+  /** Set by the supervisor after a crash: a restart is pending. */
+  restarting = false;
+  /** Set by the supervisor when it will not restart this one (and why). */
+  stayDown: string | undefined;
+  /** The process that replaced this one after a crash (set by the supervisor). */
+  successor: RunningExtension | undefined;
 
   /** Contract: the transport is started by start() and owned by this extension from then on. */
   constructor(
@@ -82,6 +100,7 @@ export class RunningExtension {
     private readonly transport: ExtensionTransport,
     readonly log: ExtensionLog,
     private readonly context: ExtensionContext,
+    readonly policy: ExtensionPolicy = DEFAULT_POLICY,
   ) {
     this.peer = new Peer(
       (frame) => this.send(frame),
@@ -104,7 +123,20 @@ export class RunningExtension {
   }
   /** Why it is not running, for "extension x is not running (...)" messages. */
   get whyNotRunning(): string {
-    return this.failure ?? (this.exit ? describeExit(this.exit) : 'stopped');
+    if (this.restarting) return RESTARTING;
+    const why = this.failure ?? (this.exit ? describeExit(this.exit) : 'stopped');
+    return this.stayDown ? `${why}; ${this.stayDown}` : why;
+  }
+  /** What a call of a not running extension gets back: "restarting, try again" or why it is down. */
+  get unavailable(): string {
+    if (this.restarting) return `extension ${this.name} is ${RESTARTING}`;
+    return `extension ${this.name} is not running (${this.whyNotRunning}); see ${this.logPath}`;
+  }
+  /** This extension, or the process that took its place after its last restart. */
+  get latest(): RunningExtension {
+    let current: RunningExtension = this;
+    while (current.successor) current = current.successor;
+    return current;
   }
 
   /**

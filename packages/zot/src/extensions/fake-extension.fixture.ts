@@ -16,6 +16,12 @@ import { extensionTimeouts } from './timeouts.js';
 export interface FakeScript {
   commands?: string[];
   tools?: string[];
+  /** Registered with `deferred: true`. */
+  deferredTools?: string[];
+  /** Extra manifest fields (e.g. restart, intercept_failure). */
+  manifest?: Record<string, unknown>;
+  /** Asked at each spawn: a status to exit with before hello (a failed start), or undefined. */
+  exitBeforeHello?(): number | undefined;
   /** Extra handling of each frame from the host, after the built-in replies. */
   onFrame?(frame: FrameFromHost, fake: FakeExtension): void;
 }
@@ -37,7 +43,9 @@ export class FakeExtension {
       onLine: (line) => this.onFrame(JSON.parse(line) as FrameFromHost),
       onExit: () => undefined,
     });
-    this.send({ type: 'hello', name, version: '1.0.0' });
+    const status = script.exitBeforeHello?.();
+    if (status !== undefined) void this.exit(status);
+    else this.send({ type: 'hello', name, version: '1.0.0' });
   }
 
   send(frame: FrameFromExtension): void {
@@ -72,6 +80,8 @@ export class FakeExtension {
         this.send({ type: 'register_command', name, description: name });
       for (const name of this.script.tools ?? [])
         this.send({ type: 'register_tool', name, description: name });
+      for (const name of this.script.deferredTools ?? [])
+        this.send({ type: 'register_tool', name, description: name, deferred: true });
       this.send({ type: 'ready' });
     } else if (frame.type === 'shutdown') {
       this.send({ type: 'shutdown_ack' });
@@ -104,7 +114,8 @@ export function fakeHost(
   const extPaths = Object.keys(scripts).map((name) => {
     const dir = join(base, name);
     mkdirSync(dir);
-    writeFileSync(join(dir, 'extension.json'), JSON.stringify({ name, exec: 'node' }));
+    const manifest = { name, exec: 'node', ...scripts[name]!.manifest };
+    writeFileSync(join(dir, 'extension.json'), JSON.stringify(manifest));
     return dir;
   });
   const fakes = new Map<string, FakeExtension>();

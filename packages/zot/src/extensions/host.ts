@@ -6,12 +6,18 @@ import type { Tool } from '../agent/tool.js';
 import type { Builtins } from './catalog.js';
 import type { DiscoveredExtension } from './discovery.js';
 import type { ExtensionContext, RunningExtension } from './extension.js';
-import { runInterceptors, type InterceptResult, type InterceptValues } from './intercept.js';
+import {
+  consulted,
+  runInterceptors,
+  type InterceptResult,
+  type InterceptValues,
+} from './intercept.js';
 import { ExtensionLifecycle } from './lifecycle.js';
 import type { ExtensionReport, TransportFactory } from './load-plan.js';
 import type { NotesModel } from './notes.js';
 import type { PanelRequestResult, PanelSnapshot } from './panels.js';
 import { ExtensionRegistry, type CommandOutcome } from './registry.js';
+import type { SupervisorClock } from './restart-budget.js';
 import { extensionTimeouts, type ExtensionTimeouts } from './timeouts.js';
 import { UiRouter } from './ui-router.js';
 
@@ -39,6 +45,8 @@ export interface HostOptions {
   allow?(entry: DiscoveredExtension): string | undefined;
   /** How an extension is connected (default: a child process); tests link in-memory pairs. */
   transport?: TransportFactory;
+  /** Time for restart backoff (default: the system clock); unit tests drive a fake one. */
+  clock?: SupervisorClock;
 }
 
 export class ExtensionHost {
@@ -66,6 +74,8 @@ export class ExtensionHost {
       context: this.context(options),
       emit,
       beforeReports: () => this.registry.refresh(), // conflicts land in the reports
+      restarted: (extension, restarts) => this.restarted(extension, restarts),
+      clock: options.clock,
     });
     this.registry = new ExtensionRegistry({
       extensions: () => this.lifecycle.running,
@@ -86,11 +96,27 @@ export class ExtensionHost {
       onFrame: (extension, frame) => this.ui.onFrame(extension, frame),
       onCrash: (extension, message) => {
         this.registry.invalidate();
-        const { name, logPath } = extension;
-        this.emit({ type: 'ext_error', extension: name, message, log_path: logPath });
+        this.lifecycle.crashed(extension, message); // ext_error, then a restart (or not)
         this.ui.panels.closeOwnedBy(extension);
       },
     };
+  }
+
+  /**
+   * A crashed extension is back (DECISIONS 25). Its hello_ack carried the current model; the
+   * activated deferred tools stay active (the registry keeps them by name); its notes are
+   * cleared; it hears session_start again, as a fresh process that subscribed to it.
+   */
+  private restarted(extension: RunningExtension, restarts: number): void {
+    this.registry.invalidate();
+    const { name } = extension;
+    if (this.ui.notes.notes.some((note) => note.extension === name)) {
+      this.ui.notes.clearFrom(name);
+      this.emit({ type: 'ext_clear_notes', extension: name });
+    }
+    this.emit({ type: 'ext_restarted', extension: name, restarts });
+    if (extension.events.has('session_start'))
+      extension.sendEvent({ type: 'event', event: 'session_start' } as EventFrame);
   }
 
   subscribe(listener: (event: HostEvent) => void): () => void {
@@ -206,11 +232,12 @@ export class ExtensionHost {
     }
   }
 
-  /** Whether any running extension intercepts `event` (e.g. to hold back streaming). */
+  /**
+   * Whether any extension would be consulted on `event` (e.g. to hold back streaming): a running
+   * interceptor, or a dead one whose failures block.
+   */
   intercepting(event: InterceptableEvent): boolean {
-    return this.lifecycle.running.some(
-      (extension) => extension.running && extension.intercepts.has(event),
-    );
+    return this.lifecycle.running.some((extension) => consulted(extension, event));
   }
 
   /** Runs the interception chain in load order. Contract: never rejects. */

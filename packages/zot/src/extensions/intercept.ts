@@ -4,6 +4,7 @@ import type { EventInterceptResponseFrame, InterceptableEvent } from '@zot/proto
 import { textDigest } from '../util/digest.js';
 import type { RunningExtension } from './extension.js';
 import { RequestError, type RequestOf } from './peer.js';
+import { describeExit } from './transport.js';
 
 /** What each interceptable event carries through the chain. */
 export interface InterceptValues {
@@ -12,12 +13,17 @@ export interface InterceptValues {
   assistant_message: { text: string };
 }
 
+/** How an interceptor failed; with `"intercept_failure": "block"` each one blocks (DECISIONS 24). */
+export type InterceptFailureKind = 'crash' | 'timeout' | 'malformed' | 'not_running' | 'restarting';
+
 /** One block or rewrite, for the audit trail. */
 export interface InterceptRecord {
   extension: string;
   event: InterceptableEvent;
   action: 'block' | 'modify_args' | 'replace_text';
   reason?: string;
+  /** Set when the block is a fail-closed interceptor's failure, not its answer. */
+  failure?: InterceptFailureKind;
   before?: unknown;
   after?: unknown;
 }
@@ -33,12 +39,18 @@ interface Rule<E extends InterceptableEvent> {
   subject(value: InterceptValues[E]): unknown;
   /** How the log line shows a rewrite's `before` (default: the JSON). */
   logBefore?(before: unknown): string;
-  /** Applies one response's rewrite to the value; returns the audit record, if any. */
+  /**
+   * Applies one response's rewrite to the value; returns the audit record, if any, or what is
+   * malformed about the rewrite (the value is then unchanged).
+   */
   rewrite(
     value: InterceptValues[E],
     response: EventInterceptResponseFrame,
-    extension: RunningExtension,
-  ): { value: InterceptValues[E]; record?: Omit<InterceptRecord, 'extension' | 'event'> };
+  ): {
+    value: InterceptValues[E];
+    record?: Omit<InterceptRecord, 'extension' | 'event'>;
+    malformed?: string;
+  };
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -47,12 +59,10 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 const RULES: { [E in InterceptableEvent]: Rule<E> } = {
   tool_call: {
     subject: (value) => value.tool_args,
-    rewrite(value, response, extension) {
+    rewrite(value, response) {
       if (response.modified_args === undefined || response.modified_args === null) return { value };
-      if (!isObject(response.modified_args)) {
-        extension.log.write(`intercept tool_call: modified_args is not a JSON object; ignored`);
-        return { value };
-      }
+      if (!isObject(response.modified_args))
+        return { value, malformed: 'modified_args is not a JSON object' };
       const after = response.modified_args;
       return {
         value: { ...value, tool_args: after },
@@ -92,9 +102,58 @@ const RULES: { [E in InterceptableEvent]: Rule<E> } = {
 };
 
 /**
+ * Whether `extension` takes part in the chain for `event`: it intercepts it and is running, or
+ * it died after loading and its failures block ("intercept_failure": "block").
+ */
+export function consulted(extension: RunningExtension, event: InterceptableEvent): boolean {
+  if (!extension.intercepts.has(event)) return false;
+  if (extension.running) return true;
+  return extension.policy.interceptFailure === 'block' && extension.state === 'exited';
+}
+
+/** What went wrong with one request, as a failure kind and words for the reason and log. */
+function requestFailure(
+  error: unknown,
+  extension: RunningExtension,
+  timeoutMs: number,
+): { failure: InterceptFailureKind; what: string } {
+  if (error instanceof RequestError && error.reason === 'timeout')
+    return { failure: 'timeout', what: `did not answer within ${timeoutMs} ms` };
+  if (error instanceof RequestError && error.reason === 'invalid')
+    return { failure: 'malformed', what: `sent a malformed answer (${error.message})` };
+  const how = extension.failure ?? (extension.exit ? describeExit(extension.exit) : undefined);
+  return { failure: 'crash', what: how ? `died (${how})` : (error as Error).message };
+}
+
+/** A fail-closed interceptor that could not answer: the action is blocked, naming it and why. */
+function failClosed<E extends InterceptableEvent>(
+  extension: RunningExtension,
+  event: E,
+  value: InterceptValues[E],
+  rule: Rule<E>,
+  records: InterceptRecord[],
+  failure: InterceptFailureKind,
+  what: string,
+): InterceptResult<E> {
+  const reason = `extension ${extension.name} ${what}; blocked because its "intercept_failure" is "block"`;
+  extension.log.write(`intercept ${event}: ${what}; blocked ("intercept_failure": "block")`);
+  const record: InterceptRecord = {
+    extension: extension.name,
+    event,
+    action: 'block',
+    reason,
+    failure,
+    before: rule.subject(value),
+  };
+  return { value, blocked: { extension: extension.name, reason }, records: [...records, record] };
+}
+
+/**
  * Runs the interception chain for `event`.
- * Contract: never rejects; a missed deadline, a crash or a malformed reply counts as "allow"
- * (logged in that extension's log); with `block`, rewrites of that reply are ignored.
+ * Contract: never rejects. A missed deadline, a crash or a malformed reply counts as "allow"
+ * (logged in that extension's log) unless the extension's "intercept_failure" is "block": then
+ * it, or the extension being down or restarting, blocks. With `block`, rewrites of that reply
+ * are ignored.
  */
 export async function runInterceptors<E extends InterceptableEvent>(
   extensions: readonly RunningExtension[],
@@ -105,19 +164,29 @@ export async function runInterceptors<E extends InterceptableEvent>(
   const rule = RULES[event] as Rule<E>;
   let value = initial;
   const records: InterceptRecord[] = [];
+  const failClosedHere = (e: RunningExtension, failure: InterceptFailureKind, what: string) =>
+    failClosed(e, event, value, rule, records, failure, what);
   for (const extension of extensions) {
-    if (!extension.running || !extension.intercepts.has(event)) continue;
+    if (!consulted(extension, event)) continue;
+    const failsClosed = extension.policy.interceptFailure === 'block';
+    if (!extension.running) {
+      // Only a fail-closed extension is consulted while down.
+      if (extension.restarting) return failClosedHere(extension, 'restarting', 'is restarting');
+      return failClosedHere(
+        extension,
+        'not_running',
+        `is not running (${extension.whyNotRunning})`,
+      );
+    }
     let response: EventInterceptResponseFrame;
     try {
       // The value of event E is the frame body of E (InterceptValues mirrors the schema).
       const frame = { type: 'event_intercept', event, ...value } as RequestOf<'event_intercept'>;
       response = await extension.peer.request(frame, `intercept ${event}`, timeoutMs);
     } catch (error) {
-      const why =
-        error instanceof RequestError && error.reason === 'timeout'
-          ? `no reply within ${timeoutMs} ms`
-          : (error as Error).message;
-      extension.log.write(`intercept ${event}: ${why}; allowed`);
+      const { failure, what } = requestFailure(error, extension, timeoutMs);
+      if (failsClosed) return failClosedHere(extension, failure, what);
+      extension.log.write(`intercept ${event}: ${what}; allowed`);
       continue;
     }
     if (response.block) {
@@ -136,7 +205,13 @@ export async function runInterceptors<E extends InterceptableEvent>(
         records: [...records, record],
       };
     }
-    const applied = rule.rewrite(value, response, extension);
+    const applied = rule.rewrite(value, response);
+    if (applied.malformed !== undefined) {
+      const what = `sent a malformed answer (${applied.malformed})`;
+      if (failsClosed) return failClosedHere(extension, 'malformed', what);
+      extension.log.write(`intercept ${event}: ${applied.malformed}; ignored`);
+      continue;
+    }
     value = applied.value;
     if (applied.record) {
       const { action, before, after } = applied.record;

@@ -4,6 +4,8 @@ import { discoverExtensions, type DiscoveredExtension } from './discovery.js';
 import type { ExtensionContext, RunningExtension } from './extension.js';
 import type { HostEvent } from './host.js';
 import { planExtension, type ExtensionReport, type TransportFactory } from './load-plan.js';
+import { restartBackoffMs, systemClock, type SupervisorClock } from './restart-budget.js';
+import { Supervisor } from './supervisor.js';
 
 export interface LifecycleDeps {
   cwd: string;
@@ -18,6 +20,10 @@ export interface LifecycleDeps {
   emit(event: HostEvent): void;
   /** Runs once every extension is ready or failed, before the reports are taken. */
   beforeReports(): void;
+  /** A crashed extension is back in its place; the host replays what the session had. */
+  restarted(extension: RunningExtension, restarts: number): void;
+  /** Time for restart backoff (default: the system clock). */
+  clock?: SupervisorClock | undefined;
 }
 
 /**
@@ -30,8 +36,23 @@ export class ExtensionLifecycle {
   private reports: ExtensionReport[] = [];
   private exitHook: (() => void) | undefined;
   private outputBlocked = false;
+  private readonly supervisor: Supervisor;
 
-  constructor(private readonly deps: LifecycleDeps) {}
+  constructor(private readonly deps: LifecycleDeps) {
+    this.supervisor = new Supervisor({
+      clock: deps.clock ?? systemClock,
+      backoffMs: restartBackoffMs(deps.env),
+      emit: deps.emit,
+      replace: (old, fresh) => {
+        const index = this.extensions.indexOf(old);
+        if (index >= 0) this.extensions[index] = fresh;
+        // zot's output may have backed up or drained while it started.
+        fresh.setOutputBlocked(this.outputBlocked);
+      },
+      restarted: (fresh, restarts) => deps.restarted(fresh, restarts),
+      outputBlocked: () => this.outputBlocked,
+    });
+  }
 
   /** Extensions that were spawned, in load order. */
   get running(): readonly RunningExtension[] {
@@ -54,6 +75,8 @@ export class ExtensionLifecycle {
     };
     const planned = entries.map((entry) => planExtension(entry, deps));
     this.extensions = planned.flatMap((item) => ('extension' in item ? [item.extension] : []));
+    for (const item of planned)
+      if ('extension' in item) this.supervisor.watch(item.extension, item.respawn);
     if (this.outputBlocked)
       this.extensions.forEach((extension) => extension.setOutputBlocked(true));
     if (this.extensions.length > 0) this.installExitHook();
@@ -82,6 +105,11 @@ export class ExtensionLifecycle {
     }
   }
 
+  /** A loaded extension died: reported, and restarted unless its policy or budget says no. */
+  crashed(extension: RunningExtension, message: string): void {
+    this.supervisor.crashed(extension, message);
+  }
+
   /** Reading of every extension's output follows zot's own output (see RunningExtension). */
   setOutputBlocked(blocked: boolean): void {
     this.outputBlocked = blocked;
@@ -90,13 +118,17 @@ export class ExtensionLifecycle {
 
   /** Shuts every extension down (DECISIONS 18), in parallel. Contract: never rejects. */
   async shutdown(): Promise<void> {
-    await Promise.all(this.extensions.map((extension) => extension.shutdown()));
+    await Promise.all([
+      this.supervisor.stop(),
+      ...this.extensions.map((extension) => extension.shutdown()),
+    ]);
     this.removeExitHook();
   }
 
-  /** Forgets the stopped set before the next start (a reload). */
+  /** Forgets the stopped set before the next start (a reload: restart budgets start afresh). */
   clear(): void {
     this.extensions = [];
+    this.supervisor.clear();
   }
 
   private installExitHook(): void {
@@ -114,5 +146,6 @@ export class ExtensionLifecycle {
   /** Synchronous SIGKILL of every extension group (process exit hook). */
   killAllNow(): void {
     for (const extension of this.extensions) extension.killNow();
+    this.supervisor.killAllNow();
   }
 }

@@ -4,6 +4,7 @@ import type { DiscoveredExtension, ExtensionScope } from './discovery.js';
 import { argumentOutside, resolveExec } from './exec-resolve.js';
 import { RunningExtension, type ExtensionContext } from './extension.js';
 import { ExtensionLog, extensionLogPath } from './log.js';
+import type { InterceptFailure, RestartPolicy } from './manifest.js';
 import { ProcessTransport, type ProcessSpec } from './process-transport.js';
 import { describeExit, type ExtensionTransport } from './transport.js';
 
@@ -32,6 +33,9 @@ export interface ExtensionReport {
   events: string[];
   intercepts: string[];
   warnings: string[];
+  /** From the manifest, when it could be read (DECISIONS 24, 25). */
+  interceptFailure?: InterceptFailure;
+  restart?: RestartPolicy;
 }
 
 /** Connects one extension about to start; `log` is its log file. */
@@ -50,9 +54,17 @@ export interface PlanDeps {
   transport?: TransportFactory;
 }
 
-/** A spawned extension (its report reads its state later), or a fixed report. */
+/**
+ * A spawned extension (its report reads its state later) with the means to spawn it again
+ * (a restart after a crash: same command, environment and log; or the trust gate's refusal),
+ * or a fixed report.
+ */
 export type PlannedExtension =
-  | { extension: RunningExtension; report(): ExtensionReport }
+  | {
+      extension: RunningExtension;
+      respawn(): RunningExtension | string;
+      report(): ExtensionReport;
+    }
   | { report(): ExtensionReport };
 
 /** Contract: never throws; only entries that may run (status load, trusted, exec found) spawn. */
@@ -66,6 +78,7 @@ export function planExtension(entry: DiscoveredExtension, deps: PlanDeps): Plann
     scope: entry.scope,
     warnings: [...entry.warnings],
     ...(logPath ? { logPath } : {}),
+    ...(manifest ? { interceptFailure: manifest.interceptFailure, restart: manifest.restart } : {}),
   };
   const empty = { commands: [], tools: [], events: [], intercepts: [] };
   const fixed = (status: LoadStatus, extra: Partial<ExtensionReport> = {}) => ({
@@ -99,18 +112,23 @@ export function planExtension(entry: DiscoveredExtension, deps: PlanDeps): Plann
   // the trusted content and stops it from starting again.
   const env = entry.scope === 'project' ? { ...deps.env, PYTHONDONTWRITEBYTECODE: '1' } : deps.env;
   const log = new ExtensionLog(logPath!);
-  const transport = (deps.transport ?? spawnProcess)(
-    {
-      command: exec.command,
-      args: exec.args,
-      cwd: entry.dir,
-      env,
-      killGraceMs: deps.context.timeouts.killGraceMs,
-    },
-    log,
-  );
-  const extension = new RunningExtension(manifest!.name, entry.dir, transport, log, deps.context);
-  return { extension, report: () => reportOf(extension, base) };
+  const spec: ProcessSpec = {
+    command: exec.command,
+    args: exec.args,
+    cwd: entry.dir,
+    env,
+    killGraceMs: deps.context.timeouts.killGraceMs,
+  };
+  const policy = { interceptFailure: manifest!.interceptFailure, restart: manifest!.restart };
+  const spawn = () => {
+    const transport = (deps.transport ?? spawnProcess)(spec, log);
+    return new RunningExtension(manifest!.name, entry.dir, transport, log, deps.context, policy);
+  };
+  // A restart passes the trust gate again: a project extension changed since it was trusted
+  // (by itself, or by a pull) must not come back as code nobody reviewed.
+  const respawn = () => deps.allow?.(entry) ?? spawn();
+  const extension = spawn();
+  return { extension, respawn, report: () => reportOf(extension, base) };
 }
 
 function reportOf(extension: RunningExtension, base: ReportBase): ExtensionReport {

@@ -49,6 +49,8 @@ test('a full manifest is read with every field', () => {
     language: 'go',
     description: 'current weather',
     enabled: true,
+    intercept_failure: 'block',
+    restart: 'never',
     future_field: { anything: 1 },
   });
   const result = readManifest(dir);
@@ -66,6 +68,8 @@ test('a full manifest is read with every field', () => {
     dir,
     manifestPath: join(dir, 'extension.json'),
     kind: 'process',
+    interceptFailure: 'block',
+    restart: 'never',
   });
 });
 
@@ -76,6 +80,9 @@ test('defaults: args and skills empty, enabled true; null counts as absent', () 
   assert.deepEqual(result.manifest.skills, []);
   assert.equal(result.manifest.enabled, true);
   assert.equal('version' in result.manifest, false);
+  // The spec's behaviour unless the manifest asks otherwise (DECISIONS 24, 25).
+  assert.equal(result.manifest.interceptFailure, 'allow');
+  assert.equal(result.manifest.restart, 'on-failure');
 });
 
 test('enabled:false is kept', () => {
@@ -162,6 +169,10 @@ test('every wrongly typed field is named', () => {
     [{ description: {} }, '"description" must be a string'],
     [{ exec: 5 }, '"exec" must be a string'],
     [{ exec: '' }, '"exec" must not be empty'],
+    [{ intercept_failure: 'deny' }, '"intercept_failure" must be "allow" or "block"'],
+    [{ intercept_failure: true }, '"intercept_failure" must be "allow" or "block"'],
+    [{ restart: 'always' }, '"restart" must be "on-failure" or "never"'],
+    [{ restart: 0 }, '"restart" must be "on-failure" or "never"'],
   ];
   for (const [fields, message] of cases) {
     const dir = extDir({ name: 'typed', exec: 'node', ...fields });

@@ -11,6 +11,13 @@ export const MANIFEST_FILE = 'extension.json';
 /** `process` is spawned; `theme` and `skills` bundles never are. */
 export type ManifestKind = 'process' | 'theme' | 'skills';
 
+/** What a failed interceptor means (DECISIONS 24): let the action through, or block it. */
+export type InterceptFailure = 'allow' | 'block';
+/** Whether an extension that dies after `ready` is started again (DECISIONS 25). */
+export type RestartPolicy = 'on-failure' | 'never';
+export const INTERCEPT_FAILURE_VALUES: readonly InterceptFailure[] = ['allow', 'block'];
+export const RESTART_VALUES: readonly RestartPolicy[] = ['on-failure', 'never'];
+
 /** A validated manifest. `skills` and `args` are as written; `dir` is absolute and real. */
 export interface Manifest {
   name: string;
@@ -24,6 +31,10 @@ export interface Manifest {
   dir: string;
   manifestPath: string;
   kind: ManifestKind;
+  /** Default `allow`. */
+  interceptFailure: InterceptFailure;
+  /** Default `on-failure`. */
+  restart: RestartPolicy;
 }
 
 export type ManifestResult =
@@ -107,6 +118,8 @@ function validateFields(
     enabled = raw.enabled;
   }
   if (exec === '') throw new FieldError('"exec" must not be empty');
+  const interceptFailure = oneOf(raw, 'intercept_failure', INTERCEPT_FAILURE_VALUES, 'allow');
+  const restart = oneOf(raw, 'restart', RESTART_VALUES, 'on-failure');
 
   const warnings: string[] = [];
   for (const [index, entry] of skills.entries()) {
@@ -130,7 +143,17 @@ function validateFields(
     }
   }
 
-  const manifest: Manifest = { name: raw.name, args, skills, enabled, dir, manifestPath, kind };
+  const manifest: Manifest = {
+    name: raw.name,
+    args,
+    skills,
+    enabled,
+    dir,
+    manifestPath,
+    kind,
+    interceptFailure,
+    restart,
+  };
   if (version !== undefined) manifest.version = version;
   if (exec !== undefined) manifest.exec = exec;
   if (language !== undefined) manifest.language = language;
@@ -145,6 +168,19 @@ function optionalString(raw: Record<string, unknown>, field: string): string | u
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string') throw new FieldError(`"${field}" must be a string`);
   return value;
+}
+
+function oneOf<T extends string>(
+  raw: Record<string, unknown>,
+  field: string,
+  values: readonly T[],
+  fallback: T,
+): T {
+  const value = raw[field];
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== 'string' || !values.includes(value as T))
+    throw new FieldError(`"${field}" must be ${values.map((v) => `"${v}"`).join(' or ')}`);
+  return value as T;
 }
 
 function stringArray(raw: Record<string, unknown>, field: string): string[] {

@@ -66,7 +66,11 @@ export class ProcessTransport implements ExtensionTransport {
     closeQuietly(stderrFd);
     this.child = child;
     const splitter = new LineSplitter({
-      onLine: (line) => this.deliver(() => handlers.onLine(line)),
+      // No closure per line unless reading is paused: this runs for every frame of a flood.
+      onLine: (line) =>
+        this.reading && this.held.length === 0
+          ? handlers.onLine(line)
+          : this.held.push(() => handlers.onLine(line)),
       onOversize: (bytes) => this.deliver(() => handlers.onOversize?.(bytes)),
       onInvalidUtf8: (length, bytes) => {
         const copy = Buffer.from(bytes); // only valid during this call

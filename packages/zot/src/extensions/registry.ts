@@ -79,7 +79,7 @@ export class ExtensionRegistry {
       return {
         kind: 'error',
         extension: extension.name,
-        message: `/${command.name}: extension ${extension.name} is not running (${extension.whyNotRunning}); see ${extension.logPath}`,
+        message: `/${command.name}: ${extension.unavailable}`,
       };
     }
     const timeoutMs = this.deps.timeouts.commandMs;

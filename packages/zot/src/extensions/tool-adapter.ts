@@ -78,26 +78,25 @@ export function extensionTool(
     parameters: registration.schema,
     preview: (args) => `${extension.name}: ${JSON.stringify(args).slice(0, 120)}`,
     async execute(args, toolContext) {
-      if (!extension.running) {
-        return errorOutput(
-          `extension ${extension.name} is not running (${extension.whyNotRunning}); see ${extension.logPath}`,
-          attribution,
-        );
+      // A tool offered before a restart goes to the process that replaced the crashed one.
+      const target = extension.latest;
+      if (!target.running) {
+        return errorOutput(target.unavailable, attribution);
       }
       try {
-        const frame = await extension.peer.request(
+        const frame = await target.peer.request(
           { type: 'tool_call', name: registration.name, args },
           `tool ${registration.name}`,
           context.toolTimeoutMs,
           toolContext.signal,
         );
         const output = convertToolResult(extension.name, registration.name, frame);
-        if (output.activateTools) context.activate(extension, output.activateTools);
+        if (output.activateTools) context.activate(target, output.activateTools);
         return output;
       } catch (error) {
         if (!(error instanceof RequestError)) throw error;
         if (error.reason === 'timeout') {
-          extension.log.write(
+          target.log.write(
             `tool ${registration.name}: no tool_result within ${context.toolTimeoutMs} ms`,
           );
           return errorOutput(

@@ -43,6 +43,12 @@ export function promptExitCode(
   return 1;
 }
 
+/** The one line every front end shows when a crashed extension is back. */
+export function restartedText(event: { extension: string; restarts: number }): string {
+  const times = event.restarts === 1 ? 'once' : `${event.restarts} times`;
+  return `extension ${event.extension} restarted (restarted ${times} since it was loaded)`;
+}
+
 /** Warnings and extension failures go to stderr in every mode (JSON/RPC also get the event). */
 export function reportDiagnostics(event: SessionEvent, io: ModeIO): void {
   if (event.type === 'warning') writeDiagnostic(io.stderr, `zot: warning: ${event.message}`);
@@ -55,4 +61,6 @@ export function reportDiagnostics(event: SessionEvent, io: ModeIO): void {
     );
   else if (event.type === 'ext_warning')
     writeDiagnostic(io.stderr, `zot: warning: ${event.message}`);
+  else if (event.type === 'ext_restarted')
+    writeDiagnostic(io.stderr, `zot: ${restartedText(event)}`);
 }

@@ -30,6 +30,11 @@ function printUi(write: (text: string) => void): ExtensionUi {
   };
 }
 
+/** A refusal is an answer (stdout has its text), but not a normal one: stderr says so. */
+function writeRefusal(io: ModeIO): void {
+  writeDiagnostic(io.stderr, 'zot: the model refused to answer (provider refusal)');
+}
+
 /** Returns the exit code: 0 when the model finished, 1 on error or abort. */
 export async function runPrintMode(
   session: Session,
@@ -45,6 +50,7 @@ export async function runPrintMode(
     const result = await session.prompt(prompt);
     const code = promptExitCode(result, io, stop);
     if (code === 0 && result.finalText !== '') writeData(io.stdout, result.finalText);
+    if (code === 0 && result.refusal) writeRefusal(io);
     return code;
   }
   const result = await session.runCommand(prompt, 'print', false);
@@ -53,6 +59,7 @@ export async function runPrintMode(
       const code = promptExitCode(result.outcome, io, stop);
       if (code === 0 && result.outcome.finalText !== '')
         writeData(io.stdout, result.outcome.finalText);
+      if (code === 0 && result.outcome.refusal) writeRefusal(io);
       return code;
     }
     case 'display':

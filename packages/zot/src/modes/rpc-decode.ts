@@ -1,6 +1,7 @@
 // Validates one RPC input line against the request schemas, through the checks generated
 // from them at build time (generated/rpc-validators.ts), so RPC mode loads no TypeBox.
-import { formatFrameError } from '@zot/protocol';
+// The subpath, not the package index: that would load the frame decoder and its validators.
+import { formatFrameError } from '@zot/protocol/errors';
 import { parseBoundedJson } from '@zot/protocol/bounds';
 import { RPC_VALIDATORS } from './generated/rpc-validators.js';
 import type { RpcRequest } from './rpc-schema.js';

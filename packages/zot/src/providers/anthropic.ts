@@ -179,14 +179,14 @@ class AnthropicDecoder implements WireDecoder {
             opened.signature = block.signature;
           return this.appendThinking(index, block.thinking);
         } else if (block.type === 'text' && typeof block.text === 'string') {
-          return this.asm.text(block.text);
+          return this.asm.text(block.text, String(index));
         }
         return [];
       }
       case 'content_block_delta': {
         const delta = (data.delta ?? {}) as Json;
         if (delta.type === 'text_delta' && typeof delta.text === 'string')
-          return this.asm.text(delta.text);
+          return this.asm.text(delta.text, String(index));
         if (delta.type === 'thinking_delta') return this.appendThinking(index, delta.thinking);
         if (delta.type === 'signature_delta' && typeof delta.signature === 'string') {
           const block = this.thinking.get(index);
@@ -241,6 +241,8 @@ class AnthropicDecoder implements WireDecoder {
     if (!this.stopped && this.stopReason === undefined) {
       return [{ type: 'error', message: 'stream ended before message_stop', aborted: false }];
     }
+    // A refusal ends like a turn, and says so on the message.
+    if (this.stopReason === 'refusal') this.asm.refusal = true;
     const stop = mapStop(this.stopReason, this.asm.hasToolCalls());
     return [{ type: 'done', message: this.asm.message(), stop, usage: { ...this.asm.usage } }];
   }

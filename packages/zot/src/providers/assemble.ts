@@ -43,17 +43,35 @@ export class MessageAssembly {
   readonly content: AssistantContent[] = [];
   readonly usage: Usage = zeroUsage();
   sawUsage = false;
+  /** The provider declined to answer (Anthropic stop_reason `refusal`, OpenAI refusal deltas). */
+  refusal = false;
+  private hasText = false;
+  private readonly parts: { text?: string; thinking?: string } = {};
   private readonly time = new Date().toISOString();
   private toolCount = 0;
   private generatedIds = 0;
 
-  /** Appends text, continuing the last block when it is text. */
-  text(delta: string): ProviderEvent[] {
+  /**
+   * Appends text, continuing the last block when it is text. `part` names the wire's text part
+   * (a block index, an item and content index): the first piece of a new part after earlier
+   * text starts on a new line, so separate parts never run together.
+   */
+  text(delta: string, part?: string): ProviderEvent[] {
     if (delta === '') return [];
+    const piece = this.newPart('text', part) && this.hasText ? `\n${delta}` : delta;
+    this.hasText = true;
     const last = this.content.at(-1);
-    if (last?.type === 'text') last.text += delta;
-    else this.content.push({ type: 'text', text: delta });
-    return [{ type: 'text_delta', delta }];
+    if (last?.type === 'text') last.text += piece;
+    else this.content.push({ type: 'text', text: piece });
+    return [{ type: 'text_delta', delta: piece }];
+  }
+
+  /** Whether `part` differs from the previous part of this kind (and remembers it). */
+  private newPart(kind: 'text' | 'thinking', part: string | undefined): boolean {
+    if (part === undefined) return false;
+    const changed = this.parts[kind] !== undefined && this.parts[kind] !== part;
+    this.parts[kind] = part;
+    return changed;
   }
 
   /** Starts a new thinking block (signatures belong to one block, so blocks never merge). */
@@ -63,13 +81,18 @@ export class MessageAssembly {
     return block;
   }
 
-  /** Appends thinking text, continuing the last block when it is thinking. */
-  thinking(delta: string): ProviderEvent[] {
+  /**
+   * Appends thinking text, continuing the last block when it is thinking; like `text`, a new
+   * `part` (e.g. a reasoning-summary part) starts on a new line.
+   */
+  thinking(delta: string, part?: string): ProviderEvent[] {
     if (delta === '') return [];
     const last = this.content.at(-1);
+    const continues = last?.type === 'thinking' && last.thinking !== '';
+    const piece = this.newPart('thinking', part) && continues ? `\n${delta}` : delta;
     const block = last?.type === 'thinking' ? last : this.openThinking();
-    block.thinking += delta;
-    return [{ type: 'thinking_delta', delta }];
+    block.thinking += piece;
+    return [{ type: 'thinking_delta', delta: piece }];
   }
 
   /** An id for a call the server sent none for (unique within the message). */
@@ -99,7 +122,13 @@ export class MessageAssembly {
   }
 
   message(): AssistantMessage {
-    return { role: 'assistant', content: this.content.slice(), time: this.time };
+    const message: AssistantMessage = {
+      role: 'assistant',
+      content: this.content.slice(),
+      time: this.time,
+    };
+    if (this.refusal) message.refusal = true;
+    return message;
   }
 
   /** The message so far, or undefined when nothing streamed. */

@@ -1,5 +1,6 @@
-// One streamed POST: fetch, HTTP and network errors, abort, SSE decoding into ProviderEvents.
-import { abortable, parseSse, type SseEvent } from './sse.js';
+// One streamed POST: node:http (transport.ts), HTTP and network errors, abort, SSE decoding into ProviderEvents.
+import { SseParser, type SseEvent } from './sse.js';
+import { CallEndedError, send, streamIdleMs, type Reply } from './transport.js';
 import type { ProviderErrorEvent, ProviderEvent } from './types.js';
 import type { MessageAssembly } from './assemble.js';
 
@@ -27,7 +28,9 @@ export interface SseCall {
 /**
  * Runs one streamed model call.
  * Contract: never throws; yields `start` first and ends with exactly one `done` or `error`;
- * an abort of `call.signal` ends it promptly with `aborted: true` and the partial message.
+ * an abort of `call.signal` ends it promptly with `aborted: true` and the partial message;
+ * a server that sends nothing for the idle timeout (ZOT_STREAM_IDLE_TIMEOUT_MS, default 120 s)
+ * ends it with an error that keeps the partial message.
  */
 export async function* runSse(call: SseCall, decoder: WireDecoder): AsyncGenerator<ProviderEvent> {
   const { provider, signal } = call;
@@ -44,46 +47,56 @@ export async function* runSse(call: SseCall, decoder: WireDecoder): AsyncGenerat
     return { ...event, ...extra };
   };
   const aborted = () => fail('aborted', { aborted: true });
-  // Our own controller, so that a consumer that stops early also releases the connection.
-  const controller = new AbortController();
-  const onAbort = () => controller.abort();
-  signal.addEventListener('abort', onAbort, { once: true });
+  /** The event for a failed request or read: abort, idle timeout or a network error. */
+  const failure = (error: unknown, what: string): ProviderErrorEvent => {
+    if (signal.aborted || (error instanceof CallEndedError && error.reason === 'aborted')) {
+      return aborted();
+    }
+    if (error instanceof CallEndedError) {
+      return fail(`${error.message} (ZOT_STREAM_IDLE_TIMEOUT_MS sets the limit)`);
+    }
+    return fail(`${what}: ${describeError(error)}`);
+  };
+  let reply: Reply | undefined;
   try {
     yield { type: 'start' };
     if (signal.aborted) {
       yield aborted();
       return;
     }
-    let response: Response;
     try {
-      const init = { method: 'POST', headers: call.headers, body: JSON.stringify(call.body) };
-      response = await abortable(fetch(call.url, { ...init, signal: controller.signal }), signal);
+      reply = await send({
+        method: 'POST',
+        url: call.url,
+        headers: call.headers,
+        body: JSON.stringify(call.body),
+        signal,
+        idleMs: streamIdleMs(),
+      });
     } catch (error) {
-      yield signal.aborted ? aborted() : fail(`connection failed: ${describeError(error)}`);
+      yield failure(error, 'connection failed');
       return;
     }
-    if (!response.ok) {
-      const text = await abortable(response.text(), signal).catch(() => '');
-      const message = httpErrorMessage(response.status, text, response.headers);
-      yield signal.aborted ? aborted() : fail(message, { status: response.status });
+    if (reply.status < 200 || reply.status > 299) {
+      const text = await reply.text();
+      const message = httpErrorMessage(reply.status, text, reply.headers);
+      yield signal.aborted ? aborted() : fail(message, { status: reply.status });
       return;
     }
-    if (!response.body) {
-      yield fail('response has no body');
-      return;
-    }
+    const parser = new SseParser();
     try {
-      for await (const event of parseSse(response.body, signal)) {
-        for (const out of decodeSafely(decoder, event)) {
-          if (out.type === 'error') {
-            yield fail(out.message, out.status === undefined ? {} : { status: out.status });
-            return;
-          }
-          yield out;
+      for await (const chunk of reply.chunks()) {
+        for (const event of parser.push(chunk)) {
+          const stop = yield* decodeEvent(decoder, event, fail);
+          if (stop) return;
         }
       }
+      for (const event of parser.end()) {
+        const stop = yield* decodeEvent(decoder, event, fail);
+        if (stop) return;
+      }
     } catch (error) {
-      yield signal.aborted ? aborted() : fail(`connection lost: ${describeError(error)}`);
+      yield failure(error, 'connection lost');
       return;
     }
     if (signal.aborted) {
@@ -97,9 +110,25 @@ export async function* runSse(call: SseCall, decoder: WireDecoder): AsyncGenerat
     // A decoder bug must still end the stream with one error.
     yield fail(`internal error: ${describeError(error)}`);
   } finally {
-    signal.removeEventListener('abort', onAbort);
-    controller.abort();
+    // A consumer that stops early releases the connection too.
+    reply?.close();
   }
+}
+
+/** Yields one SSE event's provider events; returns true when an error among them ended the stream. */
+function* decodeEvent(
+  decoder: WireDecoder,
+  event: SseEvent,
+  fail: (message: string, extra?: Partial<ProviderErrorEvent>) => ProviderErrorEvent,
+): Generator<ProviderEvent, boolean> {
+  for (const out of decodeSafely(decoder, event)) {
+    if (out.type === 'error') {
+      yield fail(out.message, out.status === undefined ? {} : { status: out.status });
+      return true;
+    }
+    yield out;
+  }
+  return false;
 }
 
 function decodeSafely(decoder: WireDecoder, event: SseEvent): ProviderEvent[] {
@@ -112,11 +141,16 @@ function decodeSafely(decoder: WireDecoder, event: SseEvent): ProviderEvent[] {
 }
 
 /** `HTTP <status>: <message>` from an error response; the message comes from JSON `error.message` when present. */
-export function httpErrorMessage(status: number, body: string, headers: Headers): string {
+export function httpErrorMessage(
+  status: number,
+  body: string,
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+): string {
   let detail = extractErrorMessage(body) ?? body.replace(/\s+/g, ' ').trim();
   if (detail.length > 500) detail = `${detail.slice(0, 500)}...`;
   if (!detail) detail = 'no details in the response';
-  const retryAfter = headers.get('retry-after');
+  const header = headers['retry-after'];
+  const retryAfter = Array.isArray(header) ? header[0] : header;
   if (retryAfter)
     detail += ` (retry after ${/^\d+$/.test(retryAfter) ? `${retryAfter}s` : retryAfter})`;
   if (status === 401) detail += ' (check the API key)';

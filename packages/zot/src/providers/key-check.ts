@@ -3,6 +3,7 @@
 import { apiUrl } from '../util/base-url.js';
 import { errorMessage } from '../util/errors.js';
 import { providerDefaults } from './catalog.js';
+import { send } from './transport.js';
 import type { ProviderName } from './types.js';
 
 export type KeyCheck =
@@ -12,7 +13,7 @@ export type KeyCheck =
   /** No answer either way (network down, a server without a model list): saving is the user's call. */
   | { status: 'unknown'; message: string };
 
-/** Contract: never throws; gives up after `timeoutMs` or when `signal` aborts. */
+/** Contract: never throws; gives up after `timeoutMs` without a byte, or when `signal` aborts. */
 export async function checkApiKey(
   provider: ProviderName,
   baseUrl: string,
@@ -24,23 +25,26 @@ export async function checkApiKey(
   const headers: Record<string, string> = anthropic
     ? { 'x-api-key': key, 'anthropic-version': '2023-06-01' }
     : { authorization: `Bearer ${key}` };
-  const timeout = AbortSignal.timeout(timeoutMs);
   try {
-    const response = await fetch(apiUrl(baseUrl, 'models'), {
+    // The same transport (and proxy settings) as the model calls; the idle timeout is the limit.
+    const reply = await send({
+      method: 'GET',
+      url: apiUrl(baseUrl, 'models'),
       headers,
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      signal: signal ?? new AbortController().signal,
+      idleMs: timeoutMs,
     });
-    await response.body?.cancel();
-    if (response.ok) return { status: 'valid' };
-    if (response.status === 401 || response.status === 403) {
+    reply.close();
+    if (reply.status >= 200 && reply.status <= 299) return { status: 'valid' };
+    if (reply.status === 401 || reply.status === 403) {
       return {
         status: 'rejected',
-        message: `${provider} rejected the key (HTTP ${response.status})`,
+        message: `${provider} rejected the key (HTTP ${reply.status})`,
       };
     }
     return {
       status: 'unknown',
-      message: `${provider} answered HTTP ${response.status} to the key check`,
+      message: `${provider} answered HTTP ${reply.status} to the key check`,
     };
   } catch (error) {
     return { status: 'unknown', message: `could not reach ${provider}: ${errorMessage(error)}` };

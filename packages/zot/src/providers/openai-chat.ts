@@ -156,6 +156,11 @@ class ChatDecoder implements WireDecoder {
     const reasoning = delta.reasoning_content ?? delta.reasoning;
     if (typeof reasoning === 'string') out.push(...this.asm.thinking(reasoning));
     if (typeof delta.content === 'string') out.push(...this.asm.text(delta.content));
+    // A refusal streams in its own field instead of content: shown as text, flagged.
+    if (typeof delta.refusal === 'string' && delta.refusal !== '') {
+      this.asm.refusal = true;
+      out.push(...this.asm.text(delta.refusal));
+    }
     if (Array.isArray(delta.tool_calls)) {
       delta.tool_calls.forEach((d: Json, position) => out.push(...this.addCallDelta(d, position)));
     }

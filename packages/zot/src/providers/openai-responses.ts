@@ -110,10 +110,23 @@ class ResponsesDecoder implements WireDecoder {
     const key = String(data.item_id ?? item.id ?? data.output_index ?? '');
     switch (data.type ?? event.event) {
       case 'response.output_text.delta':
-        return typeof data.delta === 'string' ? this.asm.text(data.delta) : [];
+        return typeof data.delta === 'string'
+          ? this.asm.text(data.delta, `${key}:${String(data.content_index ?? '')}`)
+          : [];
+      case 'response.refusal.delta':
+        // A refusal is a content part of its own: shown as text, flagged on the message.
+        if (typeof data.delta !== 'string' || data.delta === '') return [];
+        this.asm.refusal = true;
+        return this.asm.text(data.delta, `${key}:${String(data.content_index ?? '')}`);
       case 'response.reasoning_summary_text.delta':
+        // Summary parts are paragraphs of their own.
+        return typeof data.delta === 'string'
+          ? this.asm.thinking(data.delta, `${key}:s${String(data.summary_index ?? '')}`)
+          : [];
       case 'response.reasoning_text.delta':
-        return typeof data.delta === 'string' ? this.asm.thinking(data.delta) : [];
+        return typeof data.delta === 'string'
+          ? this.asm.thinking(data.delta, `${key}:r${String(data.content_index ?? '')}`)
+          : [];
       case 'response.output_item.added': {
         if (item.type !== 'function_call') return [];
         const args = typeof item.arguments === 'string' ? item.arguments : '';

@@ -1,4 +1,4 @@
-// Incremental Server-Sent Events parser over a fetch body.
+// Incremental Server-Sent Events parser over decoded response text.
 
 export interface SseEvent {
   event?: string;
@@ -65,60 +65,5 @@ export class SseParser {
     if (value.startsWith(' ')) value = value.slice(1);
     if (field === 'data') this.data.push(value);
     else if (field === 'event') this.event = value;
-  }
-}
-
-/** The error thrown by reads interrupted by an abort signal. */
-export function abortError(): Error {
-  const error = new Error('aborted');
-  error.name = 'AbortError';
-  return error;
-}
-
-/** Settles with `promise`, or rejects with an AbortError as soon as `signal` aborts. */
-export function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) {
-    promise.catch(() => {});
-    return Promise.reject(abortError());
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortError());
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
-/**
- * Parses a byte stream (UTF-8) into SSE events.
- * Contract: rejects with an AbortError promptly when `signal` aborts, even if the server
- * sends nothing more; cancels the body when done or when the consumer stops early.
- */
-export async function* parseSse(
-  body: ReadableStream<Uint8Array>,
-  signal?: AbortSignal,
-): AsyncGenerator<SseEvent> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder('utf-8');
-  const parser = new SseParser();
-  try {
-    for (;;) {
-      const { done, value } = await abortable(reader.read(), signal);
-      if (done) break;
-      yield* parser.push(decoder.decode(value, { stream: true }));
-    }
-    yield* parser.push(decoder.decode());
-    yield* parser.end();
-  } finally {
-    reader.cancel().catch(() => {});
   }
 }

@@ -11,8 +11,8 @@ test('each ext_ event a person sees is routed to one port method; diagnostics ar
     get: (_target, method) => (event: SessionEvent) =>
       calls.push(`${String(method)}:${event.type}`),
   });
-  // ext_error and ext_warning are diagnostics every mode reports itself, not extension UI.
-  const diagnostics = new Set(['ext_error', 'ext_warning']);
+  // ext_error, ext_warning and ext_restarted are diagnostics every mode reports itself.
+  const diagnostics = new Set(['ext_error', 'ext_warning', 'ext_restarted']);
   const types = EVENT_SCHEMAS.map((schema) => String(schema.properties.type.const));
   for (const type of types) {
     calls.length = 0;

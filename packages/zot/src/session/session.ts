@@ -239,6 +239,8 @@ export class Session {
       () => undefined,
       () => undefined,
     );
+    // What loaded and what failed is part of the snapshot (the TUI's status line shows it).
+    void this.extensionsStarting.then(() => this.refreshState());
     return started;
   }
 

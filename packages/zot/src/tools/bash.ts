@@ -9,6 +9,7 @@ import { formatBytes } from '../util/truncate.js';
 import { OutputSink, ProgressLines, type SinkResult } from './bash-output.js';
 import { defaultShell, runShell, type RunOutcome } from './bash-run.js';
 import { errorOutput, stringArg } from './common.js';
+import { argsValidator } from './arg-validators.js';
 
 export interface BashToolOptions {
   /** Shell to run commands with (default bash, or sh when there is no bash). */
@@ -42,6 +43,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       `Times out after ${defaultTimeoutSec} s unless timeout (seconds) says otherwise; the ` +
       `whole process group is then killed. Start long-running servers in the background with ` +
       `their output redirected to a file (cmd > log 2>&1 &).`,
+    argsValidator: argsValidator('bash'),
     parameters: {
       type: 'object',
       properties: {

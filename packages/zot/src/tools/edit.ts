@@ -5,6 +5,7 @@ import { errorOutput, fsErrorText, resolvePath, stringArg, textOutput } from './
 import { applyEdits, detectEol, type TextEdit } from './edit-apply.js';
 import { diffOf, type DiffOptions } from './edit-diff.js';
 import { existingFile, replaceFile, writeTarget } from './write.js';
+import { argsValidator } from './arg-validators.js';
 
 export interface EditToolOptions extends DiffOptions {
   /** Where `~` points (default the user's home directory). */
@@ -19,6 +20,7 @@ export function createEditTool(options: EditToolOptions = {}): Tool {
       'Edit a file by exact text replacement. Each edit replaces oldText with newText; edits ' +
       'apply in order and each oldText must match exactly once (include enough surrounding ' +
       'lines to be unique). If any edit fails, the file is left unchanged. Returns a diff.',
+    argsValidator: argsValidator('edit'),
     parameters: {
       type: 'object',
       properties: {

@@ -5,6 +5,7 @@ import { formatBytes } from '../util/truncate.js';
 import { errorOutput, resolvePath, stringArg, textOutput, tryFs } from './common.js';
 import { SNIFF_BYTES, sniffFile } from './file-kind.js';
 import { readLineWindow, type WindowLine } from './read-lines.js';
+import { argsValidator } from './arg-validators.js';
 
 export interface ReadToolOptions {
   /** Lines returned when the call gives no `limit` (default 2000). */
@@ -43,6 +44,7 @@ export function createReadTool(options: ReadToolOptions = {}): Tool {
       `${limits.maxLines} lines or ${formatBytes(limits.maxBytes)} per call; use offset and ` +
       `limit to page through long files. PNG, JPEG, GIF and WebP images come back as images. ` +
       `Other binary files are refused; use bash for them, and for directories.`,
+    argsValidator: argsValidator('read'),
     parameters: {
       type: 'object',
       properties: {

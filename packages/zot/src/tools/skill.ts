@@ -5,6 +5,7 @@ import type { Tool } from '../agent/tool.js';
 import { errorOutput, stringArg, textOutput } from './common.js';
 import type { SkillEntry } from './skills/catalog.js';
 import { loadYaml, readSkillFile } from './skills/skill-file.js';
+import { argsValidator } from './arg-validators.js';
 
 export function createSkillTool(skills: () => readonly SkillEntry[]): Tool {
   return {
@@ -12,6 +13,7 @@ export function createSkillTool(skills: () => readonly SkillEntry[]): Tool {
     description:
       "Load a skill's instructions by name (the system prompt lists the available skills). " +
       'Use it when a task matches a skill, before you start the task.',
+    argsValidator: argsValidator('skill'),
     parameters: {
       type: 'object',
       properties: { name: { type: 'string', description: 'The skill name, as listed' } },

@@ -5,6 +5,7 @@ import type { Stats } from 'node:fs';
 import type { Tool, ToolOutput } from '../agent/tool.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { errorOutput, fsErrorText, resolvePath, stringArg, textOutput } from './common.js';
+import { argsValidator } from './arg-validators.js';
 
 export interface WriteToolOptions {
   /** Where `~` points (default the user's home directory). */
@@ -17,6 +18,7 @@ export function createWriteTool(options: WriteToolOptions = {}): Tool {
     description:
       'Write a whole file, creating parent directories as needed. Replaces the file if it ' +
       'exists (keeping its permissions). Prefer edit for changes to part of an existing file.',
+    argsValidator: argsValidator('write'),
     parameters: {
       type: 'object',
       properties: {

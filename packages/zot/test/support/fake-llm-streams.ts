@@ -49,6 +49,8 @@ export interface Plan {
   reasoningField: 'reasoning_content' | 'reasoning';
   calls: { id: string; name: string; args: string }[];
   stop: 'end_turn' | 'tool_use' | 'length';
+  /** The text is a refusal, in each format's way of saying so. */
+  refusal?: boolean | undefined;
   usage: Usage;
   seq: number;
   includeUsage: boolean;
@@ -92,7 +94,9 @@ export function anthropicStream(p: Plan): Stream {
         delta({ type: 'input_json_delta', partial_json });
     });
   }
-  const stop_reason = { end_turn: 'end_turn', tool_use: 'tool_use', length: 'max_tokens' }[p.stop];
+  const stop_reason = p.refusal
+    ? 'refusal'
+    : { end_turn: 'end_turn', tool_use: 'tool_use', length: 'max_tokens' }[p.stop];
   b.add({
     type: 'message_delta',
     delta: { stop_reason, stop_sequence: null },
@@ -118,7 +122,7 @@ export function chatStream(p: Plan): Stream {
     );
   chunk({ role: 'assistant', content: '', refusal: null });
   for (const piece of p.thinking ?? []) chunk({ [p.reasoningField]: piece }, null, true);
-  for (const content of p.chunks) chunk({ content }, null, true);
+  for (const content of p.chunks) chunk(p.refusal ? { refusal: content } : { content }, null, true);
   p.calls.forEach((call, index) => {
     const fn = { name: call.name, arguments: '' };
     chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: fn }] }, null, true);
@@ -199,7 +203,12 @@ export function responsesStream(p: Plan): Stream {
     add({ type: 'response.output_item.added', output_index, item: item('in_progress', []) });
     add({ type: 'response.content_part.added', ...ids, part: part('') });
     for (const delta of p.chunks)
-      add({ type: 'response.output_text.delta', ...ids, delta, logprobs: [] }, true);
+      add(
+        p.refusal
+          ? { type: 'response.refusal.delta', ...ids, delta }
+          : { type: 'response.output_text.delta', ...ids, delta, logprobs: [] },
+        true,
+      );
     add({ type: 'response.output_text.done', ...ids, text, logprobs: [] });
     add({ type: 'response.content_part.done', ...ids, part: part(text) });
     const done = item('completed', [part(text)]);

@@ -29,6 +29,8 @@ export interface ScriptedReply {
   toolCalls?: { id?: string; name: string; args: unknown; rawArgs?: string }[];
   /** Default: tool_use when there are tool calls, else end_turn. */
   stop?: 'end_turn' | 'tool_use' | 'length';
+  /** The text is a provider refusal (Anthropic stop_reason, Chat and Responses refusal deltas). */
+  refusal?: boolean;
   /** Default: input 10, output 5, no cache. */
   usage?: { input?: number; output?: number; cache_read?: number; cache_write?: number };
   /** An HTTP error reply with this status, in the format's error shape. */
@@ -107,6 +109,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
       reasoningField: scripted.reasoningField ?? 'reasoning_content',
       calls,
       stop: scripted.stop ?? (calls.length > 0 ? 'tool_use' : 'end_turn'),
+      refusal: scripted.refusal,
       usage: {
         input: u.input ?? 10,
         output: u.output ?? 5,

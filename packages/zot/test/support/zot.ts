@@ -51,6 +51,11 @@ export function cleanEnv(
     'KIMI_API_KEY',
     'MOONSHOT_API_KEY',
     'ZOTCORE_RPC_TOKEN',
+    // A developer's proxy settings would route the tests' local servers through the proxy.
+    ...['http_proxy', 'https_proxy', 'all_proxy', 'no_proxy'].flatMap((name) => [
+      name,
+      name.toUpperCase(),
+    ]),
   ]) {
     delete env[key];
   }

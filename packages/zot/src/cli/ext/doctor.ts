@@ -156,6 +156,14 @@ function render(reports: Diagnosis[]): string[] {
     }
     if (report.events.length > 0) field('events', report.events.join(', '));
     if (report.intercepts.length > 0) field('intercepts', report.intercepts.join(', '));
+    if (report.restart) field('restart', report.restart);
+    if (report.interceptFailure)
+      field(
+        'on failure',
+        report.interceptFailure === 'block'
+          ? 'block (a failed interceptor blocks: fail-closed)'
+          : 'allow (a failed interceptor lets the action through)',
+      );
     for (const warning of report.warnings) field('warning', warning);
     if (report.logPath) field('log', report.logPath);
     lines.push('');
@@ -180,6 +188,10 @@ function toJson(report: Diagnosis) {
     shadowed: report.shadowed,
     events: report.events,
     intercepts: report.intercepts,
+    ...(report.restart !== undefined ? { restart: report.restart } : {}),
+    ...(report.interceptFailure !== undefined
+      ? { intercept_failure: report.interceptFailure }
+      : {}),
     warnings: report.warnings,
     ...(report.logPath !== undefined ? { log_path: report.logPath } : {}),
   };
@@ -195,7 +207,8 @@ reports per extension: manifest errors, disabled or shadowed (by whom), load
 errors with exit status or signal, untrusted project extensions, ready or
 auto-ready, the commands and tools it owns (deferred marked), the ones a
 built-in or an earlier extension keeps (shadowed, by whom), subscriptions,
-protocol warnings and the stderr log path.
+the restart policy and what a failed interceptor means ("intercept_failure":
+allow or block), protocol warnings and the stderr log path.
 
 Options:
   -e, --ext DIR   also load this extension directory (repeatable), as zot --ext does

@@ -27,6 +27,10 @@ export interface ListedExtension {
   trust?: string;
   shadowed_by?: string;
   error?: string;
+  /** From the manifest: what a failed interceptor means, `allow` or `block` (DECISIONS 24). */
+  intercept_failure?: string;
+  /** From the manifest: `on-failure` or `never` (DECISIONS 25). */
+  restart?: string;
 }
 
 export function listExtensions(context: ExtContext): ListedExtension[] {
@@ -53,6 +57,10 @@ function describe(entry: DiscoveredExtension, store: TrustStore): ListedExtensio
   if (manifest?.description !== undefined) listed.description = manifest.description;
   if (entry.shadowedBy) listed.shadowed_by = entry.shadowedBy.dir;
   if (entry.error !== undefined) listed.error = entry.error;
+  if (manifest?.kind === 'process') {
+    listed.intercept_failure = manifest.interceptFailure;
+    listed.restart = manifest.restart;
+  }
   if (entry.scope === 'project' && manifest) {
     listed.trust = trustStateOf(entry, store).state;
   }
@@ -65,7 +73,9 @@ export const listCommand: ExtCommand = {
 
 Lists the extensions of this project (./.zot/extensions) and the global ones
 ($ZOT_HOME/extensions): name, version, state, scope, trust (project extensions),
-description and directory; below the table, one line per manifest error.
+restart policy ("on-failure" or "never"), what a failed interceptor means
+("allow" or "block": fail-closed), description and directory; below the table,
+one line per manifest error.
 
 Options:
   --json   one JSON array on stdout
@@ -82,7 +92,19 @@ Options:
       out(context, 'no extensions installed');
       return 0;
     }
-    const rows = [['NAME', 'VERSION', 'STATE', 'SCOPE', 'TRUST', 'DESCRIPTION', 'DIRECTORY']];
+    const rows = [
+      [
+        'NAME',
+        'VERSION',
+        'STATE',
+        'SCOPE',
+        'TRUST',
+        'RESTART',
+        'INTERCEPT-FAILURE',
+        'DESCRIPTION',
+        'DIRECTORY',
+      ],
+    ];
     for (const item of listed) {
       // Name, version, description and directory come from manifests and file names.
       const row = [
@@ -91,6 +113,8 @@ Options:
         item.state,
         item.scope,
         item.trust ?? '-',
+        item.restart ?? '-',
+        item.intercept_failure ?? '-',
         item.description ?? '-',
         item.dir,
       ];

@@ -15,6 +15,7 @@ import { EditorController } from './editor.js';
 import { CANCEL_NOTE_KEY, KeysController } from './keys.js';
 import { Notes } from './notes.js';
 import type { InteractiveSession, SessionEvent } from './ports.js';
+import { restartedText } from '../io.js';
 import { QueueArea } from './queue-area.js';
 import { StatusLine } from './status-line.js';
 import { tuiUi } from './ui-port.js';
@@ -296,6 +297,10 @@ function handle(event: SessionEvent, views: Views): void {
         undefined,
         EXTENSION_ERROR_TAG,
       );
+      break;
+    case 'ext_restarted':
+      // Red like the crash it follows: the extension lost its state, and calls may have failed.
+      chat.display(restartedText(event), theme.error, undefined, EXTENSION_ERROR_TAG);
       break;
   }
   views.render();

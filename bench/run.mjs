@@ -18,6 +18,7 @@ const SUITES = [
   'intercept-overhead',
   'sdk-python',
   'sdk-ts',
+  'mcp',
   'tui',
   'tui-stream',
   'tui-panel',

@@ -148,6 +148,8 @@ for (const [example, expected] of [
   ],
   ['guard', ['intercept:tool_call', 'intercept:assistant_message']],
   ['hello-py', ['command:hellopy']],
+  // No MCP servers configured in the kit's ZOT_HOME: the bridge still says hello and answers /mcp.
+  ['mcp', ['command:mcp']],
 ] as const) {
   test(`the ${example} example passes the kit`, async () => {
     const value = report(await kit([join(EXAMPLES, example), '--json']));

@@ -1,0 +1,264 @@
+// The bridge: servers from the configuration, their tools registered as zot tools (directly, or
+// deferred behind mcp_search for servers with many tools), and every call routed to its server.
+import type { Extension, ToolResult } from '@zot/sdk';
+import { text, toolError } from '@zot/sdk';
+import {
+  projectConfigPath,
+  readConfigFile,
+  userConfigPath,
+  type ConfigFile,
+  type ServerConfig,
+} from './config.js';
+import { mapResult } from './results.js';
+import { searchTools, SEARCH_SCHEMA } from './search.js';
+import { McpServer } from './server.js';
+import { bridgeTools, clip, TOOL_LIMITS, type BridgedTool } from './tools.js';
+import { isApproved, trustStorePath } from './trust.js';
+
+export const DEFAULT_DEFER_THRESHOLD = 20;
+const STDERR_LINES = 8;
+const MAX_PROBLEMS = 200;
+/** How long a result waits for the tool list its call changed to be registered. */
+const SETTLE_WAIT_MS = 2000;
+
+export interface BridgeOptions {
+  readonly home: string;
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+interface Route {
+  readonly server: McpServer;
+  readonly tool: BridgedTool;
+}
+
+const envInt = (value: string | undefined): number | undefined => {
+  const n = value === undefined ? NaN : Number(value);
+  return Number.isInteger(n) && n >= 0 ? n : undefined;
+};
+
+export class Bridge {
+  readonly servers = new Map<string, McpServer>();
+  readonly routes = new Map<string, Route>();
+  /** Configuration and tool problems, for /mcp. */
+  problems: string[] = [];
+  user: ConfigFile | undefined;
+  project: ConfigFile | undefined;
+  /** The project file exists, has servers and is not approved. */
+  projectRefused = false;
+  private readonly taken = new Set<string>();
+  private searchRegistered = false;
+  readonly deferThreshold: number;
+  readonly toolTimeoutMs: number;
+  readonly connectTimeoutMs: number;
+
+  constructor(
+    private readonly ext: Extension,
+    readonly options: BridgeOptions,
+  ) {
+    this.user = readConfigFile(userConfigPath(options.home), 'user', options.env);
+    this.deferThreshold =
+      envInt(options.env.ZOT_MCP_DEFER_THRESHOLD) ??
+      this.user.deferThreshold ??
+      DEFAULT_DEFER_THRESHOLD;
+    // Answer before zot's own tool timeout fires, so the model gets our (better) message.
+    const zotToolTimeout = envInt(options.env.ZOT_EXT_TOOL_TIMEOUT_MS) ?? 60_000;
+    this.toolTimeoutMs = Math.max(100, zotToolTimeout - Math.min(1000, zotToolTimeout / 10));
+    this.connectTimeoutMs = envInt(options.env.ZOT_MCP_CONNECT_TIMEOUT_MS) ?? 30_000;
+  }
+
+  /** Records problems once each, up to a bound (a server can be restarted many times). */
+  private note(problems: readonly string[]): void {
+    for (const problem of problems) {
+      if (this.problems.length >= MAX_PROBLEMS || this.problems.includes(problem)) continue;
+      this.problems.push(problem);
+      this.ext.log(problem);
+    }
+  }
+
+  get trustStore(): string {
+    return trustStorePath(this.options.home);
+  }
+
+  /** Reads the configuration and creates the servers (not started). */
+  load(): void {
+    const user = this.user!;
+    this.note(user.problems);
+    const project = readConfigFile(
+      projectConfigPath(this.options.cwd),
+      'project',
+      this.options.env,
+    );
+    this.project = project;
+    this.note(project.problems);
+    const approved =
+      project.sha256 !== undefined &&
+      (this.options.env.ZOT_TRUST_PROJECT_EXTENSIONS === '1' ||
+        isApproved(this.trustStore, project.path, project.sha256));
+    this.projectRefused = project.servers.length > 0 && !approved;
+    for (const config of user.servers) this.add(config);
+    for (const config of project.servers) {
+      if (this.servers.has(config.name)) {
+        this.note([
+          `${project.path}: server "${config.name}" is also in ${user.path}; the user's wins`,
+        ]);
+        continue;
+      }
+      this.add(config, approved ? undefined : 'refused');
+    }
+  }
+
+  private add(config: ServerConfig, state?: 'refused'): void {
+    const server = new McpServer(
+      config,
+      this.options.cwd,
+      {
+        onExit: (s) => this.exited(s),
+        onToolsChanged: (s) => this.register(s),
+      },
+      this.connectTimeoutMs,
+    );
+    if (state) server.state = state;
+    this.servers.set(config.name, server);
+  }
+
+  /** Starts every server allowed to run; resolves when all have connected or failed. */
+  startAll(): Promise<void>[] {
+    return [...this.servers.values()]
+      .filter((s) => s.state === 'idle')
+      .map((s) => s.start().then(() => this.register(s)));
+  }
+
+  /** The project file was approved just now: its servers may start. */
+  admitProject(): Promise<void>[] {
+    this.projectRefused = false;
+    for (const server of this.servers.values()) {
+      if (server.state === 'refused') server.state = 'idle';
+    }
+    return this.startAll();
+  }
+
+  /** Registers (or re-registers) a connected server's tools with zot. */
+  register(server: McpServer): void {
+    if (server.state !== 'ready') {
+      if (server.state === 'failed') {
+        this.ext.notify('warn', this.downMessage(server, 'could not start'));
+      }
+      return;
+    }
+    // Names this server held before are its own to reuse.
+    for (const [name, route] of this.routes) if (route.server === server) this.taken.delete(name);
+    const room =
+      TOOL_LIMITS.toolsTotal - [...this.routes.values()].filter((r) => r.server !== server).length;
+    const { tools, skipped } = bridgeTools(server.name, server.tools, this.taken, room);
+    this.note(skipped);
+    server.deferred ??= tools.length > this.deferThreshold;
+    if (server.deferred && !this.searchRegistered) {
+      this.searchRegistered = true;
+      this.ext.tool(
+        'mcp_search',
+        'Finds tools of the connected MCP servers by words in their names and descriptions, and makes the best matches callable from the next step on. Use it when no offered tool fits.',
+        SEARCH_SCHEMA,
+        (args) => this.search(args.query, args.limit),
+      );
+    }
+    for (const tool of tools) {
+      this.routes.set(tool.zotName, { server, tool });
+      this.ext.tool(
+        tool.zotName,
+        tool.description,
+        tool.schema,
+        (args) => this.call(tool.zotName, args as Record<string, unknown>),
+        { deferred: server.deferred },
+      );
+    }
+  }
+
+  private search(query: string, limit: number | undefined): ToolResult {
+    const candidates = [...this.routes.values()].filter(
+      (r) => r.server.deferred && r.server.tools.some((t) => t.name === r.tool.mcpName),
+    );
+    const found = searchTools(
+      query,
+      candidates.map((r) => r.tool),
+      limit ?? 5,
+    );
+    if (found.length === 0) {
+      const servers = [...new Set(candidates.map((r) => r.server.name))].join(', ') || 'none';
+      return text(
+        `No MCP tool matches ${JSON.stringify(query)}. Servers with searchable tools: ${servers}.`,
+      );
+    }
+    const lines = found.map((t) => `- ${t.zotName}: ${clip(t.description, 300)}`);
+    return text(
+      `Activated ${found.length} tool(s); call them from the next step on:\n${lines.join('\n')}`,
+      {
+        activateTools: found.map((t) => t.zotName),
+      },
+    );
+  }
+
+  private async call(zotName: string, args: Record<string, unknown>): Promise<ToolResult> {
+    const route = this.routes.get(zotName);
+    if (!route) return toolError(`${zotName}: no such MCP tool`);
+    const { server, tool } = route;
+    if (server.state === 'exited' || server.state === 'failed') {
+      if (!server.mayAutoRestart()) return toolError(this.downMessage(server, 'is down'));
+      if (!(await server.restart(true)))
+        return toolError(this.downMessage(server, 'could not be restarted'));
+      this.register(server);
+    }
+    if (server.state === 'starting') await server.start();
+    if (server.state === 'refused') {
+      return toolError(
+        `MCP server "${server.name}" comes from the project's .mcp.json, which is not approved`,
+      );
+    }
+    if (!server.tools.some((t) => t.name === tool.mcpName)) {
+      return toolError(`MCP server "${server.name}" no longer offers the tool "${tool.mcpName}"`);
+    }
+    try {
+      const result = mapResult(await server.call(tool.mcpName, args, this.toolTimeoutMs));
+      await server.toolsSettled(SETTLE_WAIT_MS);
+      return result.isError
+        ? { content: result.content, isError: true }
+        : { content: result.content };
+    } catch (error) {
+      const message = (error as Error).message || String(error);
+      if (server.state !== 'ready')
+        return toolError(`${this.downMessage(server, 'ended during the call')}`);
+      return toolError(
+        `MCP server "${server.name}", tool "${tool.mcpName}": ${clip(message, 4000)}`,
+      );
+    }
+  }
+
+  /** A dead server: its name, what happened, when it comes back, and its last stderr lines. */
+  downMessage(server: McpServer, what: string): string {
+    const parts = [
+      `MCP server "${server.name}" ${what}${server.error ? ` (${clip(server.error, 500)})` : ''}.`,
+    ];
+    if (server.state === 'exited' || server.state === 'failed') {
+      const at = server.nextRestartAt();
+      parts.push(
+        at <= Date.now()
+          ? 'It is restarted on its next call.'
+          : `It is restarted on a call after ${new Date(at).toISOString().slice(11, 19)} UTC (at most once a minute), or now with /mcp restart ${server.name}.`,
+      );
+    }
+    const tail = server.stderr.last(STDERR_LINES);
+    if (tail) parts.push(`Its stderr ended with:\n${clip(tail, 2000)}`);
+    return parts.join(' ');
+  }
+
+  private exited(server: McpServer): void {
+    this.ext.log(
+      `server "${server.name}" ended: ${server.error}\n${server.stderr.last(STDERR_LINES)}`,
+    );
+    this.ext.notify('warn', this.downMessage(server, 'exited'));
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.servers.values()].map((s) => s.stop()));
+  }
+}

@@ -1,0 +1,206 @@
+// Reading MCP server configuration in the format people already have: `.mcp.json` in the
+// project and `$ZOT_HOME/mcp.json` for the user, both `{"mcpServers": {"name": {...}}}`.
+// Everything in these files is untrusted input: sizes and counts are bounded, every field is
+// type-checked, and a bad entry is reported and skipped without affecting the others.
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { homedir, platform } from 'node:os';
+import { join } from 'node:path';
+
+export const LIMITS = {
+  fileBytes: 1024 * 1024,
+  serversPerFile: 100,
+  args: 256,
+  envEntries: 256,
+  stringChars: 8192,
+} as const;
+
+export type Source = 'user' | 'project';
+
+interface Common {
+  /** The key in `mcpServers`, as written. */
+  readonly name: string;
+  readonly source: Source;
+}
+
+export interface StdioServerConfig extends Common {
+  readonly kind: 'stdio';
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+}
+
+export interface HttpServerConfig extends Common {
+  readonly kind: 'http';
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export type ServerConfig = StdioServerConfig | HttpServerConfig;
+
+export interface ConfigFile {
+  readonly path: string;
+  /** The file exists (even when it could not be parsed). */
+  readonly found: boolean;
+  /** sha256 of the file's bytes, hex; what a project approval is pinned to. */
+  readonly sha256?: string;
+  readonly servers: readonly ServerConfig[];
+  readonly problems: readonly string[];
+  /** Top-level `deferThreshold` (honoured in the user file only). */
+  readonly deferThreshold?: number;
+}
+
+/** Where zot keeps its state, resolved the way zot does (docs/extensions.md). */
+export function zotHome(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.ZOT_HOME) return env.ZOT_HOME;
+  if (env.XDG_STATE_HOME) return join(env.XDG_STATE_HOME, 'zot');
+  if (platform() === 'darwin') return join(homedir(), 'Library', 'Application Support', 'zot');
+  if (platform() === 'win32') {
+    return join(env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'zot');
+  }
+  return join(homedir(), '.local', 'state', 'zot');
+}
+
+export const userConfigPath = (home: string) => join(home, 'mcp.json');
+export const projectConfigPath = (cwd: string) => join(cwd, '.mcp.json');
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Pass as the environment to read a file without expanding `${VAR}` (for a review). */
+export const AS_WRITTEN: NodeJS.ProcessEnv = Object.freeze({});
+
+/** `${VAR}` and `${VAR:-default}`, as in the files other MCP clients read; unset is empty. */
+export function expandVars(text: string, env: NodeJS.ProcessEnv): string {
+  if (env === AS_WRITTEN) return text;
+  return text.replace(
+    /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
+    (_m, name: string, fallback?: string) => env[name] ?? fallback ?? '',
+  );
+}
+
+function stringField(value: unknown, what: string): string {
+  if (typeof value !== 'string') throw new Error(`${what} must be a string`);
+  if (value.length > LIMITS.stringChars)
+    throw new Error(`${what} is over ${LIMITS.stringChars} characters`);
+  return value;
+}
+
+function stringMap(value: unknown, what: string, env: NodeJS.ProcessEnv): Record<string, string> {
+  if (value === undefined || value === null) return {};
+  if (!isObject(value)) throw new Error(`${what} must be an object of strings`);
+  const entries = Object.entries(value);
+  if (entries.length > LIMITS.envEntries)
+    throw new Error(`${what} has over ${LIMITS.envEntries} entries`);
+  return Object.fromEntries(
+    entries.map(([key, v]) => [key, expandVars(stringField(v, `${what}.${key}`), env)]),
+  );
+}
+
+/** One `mcpServers` entry; throws an Error naming the field when it is unusable. */
+export function parseServer(
+  name: string,
+  raw: unknown,
+  source: Source,
+  env: NodeJS.ProcessEnv,
+): ServerConfig | undefined {
+  if (!isObject(raw)) throw new Error('must be an object');
+  if (raw.disabled === true) return undefined;
+  const type = raw.type ?? (raw.url !== undefined && raw.command === undefined ? 'http' : 'stdio');
+  if (type === 'http' || type === 'streamable-http' || type === 'streamableHttp') {
+    const url = expandVars(stringField(raw.url, 'url'), env);
+    if (env === AS_WRITTEN && url.includes('${')) {
+      return { kind: 'http', name, source, url, headers: stringMap(raw.headers, 'headers', env) };
+    }
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new Error(`url ${JSON.stringify(url)} is not a URL`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      throw new Error(`url must be http: or https: (got ${parsed.protocol})`);
+    }
+    return { kind: 'http', name, source, url, headers: stringMap(raw.headers, 'headers', env) };
+  }
+  if (type === 'sse') throw new Error('the SSE transport is not supported; use "type": "http"');
+  if (type !== 'stdio') throw new Error(`unknown type ${JSON.stringify(type)}`);
+  const command = expandVars(stringField(raw.command, 'command'), env);
+  if (command.trim() === '') throw new Error('command is empty');
+  const rawArgs = raw.args ?? [];
+  if (!Array.isArray(rawArgs)) throw new Error('args must be an array of strings');
+  if (rawArgs.length > LIMITS.args) throw new Error(`args has over ${LIMITS.args} entries`);
+  const args = rawArgs.map((arg, i) => expandVars(stringField(arg, `args[${i}]`), env));
+  return { kind: 'stdio', name, source, command, args, env: stringMap(raw.env, 'env', env) };
+}
+
+/** Reads one configuration file. Contract: never throws; problems name the file and server. */
+export function readConfigFile(
+  path: string,
+  source: Source,
+  env: NodeJS.ProcessEnv = process.env,
+): ConfigFile {
+  let bytes: Buffer;
+  try {
+    const size = statSync(path).size;
+    if (size > LIMITS.fileBytes) {
+      return {
+        path,
+        found: true,
+        servers: [],
+        problems: [`${path}: over ${LIMITS.fileBytes} bytes; ignored`],
+      };
+    }
+    bytes = readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      return { path, found: false, servers: [], problems: [] };
+    return { path, found: true, servers: [], problems: [`${path}: ${(error as Error).message}`] };
+  }
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  let doc: unknown;
+  try {
+    doc = JSON.parse(bytes.toString('utf8'));
+  } catch (error) {
+    return {
+      path,
+      found: true,
+      sha256,
+      servers: [],
+      problems: [`${path}: not JSON (${(error as Error).message})`],
+    };
+  }
+  if (!isObject(doc)) {
+    return { path, found: true, sha256, servers: [], problems: [`${path}: not a JSON object`] };
+  }
+  const problems: string[] = [];
+  const servers: ServerConfig[] = [];
+  const table = doc.mcpServers ?? {};
+  if (!isObject(table)) problems.push(`${path}: "mcpServers" must be an object`);
+  const entries = isObject(table) ? Object.entries(table) : [];
+  if (entries.length > LIMITS.serversPerFile) {
+    problems.push(
+      `${path}: ${entries.length} servers; only the first ${LIMITS.serversPerFile} are read`,
+    );
+  }
+  for (const [name, raw] of entries.slice(0, LIMITS.serversPerFile)) {
+    try {
+      const server = parseServer(name, raw, source, env);
+      if (server) servers.push(server);
+    } catch (error) {
+      problems.push(
+        `${path}: server ${JSON.stringify(name)}: ${(error as Error).message}; skipped`,
+      );
+    }
+  }
+  const threshold = doc.deferThreshold;
+  const deferThreshold =
+    typeof threshold === 'number' && Number.isInteger(threshold) && threshold >= 0
+      ? threshold
+      : undefined;
+  if (threshold !== undefined && deferThreshold === undefined) {
+    problems.push(`${path}: "deferThreshold" must be a whole number >= 0; ignored`);
+  }
+  return { path, found: true, sha256, servers, problems, deferThreshold };
+}

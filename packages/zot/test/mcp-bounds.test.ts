@@ -1,0 +1,201 @@
+// The MCP bridge's handling of untrusted input, module by module: configuration files, tool
+// names and schemas, results, search. The modules are the example's TypeScript sources, bundled
+// on the fly with the repository's esbuild (they are not part of zot's own build).
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { MCP_EXT } from './support/mcp.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'zot-mcp-bounds-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+let config: any;
+let tools: any;
+let results: any;
+let search: any;
+let trust: any;
+
+before(async () => {
+  const names = ['config', 'tools', 'results', 'search', 'trust'];
+  await build({
+    entryPoints: names.map((name) => join(MCP_EXT, 'src', `${name}.ts`)),
+    outdir: dir,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    outExtension: { '.js': '.mjs' },
+    logLevel: 'warning',
+  });
+  const load = (name: string) => import(pathToFileURL(join(dir, `${name}.mjs`)).href);
+  [config, tools, results, search, trust] = await Promise.all(names.map(load));
+});
+
+test('configuration: both transports, ${VAR} expansion, bad entries reported and skipped', () => {
+  const path = join(dir, 'mcp.json');
+  writeFileSync(
+    path,
+    JSON.stringify({
+      mcpServers: {
+        local: { command: 'node', args: ['${HOME}/s.js', '${NOPE:-dflt}'], env: { K: '${X}' } },
+        web: { type: 'http', url: 'https://example.test/mcp', headers: { A: 'Bearer ${TOKEN}' } },
+        bare: { url: 'http://127.0.0.1:1/mcp' },
+        old: { type: 'sse', url: 'http://x/sse' },
+        file: { type: 'http', url: 'file:///etc/passwd' },
+        typo: { command: 7 },
+        off: { command: 'x', disabled: true },
+        long: { command: 'node', args: Array(300).fill('a') },
+      },
+      deferThreshold: 3,
+    }),
+  );
+  const file = config.readConfigFile(path, 'user', { HOME: '/h', X: 'x!', TOKEN: 't' });
+  assert.deepEqual(
+    file.servers.map((s: any) => [s.name, s.kind]),
+    [
+      ['local', 'stdio'],
+      ['web', 'http'],
+      ['bare', 'http'],
+    ],
+  );
+  assert.deepEqual(file.servers[0].args, ['/h/s.js', 'dflt']);
+  assert.deepEqual(file.servers[0].env, { K: 'x!' });
+  assert.deepEqual(file.servers[1].headers, { A: 'Bearer t' });
+  assert.equal(file.deferThreshold, 3);
+  assert.equal(file.problems.length, 4);
+  assert.match(file.problems.join('\n'), /"old": the SSE transport is not supported/);
+  assert.match(file.problems.join('\n'), /"file": url must be http: or https:/);
+  assert.match(file.problems.join('\n'), /"typo": command must be a string/);
+  assert.match(file.problems.join('\n'), /"long": args has over 256 entries/);
+  assert.match(file.sha256, /^[0-9a-f]{64}$/);
+
+  writeFileSync(path, '{"mcpServers": [');
+  assert.match(config.readConfigFile(path, 'user').problems[0], /not JSON/);
+  writeFileSync(path, Buffer.alloc(config.LIMITS.fileBytes + 1, 32));
+  assert.match(config.readConfigFile(path, 'user').problems[0], /over 1048576 bytes; ignored/);
+  assert.deepEqual(config.readConfigFile(join(dir, 'none.json'), 'user').found, false);
+});
+
+test('tool names: sanitised to zot’s rule; too long or colliding names are skipped with a note', () => {
+  const taken = new Set<string>();
+  const { tools: out, skipped } = tools.bridgeTools(
+    'my.server',
+    [
+      { name: 'read file', inputSchema: { type: 'object' } },
+      { name: 'read?file', inputSchema: { type: 'object' } },
+      { name: 'x'.repeat(60), inputSchema: { type: 'object' } },
+      { name: 'list', inputSchema: { type: 'array' } },
+      { name: 'ok', description: 'd'.repeat(5000) },
+    ],
+    taken,
+    2000,
+  );
+  assert.deepEqual(
+    out.map((t: any) => [t.zotName, t.mcpName]),
+    [
+      ['mcp__my_server__read_file', 'read file'],
+      ['mcp__my_server__ok', 'ok'],
+    ],
+  );
+  assert.equal(out[1].description.length, tools.TOOL_LIMITS.descriptionChars);
+  assert.match(skipped[0], /mcp__my_server__read_file is already taken; skipped/);
+  assert.match(skipped[1], /is longer than 64 characters; skipped/);
+  assert.match(skipped[2], /describes "array", not an object; skipped/);
+  const many = Array.from({ length: 600 }, (_, i) => ({ name: `t${i}` }));
+  const capped = tools.bridgeTools('big', many, new Set(), 2000);
+  assert.equal(capped.tools.length, 500);
+  assert.match(capped.skipped[0], /offers 600 tools; only the first 500 are bridged/);
+});
+
+test('schemas: $schema dropped, too large or too deep refused, the server’s object untouched', () => {
+  const raw = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' };
+  assert.deepEqual(tools.boundSchema(raw), { type: 'object' });
+  assert.equal(raw.$schema, 'https://json-schema.org/draft/2020-12/schema');
+  let deep: any = { type: 'object' };
+  for (let i = 0; i < 100; i++) deep = { type: 'object', properties: { a: deep } };
+  assert.match(tools.boundSchema(deep), /nested deeper than 24 levels/);
+  const big = { type: 'object', description: 'x'.repeat(70_000) };
+  assert.match(tools.boundSchema(big), /over 65536 characters/);
+  assert.deepEqual(tools.boundSchema(undefined), { type: 'object', properties: {} });
+});
+
+test('results: every MCP content type maps to text or image; sizes are bounded; isError kept', () => {
+  const png = Buffer.from('\x89PNG\r\n\x1a\nxxxx', 'latin1').toString('base64');
+  const mapped = results.mapResult({
+    isError: true,
+    content: [
+      { type: 'text', text: 'hello' },
+      { type: 'image', mimeType: 'image/png', data: png },
+      { type: 'image', mimeType: 'image/tiff', data: 'AAAA' },
+      { type: 'audio', mimeType: 'audio/wav', data: 'AAAA' },
+      { type: 'resource', resource: { uri: 'demo://a', mimeType: 'text/plain', text: 'body' } },
+      { type: 'resource', resource: { uri: 'demo://b', mimeType: 'image/png', blob: png } },
+      { type: 'resource_link', uri: 'demo://c', name: 'c', description: 'see c' },
+      { type: 'surprise' },
+    ],
+  });
+  assert.equal(mapped.isError, true);
+  assert.deepEqual(
+    mapped.content.map((b: any) => (b.type === 'image' ? `image ${b.mime_type}` : b.text)),
+    [
+      'hello',
+      'image image/png',
+      '[image (image/tiff), about 3 bytes, not shown]',
+      '[audio (audio/wav), about 3 bytes, not shown]',
+      '[resource demo://a (text/plain)]\nbody',
+      'image image/png',
+      '[resource link demo://c "c": see c]',
+      '[MCP content of type "surprise", not shown]',
+    ],
+  );
+  const flood = results.mapResult({
+    content: Array.from({ length: 300 }, () => ({ type: 'text', text: 'y'.repeat(10_000) })),
+  });
+  const text = flood.content.map((b: any) => b.text).join('');
+  assert.ok(text.length < results.RESULT_LIMITS.textChars + 1000, String(text.length));
+  assert.match(flood.content.at(-1).text, /^\[\d+ more content block\(s\) left out\]$/);
+  assert.deepEqual(results.mapResult({ content: [], structuredContent: { a: 1 } }).content, [
+    { type: 'text', text: '{\n  "a": 1\n}' },
+  ]);
+  assert.deepEqual(results.mapResult('nonsense'), { content: [], isError: false });
+});
+
+test('search: name words outrank description words; an exact name wins; limit bounded', () => {
+  const entry = (mcpName: string, description: string) => ({
+    zotName: `mcp__s__${mcpName}`,
+    mcpName,
+    description,
+    schema: {},
+  });
+  const list = [
+    entry('get-sum', 'adds two numbers'),
+    entry('echo', 'echoes the input back'),
+    entry('read_file', 'reads a file; see also echo'),
+  ];
+  assert.deepEqual(
+    search.searchTools('echo', list, 5).map((t: any) => t.mcpName),
+    ['echo', 'read_file'],
+  );
+  assert.deepEqual(
+    search.searchTools('mcp__s__get-sum', list, 5).map((t: any) => t.mcpName),
+    ['get-sum'],
+  );
+  assert.deepEqual(search.searchTools('weather', list, 5), []);
+  assert.equal(search.searchTools('s', list, 1000).length <= 20, true);
+});
+
+test('trust: approval pinned to a hash; a different hash is not approved; withdraw', () => {
+  const store = join(dir, 'home', 'mcp-trust.json');
+  const file = '/p/.mcp.json';
+  assert.equal(trust.isApproved(store, file, 'a'.repeat(64)), false);
+  trust.approve(store, file, 'a'.repeat(64));
+  assert.equal(trust.isApproved(store, file, 'a'.repeat(64)), true);
+  assert.equal(trust.isApproved(store, file, 'b'.repeat(64)), false);
+  assert.equal(trust.withdraw(store, file), true);
+  assert.equal(trust.isApproved(store, file, 'a'.repeat(64)), false);
+  writeFileSync(store, '{"projects": "garbage"');
+  assert.equal(trust.isApproved(store, file, 'a'.repeat(64)), false);
+});

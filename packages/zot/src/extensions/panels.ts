@@ -19,7 +19,21 @@ interface PanelRecord {
   title: string | undefined;
   lines: string[];
   footer: string | undefined;
+  /** Keys typed while the previous one is still being handled (see KEY_PACE_MS). */
+  waiting: Array<{ key: PanelKeyName; text?: string }>;
+  /** Set while a sent key has been neither rendered nor timed out. */
+  pace: NodeJS.Timeout | undefined;
 }
+
+/**
+ * A panel's next key goes out once the extension has rendered the panel after the previous one,
+ * or after this long. On the wire keys are always in order, but an extension may handle each
+ * key concurrently (the Go original's SDK starts a goroutine per key) and then sees them
+ * scrambled: "buy milk" became "kmyliub". Pacing keeps such extensions correct at typing speed.
+ */
+export const KEY_PACE_MS = 100;
+/** Keys held for one panel at most; more are refused (the user is told). */
+const MAX_WAITING_KEYS = 1024;
 
 /** The closed set of DECISIONS 23 (`esc` closes instead of being sent). */
 export type PanelKeyName = Exclude<PanelKey, 'esc'>;
@@ -67,6 +81,8 @@ export class PanelModel {
       title: spec.title,
       lines: [...(spec.lines ?? [])],
       footer: spec.footer,
+      waiting: [],
+      pace: undefined,
     };
   }
 
@@ -77,6 +93,7 @@ export class PanelModel {
     if (frame.title !== undefined) panel.title = frame.title;
     if (frame.lines !== undefined) panel.lines = [...frame.lines];
     if (frame.footer !== undefined) panel.footer = frame.footer;
+    this.sendNextKey(panel);
     this.emit({
       type: 'ext_panel_render',
       extension: from.name,
@@ -116,13 +133,37 @@ export class PanelModel {
       this.close(panel, 'gone'); // e.g. its load failed after it opened the panel
       return noPanel(panelId);
     }
+    if (panel.pace) {
+      if (panel.waiting.length >= MAX_WAITING_KEYS)
+        return {
+          ok: false,
+          error: `extension ${panel.owner.name} is not keeping up with the keys`,
+        };
+      panel.waiting.push(key === 'rune' ? { key, text: text! } : { key });
+      return { ok: true };
+    }
+    this.sendKey(panel, key, text);
+    return { ok: true };
+  }
+
+  private sendKey(panel: PanelRecord, key: PanelKeyName, text?: string): void {
     panel.owner.send({
       type: 'panel_key',
-      panel_id: panelId,
+      panel_id: panel.id,
       key,
       ...(key === 'rune' ? { text } : {}),
     });
-    return { ok: true };
+    panel.pace = setTimeout(() => this.sendNextKey(panel), KEY_PACE_MS);
+    panel.pace.unref();
+  }
+
+  /** The previous key was handled (rendered) or its time is up: the next one may go. */
+  private sendNextKey(panel: PanelRecord): void {
+    clearTimeout(panel.pace);
+    panel.pace = undefined;
+    if (this.current !== panel || !panel.owner.running) return;
+    const next = panel.waiting.shift();
+    if (next) this.sendKey(panel, next.key, next.text);
   }
 
   /** Its owner died, stopped or is being reloaded: the panel closes with it. */
@@ -145,6 +186,9 @@ export class PanelModel {
   /** Closes `panel`; its owner hears about it unless it asked or can no longer listen. */
   private close(panel: PanelRecord, why: 'replaced' | 'extension' | 'user' | 'gone'): void {
     if (this.current === panel) this.current = undefined;
+    clearTimeout(panel.pace);
+    panel.pace = undefined;
+    panel.waiting.length = 0;
     if ((why === 'replaced' || why === 'user') && panel.owner.running)
       panel.owner.send({ type: 'panel_close', panel_id: panel.id });
     this.emit({ type: 'ext_panel_close', extension: panel.owner.name, panel_id: panel.id });

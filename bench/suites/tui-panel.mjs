@@ -4,7 +4,7 @@
 // one frame: the TUI draws at most one frame per MIN_RENDER_INTERVAL_MS, and the key itself
 // already drew one (its panel had not changed yet). The editor's own key-to-frame time is
 // reported beside it.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,34 +12,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { TUI } from '@mariozechner/pi-tui';
 import { rounds, summarize, ZOT_MAIN } from '../lib/common.mjs';
+import { drivePty, FRAME_END } from '../lib/pty.mjs';
 
-const DRIVER = fileURLToPath(new URL('../support/pty-driver.py', import.meta.url));
 const PANEL_EXT = fileURLToPath(new URL('../support/panel-ext.mjs', import.meta.url));
 const RAW_PIPE = fileURLToPath(new URL('../support/raw-pipe-roundtrip.mjs', import.meta.url));
-/** pi-tui ends every frame with the end of synchronized output. */
-const FRAME_END = '\x1b[?2026l';
 const KEYS = ['a', 'b', 'c', 'd', 'e', 'f'];
-
-function drive(spec) {
-  return new Promise((resolve, reject) => {
-    const child = spawn('python3', [DRIVER, JSON.stringify(spec)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.on('error', reject);
-    child.on('close', () => {
-      try {
-        const result = JSON.parse(out);
-        if (result.key_ms.length !== KEYS.length)
-          throw new Error(`a key got no frame: ${JSON.stringify(result.output ?? '')}`);
-        resolve(result.key_ms);
-      } catch (error) {
-        reject(new Error(`pty driver: ${error.message}\n${out}`));
-      }
-    });
-  });
-}
 
 async function rawPipe() {
   const { stdout } = await promisify(execFile)(process.execPath, [RAW_PIPE, String(KEYS.length)]);
@@ -89,8 +66,8 @@ export async function run(options) {
     const n = rounds(options, 10, 3);
     for (let i = 0; i < n + 1; i++) {
       const raw = await rawPipe();
-      const frame = await drive(zot(false));
-      const panel = await drive(zot(true));
+      const frame = (await drivePty(zot(false))).key_ms;
+      const panel = (await drivePty(zot(true))).key_ms;
       if (i === 0) continue; // warm-up: disk caches, the first compile
       samples.raw.push(...raw);
       samples.frame.push(...frame);

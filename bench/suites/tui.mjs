@@ -1,41 +1,15 @@
 // The TUI in a real pseudo-terminal (bench/support/pty-driver.py): spawn to the first drawn
 // frame vs a bare Node program drawing one frame, and keystroke to updated frame vs a raw-mode
 // program echoing the same key, both measured in the same run through the same pty.
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { interleave, row, rounds, ZOT_MAIN } from '../lib/common.mjs';
+import { drivePty, FRAME_END } from '../lib/pty.mjs';
 
-const DRIVER = fileURLToPath(new URL('../support/pty-driver.py', import.meta.url));
 const RAW_ECHO = fileURLToPath(new URL('../support/raw-echo.mjs', import.meta.url));
-/** pi-tui ends every frame with the end of synchronized output. */
-const FRAME_END = '\x1b[?2026l';
 const KEYS = ['a', 'b', 'c', 'd', 'e'];
-
-function drive(spec) {
-  return new Promise((resolve, reject) => {
-    const child = spawn('python3', [DRIVER, JSON.stringify(spec)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.on('error', reject);
-    child.on('close', () => {
-      try {
-        const result = JSON.parse(out);
-        if (result.ready_ms === null)
-          throw new Error(`no first frame: ${JSON.stringify(result.output)}`);
-        if (result.key_ms.length !== (spec.keys?.length ?? 0))
-          throw new Error('a key got no frame');
-        resolve(result);
-      } catch (error) {
-        reject(new Error(`pty driver: ${error.message}\n${out}`));
-      }
-    });
-  });
-}
 
 export async function run(options) {
   const dir = mkdtempSync(join(tmpdir(), 'zot-bench-tui-'));
@@ -72,9 +46,9 @@ export async function run(options) {
   const bytes = [];
   try {
     const fns = {
-      raw: async () => drive(raw),
+      raw: async () => drivePty(raw),
       zot: async () => {
-        const result = await drive(zot);
+        const result = await drivePty(zot);
         bytes.push(result.bytes_at_ready);
         return result;
       },

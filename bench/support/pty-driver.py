@@ -48,6 +48,19 @@ def main() -> int:
     out = bytearray()
     ms = lambda: (time.perf_counter() - started) * 1000
 
+    # Like every terminal emulator, answer the primary device-attributes query (DA1): zot asks
+    # it after its OSC 11 background query, and a terminal that never answers would be an
+    # unusual one (zot then waits its query limit). OSC 11 itself is left unanswered, as by a
+    # terminal that does not support it.
+    da1_answered = 0
+
+    def answer_queries() -> None:
+        nonlocal da1_answered
+        asked = out.count(b"\x1b[c")
+        while da1_answered < asked:
+            os.write(master, b"\x1b[?62;22c")
+            da1_answered += 1
+
     def read_until(marker: bytes, since: int) -> bool:
         while out.find(marker, since) < 0:
             left = deadline - time.perf_counter()
@@ -63,6 +76,7 @@ def main() -> int:
             if not chunk:
                 return False
             out.extend(chunk)
+            answer_queries()
         return True
 
     result = {"ready_ms": None, "key_ms": [], "exit_ms": None}

@@ -265,7 +265,12 @@ export class Session {
   /** Applies trust answers; extensions restart when that changes what runs. Never rejects. */
   decideTrust(answers: readonly TrustAnswer[]): Promise<TrustOutcome> {
     const access = this.options.trust;
-    if (!access) return Promise.resolve({ errors: ['no project extensions to trust here'] });
+    if (!access) {
+      const message = 'no project extensions to trust here';
+      return Promise.resolve({
+        errors: answers.map(({ review }) => ({ dir: review.dir, message })),
+      });
+    }
     return applyTrustAnswers(access, answers, () => this.reloadExtensions());
   }
 

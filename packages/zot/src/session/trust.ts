@@ -18,7 +18,8 @@ export interface TrustAnswer {
 }
 
 export interface TrustOutcome {
-  errors: string[];
+  /** One per answer that could not be applied. */
+  errors: Array<{ dir: string; message: string }>;
   /** The reload's reports when the answers changed what runs. */
   reports?: ExtensionReport[];
 }
@@ -29,13 +30,13 @@ export async function applyTrustAnswers(
   answers: readonly TrustAnswer[],
   reload: () => Promise<ExtensionReport[]>,
 ): Promise<TrustOutcome> {
-  const errors: string[] = [];
+  const errors: TrustOutcome['errors'] = [];
   let changed = false;
   for (const { review, decision } of answers) {
     const error = await access
       .decide(review.dir, review.hash, decision)
       .catch((thrown: unknown) => (thrown as Error).message ?? String(thrown));
-    if (error !== undefined) errors.push(error);
+    if (error !== undefined) errors.push({ dir: review.dir, message: error });
     // Starting one that did not run, or stopping one that ran for this session only.
     else if ((decision === 'skip') === (review.state === 'once')) changed = true;
   }

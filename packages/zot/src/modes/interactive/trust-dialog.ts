@@ -111,8 +111,8 @@ export async function reviewTrust(options: {
   const outcome = await session.decideTrust(answers);
   for (const answer of answers) {
     const line = outcomeLine(answer);
-    if (line && !outcome.errors.some((error) => error.includes(answer.review.name)))
+    if (line && !outcome.errors.some((error) => error.dir === answer.review.dir))
       surface.display(line, answer.decision === 'skip' ? theme.muted : theme.success);
   }
-  for (const error of outcome.errors) surface.display(error, theme.error);
+  for (const error of outcome.errors) surface.display(error.message, theme.error);
 }

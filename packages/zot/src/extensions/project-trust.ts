@@ -51,16 +51,15 @@ export class ProjectTrust {
     this.stored = trustGate(options.paths, options.env);
   }
 
-  /** The host's `allow` hook: trust.json, then this process's run-once answers. */
+  /** The host's `allow` hook: this process's run-once answers, then trust.json. */
   readonly gate = (entry: DiscoveredExtension): string | undefined => {
-    const refusal = this.stored(entry);
-    if (refusal === undefined) return undefined;
+    // A run-once answer needs only the hash it pinned; trust.json is not read for it.
     const pinned = this.once.get(entry.dir);
     if (pinned !== undefined) {
       const now = hashExtension(entry);
       if (now.ok && now.hash === pinned) return undefined;
     }
-    return refusal;
+    return this.stored(entry);
   };
 
   /** Project extensions that would run but are not trusted (or only for this session). */

@@ -14,7 +14,7 @@ const SUMMARY_SYSTEM =
   'commands run and their outcomes, errors still open, and the next steps. Be specific and terse.';
 
 /** Index of the first message to keep verbatim: the start of one of the last exchanges. */
-export function splitPoint(messages: Message[], keep = KEEP_EXCHANGES): number {
+export function splitPoint(messages: readonly Message[], keep = KEEP_EXCHANGES): number {
   const starts = messages
     .map((message, index) => (message.role === 'user' ? index : -1))
     .filter((index) => index >= 0);
@@ -106,4 +106,28 @@ export async function screenSummary(
   }
   const text = (decision?.text ?? summary).trim();
   return text ? { summary: text } : { error: 'compaction failed: the summary was emptied' };
+}
+
+/**
+ * What compaction makes of `messages`: the screened summary of the older part, and the last
+ * exchanges kept as they are. `call` is asked for the model settings only once there is
+ * something to compact (so "nothing to compact" wins over a missing API key).
+ * Contract: never throws.
+ */
+export async function compactTranscript(
+  messages: readonly Message[],
+  call: () => { settings: ModelCallSettings } | { error: string },
+  stream: (model: ModelInfo) => StreamFn,
+  hooks: AgentHooks,
+  signal: AbortSignal,
+): Promise<{ summary: string; kept: Message[] } | { error: string }> {
+  const cut = splitPoint(messages);
+  if (cut === 0 || messages.length === 0) return { error: 'nothing to compact yet' };
+  const ready = call();
+  if ('error' in ready) return ready;
+  const summarised = await summarise(messages.slice(0, cut), ready.settings, stream, signal);
+  const result =
+    'error' in summarised ? summarised : await screenSummary(hooks, summarised.summary);
+  if ('error' in result) return result;
+  return { summary: result.summary, kept: messages.slice(cut) };
 }

@@ -11,7 +11,7 @@ import type { SkillCatalog } from '../tools/skills/catalog.js';
 import type { LoginResult, ProviderStatus } from './provider-access.js';
 import type { RecordedUsage, SessionSummary } from './session-files.js';
 import { errorMessage } from '../util/errors.js';
-import { AUTO_COMPACT_RATIO, screenSummary, splitPoint, summarise } from './compact.js';
+import { AUTO_COMPACT_RATIO, compactTranscript } from './compact.js';
 import { ConfirmGate, type AskPerson } from './confirm.js';
 import { wireExtensions } from './extension-hooks.js';
 import { summaryMessage, type SessionEntry, type SessionWriter } from './store.js';
@@ -527,40 +527,26 @@ export class Session {
   }
 
   private async compactNow(signal: AbortSignal): Promise<{ summary?: string; error?: string }> {
-    const cut = splitPoint(this.messagesList);
-    if (cut === 0 || this.messagesList.length === 0) {
-      const error = 'nothing to compact yet';
-      this.emit({ type: 'error', message: error });
-      return { error };
-    }
-    const missing = this.missingKey();
-    if (missing !== undefined) {
-      this.emit({ type: 'error', message: missing });
-      return { error: missing };
-    }
-    const summarised = await summarise(
-      this.messagesList.slice(0, cut),
-      this.settings(),
+    const result = await compactTranscript(
+      this.messagesList,
+      () => {
+        const missing = this.missingKey();
+        return missing === undefined ? { settings: this.settings() } : { error: missing };
+      },
       this.options.stream,
+      this.hooks,
       signal,
     );
-    const result =
-      'error' in summarised ? summarised : await screenSummary(this.hooks, summarised.summary);
     if ('error' in result) {
       this.emit({ type: 'error', message: result.error });
       return { error: result.error };
     }
-    const kept = this.messagesList.slice(cut);
+    const { summary, kept } = result;
     const time = new Date().toISOString();
-    this.messagesList.splice(
-      0,
-      this.messagesList.length,
-      summaryMessage(result.summary, time),
-      ...kept,
-    );
-    this.persist({ type: 'compaction', time, summary: result.summary, kept: kept.length });
-    this.emit({ type: 'compact_done', summary: result.summary });
-    return { summary: result.summary };
+    this.messagesList.splice(0, this.messagesList.length, summaryMessage(summary, time), ...kept);
+    this.persist({ type: 'compaction', time, summary, kept: kept.length });
+    this.emit({ type: 'compact_done', summary });
+    return { summary };
   }
 
   /** Resolves once nothing runs or waits in the queue. Contract: never rejects. */

@@ -203,15 +203,15 @@ export class SelectDialog<T = string> implements Component, Focusable {
         item.searchText ?? [item.label, item.description, item.detail].filter(Boolean).join(' '),
     );
     this.top = 0;
-    this.select(0, { before });
+    this.moveTo(0, before);
   }
 
-  /** `changed.before`: what was highlighted when the list itself changed under the selection. */
-  private select(
-    index: number,
-    changed: { before: SelectDialogItem<T> | undefined } = { before: this.highlighted() },
-  ): void {
-    const before = changed.before;
+  private select(index: number): void {
+    this.moveTo(index, this.highlighted());
+  }
+
+  /** `before`: what was highlighted, taken before the list itself changed under the selection. */
+  private moveTo(index: number, before: SelectDialogItem<T> | undefined): void {
     this.selected = Math.max(0, Math.min(index, this.filtered.length - 1));
     if (this.highlighted() !== before) this.options.onHighlight?.(this.highlighted());
     const rows = this.maxVisible();

@@ -219,7 +219,7 @@ export class Bridge {
     }
     try {
       const result = mapResult(await server.call(tool.mcpName, args, this.toolTimeoutMs));
-      await server.toolsSettled(SETTLE_WAIT_MS);
+      if (server.relistingTools) await server.toolsSettled(SETTLE_WAIT_MS);
       return result.isError
         ? { content: result.content, isError: true }
         : { content: result.content };

@@ -141,6 +141,8 @@ export class McpServer {
           // the next change or restart lists them again
         } finally {
           listing = false;
+          // calls stop waiting on a listing once it is done
+          if (generation === this.generation) this.relisting = undefined;
         }
       })();
       return this.relisting;
@@ -213,6 +215,11 @@ export class McpServer {
     if (auto) this.lastAutoRestart = Date.now();
     await this.start();
     return this.state === 'ready';
+  }
+
+  /** Whether a listing announced by tools/list_changed is running. */
+  get relistingTools(): boolean {
+    return this.relisting !== undefined;
   }
 
   /**

@@ -11,9 +11,11 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   quietStdio();
   process.stdout.write(MAIN_HELP);
 } else {
-  const { runCli, exitAfterFlush } = await import('./cli/run.js');
-  // Not process.exit: that would drop output still on its way into a pipe.
-  await exitAfterFlush(await runCli(argv));
+  // No top-level await: the bundle is CommonJS (see scripts/bundle.mjs).
+  void import('./cli/run.js').then(async ({ runCli, exitAfterFlush }) => {
+    // Not process.exit: that would drop output still on its way into a pipe.
+    await exitAfterFlush(await runCli(argv));
+  });
 }
 
 /** A reader that went away (`zot --help | head -c1`) is no error; Node then exits by itself, flushed. */

@@ -1,11 +1,10 @@
 // Start-up stays fast because the print/JSON path loads none of the heavy or extension-only
-// modules. Asserts on which modules load (a loader hook), not on wall-clock time.
+// modules. Asserts on which modules load (a preload lists them at exit), not on wall-clock time.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { makeSandbox, runZot, ZOT_BIN } from './support/zot.js';
@@ -20,10 +19,15 @@ after(async () => {
   box.cleanup();
 });
 
-// Node's own modules do not pass the loader hook; the preload lists them at exit instead.
-const BUILTINS_AT_EXIT = `
-import { writeSync } from 'node:fs';
-process.on('exit', () => writeSync(2, 'builtins ' + JSON.stringify(process.moduleLoadList) + '\\n'));
+// The bundle is CommonJS and loads everything with require(), packages included (a test below
+// checks that no import() is left in it), so require's cache names every file a run loaded, and
+// Node's own list names the built-in modules.
+const LOADED_AT_EXIT = `
+const { writeSync } = require('node:fs');
+process.on('exit', () => {
+  for (const file of Object.keys(require.cache)) writeSync(2, 'loaded ' + file + '\\n');
+  writeSync(2, 'builtins ' + JSON.stringify(process.moduleLoadList) + '\\n');
+});
 `;
 /** fetch's HTTP client, whose load and WebAssembly compile cost a short run ~250 ms. */
 const UNDICI = 'NativeModule internal/deps/undici/undici';
@@ -35,18 +39,11 @@ function builtinsOf(stderr: string): string[] {
   return JSON.parse(line.slice('builtins '.length)) as string[];
 }
 
-const HOOK = `
-import { writeSync } from 'node:fs';
-export async function load(url, context, nextLoad) {
-  writeSync(2, 'loaded ' + url + '\\n');
-  return nextLoad(url, context);
-}`;
-
-// What must stay off the --json path, and how loading it would show. esbuild leaves these
+// What must stay off the --json path, and how loading it would show. The bundle leaves these
 // packages in node_modules, so they load from their own directory:
 const EXTERNAL = ['ajv', 'diff', '@sinclair/typebox'];
 // and inlines our own modules into chunks; the build's module map (dist/bundle-modules.json, from
-// esbuild's metafile) names every module a chunk holds (bounds.js, a small JSON guard, is meant
+// Rollup's output) names every module a chunk holds (bounds.js, a small JSON guard, is meant
 // to load).
 const INLINED = [
   'packages/protocol/dist/src/decode.js',
@@ -82,27 +79,30 @@ function markersIn(files: string[]): Set<string> {
   );
 }
 
+/** The preload that lists what a process loaded, written into the sandbox; returns its path. */
+function writePreload(): string {
+  const preload = join(box.project, 'loaded.cjs');
+  writeFileSync(preload, LOADED_AT_EXIT);
+  return preload;
+}
+
 /** What a zot run loaded: the bundle chunks' source modules, and files from the packages. */
 async function loadedBy(
   args: string[],
   input?: string,
 ): Promise<{ modules: Set<string>; files: string[]; stdout: string; stderr: string }> {
-  const hookFile = join(box.project, 'hook.mjs');
-  writeFileSync(
-    hookFile,
-    `import { register } from 'node:module';\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOK)}`)});\n${BUILTINS_AT_EXIT}`,
-  );
+  const preload = writePreload();
   const result = await runZot([...args, '--no-session', ...fakeLlmFlags(llm.url)], {
     home: box.home,
     cwd: box.project,
-    env: { NODE_OPTIONS: `--import ${hookFile}` },
+    env: { NODE_OPTIONS: `--require ${preload}` },
     ...(input === undefined ? {} : { input }),
   });
   assert.equal(result.code, 0, result.stderr);
   const files = result.stderr
     .split('\n')
-    .filter((line) => line.startsWith('loaded file:'))
-    .map((line) => fileURLToPath(line.slice('loaded '.length)));
+    .filter((line) => line.startsWith('loaded /'))
+    .map((line) => line.slice('loaded '.length));
   const bundle = dirname(ZOT_BIN);
   const chunks = files.filter((file) => file.startsWith(bundle));
   assert.ok(chunks.includes(ZOT_BIN), 'the bundle ran');
@@ -132,18 +132,36 @@ function assertNoneLoaded(
   }
 }
 
+test('the bundle is CommonJS that loads with require() only, so the preload sees every file', () => {
+  const bundle = dirname(ZOT_BIN);
+  const pkg = JSON.parse(readFileSync(join(bundle, 'package.json'), 'utf8')) as { type?: string };
+  assert.equal(pkg.type, 'commonjs');
+  const files = [
+    ZOT_BIN,
+    ...readdirSync(join(bundle, 'chunks')).map((f) => join(bundle, 'chunks', f)),
+  ];
+  for (const file of files) {
+    assert.doesNotMatch(readFileSync(file, 'utf8'), /\bimport\(/, `${file} has no import()`);
+  }
+  // A package loaded by require() shows in the preload's list.
+  const probe = spawnSync(process.execPath, ['--require', writePreload(), '-e', "require('ajv')"], {
+    encoding: 'utf8',
+    cwd: bundle,
+  });
+  const ajv = packageDirectory('ajv');
+  assert.ok(
+    probe.stderr.split('\n').some((line) => line.startsWith(`loaded ${ajv}`)),
+    'the preload lists a package that loaded',
+  );
+});
+
 test('a --json run without extensions loads no Ajv, diff, TypeBox, protocol decoder, extension host or fetch', async () => {
   llm.script({ text: 'hi' });
   const loaded = await loadedBy(['--json', 'hello']);
-  // (hook.mjs is written by loadedBy.) The undici needle matches in a process that touches fetch.
+  // The undici needle matches in a process that touches fetch.
   const probe = spawnSync(
     process.execPath,
-    [
-      '--import',
-      join(box.project, 'hook.mjs'),
-      '-e',
-      "fetch('http://127.0.0.1:1').catch(() => {})",
-    ],
+    ['--require', writePreload(), '-e', "fetch('http://127.0.0.1:1').catch(() => {})"],
     { encoding: 'utf8' },
   );
   assert.ok(builtinsOf(probe.stderr).includes(UNDICI), 'the needle matches when fetch loads');

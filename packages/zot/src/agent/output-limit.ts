@@ -1,12 +1,12 @@
 // One size limit for every tool result the model sees. Built-in tools cut their own output
 // (head for read, tail for bash) well inside it; this is the backstop that also holds
 // extension tools to the same bound, with the same "full output saved to ..." note.
-import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatBytes, truncateHead } from '../util/truncate.js';
 import type { ToolContent, ToolOutput } from './tool.js';
+import { nodeCrypto } from '../util/builtins.js';
 
 export interface OutputLimits {
   maxLines: number;
@@ -30,7 +30,7 @@ export function defaultOutputLimits(): OutputLimits {
 function save(dir: string, text: string): { path?: string; error?: string } {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const path = join(dir, `${randomUUID()}.txt`);
+    const path = join(dir, `${nodeCrypto().randomUUID()}.txt`);
     writeFileSync(path, text, { mode: 0o600 });
     return { path };
   } catch (error) {

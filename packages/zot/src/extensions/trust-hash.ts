@@ -1,7 +1,6 @@
 // The content hash trust pins a project extension to: its directory, plus what Node would load
 // for it from the project without the reviewed code naming a path (bare imports resolved through
 // parent node_modules, the package scope of a package.json above it).
-import { createHash } from 'node:crypto';
 import { closeSync, lstatSync, openSync, readFileSync, readSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { errorMessage } from '../util/errors.js';
@@ -14,6 +13,7 @@ import {
   type TreeEntryKind,
   type TreeLimits,
 } from './tree.js';
+import { nodeCrypto } from '../util/builtins.js';
 
 /** One hashed entry, as `zot ext trust` shows it. */
 export interface HashedEntry {
@@ -71,7 +71,7 @@ export function hashExtension(target: TrustTarget, limits = DEFAULT_TREE_LIMITS)
     covered.paths.length > 0 ? `${target.dir} with the paths its trust covers` : target.dir;
   const walked = walkTree(target.dir, { exclude: (rel) => rel === '.git', limits, used, subject });
   if (!walked.ok) return walked;
-  const tree = createHash('sha256');
+  const tree = nodeCrypto().createHash('sha256');
   tree.update(`${HASH_FORMAT}\n`);
   const entries: HashedEntry[] = [];
   const add = (entry: RawEntry): string | undefined => {
@@ -127,7 +127,7 @@ function hashEntry(entry: RawEntry): { entry: HashedEntry; line: string } | { er
 }
 
 function hashFile(path: string): string | { error: string } {
-  const hash = createHash('sha256');
+  const hash = nodeCrypto().createHash('sha256');
   const buffer = Buffer.allocUnsafe(1024 * 1024);
   let fd: number | undefined;
   try {

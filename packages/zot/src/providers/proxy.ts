@@ -1,6 +1,6 @@
 // Which proxy a request goes through, from the environment, the way curl reads it:
 // https_proxy / http_proxy / all_proxy (lowercase first, then uppercase) and no_proxy.
-import { BlockList, isIP } from 'node:net';
+import { nodeNet } from '../util/builtins.js';
 
 export type ProxyEnv = Readonly<Record<string, string | undefined>>;
 
@@ -93,7 +93,7 @@ function splitEntry(entry: string): { host: string; port?: number } {
 export function bypassesProxy(target: URL, noProxy: string): boolean {
   const host = bareHost(target.hostname);
   const port = targetPort(target);
-  const hostIp = isIP(host);
+  const hostIp = nodeNet().isIP(host);
   for (const raw of noProxy.split(/[\s,]+/)) {
     if (raw === '') continue;
     if (raw === '*') return true;
@@ -115,17 +115,17 @@ export function bypassesProxy(target: URL, noProxy: string): boolean {
 
 function ipMatches(host: string, family: number, entry: string, slash: number): boolean {
   const address = bareHost(slash >= 0 ? entry.slice(0, slash) : entry);
-  const entryFamily = isIP(address);
+  const entryFamily = nodeNet().isIP(address);
   if (entryFamily !== family) return false;
   const type = family === 6 ? 'ipv6' : 'ipv4';
   if (slash < 0) {
-    const list = new BlockList();
+    const list = new (nodeNet().BlockList)();
     list.addAddress(address, type);
     return list.check(host, type);
   }
   const prefix = Number(entry.slice(slash + 1));
   if (!Number.isInteger(prefix) || prefix < 0 || prefix > (family === 6 ? 128 : 32)) return false;
-  const list = new BlockList();
+  const list = new (nodeNet().BlockList)();
   list.addSubnet(address, prefix, type);
   return list.check(host, type);
 }

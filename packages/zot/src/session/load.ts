@@ -1,6 +1,5 @@
 // Rebuilding a transcript from the bytes of a session file, which are untrusted: any line may be
 // cut by a crash, corrupt, hand-edited or hostile. Pure (no I/O), so fuzz tests can call it.
-import { isUtf8 } from 'node:buffer';
 import { MAX_JSON_DEPTH, parseBoundedJson } from '@zot/protocol/bounds';
 import type { Message, ToolMessage } from '../providers/types.js';
 import { errorMessage } from '../util/errors.js';
@@ -13,6 +12,7 @@ import {
 import { pairToolCalls } from './repair.js';
 import { TranscriptReplay } from './replay.js';
 import { UsageTally, type RecordedUsage } from './recorded-usage.js';
+import { nodeBuffer } from '../util/builtins.js';
 
 /** Problems reported one by one; past this many, only counted (a corrupt file has millions). */
 export const MAX_LOAD_WARNINGS = 20;
@@ -58,7 +58,7 @@ class Warnings {
 
 /** Why a line cannot be read, or its value. */
 function decodeLine(bytes: Buffer): { value: unknown } | { error: string } {
-  if (!isUtf8(bytes)) return { error: 'is not valid UTF-8' };
+  if (!nodeBuffer().isUtf8(bytes)) return { error: 'is not valid UTF-8' };
   const text = bytes.toString('utf8');
   if (text.includes('\0')) return { error: 'contains NUL bytes (the file was damaged)' };
   const parsed = parseBoundedJson(text);

@@ -1,5 +1,4 @@
 // Session files: one JSONL transcript per run under sessions/<cwd-key>/, appended per message.
-import { createHash, randomBytes } from 'node:crypto';
 import {
   appendFileSync,
   closeSync,
@@ -19,6 +18,7 @@ import { errorMessage } from '../util/errors.js';
 import type { SessionEntry } from './entries.js';
 import { loadSessionText, type LoadedSession } from './load.js';
 import { UsageTally, type RecordedUsage } from './recorded-usage.js';
+import { nodeCrypto } from '../util/builtins.js';
 
 export { SESSION_FORMAT_VERSION, type SessionEntry } from './entries.js';
 export { loadSessionText, summaryMessage, type LoadedSession } from './load.js';
@@ -31,7 +31,7 @@ export function cwdKey(cwd: string): string {
     basename(cwd)
       .replace(/[^A-Za-z0-9._-]/g, '_')
       .slice(0, 40) || 'root';
-  const hash = createHash('sha256').update(cwd).digest('hex').slice(0, 12);
+  const hash = nodeCrypto().createHash('sha256').update(cwd).digest('hex').slice(0, 12);
   return `${name}-${hash}`;
 }
 
@@ -41,7 +41,10 @@ export function sessionDir(sessionsRoot: string, cwd: string): string {
 
 export function newSessionPath(sessionsRoot: string, cwd: string): string {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  return join(sessionDir(sessionsRoot, cwd), `${stamp}_${randomBytes(3).toString('hex')}.jsonl`);
+  return join(
+    sessionDir(sessionsRoot, cwd),
+    `${stamp}_${nodeCrypto().randomBytes(3).toString('hex')}.jsonl`,
+  );
 }
 
 /**

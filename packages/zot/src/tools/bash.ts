@@ -1,5 +1,4 @@
 // The bash tool: run a command, stream progress, return the tail of its merged output.
-import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import { OutputSink, ProgressLines, type SinkResult } from './bash-output.js';
 import { defaultShell, runShell, type RunOutcome } from './bash-run.js';
 import { errorOutput, stringArg } from './common.js';
 import { argsValidator } from './arg-validators.js';
+import { nodeCrypto } from '../util/builtins.js';
 
 export interface BashToolOptions {
   /** Shell to run commands with (default bash, or sh when there is no bash). */
@@ -87,7 +87,7 @@ async function bashTool(
   const sink = new OutputSink({
     maxLines: settings.maxLines,
     maxBytes: settings.maxBytes,
-    filePath: join(outputDir, `${id}-${randomUUID().slice(0, 8)}.log`),
+    filePath: join(outputDir, `${id}-${nodeCrypto().randomUUID().slice(0, 8)}.log`),
   });
   const progress = new ProgressLines(
     (text) => context.onProgress(text),

@@ -1,5 +1,5 @@
 // Fingerprints of text that an audit line must identify without repeating it (redacted originals).
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from './builtins.js';
 
 export interface TextDigest {
   /** Length in UTF-16 code units, as JavaScript counts it. */
@@ -8,5 +8,8 @@ export interface TextDigest {
 }
 
 export function textDigest(text: string): TextDigest {
-  return { chars: text.length, sha256: createHash('sha256').update(text).digest('hex') };
+  return {
+    chars: text.length,
+    sha256: nodeCrypto().createHash('sha256').update(text).digest('hex'),
+  };
 }

@@ -1,7 +1,6 @@
 // A lock file beside a small state file, so that the read-modify-write cycles of separate zot
 // processes (`zot ext trust`, `zot auth set`, saving the chosen model) never lose each
 // other's writes. Readers need no lock: the files are replaced atomically.
-import { randomUUID } from 'node:crypto';
 import {
   closeSync,
   linkSync,
@@ -15,6 +14,7 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 import { errorMessage } from './errors.js';
+import { nodeCrypto } from './builtins.js';
 
 export interface LockOptions {
   /** How long to wait for another holder before giving up (ms). */
@@ -44,7 +44,7 @@ export function withFileLock<T>(path: string, fn: () => T, options: LockOptions 
   const lock = `${path}.lock`;
   const waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
   const staleMs = options.staleMs ?? DEFAULT_STALE_MS;
-  const token = `${process.pid} ${randomUUID()}\n`;
+  const token = `${process.pid} ${nodeCrypto().randomUUID()}\n`;
   const deadline = Date.now() + waitMs;
   mkdirSync(dirname(lock), { recursive: true });
   for (let attempt = 0; !tryCreate(lock, token); attempt++) {
@@ -115,7 +115,7 @@ function isAlive(pid: number): boolean {
  * back unless yet another lock exists by then.
  */
 function takeOver(lock: string, stale: Holder): void {
-  const aside = `${lock}.stale-${process.pid}-${randomUUID()}`;
+  const aside = `${lock}.stale-${process.pid}-${nodeCrypto().randomUUID()}`;
   try {
     renameSync(lock, aside);
   } catch {

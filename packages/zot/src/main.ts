@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The composition root: argv -> mode. `--version` and `--help` answer before anything heavy loads.
+import { useBundleCodeCache } from './cli/code-cache.js';
 import { MAIN_HELP } from './cli/help.js';
 import { zotVersion } from './cli/version.js';
 
@@ -11,6 +12,8 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   quietStdio();
   process.stdout.write(MAIN_HELP);
 } else {
+  // The bundle's chunks compile from V8 data kept by earlier runs.
+  useBundleCodeCache(import.meta.url);
   // No top-level await: the bundle is CommonJS (see scripts/bundle.mjs).
   void import('./cli/run.js').then(async ({ runCli, exitAfterFlush }) => {
     // Not process.exit: that would drop output still on its way into a pipe.

@@ -26,6 +26,25 @@ export function resolveZotHome(
   return join(home, '.local', 'state', 'zot');
 }
 
+/**
+ * Where zot keeps what it can rebuild (V8's compiled code for its bundle), apart from its state:
+ * `$XDG_CACHE_HOME/zot`, else `~/Library/Caches/zot` (macOS), `~/.cache/zot` (Linux),
+ * `%LOCALAPPDATA%\\zot\\cache` (Windows). ZOT_HOME does not move it: ZOT_HOME holds state, and
+ * a directory of state stays free of files zot may rewrite or remove at any time.
+ */
+export function resolveCacheDir(
+  env: NodeJS.ProcessEnv = process.env,
+  platform = process.platform,
+): string {
+  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'zot');
+  const home = env.HOME || homedir();
+  if (platform === 'darwin') return join(home, 'Library', 'Caches', 'zot');
+  if (platform === 'win32') {
+    return join(env.LOCALAPPDATA || join(home, 'AppData', 'Local'), 'zot', 'cache');
+  }
+  return join(home, '.cache', 'zot');
+}
+
 export function zotPaths(home = resolveZotHome()): ZotPaths {
   return {
     home,

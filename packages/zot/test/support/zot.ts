@@ -36,6 +36,9 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
+/** The XDG cache directory of every zot the tests run (util/code-cache.ts keeps code there). */
+export const TEST_CACHE_HOME = join(tmpdir(), `zot-test-cache-${process.getuid?.() ?? 'user'}`);
+
 /** Environment without the caller's provider keys, so tests never pick up real credentials. */
 export function cleanEnv(
   home: string,
@@ -44,7 +47,15 @@ export function cleanEnv(
   // HOME too: the user's own ~/.claude/skills or ~/.agents/skills must not reach a test's prompt.
   const userHome = join(home, '..', 'user-home');
   mkdirSync(userHome, { recursive: true });
-  const env: NodeJS.ProcessEnv = { ...process.env, ZOT_HOME: home, HOME: userHome, NO_COLOR: '1' };
+  // One code cache for every test's zot, outside the sandboxes: the tests share it as separate
+  // users' runs would, and a sandbox is never removed while a zot still writes into it at exit.
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ZOT_HOME: home,
+    HOME: userHome,
+    XDG_CACHE_HOME: TEST_CACHE_HOME,
+    NO_COLOR: '1',
+  };
   for (const key of [
     'ANTHROPIC_API_KEY',
     'OPENAI_API_KEY',

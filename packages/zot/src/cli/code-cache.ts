@@ -1,0 +1,16 @@
+// Where the bundle's compiled code is kept between runs (see util/code-cache.ts).
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { resolveCacheDir } from '../config/paths.js';
+import { useCodeCache } from '../util/code-cache.js';
+
+/**
+ * Compiles the bundle's chunks (beside `entryUrl`, in `chunks/`) with V8 data kept under the
+ * cache directory; ZOT_CODE_CACHE=0 turns it off. The per-file build has no chunks directory,
+ * so there it changes nothing.
+ */
+export function useBundleCodeCache(entryUrl: string, env: NodeJS.ProcessEnv = process.env): void {
+  if (env.ZOT_CODE_CACHE === '0') return;
+  const chunks = join(dirname(fileURLToPath(entryUrl)), 'chunks');
+  useCodeCache(chunks, join(resolveCacheDir(env), 'code'));
+}

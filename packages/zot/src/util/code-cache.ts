@@ -1,0 +1,141 @@
+// V8's compiled code for the bundle's chunks, kept between runs. Node 20 compiles every
+// CommonJS file from source on every start (its own compile cache arrives in Node 22), and the
+// chunk a `zot -p` run needs takes about 7 ms to compile; with the code V8 made last time it
+// takes under 1 (docs/architecture.md, "Start-up"). The cache is an optimisation only: any
+// problem with it (unwritable directory, damaged or foreign file, rejected data) means the chunk
+// compiles as usual, and nothing is reported.
+//
+// Keyed by chunk file name, size and mtime, in a directory per V8 version, architecture and
+// installation: a rebuilt or edited chunk gets a new key, and V8 itself rejects data made by
+// another V8 or with other flags. Written once per key, at exit (so the data holds the functions
+// this run compiled), to a temporary file renamed into place; the directory's stale files (of
+// chunks that changed or are gone) are removed then.
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import Module from 'node:module';
+import { basename, dirname, join } from 'node:path';
+import { Script } from 'node:vm';
+
+/** Larger files are not V8 data for our chunks: the largest chunk's is under 1 MiB. */
+const MAX_CACHE_BYTES = 16 * 1024 * 1024;
+
+interface CompilableModule {
+  exports: unknown;
+  _compile(content: string, filename: string): unknown;
+}
+
+/** The cache file for a chunk, or undefined when the chunk cannot be stat'ed. */
+function cacheFile(dir: string, chunk: string): string | undefined {
+  try {
+    const stat = statSync(chunk);
+    return join(dir, `${basename(chunk)}-${stat.size}-${Math.trunc(stat.mtimeMs)}.v8`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The file's bytes when it is a regular file of sane size; never blocks on a FIFO. */
+function readCache(file: string): Buffer | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size === 0 || stat.size > MAX_CACHE_BYTES) return undefined;
+    const data = Buffer.allocUnsafe(stat.size);
+    let read = 0;
+    while (read < stat.size) {
+      const n = readSync(fd, data, read, stat.size - read, read);
+      if (n === 0) return undefined;
+      read += n;
+    }
+    return data;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** FNV-1a: a short, stable name for the installation's directory (not a security measure). */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, '0');
+}
+
+/** A cache file whose chunk is gone or changed, or a temporary file left by a killed run. */
+function isStale(name: string, dir: string, chunksDir: string): boolean {
+  const key = /^(.+\.js)-\d+-\d+\.v8$/.exec(name);
+  if (!key) return name.endsWith('.tmp') && !name.includes(`.${process.pid}.`);
+  const chunk = join(chunksDir, key[1]!);
+  return !existsSync(chunk) || cacheFile(dir, chunk) !== join(dir, name);
+}
+
+/** Writes what this run compiled for the chunks that had no usable data; drops stale files. */
+function writeCaches(dir: string, chunksDir: string, pending: Map<string, Script>): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    for (const [file, script] of pending) {
+      const temporary = `${file}.${process.pid}.tmp`;
+      writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
+      renameSync(temporary, file);
+    }
+    for (const name of readdirSync(dir)) {
+      if (isStale(name, dir, chunksDir)) rmSync(join(dir, name), { force: true });
+    }
+  } catch {
+    // an optimisation only: the next run compiles from source again
+  }
+}
+
+/** What the cache did in this process, by chunk file name (for tests and diagnostics). */
+export interface CodeCacheStats {
+  /** Chunks compiled from kept data. */
+  readonly fromCache: string[];
+  /** Chunks compiled from source, whose data is written at exit. */
+  readonly compiled: string[];
+}
+
+/**
+ * Compiles the CommonJS files directly in `chunksDir` with V8 data kept in `cacheDir`. Contract:
+ * never throws; a file it cannot help is compiled by Node as usual.
+ */
+export function useCodeCache(chunksDir: string, cacheDir: string): CodeCacheStats {
+  const stats: CodeCacheStats = { fromCache: [], compiled: [] };
+  const prototype = (Module as unknown as { prototype: CompilableModule }).prototype;
+  const compile = prototype._compile;
+  if (typeof compile !== 'function') return stats;
+  const dir = join(cacheDir, `v8-${process.versions.v8}-${process.arch}-${fnv1a(chunksDir)}`);
+  const pending = new Map<string, Script>();
+  prototype._compile = function (this: CompilableModule, content: string, filename: string) {
+    const file = dirname(filename) === chunksDir ? cacheFile(dir, filename) : undefined;
+    if (file === undefined) return compile.call(this, content, filename);
+    const cachedData = readCache(file);
+    const script = new Script(Module.wrap(content), { filename, cachedData });
+    if (cachedData === undefined || script.cachedDataRejected === true) {
+      pending.set(file, script);
+      stats.compiled.push(basename(filename));
+    } else {
+      stats.fromCache.push(basename(filename));
+    }
+    const run = script.runInThisContext() as (...args: unknown[]) => unknown;
+    const require = Module.createRequire(filename);
+    return run.call(this.exports, this.exports, require, this, filename, dirname(filename));
+  };
+  process.once('exit', () => {
+    if (pending.size > 0) writeCaches(dir, chunksDir, pending);
+  });
+  return stats;
+}

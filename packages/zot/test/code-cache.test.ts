@@ -1,0 +1,228 @@
+// V8 code kept between runs for the bundle's chunks (util/code-cache.ts): real child processes
+// compile real CommonJS chunks, once from source and then from the kept data; damaged, foreign
+// or blocking cache files and an unwritable directory change nothing but speed.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { resolveCacheDir } from '../src/config/paths.js';
+import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
+import { hangGuard } from './support/timing.js';
+import { makeSandbox, runZot } from './support/zot.js';
+
+const CODE_CACHE = fileURLToPath(new URL('../src/util/code-cache.js', import.meta.url));
+const box = makeSandbox();
+let llm: FakeLlm;
+before(async () => {
+  llm = await startFakeLlm();
+});
+after(async () => {
+  await llm.close();
+  box.cleanup();
+});
+
+interface ChildRun {
+  value: number;
+  fromCache: string[];
+  compiled: string[];
+  stderr: string;
+}
+
+/** A chunks directory with two CommonJS chunks, one requiring the other; returns its path. */
+function writeChunks(name: string): string {
+  const chunks = join(box.project, name, 'chunks');
+  mkdirSync(chunks, { recursive: true });
+  writeFileSync(join(chunks, 'helper-a1.js'), 'exports.base = 20;\n');
+  writeFileSync(
+    join(chunks, 'answer-b2.js'),
+    "'use strict';\nfunction twice(n) { return n * 2; }\nexports.value = twice(require('./helper-a1.js').base) + 2;\n",
+  );
+  writeFileSync(join(box.project, name, 'outside.js'), 'exports.value = 7;\n');
+  return chunks;
+}
+
+/** Runs a child that uses the cache and requires `file`; returns what it saw. */
+function runChild(chunks: string, cache: string, file = join(chunks, 'answer-b2.js')): ChildRun {
+  const script = [
+    `import { useCodeCache } from ${JSON.stringify(CODE_CACHE)};`,
+    "import { createRequire } from 'node:module';",
+    `const stats = useCodeCache(${JSON.stringify(chunks)}, ${JSON.stringify(cache)});`,
+    `const { value } = createRequire(${JSON.stringify(file)})(${JSON.stringify(file)});`,
+    'process.stdout.write(JSON.stringify({ value, ...stats }));',
+  ].join('\n');
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    timeout: hangGuard(10_000),
+  });
+  assert.equal(child.status, 0, `the child ran: ${child.stderr}${String(child.error ?? '')}`);
+  return { ...(JSON.parse(child.stdout) as Omit<ChildRun, 'stderr'>), stderr: child.stderr };
+}
+
+/** The cache files written for a cache directory: name -> path. */
+function cacheFiles(cache: string): Map<string, string> {
+  const found = new Map<string, string>();
+  if (!existsSync(cache)) return found;
+  for (const dir of readdirSync(cache)) {
+    for (const name of readdirSync(join(cache, dir))) found.set(name, join(cache, dir, name));
+  }
+  return found;
+}
+
+const keyOf = (files: Map<string, string>, chunk: string) =>
+  [...files.keys()].find((name) => name.startsWith(`${chunk}-`));
+
+test('a chunk compiles from source once, then from the kept data, with the same result', () => {
+  const chunks = writeChunks('fresh');
+  const cache = join(box.project, 'fresh-cache');
+  const first = runChild(chunks, cache);
+  assert.equal(first.value, 42);
+  assert.deepEqual(first.fromCache, []);
+  assert.deepEqual(first.compiled.sort(), ['answer-b2.js', 'helper-a1.js']);
+  const files = cacheFiles(cache);
+  assert.equal(files.size, 2, `one file per chunk: ${[...files.keys()].join(', ')}`);
+  for (const path of files.values()) {
+    assert.equal(statSync(path).mode & 0o777, 0o600, `${path} is private`);
+  }
+  const second = runChild(chunks, cache);
+  assert.equal(second.value, 42);
+  assert.deepEqual(second.fromCache.sort(), ['answer-b2.js', 'helper-a1.js']);
+  assert.deepEqual(second.compiled, []);
+  assert.equal(second.stderr, '');
+});
+
+test('files outside the chunks directory are left to Node', () => {
+  const chunks = writeChunks('outside');
+  const cache = join(box.project, 'outside-cache');
+  const run = runChild(chunks, cache, join(chunks, '..', 'outside.js'));
+  assert.equal(run.value, 7);
+  assert.deepEqual([run.fromCache, run.compiled], [[], []]);
+  assert.equal(cacheFiles(cache).size, 0);
+});
+
+test('damaged, empty and foreign cache files are ignored, and replaced by good ones', () => {
+  const chunks = writeChunks('damaged');
+  const cache = join(box.project, 'damaged-cache');
+  runChild(chunks, cache);
+  const files = cacheFiles(cache);
+  const answer = files.get(keyOf(files, 'answer-b2.js')!)!;
+  const helper = files.get(keyOf(files, 'helper-a1.js')!)!;
+  writeFileSync(answer, 'not V8 data at all');
+  writeFileSync(helper, '');
+  const run = runChild(chunks, cache);
+  assert.equal(run.value, 42);
+  assert.deepEqual(run.compiled.sort(), ['answer-b2.js', 'helper-a1.js']);
+  assert.notEqual(
+    readFileSync(answer, 'utf8'),
+    'not V8 data at all',
+    'the damaged file was replaced',
+  );
+  assert.ok(statSync(helper).size > 0, 'the empty file was replaced');
+  // Data V8 made for another chunk is rejected by V8 itself.
+  writeFileSync(helper, readFileSync(answer));
+  const again = runChild(chunks, cache);
+  assert.equal(again.value, 42);
+  assert.ok(again.compiled.includes('helper-a1.js'), 'the foreign data was not used');
+});
+
+test(
+  'a FIFO where a cache file should be does not block the run',
+  { skip: process.platform === 'win32' },
+  () => {
+    const chunks = writeChunks('fifo');
+    const cache = join(box.project, 'fifo-cache');
+    runChild(chunks, cache);
+    const files = cacheFiles(cache);
+    const answer = files.get(keyOf(files, 'answer-b2.js')!)!;
+    const mkfifo = spawnSync('sh', ['-c', `rm -f "$1" && mkfifo "$1"`, 'sh', answer]);
+    assert.equal(mkfifo.status, 0, 'mkfifo made the FIFO');
+    const run = runChild(chunks, cache);
+    assert.equal(run.value, 42);
+    assert.ok(run.compiled.includes('answer-b2.js'));
+    assert.ok(statSync(answer).isFile(), 'the FIFO was replaced by a regular file');
+  },
+);
+
+test('an edited chunk gets a new key, and its old data is removed', () => {
+  const chunks = writeChunks('edited');
+  const cache = join(box.project, 'edited-cache');
+  runChild(chunks, cache);
+  const before = keyOf(cacheFiles(cache), 'answer-b2.js');
+  writeFileSync(join(chunks, 'answer-b2.js'), 'exports.value = 43;\n');
+  const later = new Date(Date.now() + 5_000);
+  utimesSync(join(chunks, 'answer-b2.js'), later, later);
+  const run = runChild(chunks, cache);
+  assert.equal(run.value, 43, 'the new source ran, not the old data');
+  assert.deepEqual(run.compiled, ['answer-b2.js']);
+  const after = cacheFiles(cache);
+  const now = keyOf(after, 'answer-b2.js');
+  assert.ok(now && now !== before, 'a new key');
+  assert.ok(!after.has(before!), 'the old key was removed');
+  assert.equal(after.size, 2);
+});
+
+test('an unwritable cache directory changes nothing but speed', () => {
+  const chunks = writeChunks('unwritable');
+  const blocker = join(box.project, 'a-file');
+  writeFileSync(blocker, 'x');
+  for (let i = 0; i < 2; i++) {
+    const run = runChild(chunks, join(blocker, 'cache'));
+    assert.equal(run.value, 42);
+    assert.equal(run.stderr, '', 'nothing is reported');
+    assert.deepEqual(run.fromCache, []);
+  }
+});
+
+test('the cache directory follows XDG_CACHE_HOME, then the platform, never ZOT_HOME', () => {
+  assert.equal(resolveCacheDir({ ZOT_HOME: '/z', XDG_CACHE_HOME: '/x' }, 'linux'), '/x/zot');
+  assert.equal(resolveCacheDir({ ZOT_HOME: '/z', HOME: '/h' }, 'linux'), '/h/.cache/zot');
+  assert.equal(resolveCacheDir({ XDG_CACHE_HOME: '/x', HOME: '/h' }, 'darwin'), '/x/zot');
+  assert.equal(resolveCacheDir({ HOME: '/h' }, 'linux'), '/h/.cache/zot');
+  assert.equal(resolveCacheDir({ HOME: '/h' }, 'darwin'), '/h/Library/Caches/zot');
+  assert.equal(
+    resolveCacheDir({ HOME: '/h', LOCALAPPDATA: '/l' }, 'win32'),
+    join('/l', 'zot', 'cache'),
+  );
+});
+
+test('zot keeps its chunks compiled under $XDG_CACHE_HOME/zot; ZOT_CODE_CACHE=0 keeps nothing', async () => {
+  const home = join(box.project, 'zot-home');
+  const xdg = join(box.project, 'xdg-cache');
+  const off = join(box.project, 'xdg-cache-off');
+  mkdirSync(home, { recursive: true });
+  const outputs: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    llm.script({ text: 'cached hello' });
+    const result = await runZot(['-p', 'hi', '--no-session', ...fakeLlmFlags(llm.url)], {
+      home,
+      cwd: box.project,
+      env: { XDG_CACHE_HOME: xdg },
+    });
+    assert.equal(result.code, 0, result.stderr);
+    outputs.push(result.stdout);
+  }
+  assert.deepEqual(outputs, ['cached hello\n', 'cached hello\n']);
+  assert.ok(!existsSync(join(home, 'cache')), 'ZOT_HOME holds no cache');
+  const kept = [...cacheFiles(join(xdg, 'zot', 'code')).keys()];
+  assert.ok(
+    kept.some((name) => name.startsWith('run-')),
+    `the run chunk's code is kept: ${kept.join(', ')}`,
+  );
+  llm.script({ text: 'uncached' });
+  const result = await runZot(['-p', 'hi', '--no-session', ...fakeLlmFlags(llm.url)], {
+    home,
+    cwd: box.project,
+    env: { XDG_CACHE_HOME: off, ZOT_CODE_CACHE: '0' },
+  });
+  assert.equal(result.stdout, 'uncached\n');
+  assert.ok(!existsSync(off), 'nothing was kept');
+});

@@ -23,14 +23,21 @@ const RAW = fileURLToPath(new URL('../support/raw-http.mjs', import.meta.url));
 const REPLY = readFileSync(join(ROOT, 'packages/zot/test/fixtures/streams/anthropic-text.sse'));
 const REPLY_TEXT = "I'm Claude, an AI assistant made by Anthropic.";
 
-async function timed(args, check) {
-  const result = await timedNode(args);
+async function timed(args, check, env) {
+  const result = await timedNode(args, { env });
   if (result.code !== 0) {
     throw new Error(`node ${args.join(' ')} exited ${result.code}: ${result.stderr.trim()}`);
   }
   check?.(result.stdout);
   return result.ms;
 }
+
+/** A report-only row. */
+const info = (metric, baseline, subject) => ({
+  ...row(metric, baseline, subject, { maxRatio: Infinity }),
+  target: 'report only',
+  pass: null,
+});
 
 const expect = (what, test) => (stdout) => {
   if (!test(stdout)) throw new Error(`unexpected ${what} output: ${stdout.slice(0, 200)}`);
@@ -120,12 +127,13 @@ export async function run(options) {
   try {
     const zotArgs = [ZOT_MAIN, '-p', 'hello', '--no-session'];
     zotArgs.push('--provider', 'anthropic', '--base-url', server.url, '--api-key', 'k');
-    const zotEnv = { ...process.env, ZOT_HOME: home };
+    // The code cache (util/code-cache.ts) in the run's own directory: the warm-up fills it.
+    const zotEnv = { ...process.env, ZOT_HOME: home, XDG_CACHE_HOME: join(dir, 'cache') };
     // One zot run first, to capture the exact request the baseline will send.
     await printRun(server, zotArgs, zotEnv, cwd, []);
     const rawArgs = [RAW, `${server.url}${server.arrivals[0].path}`];
     const rawEnv = { ...process.env, BENCH_BODY: server.bodies[0] };
-    const toRequest = { raw: [], zot: [] };
+    const toRequest = { raw: [], zot: [], noCache: [], noCa: [] };
     const fns = {
       baseline: () => timed(['-e', '0']),
       version: () =>
@@ -140,7 +148,23 @@ export async function run(options) {
         ),
       raw: () => printRun(server, rawArgs, rawEnv, cwd, toRequest.raw),
       print: () => printRun(server, zotArgs, zotEnv, cwd, toRequest.zot),
+      printNoCache: () =>
+        printRun(server, zotArgs, { ...zotEnv, ZOT_CODE_CACHE: '0' }, cwd, toRequest.noCache),
     };
+    // This machine's environment may set NODE_EXTRA_CA_CERTS, which makes every Node start read
+    // and parse that file (about 60 ms here) and so shrinks every ratio above: the same runs
+    // without it are reported too.
+    const extraCa = process.env.NODE_EXTRA_CA_CERTS !== undefined;
+    if (extraCa) {
+      const noCa = (env) => {
+        const copy = { ...env };
+        delete copy.NODE_EXTRA_CA_CERTS;
+        return copy;
+      };
+      fns.baselineNoCa = () => timed(['-e', '0'], undefined, noCa(process.env));
+      fns.rawNoCa = () => printRun(server, rawArgs, noCa(rawEnv), cwd, toRequest.noCa);
+      fns.printNoCa = () => printRun(server, zotArgs, noCa(zotEnv), cwd, toRequest.noCa);
+    }
     await interleave(rounds(options, 3, 1), fns); // warm-up: disk cache, compile cache
     toRequest.raw.length = 0;
     toRequest.zot.length = 0;
@@ -176,6 +200,25 @@ export async function run(options) {
           samples.print,
           PRINT_VS_NODE,
         ),
+        info(
+          'zot -p hello, no code cache (ZOT_CODE_CACHE=0): spawn -> exit vs node:http',
+          samples.raw,
+          samples.printNoCache,
+        ),
+        ...(extraCa
+          ? [
+              info(
+                'without NODE_EXTRA_CA_CERTS: zot -p hello spawn -> exit vs node:http',
+                samples.rawNoCa,
+                samples.printNoCa,
+              ),
+              info(
+                'without NODE_EXTRA_CA_CERTS: zot -p hello spawn -> exit vs node -e 0',
+                samples.baselineNoCa,
+                samples.printNoCa,
+              ),
+            ]
+          : []),
         ...rows,
       ],
     };

@@ -1,5 +1,5 @@
 // The edit tool: exact-text replacements in one file, all or nothing, answered with a diff.
-import { readFile } from 'node:fs/promises';
+import { promises as fsp } from 'node:fs';
 import type { Tool, ToolOutput } from '../agent/tool.js';
 import { errorOutput, fsErrorText, resolvePath, stringArg, textOutput } from './common.js';
 import { applyEdits, detectEol, type TextEdit } from './edit-apply.js';
@@ -81,7 +81,7 @@ async function editTool(
 
   let raw: Buffer;
   try {
-    raw = await readFile(target);
+    raw = await fsp.readFile(target);
   } catch (error) {
     return errorOutput(fsErrorText('edit', path, error));
   }

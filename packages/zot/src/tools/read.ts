@@ -1,5 +1,5 @@
 // The read tool: a text file with line numbers, an image as an image block, other binaries refused.
-import { open, readFile, stat } from 'node:fs/promises';
+import { promises as fsp } from 'node:fs';
 import type { Tool, ToolOutput } from '../agent/tool.js';
 import { formatBytes } from '../util/truncate.js';
 import { errorOutput, resolvePath, stringArg, textOutput, tryFs } from './common.js';
@@ -95,7 +95,7 @@ async function readTool(
   const limit = (args.limit as number | undefined) ?? limits.maxLines;
   const abs = resolvePath(cwd, path, limits.homeDir);
 
-  const info = await tryFs('read', path, () => stat(abs));
+  const info = await tryFs('read', path, () => fsp.stat(abs));
   if (!info.ok) return info.output;
   if (info.value.isDirectory()) {
     return errorOutput(`read: ${path} is a directory; use bash (e.g. ls) to list it`);
@@ -127,7 +127,7 @@ async function readTool(
           `${formatBytes(limits.maxImageBytes)} limit for images; shrink it first (e.g. with bash)`,
       );
     }
-    const data = await tryFs('read', path, () => readFile(abs));
+    const data = await tryFs('read', path, () => fsp.readFile(abs));
     if (!data.ok) return data.output;
     return {
       content: [
@@ -162,7 +162,7 @@ async function readTool(
 }
 
 async function readHead(path: string): Promise<Buffer> {
-  const handle = await open(path, 'r');
+  const handle = await fsp.open(path, 'r');
   try {
     const buffer = Buffer.alloc(SNIFF_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);

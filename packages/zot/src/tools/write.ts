@@ -1,6 +1,5 @@
 // The write tool: create or replace a whole file, atomically, keeping its mode.
-import { chmodSync } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
+import { chmodSync, promises as fsp } from 'node:fs';
 import type { Stats } from 'node:fs';
 import type { Tool, ToolOutput } from '../agent/tool.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
@@ -39,7 +38,7 @@ export function createWriteTool(options: WriteToolOptions = {}): Tool {
 /** A symlink is written through (its target changes); a missing file resolves to itself. */
 export async function writeTarget(abs: string): Promise<string> {
   try {
-    return await realpath(abs);
+    return await fsp.realpath(abs);
   } catch {
     return abs;
   }
@@ -52,7 +51,7 @@ export async function existingFile(
   target: string,
 ): Promise<{ stats?: Stats; error?: ToolOutput }> {
   try {
-    const stats = await stat(target);
+    const stats = await fsp.stat(target);
     if (stats.isDirectory()) return { error: errorOutput(`${tool}: ${path} is a directory`) };
     if (!stats.isFile()) return { error: errorOutput(`${tool}: ${path} is not a regular file`) };
     return { stats };

@@ -12,7 +12,7 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { resolveCacheDir } from '../src/config/paths.js';
@@ -170,6 +170,26 @@ test('an edited chunk gets a new key, and its old data is removed', () => {
   assert.equal(after.size, 2);
 });
 
+test('a temporary file left by a killed run is removed; one being written is not', () => {
+  const chunks = writeChunks('leftovers');
+  const cache = join(box.project, 'leftovers-cache');
+  runChild(chunks, cache);
+  const dir = dirname([...cacheFiles(cache).values()][0]!);
+  const abandoned = join(dir, 'answer-b2.js-1-1.v8.4242.tmp');
+  const live = join(dir, 'answer-b2.js-1-1.v8.4343.tmp');
+  writeFileSync(abandoned, 'partial');
+  writeFileSync(live, 'partial');
+  const old = new Date(Date.now() - 10 * 60_000);
+  utimesSync(abandoned, old, old);
+  // an edit makes the next run write, and tidy up after itself
+  writeFileSync(join(chunks, 'helper-a1.js'), 'exports.base = 21;\n');
+  const later = new Date(Date.now() + 5_000);
+  utimesSync(join(chunks, 'helper-a1.js'), later, later);
+  assert.equal(runChild(chunks, cache).value, 44);
+  assert.ok(!existsSync(abandoned), 'the abandoned file is gone');
+  assert.ok(existsSync(live), 'a file another run may be writing stays');
+});
+
 test('an unwritable cache directory changes nothing but speed', () => {
   const chunks = writeChunks('unwritable');
   const blocker = join(box.project, 'a-file');
@@ -187,6 +207,11 @@ test('the cache directory follows XDG_CACHE_HOME, then the platform, never ZOT_H
   assert.equal(resolveCacheDir({ ZOT_HOME: '/z', HOME: '/h' }, 'linux'), '/h/.cache/zot');
   assert.equal(resolveCacheDir({ XDG_CACHE_HOME: '/x', HOME: '/h' }, 'darwin'), '/x/zot');
   assert.equal(resolveCacheDir({ HOME: '/h' }, 'linux'), '/h/.cache/zot');
+  assert.equal(
+    resolveCacheDir({ XDG_CACHE_HOME: 'relative', HOME: '/h' }, 'linux'),
+    '/h/.cache/zot',
+    'a relative XDG_CACHE_HOME is invalid and ignored',
+  );
   assert.equal(resolveCacheDir({ HOME: '/h' }, 'darwin'), '/h/Library/Caches/zot');
   assert.equal(
     resolveCacheDir({ HOME: '/h', LOCALAPPDATA: '/l' }, 'win32'),

@@ -1,6 +1,6 @@
 // Where zot keeps its state (DECISIONS 1), resolved once from the environment.
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 
 export interface ZotPaths {
   home: string;
@@ -36,7 +36,8 @@ export function resolveCacheDir(
   env: NodeJS.ProcessEnv = process.env,
   platform = process.platform,
 ): string {
-  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'zot');
+  // a relative path is invalid there (XDG Base Directory specification): ignored
+  if (env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME)) return join(env.XDG_CACHE_HOME, 'zot');
   const home = env.HOME || homedir();
   if (platform === 'darwin') return join(home, 'Library', 'Caches', 'zot');
   if (platform === 'win32') {

@@ -75,10 +75,20 @@ function fnv1a(text: string): string {
   return (hash >>> 0).toString(16).padStart(8, '0');
 }
 
+/** A temporary file this old was left by a killed run, not being written by a live one. */
+const ABANDONED_TMP_MS = 60_000;
+
 /** A cache file whose chunk is gone or changed, or a temporary file left by a killed run. */
 function isStale(name: string, dir: string, chunksDir: string): boolean {
   const key = /^(.+\.js)-\d+-\d+\.v8$/.exec(name);
-  if (!key) return name.endsWith('.tmp') && !name.includes(`.${process.pid}.`);
+  if (!key) {
+    if (!name.endsWith('.tmp')) return false;
+    try {
+      return Date.now() - statSync(join(dir, name)).mtimeMs > ABANDONED_TMP_MS;
+    } catch {
+      return false;
+    }
+  }
   const chunk = join(chunksDir, key[1]!);
   return !existsSync(chunk) || cacheFile(dir, chunk) !== join(dir, name);
 }

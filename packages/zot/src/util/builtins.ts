@@ -1,8 +1,9 @@
-// Node built-ins that zot loads on first use instead of importing them. An ESM import of a
-// built-in reads every one of its exports, which runs their lazy getters: `node:crypto` then
-// loads Web Crypto and about twenty internal modules, `node:net` its BlockList and SocketAddress
-// classes, `node:buffer` its File class. A run that never hashes, never checks a proxy rule and
-// never reads a session line pays nothing for them (the start-up budget of docs/architecture.md;
+// Node built-ins that zot loads on first use instead of importing them. An import loads a
+// built-in with the importing module, at start-up (in the bundle's CommonJS as well), and an ESM
+// import also reads every export, which runs the lazy getters: `node:crypto` brings Web Crypto
+// and about twenty internal modules, `node:net` its BlockList and SocketAddress classes,
+// `node:buffer` its File class. A run that never hashes, never checks a proxy rule and never
+// reads a session line pays nothing for them (docs/architecture.md, "Start-up";
 // startup-modules.test checks it).
 import { createRequire } from 'node:module';
 

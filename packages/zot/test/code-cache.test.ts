@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import {
+  chmodSync,
+  chownSync,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -133,6 +135,40 @@ test('damaged, empty and foreign cache files are ignored, and replaced by good o
   assert.equal(again.value, 42);
   assert.ok(again.compiled.includes('helper-a1.js'), 'the foreign data was not used');
 });
+
+test(
+  'a cache file or directory that others may write to is not trusted',
+  { skip: process.platform === 'win32' },
+  () => {
+    const chunks = writeChunks('shared');
+    const cache = join(box.project, 'shared-cache');
+    runChild(chunks, cache);
+    const files = cacheFiles(cache);
+    const answer = files.get(keyOf(files, 'answer-b2.js')!)!;
+    chmodSync(answer, 0o666);
+    const run = runChild(chunks, cache);
+    assert.equal(run.value, 42);
+    assert.deepEqual(run.fromCache, ['helper-a1.js'], 'only the private file was used');
+    assert.equal(statSync(answer).mode & 0o777, 0o600, 'and the open one was replaced');
+    if (process.getuid?.() === 0) {
+      // (as root, the test can hand a file to another user)
+      const helper = files.get(keyOf(files, 'helper-a1.js')!)!;
+      chownSync(helper, 65534, 65534);
+      assert.ok(runChild(chunks, cache).compiled.includes('helper-a1.js'), "another user's file");
+    }
+    const dir = dirname(answer);
+    chmodSync(dir, 0o777);
+    const before = readdirSync(dir).map((name) => [name, statSync(join(dir, name)).mtimeMs]);
+    const open = runChild(chunks, cache);
+    assert.equal(open.value, 42);
+    assert.deepEqual([open.fromCache, open.compiled], [[], []], 'the directory is left alone');
+    assert.deepEqual(
+      readdirSync(dir).map((name) => [name, statSync(join(dir, name)).mtimeMs]),
+      before,
+      'nothing was written into it',
+    );
+  },
+);
 
 test(
   'a FIFO where a cache file should be does not block the run',

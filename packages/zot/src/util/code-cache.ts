@@ -9,12 +9,14 @@
 // installation: a rebuilt or edited chunk gets a new key, and V8 itself rejects data made by
 // another V8 or with other flags. Written once per key, at exit (so the data holds the functions
 // this run compiled), to a temporary file renamed into place; the directory's stale files (of
-// chunks that changed or are gone) are removed then.
+// chunks that changed or are gone) are removed then. V8 runs this data as code, so a directory
+// or file that another user owns, or that others may write to, is never read nor written.
 import {
   closeSync,
   constants,
   existsSync,
   fstatSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -23,6 +25,7 @@ import {
   rmSync,
   statSync,
   writeFileSync,
+  type Stats,
 } from 'node:fs';
 import Module from 'node:module';
 import { basename, dirname, join } from 'node:path';
@@ -46,13 +49,30 @@ function cacheFile(dir: string, chunk: string): string | undefined {
   }
 }
 
-/** The file's bytes when it is a regular file of sane size; never blocks on a FIFO. */
+/** Ours, and writable by no one else (on Windows, where modes say little, not checked). */
+function ownedPrivately(stat: Stats): boolean {
+  if (typeof process.getuid !== 'function') return true;
+  return stat.uid === process.getuid() && (stat.mode & 0o022) === 0;
+}
+
+/** Whether the cache directory may be used: missing (it is made private), or private. */
+function usableDirectory(dir: string): boolean {
+  try {
+    const stat = lstatSync(dir);
+    return stat.isDirectory() && ownedPrivately(stat);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+}
+
+/** The file's bytes when it is a private regular file of sane size; never blocks on a FIFO. */
 function readCache(file: string): Buffer | undefined {
   let fd: number | undefined;
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
     const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size === 0 || stat.size > MAX_CACHE_BYTES) return undefined;
+    if (!stat.isFile() || !ownedPrivately(stat)) return undefined;
+    if (stat.size === 0 || stat.size > MAX_CACHE_BYTES) return undefined;
     const data = Buffer.allocUnsafe(stat.size);
     let read = 0;
     while (read < stat.size) {
@@ -97,6 +117,7 @@ function isStale(name: string, dir: string, chunksDir: string): boolean {
 function writeCaches(dir: string, chunksDir: string, pending: Map<string, Script>): void {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (!usableDirectory(dir)) return;
     for (const [file, script] of pending) {
       const temporary = `${file}.${process.pid}.tmp`;
       writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
@@ -128,6 +149,7 @@ export function useCodeCache(chunksDir: string, cacheDir: string): CodeCacheStat
   const compile = prototype._compile;
   if (typeof compile !== 'function') return stats;
   const dir = join(cacheDir, `v8-${process.versions.v8}-${process.arch}-${fnv1a(chunksDir)}`);
+  if (!usableDirectory(dir)) return stats;
   const pending = new Map<string, Script>();
   prototype._compile = function (this: CompilableModule, content: string, filename: string) {
     const file = dirname(filename) === chunksDir ? cacheFile(dir, filename) : undefined;

@@ -5,7 +5,7 @@
 //   every dynamic import, of our chunks and of the packages left outside, becomes a require();
 // - Rollup, not esbuild, does the chunking: a module that every importer of a lazily loaded part
 //   has already loaded stays in the importer's chunk instead of becoming a chunk of its own.
-//   With esbuild's splitting a `zot -p` run loaded 25 files; now it loads 5;
+//   With esbuild's splitting a `zot -p` run loaded 25 files; now it loads 4;
 // - esbuild then minifies each chunk (whitespace and syntax only, so that names stay readable
 //   in stack traces).
 import { builtinModules } from 'node:module';

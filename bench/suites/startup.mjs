@@ -133,7 +133,7 @@ export async function run(options) {
     await printRun(server, zotArgs, zotEnv, cwd, []);
     const rawArgs = [RAW, `${server.url}${server.arrivals[0].path}`];
     const rawEnv = { ...process.env, BENCH_BODY: server.bodies[0] };
-    const toRequest = { raw: [], zot: [], noCache: [], noCa: [] };
+    const toRequest = { raw: [], zot: [], noCache: [], rawNoCa: [], zotNoCa: [] };
     const fns = {
       baseline: () => timed(['-e', '0']),
       version: () =>
@@ -162,8 +162,8 @@ export async function run(options) {
         return copy;
       };
       fns.baselineNoCa = () => timed(['-e', '0'], undefined, noCa(process.env));
-      fns.rawNoCa = () => printRun(server, rawArgs, noCa(rawEnv), cwd, toRequest.noCa);
-      fns.printNoCa = () => printRun(server, zotArgs, noCa(zotEnv), cwd, toRequest.noCa);
+      fns.rawNoCa = () => printRun(server, rawArgs, noCa(rawEnv), cwd, toRequest.rawNoCa);
+      fns.printNoCa = () => printRun(server, zotArgs, noCa(zotEnv), cwd, toRequest.zotNoCa);
     }
     await interleave(rounds(options, 3, 1), fns); // warm-up: disk cache, compile cache
     toRequest.raw.length = 0;

@@ -34,7 +34,7 @@ after(async () => {
 });
 
 interface ChildRun {
-  value: number;
+  value: number | string;
   fromCache: string[];
   compiled: string[];
   stderr: string;
@@ -100,6 +100,21 @@ test('a chunk compiles from source once, then from the kept data, with the same 
   assert.deepEqual(second.fromCache.sort(), ['answer-b2.js', 'helper-a1.js']);
   assert.deepEqual(second.compiled, []);
   assert.equal(second.stderr, '');
+});
+
+test('stack traces point at the right line and column, from source and from kept data', () => {
+  const chunks = writeChunks('stacks');
+  const cache = join(box.project, 'stacks-cache');
+  const source =
+    "'use strict';const where = () => new Error('here').stack.split('\\n')[1];\nexports.value = where();\n";
+  const file = join(chunks, 'where-d4.js');
+  writeFileSync(file, source);
+  const column = source.indexOf('new Error') + 1;
+  for (const expected of [['where-d4.js'], []]) {
+    const run = runChild(chunks, cache, file);
+    assert.deepEqual(run.compiled, expected);
+    assert.match(String(run.value), new RegExp(`where-d4\\.js:1:${column}\\)?$`));
+  }
 });
 
 test('files outside the chunks directory are left to Node', () => {

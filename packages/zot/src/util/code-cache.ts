@@ -31,6 +31,9 @@ import Module from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 
+/** What Module.wrap puts before the source: `(function (exports, require, ...) { `. */
+const WRAPPER_START = Module.wrap('').slice(0, Module.wrap('').indexOf('{') + 2);
+
 /** Larger files are not V8 data for our chunks: the largest chunk's is under 1 MiB. */
 const MAX_CACHE_BYTES = 16 * 1024 * 1024;
 
@@ -152,10 +155,16 @@ export function useCodeCache(chunksDir: string, cacheDir: string): CodeCacheStat
   if (!usableDirectory(dir)) return stats;
   const pending = new Map<string, Script>();
   prototype._compile = function (this: CompilableModule, content: string, filename: string) {
-    const file = dirname(filename) === chunksDir ? cacheFile(dir, filename) : undefined;
+    const ours = dirname(filename) === chunksDir && !content.startsWith('#!');
+    const file = ours ? cacheFile(dir, filename) : undefined;
     if (file === undefined) return compile.call(this, content, filename);
     const cachedData = readCache(file);
-    const script = new Script(Module.wrap(content), { filename, cachedData });
+    // Node's own function wrapper; the offset keeps first-line columns in stack traces right
+    const script = new Script(Module.wrap(content), {
+      filename,
+      cachedData,
+      columnOffset: -WRAPPER_START.length,
+    });
     if (cachedData === undefined || script.cachedDataRejected === true) {
       pending.set(file, script);
       stats.compiled.push(basename(filename));

@@ -11,6 +11,10 @@ import { useCodeCache } from '../util/code-cache.js';
  */
 export function useBundleCodeCache(entryUrl: string, env: NodeJS.ProcessEnv = process.env): void {
   if (env.ZOT_CODE_CACHE === '0') return;
-  const chunks = join(dirname(fileURLToPath(entryUrl)), 'chunks');
-  useCodeCache(chunks, join(resolveCacheDir(env), 'code'));
+  try {
+    const chunks = join(dirname(fileURLToPath(entryUrl)), 'chunks');
+    useCodeCache(chunks, join(resolveCacheDir(env), 'code'));
+  } catch {
+    // no home directory to find a cache under (os.homedir() throws): run without the cache
+  }
 }

@@ -110,3 +110,44 @@ export function timedNode(args, { env, cwd = ROOT, onStdout, timeoutMs = 30_000 
 export function rounds(options, full, quick) {
   return options.quick ? quick : full;
 }
+
+/** GNU time (Debian package `time`), for peak RSS; the RSS rows are skipped where it is missing. */
+export const TIME_BIN = '/usr/bin/time';
+
+/**
+ * Peak RSS in MiB of `node ...args` (GNU time's `%M`, in KiB). `check(stdout)` throws when the
+ * run's output is wrong; a failed run rejects with the end of its stderr.
+ */
+export function peakRssMiB(args, { env, cwd = ROOT, check } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(TIME_BIN, ['-f', 'peak-rss-kib %M', process.execPath, ...args], {
+      env: env ?? process.env,
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const kib = /peak-rss-kib (\d+)/.exec(stderr)?.[1];
+      if (code !== 0 || !kib) {
+        reject(
+          new Error(
+            `${TIME_BIN} node ${args.join(' ')}: exit ${code}: ${stderr.trim().slice(-300)}`,
+          ),
+        );
+        return;
+      }
+      try {
+        check?.(stdout);
+        resolve(Number(kib) / 1024);
+      } catch (error) {
+        reject(error);
+      }
+    });
+  });
+}

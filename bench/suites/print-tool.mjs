@@ -7,12 +7,19 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
-import { interleave, row, rounds, summarize, timedNode, ZOT_MAIN } from '../lib/common.mjs';
+import {
+  interleave,
+  peakRssMiB,
+  row,
+  rounds,
+  summarize,
+  TIME_BIN,
+  timedNode,
+  ZOT_MAIN,
+} from '../lib/common.mjs';
 
 const TARGET = { maxRatio: 1.15 };
 const MAX_RSS_MIB = 64;
-const TIME_BIN = '/usr/bin/time';
 const ANSWER = 'The file has three lines.';
 const FILE_TEXT = 'alpha\nbeta\ngamma\n';
 
@@ -84,6 +91,12 @@ async function startServer() {
   return server;
 }
 
+/** The RSS runs' output check: the model's answer was printed. */
+function answered(stdout) {
+  if (!stdout.includes(ANSWER))
+    throw new Error(`zot: no answer in ${JSON.stringify(stdout.slice(0, 80))}`);
+}
+
 function check(result, args) {
   if (result.code !== 0 || !result.stdout.includes(ANSWER)) {
     throw new Error(
@@ -93,33 +106,10 @@ function check(result, args) {
   }
 }
 
-/** Peak RSS in KiB of one run under /usr/bin/time -f %M (its last stderr line). */
-function peakRss(args, env, cwd) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(TIME_BIN, ['-f', '%M', process.execPath, ...args], {
-      cwd,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const kib = Number(stderr.trim().split('\n').pop());
-      if (code !== 0 || !Number.isFinite(kib) || !stdout.includes(ANSWER)) {
-        reject(new Error(`${TIME_BIN} zot: exit ${code}: ${stderr.trim().slice(-300)}`));
-      } else resolve(kib);
-    });
-  });
-}
-
 /** A row in MiB: both runs' peak RSS, each within MAX_RSS_MIB. */
 function rssRow(plain, tool) {
-  const mib = (values) => summarize(values.map((kib) => kib / 1024));
-  const baseline = mib(plain);
-  const subject = mib(tool);
+  const baseline = summarize(plain);
+  const subject = summarize(tool);
   return {
     metric: 'peak RSS: plain run (baseline) and tool run (subject)',
     unit: 'MiB',
@@ -164,8 +154,8 @@ export async function run(options) {
     ];
     if (existsSync(TIME_BIN)) {
       const rss = await interleave(rounds(options, 10, 3), {
-        plain: () => peakRss(plainArgs, env, cwd),
-        tool: () => peakRss(toolArgs, env, cwd),
+        plain: () => peakRssMiB(plainArgs, { env, cwd, check: answered }),
+        tool: () => peakRssMiB(toolArgs, { env, cwd, check: answered }),
       });
       rows.push(rssRow(rss.plain, rss.tool));
     } else {

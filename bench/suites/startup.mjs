@@ -3,20 +3,28 @@
 // request: from spawn to the request's arrival at a local server, and from spawn to exit. All
 // spawned the same way and interleaved in the same rounds. Then the peak RSS of `zot -p hello`
 // (GNU time's %M), in rounds of its own, when /usr/bin/time is there.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { interleave, ROOT, row, rounds, summarize, timedNode, ZOT_MAIN } from '../lib/common.mjs';
+import {
+  interleave,
+  peakRssMiB,
+  ROOT,
+  row,
+  rounds,
+  summarize,
+  TIME_BIN,
+  timedNode,
+  ZOT_MAIN,
+} from '../lib/common.mjs';
 
 const TARGET = { maxRatio: 1.6 };
 const PRINT_TARGET = { maxRatio: 1.3 };
 /** Issue 14's fast-path targets: a whole print run vs a bare node, and vs node:http doing the same. */
 const PRINT_VS_NODE = { maxRatio: 1.5 };
 const PRINT_EXIT_TARGET = { maxRatio: 1.1 };
-const TIME = '/usr/bin/time';
 const RSS_LIMIT_MIB = 64;
 const RAW = fileURLToPath(new URL('../support/raw-http.mjs', import.meta.url));
 // A recorded Anthropic stream (text deltas, ping, usage), sent whole to every request.
@@ -77,31 +85,11 @@ async function printRun(server, args, env, cwd, toRequest) {
   return result.ms;
 }
 
-/** Peak RSS in MiB of `node ...args`, measured by GNU time (%M is KiB). */
-function peakRss(args, env, cwd) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(TIME, ['-f', 'peak-rss-kib %M', process.execPath, ...args], {
-      env,
-      cwd,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const kib = /peak-rss-kib (\d+)/.exec(stderr)?.[1];
-      if (code !== 0 || !kib) reject(new Error(`${TIME} node ${args.join(' ')}: ${stderr.trim()}`));
-      else resolve(Number(kib) / 1024);
-    });
-  });
-}
-
 /** The peak-RSS row: zot -p hello against the node:http script, and the absolute limit. */
 async function rssRow(options, zot, raw) {
   const samples = await interleave(rounds(options, 9, 3), {
-    raw: () => peakRss(raw.args, raw.env, raw.cwd),
-    zot: () => peakRss(zot.args, zot.env, zot.cwd),
+    raw: () => peakRssMiB(raw.args, raw),
+    zot: () => peakRssMiB(zot.args, zot),
   });
   const baseline = summarize(samples.raw);
   const subject = summarize(samples.zot);
@@ -170,11 +158,13 @@ export async function run(options) {
     toRequest.zot.length = 0;
     const samples = await interleave(rounds(options, 30, 8), fns);
     const rows = [];
-    if (existsSync(TIME)) {
+    if (existsSync(TIME_BIN)) {
       const zot = { args: zotArgs, env: zotEnv, cwd };
       rows.push(await rssRow(options, zot, { args: rawArgs, env: rawEnv, cwd }));
     } else {
-      process.stderr.write(`bench: startup: no ${TIME} (Debian package time): peak RSS skipped\n`);
+      process.stderr.write(
+        `bench: startup: no ${TIME_BIN} (Debian package time): peak RSS skipped\n`,
+      );
     }
     return {
       name: 'startup',

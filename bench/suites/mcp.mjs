@@ -6,6 +6,10 @@
 // - subject: `tool.execute(args)` on the host's `mcp__everything__echo` tool, which goes
 //   host -> extension pipe -> bridge -> the bridge's SDK client -> its server and back.
 // Each side has its own server process, so neither waits on the other; calls alternate in blocks.
+// For the two small calls, two floors run in the same blocks (report only): bare forwarders
+// (bench/support/mcp-floor) with hand-written zot frames and no checks, one speaking JSON-RPC by
+// hand and one on the MCP SDK client. They show how much of the bridge's cost is the extra
+// process, how much the MCP SDK, and how much the bridge's own work.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -23,16 +27,27 @@ const BLOCK = 50;
 const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const FILESYSTEM = join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const MCP_EXT = join(ROOT, 'examples/extensions/mcp');
+const FLOORS = {
+  raw: {
+    dir: join(ROOT, 'bench/support/mcp-floor/raw'),
+    metric: 'floor: bare forwarder, JSON-RPC by hand',
+  },
+  sdk: {
+    dir: join(ROOT, 'bench/support/mcp-floor/sdk'),
+    metric: 'floor: bare forwarder on the MCP SDK client',
+  },
+};
 
 /** The calls compared; `target` null makes a report-only row. */
 const CASES = [
   {
-    metric: 'MCP echo (the floor: one more pipe round trip)',
+    metric: 'MCP echo (no work in the server)',
     server: 'everything',
     tool: 'echo',
     args: (i) => ({ message: `message ${i}` }),
     expect: (i) => `Echo: message ${i}`,
     target: null,
+    floors: true,
   },
   {
     metric: 'MCP read_text_file of a 2 KiB file',
@@ -41,6 +56,7 @@ const CASES = [
     args: (_i, dir) => ({ path: join(dir, 'notes.txt') }),
     expect: () => NOTES,
     target: 1.3,
+    floors: true,
   },
   {
     metric: 'MCP search_files over 400 files',
@@ -81,6 +97,7 @@ export async function run(options) {
   const env = { ...extensionEnv(), ZOT_HOME: home, ZOT_EXT_READY_TIMEOUT_MS: '20000' };
   const rows = [];
   let host;
+  const floorHosts = {};
   const clients = {};
   try {
     for (const [name, server] of Object.entries(servers)) {
@@ -90,6 +107,9 @@ export async function run(options) {
       );
     }
     host = await startHost(root.dir, [MCP_EXT], { env });
+    for (const [name, floor] of Object.entries(FLOORS)) {
+      floorHosts[name] = await startHost(root.dir, [floor.dir], { env });
+    }
     const controller = new AbortController();
     let seq = 0;
     treeHits = (
@@ -100,8 +120,26 @@ export async function run(options) {
     ).content[0].text;
     if (treeHits.split('\n').length !== 40) throw new Error(`search_files found ${treeHits}`);
     for (const c of CASES) {
-      const tool = host.toolSource.find(`mcp__${c.server}__${c.tool}`);
-      if (!tool) throw new Error(`mcp__${c.server}__${c.tool} not registered`);
+      const toolOf = (h) => {
+        const tool = h.toolSource.find(`mcp__${c.server}__${c.tool}`);
+        if (!tool) throw new Error(`mcp__${c.server}__${c.tool} not registered`);
+        return tool;
+      };
+      /** A call of the host's tool, timed; the result is checked after the clock stops. */
+      const viaHost = (tool) => async (i) => {
+        const start = performance.now();
+        const output = await tool.execute(c.args(i, files), {
+          cwd: root.dir,
+          toolCallId: `call_${++seq}`,
+          signal: controller.signal,
+          onProgress: () => undefined,
+        });
+        const ms = performance.now() - start;
+        if (output.isError || output.content[0]?.text !== c.expect(i, files)) {
+          throw new Error(`unexpected tool output: ${JSON.stringify(output).slice(0, 500)}`);
+        }
+        return ms;
+      };
       const variants = {
         direct: async (i) => {
           const start = performance.now();
@@ -115,30 +153,33 @@ export async function run(options) {
           }
           return ms;
         },
-        bridge: async (i) => {
-          const start = performance.now();
-          const output = await tool.execute(c.args(i, files), {
-            cwd: root.dir,
-            toolCallId: `call_${++seq}`,
-            signal: controller.signal,
-            onProgress: () => undefined,
-          });
-          const ms = performance.now() - start;
-          if (output.isError || output.content[0]?.text !== c.expect(i, files)) {
-            throw new Error(`unexpected tool output: ${JSON.stringify(output).slice(0, 500)}`);
-          }
-          return ms;
-        },
+        bridge: viaHost(toolOf(host)),
       };
+      if (c.floors) {
+        for (const name of Object.keys(FLOORS)) variants[name] = viaHost(toolOf(floorHosts[name]));
+      }
       await alternateBlocks(rounds(options, 300, 100), BLOCK, variants);
       const calls = await alternateBlocks(rounds(options, 2000, 400), BLOCK, variants);
       const metric = `${c.metric}: bridge vs SDK client`;
       const result = row(metric, calls.direct, calls.bridge, { maxRatio: c.target ?? Infinity });
       rows.push(c.target === null ? { ...result, target: 'none (reference)', pass: null } : result);
+      for (const [name, floor] of Object.entries(FLOORS)) {
+        if (!calls[name]) continue;
+        const floorRow = row(
+          `${c.metric}: ${floor.metric} vs SDK client`,
+          calls.direct,
+          calls[name],
+          {
+            maxRatio: Infinity,
+          },
+        );
+        rows.push({ ...floorRow, target: 'none (floor)', pass: null });
+      }
     }
   } finally {
     await Promise.all(Object.values(clients).map((client) => client.close()));
     await host?.shutdown();
+    await Promise.all(Object.values(floorHosts).map((h) => h.shutdown()));
   }
   try {
     await assertNoLeftovers(root.dir);

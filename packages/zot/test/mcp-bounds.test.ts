@@ -79,7 +79,7 @@ test('configuration: both transports, ${VAR} expansion, bad entries reported and
   assert.deepEqual(config.readConfigFile(join(dir, 'none.json'), 'user').found, false);
 });
 
-test('tool names: sanitised to zot’s rule; too long or colliding names are skipped with a note', () => {
+test('tool names: sanitised to zot’s rule; too long, colliding or task-only tools are skipped with a note', () => {
   const taken = new Set<string>();
   const { tools: out, skipped } = tools.bridgeTools(
     'my.server',
@@ -89,6 +89,8 @@ test('tool names: sanitised to zot’s rule; too long or colliding names are ski
       { name: 'x'.repeat(60), inputSchema: { type: 'object' } },
       { name: 'list', inputSchema: { type: 'array' } },
       { name: 'ok', description: 'd'.repeat(5000) },
+      { name: 'job', execution: { taskSupport: 'required' } },
+      { name: 'maybe-job', execution: { taskSupport: 'optional' } },
     ],
     taken,
     2000,
@@ -98,12 +100,14 @@ test('tool names: sanitised to zot’s rule; too long or colliding names are ski
     [
       ['mcp__my_server__read_file', 'read file'],
       ['mcp__my_server__ok', 'ok'],
+      ['mcp__my_server__maybe-job', 'maybe-job'],
     ],
   );
   assert.equal(out[1].description.length, tools.TOOL_LIMITS.descriptionChars);
   assert.match(skipped[0], /mcp__my_server__read_file is already taken; skipped/);
   assert.match(skipped[1], /is longer than 64 characters; skipped/);
   assert.match(skipped[2], /describes "array", not an object; skipped/);
+  assert.match(skipped[3], /"job": it runs only as an MCP task, which the bridge does not support/);
   const many = Array.from({ length: 600 }, (_, i) => ({ name: `t${i}` }));
   const capped = tools.bridgeTools('big', many, new Set(), 2000);
   assert.equal(capped.tools.length, 500);

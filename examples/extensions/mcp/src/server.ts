@@ -6,7 +6,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ResultSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { ServerConfig } from './config.js';
 import type { McpToolInfo } from './tools.js';
 
@@ -234,12 +237,22 @@ export class McpServer {
     clearTimeout(timer);
   }
 
-  /** Calls a tool; throws on protocol errors (the caller makes them error results). */
+  /**
+   * Calls a tool; throws on protocol errors (the caller makes them error results). The result
+   * is checked only for being an object: mapResult treats every field as untrusted anyway, and
+   * the SDK's full result schema costs about as much as the rest of the bridge's work on a
+   * call. So structured content is not checked against a tool's output schema (the model is
+   * shown the text), and tools that run only as tasks are never registered (see tools.ts).
+   */
   async call(tool: string, args: Record<string, unknown>, timeoutMs: number): Promise<unknown> {
     const client = this.client;
     if (!client || this.state !== 'ready')
       throw new Error(`server "${this.name}" is not connected`);
-    return client.callTool({ name: tool, arguments: args }, undefined, { timeout: timeoutMs });
+    return client.request(
+      { method: 'tools/call', params: { name: tool, arguments: args } },
+      ResultSchema,
+      { timeout: timeoutMs },
+    );
   }
 
   private async closeClient(): Promise<void> {

@@ -17,6 +17,7 @@ export interface McpToolInfo {
   readonly name: string;
   readonly description?: string;
   readonly inputSchema?: unknown;
+  readonly execution?: { readonly taskSupport?: unknown };
 }
 
 export interface BridgedTool {
@@ -105,6 +106,12 @@ export function bridgeTools(
     }
     if (taken.has(zotName)) {
       skipped.push(`${label}: ${zotName} is already taken; skipped`);
+      continue;
+    }
+    if (tool.execution?.taskSupport === 'required') {
+      skipped.push(
+        `${label}: it runs only as an MCP task, which the bridge does not support; skipped`,
+      );
       continue;
     }
     const schema = boundSchema(tool.inputSchema);

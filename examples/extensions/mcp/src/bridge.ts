@@ -40,8 +40,10 @@ const envInt = (value: string | undefined): number | undefined => {
 export class Bridge {
   readonly servers = new Map<string, McpServer>();
   readonly routes = new Map<string, Route>();
-  /** Configuration and tool problems, for /mcp. */
+  /** Configuration and tool problems, for /mcp (and a warning at start-up). */
   problems: string[] = [];
+  /** Tools the bridge cannot run by design (task-only ones), for /mcp. */
+  leftOut: string[] = [];
   user: ConfigFile | undefined;
   project: ConfigFile | undefined;
   /** The project file exists, has servers and is not approved. */
@@ -67,11 +69,14 @@ export class Bridge {
     this.connectTimeoutMs = envInt(options.env.ZOT_MCP_CONNECT_TIMEOUT_MS) ?? 30_000;
   }
 
-  /** Records problems once each, up to a bound (a server can be restarted many times). */
-  private note(problems: readonly string[]): void {
+  /**
+   * Records problems (or, with `into`, other notes) once each, up to a bound (a server can be
+   * restarted many times).
+   */
+  private note(problems: readonly string[], into: string[] = this.problems): void {
     for (const problem of problems) {
-      if (this.problems.length >= MAX_PROBLEMS || this.problems.includes(problem)) continue;
-      this.problems.push(problem);
+      if (into.length >= MAX_PROBLEMS || into.includes(problem)) continue;
+      into.push(problem);
       this.ext.log(problem);
     }
   }
@@ -150,8 +155,9 @@ export class Bridge {
     for (const [name, route] of this.routes) if (route.server === server) this.taken.delete(name);
     const room =
       TOOL_LIMITS.toolsTotal - [...this.routes.values()].filter((r) => r.server !== server).length;
-    const { tools, skipped } = bridgeTools(server.name, server.tools, this.taken, room);
+    const { tools, skipped, leftOut } = bridgeTools(server.name, server.tools, this.taken, room);
     this.note(skipped);
+    this.note(leftOut, this.leftOut);
     server.deferred ??= tools.length > this.deferThreshold;
     if (server.deferred && !this.searchRegistered) {
       this.searchRegistered = true;

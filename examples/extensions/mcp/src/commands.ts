@@ -40,6 +40,11 @@ function status(bridge: Bridge): string {
     lines.push(...bridge.problems.slice(0, 20).map((p) => `  ${clip(p, 300)}`));
     if (bridge.problems.length > 20) lines.push(`  … and ${bridge.problems.length - 20} more`);
   }
+  if (bridge.leftOut.length > 0) {
+    lines.push(`${bridge.leftOut.length} tool(s) left out:`);
+    lines.push(...bridge.leftOut.slice(0, 20).map((p) => `  ${clip(p, 300)}`));
+    if (bridge.leftOut.length > 20) lines.push(`  … and ${bridge.leftOut.length - 20} more`);
+  }
   return lines.join('\n');
 }
 

@@ -77,15 +77,18 @@ export function clip(text: string, max: number): string {
 
 /**
  * The registrations for one server's tools. `taken` holds zot names already used (by other
- * servers); names added here are added to it. Contract: never throws.
+ * servers); names added here are added to it. `skipped` says what is wrong with a tool or with
+ * the configuration (worth a warning); `leftOut` names tools the bridge cannot run by design
+ * (listed by /mcp, never warned about). Contract: never throws.
  */
 export function bridgeTools(
   server: string,
   tools: readonly McpToolInfo[],
   taken: Set<string>,
   room: number,
-): { tools: BridgedTool[]; skipped: string[] } {
+): { tools: BridgedTool[]; skipped: string[]; leftOut: string[] } {
   const skipped: string[] = [];
+  const leftOut: string[] = [];
   const out: BridgedTool[] = [];
   const limit = Math.min(TOOL_LIMITS.toolsPerServer, room);
   if (tools.length > limit) {
@@ -109,9 +112,7 @@ export function bridgeTools(
       continue;
     }
     if (tool.execution?.taskSupport === 'required') {
-      skipped.push(
-        `${label}: it runs only as an MCP task, which the bridge does not support; skipped`,
-      );
+      leftOut.push(`${label}: it runs only as an MCP task, which the bridge does not support`);
       continue;
     }
     const schema = boundSchema(tool.inputSchema);
@@ -128,5 +129,5 @@ export function bridgeTools(
       schema,
     });
   }
-  return { tools: out, skipped };
+  return { tools: out, skipped, leftOut };
 }

@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
+import { until } from './support/pipes.js';
 import { EXIT_MARK, HAS_TMUX, SHELL_PROMPT, TmuxZot } from './support/tmux.js';
 import { makeSandbox } from './support/zot.js';
 
@@ -132,6 +133,9 @@ test('Esc cancels the running turn and the queue; the next prompt works', { skip
   llm.script({ text: 'never finished', hang: true }, { text: 'dropped reply' });
   zot.submit('hang please');
   await zot.waitFor('working');
+  // The request is at the server (its reply taken) before Esc: on a loaded machine 'working'
+  // can show before the request has arrived, and a cancel then leaves the hang reply queued.
+  await until(() => llm.pending() === 1);
   zot.submit('queued then dropped');
   await zot.waitFor('queued › queued then dropped');
   zot.press('Escape');

@@ -12,119 +12,36 @@ import {
   type EventFrame,
   type EventInterceptFrame,
   type EventName,
-  type FrameFromExtension,
   type FrameFromHost,
   type HelloAckFrame,
   type InterceptableEvent,
   type NotifyLevel,
-  type PanelKey,
   type PanelSpec,
   type ReplyBody,
   type RequestType,
   type ToolCallFrame,
   type Transport,
 } from '@zot/protocol';
-import type { CommandResult, Decision, ToolResult } from './results.js';
+import type {
+  AssistantMessage,
+  CommandHandler,
+  EventOf,
+  ExtensionOptions,
+  HostInfo,
+  Interceptor,
+  PanelKeyEvent,
+  SdkFrame,
+  ToolCall,
+  ToolContext,
+  ToolHandler,
+  ToolOptions,
+  ToolReturn,
+  TurnStart,
+} from './extension-types.js';
+import { runChain } from './interception.js';
+import { commandBody, EMPTY_HOST, hostInfo, refusal, toolBody } from './replies.js';
 import type { ArgsOf, JsonSchema } from './schema-types.js';
 import { StdioTransport } from './stdio.js';
-
-/**
- * `{"type":"open_panel","panel":{...}}`: our addition to the protocol, an extension opening a
- * panel on its own (not as a command's answer), for example to ask during a tool call.
- */
-export interface OpenPanelFrame {
-  readonly type: 'open_panel';
-  readonly panel: PanelSpec;
-}
-
-/** Every frame the SDK writes. */
-export type SdkFrame = FrameFromExtension | OpenPanelFrame;
-
-/** What zot tells the extension in hello_ack. Empty strings for fields the host left out. */
-export interface HostInfo {
-  readonly protocolVersion: number;
-  readonly zotVersion: string;
-  readonly provider: string;
-  readonly model: string;
-  /** The user's project directory (the process itself runs in the extension directory). */
-  readonly cwd: string;
-  readonly extensionDir: string;
-  /** Where the extension keeps its state. */
-  readonly dataDir: string;
-}
-
-export interface ExtensionOptions {
-  readonly name: string;
-  readonly version?: string;
-  /** Overrides the capabilities announced in hello (by default derived from registrations). */
-  readonly capabilities?: readonly string[];
-  /** The link to the host; stdin/stdout when omitted. */
-  readonly transport?: Transport<SdkFrame>;
-  /** Called when the extension is done; process.exit for stdio, nothing for a given transport. */
-  readonly exit?: (code: number) => void;
-  /** Where log() writes; process.stderr when omitted. */
-  readonly stderr?: (text: string) => void;
-  /** Longest time onShutdown hooks may take before shutdown_ack is sent anyway (1000 ms). */
-  readonly shutdownTimeoutMs?: number;
-  /** What a throwing interceptor answers: allow (default) or block. */
-  readonly interceptFailure?: 'allow' | 'block';
-}
-
-export interface CommandContext {
-  readonly id: string;
-  /** The command name as registered. */
-  readonly name: string;
-  readonly host: HostInfo;
-}
-
-/** What a command handler may return: a result, a string (displayed), or nothing (noop). */
-export type CommandReturn = CommandResult | string | void;
-export type CommandHandler = (
-  args: string,
-  context: CommandContext,
-) => CommandReturn | Promise<CommandReturn>;
-
-export interface ToolContext {
-  readonly id: string;
-  readonly name: string;
-  readonly host: HostInfo;
-  /** Makes registered deferred tools available with this call's result. */
-  activateTools(names: readonly string[]): void;
-}
-
-/** What a tool handler may return: a result, a string (a text result), or nothing (empty). */
-export type ToolReturn = ToolResult | string | void;
-export type ToolHandler<A> = (args: A, context: ToolContext) => ToolReturn | Promise<ToolReturn>;
-
-export interface ToolOptions {
-  /** Registered but not offered to the model until a result names it in activateTools. */
-  readonly deferred?: boolean;
-}
-
-/** An intercepted tool call. */
-export interface ToolCall {
-  /** The host's id of the call, when it sent one. */
-  readonly id: string | undefined;
-  readonly name: string;
-  readonly args: Record<string, unknown>;
-}
-export interface TurnStart {
-  readonly step: number | undefined;
-}
-export interface AssistantMessage {
-  readonly text: string;
-}
-export type Interceptor<T> = (subject: T) => Decision | void | Promise<Decision | void>;
-
-export interface PanelKeyEvent {
-  readonly panelId: string;
-  readonly key: PanelKey;
-  /** The typed character when key is "rune". */
-  readonly text: string | undefined;
-}
-
-/** The event frame of one lifecycle event (its wire fields, e.g. `tool_name`, `stop`). */
-export type EventOf<E extends EventName> = Extract<EventFrame, { event: E }>;
 
 interface ToolEntry {
   readonly description: string;
@@ -134,28 +51,6 @@ interface ToolEntry {
 }
 
 type Hook<A extends unknown[]> = (...args: A) => void | Promise<void>;
-
-const EMPTY_HOST: HostInfo = {
-  protocolVersion: 0,
-  zotVersion: '',
-  provider: '',
-  model: '',
-  cwd: '',
-  extensionDir: '',
-  dataDir: '',
-};
-
-function hostInfo(ack: HelloAckFrame): HostInfo {
-  return {
-    protocolVersion: ack.protocol_version,
-    zotVersion: ack.zot_version ?? '',
-    provider: ack.provider ?? '',
-    model: ack.model ?? '',
-    cwd: ack.cwd ?? '',
-    extensionDir: ack.extension_dir ?? '',
-    dataDir: ack.data_dir ?? ack.extension_dir ?? '',
-  };
-}
 
 function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
@@ -544,31 +439,10 @@ export class Extension {
     this.refuse(request, `invalid reply from ${this.name}: ${built.error}`);
   }
 
-  /** Writes a reply the SDK built itself (a fallback); dropped, never retried, if invalid. */
-  private send<T extends RequestType>(request: { type: T; id: string }, body: ReplyBody<T>): void {
-    const built = answer(request, body);
-    if (built.ok) this.transport.send(built.reply);
-  }
-
   /** The error reply to a request (an allow, or a block, for an interception). */
   private refuse(request: { type: RequestType; id: string }, message: string): void {
-    const { id } = request;
-    switch (request.type) {
-      case 'tool_call':
-        return this.send(
-          { type: 'tool_call', id },
-          { content: [{ type: 'text', text: message }], is_error: true },
-        );
-      case 'command_invoked':
-        return this.send({ type: 'command_invoked', id }, { action: 'noop', error: message });
-      case 'event_intercept': {
-        const blocking = this.options.interceptFailure === 'block';
-        return this.send(
-          { type: 'event_intercept', id },
-          blocking ? { block: true, reason: message } : { reason: message },
-        );
-      }
-    }
+    const frame = refusal(request, message, this.options.interceptFailure === 'block');
+    if (frame) this.transport.send(frame);
   }
 
   /**
@@ -656,34 +530,9 @@ export class Extension {
 
   private async runInterceptors(frame: EventInterceptFrame): Promise<void> {
     const chain = (this.interceptors.get(frame.event) ?? []) as Array<Interceptor<unknown>>;
-    let args = frame.event === 'tool_call' ? (frame.tool_args ?? {}) : {};
-    let text = frame.event === 'assistant_message' ? (frame.text ?? '') : '';
-    let modifiedArgs = false;
-    let replaced = false;
-    let reason: string | undefined;
+    let body: ReplyBody<'event_intercept'>;
     try {
-      for (const fn of chain) {
-        const subject =
-          frame.event === 'tool_call'
-            ? { id: frame.tool_id, name: frame.tool_name ?? '', args }
-            : frame.event === 'turn_start'
-              ? { step: frame.step }
-              : { text };
-        const decision = (await fn(subject)) ?? {};
-        if (decision.reason !== undefined) reason = decision.reason;
-        if (decision.block) {
-          this.reply(frame, { block: true, reason: decision.reason ?? `blocked by ${this.name}` });
-          return;
-        }
-        if (decision.modifiedArgs !== undefined) {
-          args = decision.modifiedArgs;
-          modifiedArgs = true;
-        }
-        if (decision.replaceText !== undefined) {
-          text = decision.replaceText;
-          replaced = true;
-        }
-      }
+      body = await runChain(frame, chain, this.name);
     } catch (error) {
       this.log(
         `@zot/sdk: ${frame.event} interceptor failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
@@ -691,11 +540,7 @@ export class Extension {
       this.refuse(frame, `${this.name}: ${frame.event} interceptor failed: ${messageOf(error)}`);
       return;
     }
-    this.reply(frame, {
-      ...(reason !== undefined ? { reason } : {}),
-      ...(modifiedArgs && frame.event === 'tool_call' ? { modified_args: args } : {}),
-      ...(replaced && frame.event === 'assistant_message' ? { replace_text: text } : {}),
-    });
+    this.reply(frame, body);
   }
 
   /** Shutdown (acknowledged when the host asked) or the end of the link: hooks, ack, exit. */
@@ -715,40 +560,6 @@ export class Extension {
     })();
     return this.stopping;
   }
-}
-
-function commandBody(result: CommandReturn): ReplyBody<'command_invoked'> {
-  if (result === undefined) return { action: 'noop' };
-  if (typeof result === 'string') return { action: 'display', display: result };
-  switch (result.action) {
-    case 'prompt':
-      return { action: 'prompt', prompt: result.prompt };
-    case 'insert':
-      return { action: 'insert', insert: result.insert };
-    case 'display':
-      return { action: 'display', display: result.display };
-    case 'open_panel':
-      return { action: 'open_panel', open_panel: result.panel };
-    case 'noop':
-      return { action: 'noop' };
-    case 'error':
-      return { action: 'noop', error: result.error };
-  }
-}
-
-function toolBody(result: ToolReturn, activate: string[]): ReplyBody<'tool_call'> {
-  const value: ToolResult =
-    result === undefined
-      ? { content: [] }
-      : typeof result === 'string'
-        ? { content: [{ type: 'text', text: result }] }
-        : result;
-  const names = [...new Set([...(value.activateTools ?? []), ...activate])];
-  return {
-    content: [...value.content],
-    ...(value.isError ? { is_error: true } : {}),
-    ...(names.length > 0 ? { activate_tools: names } : {}),
-  };
 }
 
 /** console.log/info/debug write to stderr: on stdio, stdout belongs to the protocol. */

@@ -11,27 +11,8 @@ export type {
   PanelSpec,
   Transport,
 } from '@zot/protocol';
-export {
-  Extension,
-  createExtension,
-  type AssistantMessage,
-  type CommandContext,
-  type CommandHandler,
-  type CommandReturn,
-  type EventOf,
-  type ExtensionOptions,
-  type HostInfo,
-  type Interceptor,
-  type OpenPanelFrame,
-  type PanelKeyEvent,
-  type SdkFrame,
-  type ToolCall,
-  type ToolContext,
-  type ToolHandler,
-  type ToolOptions,
-  type ToolReturn,
-  type TurnStart,
-} from './extension.js';
+export { Extension, createExtension } from './extension.js';
+export type * from './extension-types.js';
 export {
   allow,
   block,

@@ -1,0 +1,109 @@
+// The public types of an extension: its options, what handlers receive and may return, the
+// subjects interceptors see, and what zot says about itself in hello_ack.
+import type {
+  EventFrame,
+  EventName,
+  FrameFromExtension,
+  PanelKey,
+  PanelSpec,
+  Transport,
+} from '@zot/protocol';
+import type { CommandResult, Decision, ToolResult } from './results.js';
+
+/**
+ * `{"type":"open_panel","panel":{...}}`: our addition to the protocol, an extension opening a
+ * panel on its own (not as a command's answer), for example to ask during a tool call.
+ */
+export interface OpenPanelFrame {
+  readonly type: 'open_panel';
+  readonly panel: PanelSpec;
+}
+
+/** Every frame the SDK writes. */
+export type SdkFrame = FrameFromExtension | OpenPanelFrame;
+
+/** What zot tells the extension in hello_ack. Empty strings for fields the host left out. */
+export interface HostInfo {
+  readonly protocolVersion: number;
+  readonly zotVersion: string;
+  readonly provider: string;
+  readonly model: string;
+  /** The user's project directory (the process itself runs in the extension directory). */
+  readonly cwd: string;
+  readonly extensionDir: string;
+  /** Where the extension keeps its state. */
+  readonly dataDir: string;
+}
+
+export interface ExtensionOptions {
+  readonly name: string;
+  readonly version?: string;
+  /** Overrides the capabilities announced in hello (by default derived from registrations). */
+  readonly capabilities?: readonly string[];
+  /** The link to the host; stdin/stdout when omitted. */
+  readonly transport?: Transport<SdkFrame>;
+  /** Called when the extension is done; process.exit for stdio, nothing for a given transport. */
+  readonly exit?: (code: number) => void;
+  /** Where log() writes; process.stderr when omitted. */
+  readonly stderr?: (text: string) => void;
+  /** Longest time onShutdown hooks may take before shutdown_ack is sent anyway (1000 ms). */
+  readonly shutdownTimeoutMs?: number;
+  /** What a throwing interceptor answers: allow (default) or block. */
+  readonly interceptFailure?: 'allow' | 'block';
+}
+
+export interface CommandContext {
+  readonly id: string;
+  /** The command name as registered. */
+  readonly name: string;
+  readonly host: HostInfo;
+}
+
+/** What a command handler may return: a result, a string (displayed), or nothing (noop). */
+export type CommandReturn = CommandResult | string | void;
+export type CommandHandler = (
+  args: string,
+  context: CommandContext,
+) => CommandReturn | Promise<CommandReturn>;
+
+export interface ToolContext {
+  readonly id: string;
+  readonly name: string;
+  readonly host: HostInfo;
+  /** Makes registered deferred tools available with this call's result. */
+  activateTools(names: readonly string[]): void;
+}
+
+/** What a tool handler may return: a result, a string (a text result), or nothing (empty). */
+export type ToolReturn = ToolResult | string | void;
+export type ToolHandler<A> = (args: A, context: ToolContext) => ToolReturn | Promise<ToolReturn>;
+
+export interface ToolOptions {
+  /** Registered but not offered to the model until a result names it in activateTools. */
+  readonly deferred?: boolean;
+}
+
+/** An intercepted tool call. */
+export interface ToolCall {
+  /** The host's id of the call, when it sent one. */
+  readonly id: string | undefined;
+  readonly name: string;
+  readonly args: Record<string, unknown>;
+}
+export interface TurnStart {
+  readonly step: number | undefined;
+}
+export interface AssistantMessage {
+  readonly text: string;
+}
+export type Interceptor<T> = (subject: T) => Decision | void | Promise<Decision | void>;
+
+export interface PanelKeyEvent {
+  readonly panelId: string;
+  readonly key: PanelKey;
+  /** The typed character when key is "rune". */
+  readonly text: string | undefined;
+}
+
+/** The event frame of one lifecycle event (its wire fields, e.g. `tool_name`, `stop`). */
+export type EventOf<E extends EventName> = Extract<EventFrame, { event: E }>;

@@ -88,22 +88,25 @@ function sdkClient(server) {
 
 const routes = new Map();
 const clients = [];
+/** Connects every server, then registers all their tools at once and says ready (a pause
+ * between a registration and `ready` would make zot mark the extension ready on its own). */
 async function start() {
-  for (const [name, server] of Object.entries(config.mcpServers)) {
-    const client = mode === 'raw' ? rawClient(server) : sdkClient(server);
-    clients.push(client);
-    await client.connect();
-    for (const tool of (await client.request('tools/list', {})).tools) {
+  const listed = await Promise.all(
+    Object.entries(config.mcpServers).map(async ([name, server]) => {
+      const client = mode === 'raw' ? rawClient(server) : sdkClient(server);
+      clients.push(client);
+      await client.connect();
+      return { name, client, tools: (await client.request('tools/list', {})).tools };
+    }),
+  );
+  for (const { name, client, tools } of listed) {
+    for (const tool of tools) {
       const { $schema: _dialect, ...schema } = tool.inputSchema;
       const zotName = `mcp__${name}__${tool.name}`.replace(/[^A-Za-z0-9_-]/g, '_');
       if (zotName.length > 64 || tool.execution?.taskSupport === 'required') continue;
       routes.set(zotName, { client, tool: tool.name });
-      send({
-        type: 'register_tool',
-        name: zotName,
-        description: tool.description || tool.name,
-        schema,
-      });
+      const description = tool.description || tool.name;
+      send({ type: 'register_tool', name: zotName, description, schema });
     }
   }
   send({ type: 'ready' });

@@ -422,9 +422,7 @@ export class Extension {
     try {
       await fn();
     } catch (error) {
-      this.log(
-        `@zot/sdk: ${label} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-      );
+      this.logFailure(label, error);
     }
   }
 
@@ -534,9 +532,7 @@ export class Extension {
     try {
       body = await runChain(frame, chain, this.name);
     } catch (error) {
-      this.log(
-        `@zot/sdk: ${frame.event} interceptor failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-      );
+      this.logFailure(`${frame.event} interceptor`, error);
       this.refuse(frame, `${this.name}: ${frame.event} interceptor failed: ${messageOf(error)}`);
       return;
     }

@@ -1,12 +1,16 @@
 // Runs every compiled TypeScript test file and the Python SDK tests.
 // Test files are listed explicitly: `node --test <dir>` finds nothing on Node 20.
-// Usage: node scripts/run-tests.mjs [substring filter ...]
+// The terminal gets one line per file and each failure in full (scripts/test-reporter.mjs);
+// the whole TAP stream goes to test-results/node.tap for CI and for a closer look.
+// Usage: node scripts/run-tests.mjs [--tap] [substring filter ...]   (--tap: TAP on stdout too)
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const filters = process.argv.slice(2);
+const args = process.argv.slice(2);
+const tapOnStdout = args.includes('--tap');
+const filters = args.filter((a) => a !== '--tap');
 
 function collect(dir, out) {
   if (!existsSync(dir)) return out;
@@ -45,12 +49,33 @@ function startupMs() {
 }
 const testTimeoutMs = Math.max(120_000, Math.ceil(1200 * startupMs()));
 
+const resultsDir = join(root, 'test-results');
+mkdirSync(resultsDir, { recursive: true });
+const tapFile = join(resultsDir, 'node.tap');
+const reporters = tapOnStdout
+  ? ['--test-reporter=tap', '--test-reporter-destination=stdout']
+  : ['--test-reporter=./scripts/test-reporter.mjs', '--test-reporter-destination=stdout'];
+reporters.push('--test-reporter=tap', `--test-reporter-destination=${tapFile}`);
+
 let failed = false;
 if (selected.length > 0) {
+  console.log(
+    `run-tests: ${selected.length} test files, 2 at a time; full TAP in ${relative(root, tapFile)}`,
+  );
   const result = spawnSync(
     process.execPath,
-    ['--test', '--test-concurrency=2', `--test-timeout=${testTimeoutMs}`, ...selected],
-    { cwd: root, stdio: 'inherit' },
+    [
+      '--test',
+      '--test-concurrency=2',
+      `--test-timeout=${testTimeoutMs}`,
+      ...reporters,
+      ...selected,
+    ],
+    {
+      cwd: root,
+      stdio: 'inherit',
+      env: { ...process.env, ZOT_TEST_FILES: String(selected.length) },
+    },
   );
   failed ||= result.status !== 0;
 } else if (filters.length === 0) {
@@ -60,6 +85,7 @@ if (selected.length > 0) {
 
 const pythonTests = join(root, 'sdk-python', 'tests');
 if (filters.length === 0 && existsSync(pythonTests)) {
+  console.log('run-tests: the Python SDK (python3 -m unittest)');
   const result = spawnSync('python3', ['-m', 'unittest', 'discover', '-s', 'tests', '-t', '.'], {
     cwd: join(root, 'sdk-python'),
     stdio: 'inherit',

@@ -163,8 +163,12 @@ test('list: empty, then project and global extensions with state, scope and trus
   });
   assert.equal(byKey.get('global:off')?.state, 'disabled');
   assert.equal(byKey.get('global:off')?.enabled, false);
-  assert.equal(byKey.get('global:hello')?.state, 'shadowed');
+  // An untrusted project copy never shadows a global extension: it gives way, with a warning.
+  assert.equal(byKey.get('global:hello')?.state, 'enabled');
   assert.equal(byKey.get('global:hello')?.trust, undefined);
+  assert.equal(byKey.get('project:hello')?.state, 'shadowed');
+  assert.equal(byKey.get('project:hello')?.shadowed_by, realpathSync(join(s.extensions, 'hello')));
+  assert.match(String(byKey.get('project:hello')?.warnings), /has the name of your global/);
   assert.match(String(byKey.get('global:broken')?.error), /invalid JSON/);
 
   const human = await s.run(['list']);
@@ -178,6 +182,10 @@ test('list: empty, then project and global extensions with state, scope and trus
     /^proj +1\.0\.0 +enabled +project +untrusted +on-failure +allow +test extension proj /m,
   );
   assert.match(human.stdout, /^off +1\.0\.0 +disabled +global +- /m);
+  assert.match(
+    human.stdout,
+    /^Warnings:\n {2}hello: project extension .*hello-local has the name/m,
+  );
   assert.match(human.stderr, /will not run until trusted: review, then zot ext trust <name>/);
 });
 

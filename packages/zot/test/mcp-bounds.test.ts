@@ -2,7 +2,7 @@
 // names and schemas, results, search. The modules are the example's TypeScript sources, bundled
 // on the fly with the repository's esbuild (they are not part of zot's own build).
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -18,9 +18,10 @@ let tools: any;
 let results: any;
 let search: any;
 let trust: any;
+let pins: any;
 
 before(async () => {
-  const names = ['config', 'tools', 'results', 'search', 'trust'];
+  const names = ['config', 'tools', 'results', 'search', 'trust', 'pins'];
   await build({
     entryPoints: names.map((name) => join(MCP_EXT, 'src', `${name}.ts`)),
     outdir: dir,
@@ -31,7 +32,7 @@ before(async () => {
     logLevel: 'warning',
   });
   const load = (name: string) => import(pathToFileURL(join(dir, `${name}.mjs`)).href);
-  [config, tools, results, search, trust] = await Promise.all(names.map(load));
+  [config, tools, results, search, trust, pins] = await Promise.all(names.map(load));
 });
 
 test('configuration: both transports, ${VAR} expansion, bad entries reported and skipped', () => {
@@ -209,4 +210,90 @@ test('trust: approval pinned to a hash; a different hash is not approved; withdr
   assert.equal(trust.isApproved(store, file, 'a'.repeat(64)), false);
   writeFileSync(store, '{"projects": "garbage"');
   assert.equal(trust.isApproved(store, file, 'a'.repeat(64)), false);
+});
+
+test('pins: the project files a server names are hashed with the approval; nothing else is', () => {
+  const repo = join(dir, 'pins-repo');
+  const cwd = join(repo, 'sub');
+  const put = (path: string, text: string) => {
+    mkdirSync(join(path, '..'), { recursive: true });
+    writeFileSync(path, text);
+  };
+  mkdirSync(join(repo, '.git'), { recursive: true });
+  put(join(cwd, 'tools', 'srv.py'), 'print(1)');
+  put(join(repo, 'lib', 'boot.js'), '1');
+  put(join(dir, 'outside.py'), 'mine');
+  put(join(repo, 'data', 'real.py'), 'via a link');
+  symlinkSync(join(repo, 'data', 'real.py'), join(cwd, 'linked.py'));
+  mkdirSync(join(cwd, 'workdir'), { recursive: true });
+  const server = (command: string, args: string[], env: Record<string, string> = {}) => ({
+    kind: 'stdio',
+    name: 's',
+    source: 'project',
+    command,
+    args,
+    env,
+  });
+  const pinned = pins.projectPins(
+    [
+      server('python3', [
+        'tools/srv.py',
+        '--root',
+        'workdir',
+        '.',
+        '-y',
+        '@scope/pkg',
+        'https://x/y',
+      ]),
+      server('node', [
+        '--require=../lib/boot.js',
+        'linked.py',
+        'later.py',
+        join(dir, 'outside.py'),
+      ]),
+      server('./bin/run', [], { NODE_OPTIONS: '--require ./tools/srv.py' }),
+      { kind: 'http', name: 'h', source: 'project', url: 'http://x/', headers: {} },
+    ],
+    cwd,
+  );
+  assert.deepEqual(pinned.problems, []);
+  assert.deepEqual(
+    pinned.files.map((f: { path: string; state: string }) => `${f.state} ${f.path}`),
+    [
+      'file lib/boot.js',
+      'missing sub/bin/run',
+      'missing sub/later.py',
+      'file sub/linked.py',
+      'file sub/tools/srv.py',
+    ],
+    'paths from the repository root; directories, packages, URLs and files outside left out',
+  );
+  const linked = pinned.files.find((f: { path: string }) => f.path === 'sub/linked.py');
+  assert.equal(linked.real, join(repo, 'data', 'real.py'));
+  const sha = 'c'.repeat(64);
+  const approval = pins.approvalHash(sha, pinned);
+  assert.notEqual(approval, sha);
+  assert.equal(
+    pins.approvalHash(sha, { files: [], problems: [] }),
+    sha,
+    'nothing named: the file hash',
+  );
+  const only = () => pins.projectPins([server('python3', ['tools/srv.py'])], cwd);
+  const before = pins.approvalHash(sha, only());
+  writeFileSync(join(cwd, 'tools', 'srv.py'), 'print(2)');
+  assert.notEqual(pins.approvalHash(sha, only()), before, 'an edit of the program changes it');
+  writeFileSync(join(repo, 'data', 'real.py'), 'changed behind the link');
+  assert.notEqual(
+    pins.approvalHash(sha, pins.projectPins([server('node', ['linked.py'])], cwd)),
+    pins.approvalHash(sha, pinned),
+  );
+  put(join(cwd, 'later.py'), 'appeared');
+  const appeared = pins.projectPins([server('node', ['later.py'])], cwd);
+  assert.equal(appeared.files[0].state, 'file');
+  // Too large to pin (a sparse file: nothing is written): a problem, so no approval.
+  put(join(cwd, 'huge.bin'), '');
+  truncateSync(join(cwd, 'huge.bin'), pins.PIN_LIMITS.fileBytes + 1);
+  const huge = pins.projectPins([server('./huge.bin', [])], cwd);
+  assert.deepEqual(huge.files, []);
+  assert.match(huge.problems[0], /^sub\/huge\.bin \(named by server "s"\) is too large to pin/);
 });

@@ -3,8 +3,9 @@
 // most once a minute), a Streamable HTTP server, and --no-yolo confirmation of MCP tools.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 import { expectNoLeftovers, pidAlive } from './support/extensions.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
@@ -272,4 +273,71 @@ test('a hostile server: unusable tools skipped and named, a flood bounded, a cra
   assert.match(log, /tool "n{70}": mcp__hostile__n{70} is longer than 64 characters; skipped/);
   assert.match(log, /tool "deep": its input schema is nested deeper than 24 levels; skipped/);
   assert.match(log, /lookahead/, 'zot refused the pattern it cannot run, in the log');
+});
+
+test('the approval pins the project programs the servers run: an edit of tools/srv.mjs asks again', async (t) => {
+  const { box, run, rpc } = setup();
+  t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
+  const program = join(box.project, 'tools', 'srv.mjs');
+  mkdirSync(join(program, '..'), { recursive: true });
+  // A project-local server program: the real server, started from a file in the project.
+  writeFileSync(program, `import ${JSON.stringify(pathToFileURL(EVERYTHING).href)};\n`);
+  writeMcpConfig(join(box.project, '.mcp.json'), {
+    proj: { command: process.execPath, args: ['tools/srv.mjs', 'stdio'] },
+  });
+
+  const review = await run(['-p', '/mcp trust']);
+  assert.equal(review.code, 0, review.stderr);
+  assert.match(
+    review.stdout,
+    /They run these project files, pinned with the approval:\n {2}tools\/srv\.mjs: sha256 [0-9a-f]{16}…, \d+ bytes/,
+  );
+  const hash = /\/mcp trust ([0-9a-f]{16})/.exec(review.stdout)![1]!;
+  const approved = await run(['-p', `/mcp trust ${hash}`]);
+  assert.equal(approved.code, 0, approved.stderr);
+  llm.script(echo('p1', 'approved'), { text: 'ok' });
+  const ran = jsonLines((await run(['--json', 'echo'])).stdout).find(
+    (e) => e.type === 'tool_result',
+  );
+  assert.deepEqual(ran?.content, [{ type: 'text', text: 'Echo: approved' }]);
+
+  // The program changes after the approval; .mcp.json does not.
+  appendFileSync(program, '// edited after the approval\n');
+  const status = await run(['-p', '/mcp']);
+  assert.match(status.stdout, /^proj \(project, stdio\): refused/m);
+  const again = await run(['-p', '/mcp trust']);
+  assert.doesNotMatch(again.stdout, new RegExp(`/mcp trust ${hash}`), 'a new review, a new hash');
+  const stale = await run(['-p', `/mcp trust ${hash}`]);
+  assert.notEqual(stale.code, 0);
+  assert.match(stale.stderr, /or a program it runs has changed/);
+
+  // Approved again; then edited while its server runs, and the server dies: not restarted.
+  const fresh = /\/mcp trust ([0-9a-f]{16})/.exec(again.stdout)![1]!;
+  assert.equal((await run(['-p', `/mcp trust ${fresh}`])).code, 0);
+  const client = rpc();
+  await client.request({ type: 'ping' });
+  const call = async (id: string): Promise<Line> => {
+    const from = client.lines.length;
+    llm.script(echo(id, id), { text: 'ok' });
+    await client.request({ type: 'prompt', message: id });
+    await client.waitFor((l) => l.type === 'done', hangGuard(30_000), from);
+    return client.lines.slice(from).find((l) => l.type === 'tool_result' && l.id === id)!;
+  };
+  assert.equal((await call('c1')).is_error, false);
+  const from = client.lines.length;
+  await client.request({ type: 'command', text: '/mcp' });
+  const shown = await client.waitFor((l) => l.type === 'ext_display', hangGuard(20_000), from);
+  const pid = Number(/pid (\d+)/.exec(String(shown.text))![1]);
+  appendFileSync(program, '// edited while it ran\n');
+  process.kill(pid, 'SIGKILL');
+  await client.waitFor(
+    (l) => l.type === 'ext_notify' && /MCP server "proj" exited/.test(String(l.message)),
+    hangGuard(10_000),
+    from,
+  );
+  const refused = await call('c2');
+  assert.equal(refused.is_error, true);
+  assert.match(JSON.stringify(refused.content), /was not restarted: .* a program it runs changed/);
+  await client.close();
 });

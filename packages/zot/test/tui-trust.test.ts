@@ -98,3 +98,34 @@ test('Esc skips it: nothing starts, and the next run asks again', { skip }, asyn
   await second.waitFor('skipped proj');
   assert.equal(starts(), 0);
 });
+
+test(
+  'a project extension with the name of a global one: the dialog names both; only an answer replaces it',
+  { skip },
+  async (t) => {
+    const { box, dir, start } = setup(t);
+    const mine = writeExtension(join(box.home, 'extensions'), {
+      name: 'proj',
+      commands: ['minecmd'],
+    });
+    const first = start();
+    const screen = await first.waitFor('Project extension proj');
+    const dialog = screen.slice(screen.indexOf('Project extension proj'));
+    assert.ok(dialog.includes(dir), 'names the project directory');
+    assert.ok(dialog.includes(mine), 'names the global one');
+    assert.match(dialog, /replaces it in this project;[^\n]*\n[^\n]*skipping keeps yours/);
+    assert.match(dialog, /Run it this session only, in place of your global proj/);
+    first.press('Escape');
+    await first.waitFor('skipped proj');
+    first.type('/minec');
+    await first.waitFor(/minecmd +minecmd/);
+    first.press('C-c');
+    await first.waitFor((screen) => !screen.includes('/minec'));
+    first.submit('/trust');
+    await first.waitFor('Project extension proj');
+    first.type('o');
+    await first.waitFor('proj runs for this session only');
+    first.type('/projc');
+    await first.waitFor(/projcmd +projcmd/);
+  },
+);

@@ -10,11 +10,15 @@ export async function discoverForRun(
   cwd: string,
   paths: ZotPaths,
 ): Promise<DiscoveredExtension[]> {
-  const { discoverExtensions } = await import('../extensions/discovery.js');
+  const [{ discoverExtensions }, { storedReplacement }] = await Promise.all([
+    import('../extensions/discovery.js'),
+    import('../extensions/trust.js'),
+  ]);
   return discoverExtensions({
     cwd,
     zotHome: paths.home,
     extPaths: options.extPaths,
     noExt: options.noExt,
+    replaces: storedReplacement(paths),
   }).entries;
 }

@@ -136,7 +136,8 @@ function lazyTrust(
     load,
     access: {
       reviews: async () => (await load()).reviews(),
-      decide: async (dir, hash, decision) => (await load()).decide(dir, hash, decision),
+      decide: async (dir, hash, decision, replaces) =>
+        (await load()).decide(dir, hash, decision, replaces),
     },
   };
 }
@@ -162,6 +163,7 @@ async function createHostNow(
     model: () => ({ provider: model().provider, model: model().id }),
     builtins: { commands: new Set(BUILTIN_COMMANDS), tools: new Set(RESERVED_TOOL_NAMES) },
     allow: trust.gate,
+    replaces: trust.mayReplace,
   });
 }
 

@@ -86,14 +86,67 @@ test('relative --ext paths are taken from cwd', () => {
   assert.equal(entries[0]?.dir, dir);
 });
 
-test('project wins over global; the shadowed entry says by whom', () => {
+test('a project entry never takes the name of a global one unless trusted to replace it', () => {
   const s = sandbox();
   const project = ext(s.project, 'dup', { name: 'dup', exec: 'node' });
   const global = ext(s.global, 'dup', { name: 'dup', exec: 'node' });
+  const kept = discoverExtensions({ ...s, extPaths: [], noExt: false }).entries;
+  assert.deepEqual(summary(kept), ['project:dup:shadowed', 'global:dup:load']);
+  assert.deepEqual(kept[0]?.shadowedBy, { dir: global, scope: 'global' });
+  assert.equal(kept[0]?.replaces, undefined);
+  assert.ok(kept[0]?.clash?.includes(project) && kept[0].clash.includes(global), 'both paths');
+  assert.match(kept[0]?.clash ?? '', /`zot ext trust dup --replace`/);
+  assert.deepEqual(kept[0]?.warnings, [kept[0]?.clash]);
+
+  const asked: string[] = [];
+  const replaced = discoverExtensions({
+    ...s,
+    extPaths: [],
+    noExt: false,
+    replaces: (p, g) => (asked.push(`${p.dir} -> ${g.dir}`), true),
+  }).entries;
+  assert.deepEqual(asked, [`${project} -> ${global}`]);
+  assert.deepEqual(summary(replaced), ['project:dup:load', 'global:dup:shadowed']);
+  assert.equal(replaced[0]?.replaces, replaced[1]);
+  assert.deepEqual(replaced[1]?.shadowedBy, { dir: project, scope: 'project' });
+  assert.match(replaced[1]?.warnings[0] ?? '', /replaced in this project by .*trusted to replace/);
+  assert.equal(replaced[0]?.clash, undefined);
+
+  const refused = discoverExtensions({ ...s, extPaths: [], noExt: false, replaces: () => false });
+  assert.deepEqual(summary(refused.entries), ['project:dup:shadowed', 'global:dup:load']);
+});
+
+test('no kind of untrusted project entry switches off a global one; each clash names both paths', () => {
+  const s = sandbox();
+  const guard = (name: string) => ext(s.global, name, { name, exec: 'node' });
+  const globals = ['code', 'theme', 'skills', 'off', 'broken', 'twice'].map(guard);
+  const projects = [
+    ext(s.project, 'a-code', { name: 'code', exec: 'node' }),
+    ext(s.project, 'b-theme', { name: 'theme' }, { 'theme.json': '{}' }),
+    ext(s.project, 'c-skills', { name: 'skills', skills: ['S.md'] }, { 'S.md': '# s' }),
+    ext(s.project, 'd-off', { name: 'off', exec: 'node', enabled: false }),
+    ext(s.project, 'e-broken', { name: 'broken', exec: 7 }),
+    ext(s.project, 'f-twice', { name: 'twice', exec: 'node' }),
+    ext(s.project, 'g-twice', { name: 'twice', exec: 'node' }),
+  ];
   const { entries } = discoverExtensions({ ...s, extPaths: [], noExt: false });
-  assert.deepEqual(summary(entries), ['project:dup:load', 'global:dup:shadowed']);
-  assert.equal(entries[1]?.dir, global);
-  assert.deepEqual(entries[1]?.shadowedBy, { dir: project, scope: 'project' });
+  const project = entries.filter((entry) => entry.scope === 'project');
+  assert.deepEqual(
+    project.map((entry) => entry.status),
+    ['shadowed', 'shadowed', 'shadowed', 'shadowed', 'error', 'shadowed', 'shadowed'],
+  );
+  assert.deepEqual(
+    entries.filter((entry) => entry.scope === 'global').map((entry) => entry.status),
+    globals.map(() => 'load'),
+  );
+  for (const [index, entry] of project.entries()) {
+    const global = globals[Math.min(index, globals.length - 1)]!;
+    assert.ok(entry.clash?.includes(projects[index]!), `${projects[index]} is named`);
+    assert.ok(entry.clash?.includes(global), `${global} is named`);
+    if (entry.status === 'shadowed')
+      assert.deepEqual(entry.shadowedBy, { dir: global, scope: 'global' });
+  }
+  assert.equal(project[4]?.claimedName, 'broken');
 });
 
 test('--ext wins over installed copies of the same name', () => {
@@ -120,16 +173,25 @@ test('shadowing is by manifest name, not directory name', () => {
   assert.equal(entries[1]?.shadowedBy?.dir, first);
 });
 
-test('a disabled entry still claims its name; an error entry does not', () => {
+test('a disabled entry still claims its name (a project one only when trusted to); an error entry does not', () => {
   const s = sandbox();
   ext(s.project, 'off', { name: 'off', exec: 'node', enabled: false });
   ext(s.global, 'off', { name: 'off', exec: 'node' });
   ext(s.project, 'broken', { name: 'broken' });
   ext(s.global, 'broken', { name: 'broken', exec: 'node' });
-  const { entries } = discoverExtensions({ ...s, extPaths: [], noExt: false });
+  ext(s.global, 'a-off', { name: 'gone', exec: 'node', enabled: false });
+  ext(s.global, 'b-gone', { name: 'gone', exec: 'node' });
+  const { entries } = discoverExtensions({
+    ...s,
+    extPaths: [],
+    noExt: false,
+    replaces: () => true,
+  });
   assert.deepEqual(summary(entries), [
     'project:?:error',
     'project:off:disabled',
+    'global:gone:disabled',
+    'global:gone:shadowed',
     'global:broken:load',
     'global:off:shadowed',
   ]);

@@ -26,9 +26,21 @@ export interface DiscoveredExtension {
   error?: string;
   shadowedBy?: { dir: string; scope: ExtensionScope };
   warnings: string[];
-  /** Project entries: the directory holding `.zot` (trust covers paths up to it). */
+  /** Project entries: the directory holding `.zot` (trust covers paths from it upwards). */
   projectRoot?: string;
+  /** A manifest with errors: the name it claims, when that name is valid (for clash warnings). */
+  claimedName?: string;
+  /** A project entry that took its name from a global one, as the user trusted it to. */
+  replaces?: DiscoveredExtension;
+  /** A project entry that gave way to the global one of its name: the warning (also in warnings). */
+  clash?: string;
 }
+
+/**
+ * Whether a project entry may take the name of the global `global`: only when the user trusted
+ * it, with a review that said it replaces that one. Contract: never throws.
+ */
+export type ReplaceCheck = (project: DiscoveredExtension, global: DiscoveredExtension) => boolean;
 
 export interface DiscoveryOptions {
   cwd: string;
@@ -37,6 +49,8 @@ export interface DiscoveryOptions {
   extPaths: string[];
   /** `--no-ext`: skip project and global discovery; `--ext` paths still load. */
   noExt: boolean;
+  /** Without it no project entry replaces a global one: the global one keeps its name. */
+  replaces?: ReplaceCheck;
 }
 
 export interface DiscoveryResult {
@@ -51,7 +65,8 @@ export function projectExtensionsDir(cwd: string): string {
 /**
  * Lists every extension in load order with what will happen to it.
  * Contract: never throws for bad content; deterministic (code-unit order); the first entry with
- * a valid manifest claims its name, and later ones with the same name are `shadowed`.
+ * a valid manifest claims its name, and later ones with the same name are `shadowed`, except
+ * that a project entry never takes a name from a global one unless `replaces` allows it.
  */
 export function discoverExtensions(options: DiscoveryOptions): DiscoveryResult {
   const entries: DiscoveredExtension[] = [];
@@ -68,7 +83,7 @@ export function discoverExtensions(options: DiscoveryOptions): DiscoveryResult {
     }
     entries.push(...scanRoot(globalRoot, 'global'));
   }
-  markShadowed(entries);
+  settleNames(entries, options.replaces);
   return { entries };
 }
 
@@ -120,7 +135,10 @@ function probeManifest(dir: string): 'present' | 'skip' | { error: string } {
 
 function entryFor(scope: ExtensionScope, dir: string): DiscoveredExtension {
   const result = readManifest(dir);
-  if (!result.ok) return errorEntry(scope, realOr(dir), result.error);
+  if (!result.ok) {
+    const entry = errorEntry(scope, realOr(dir), result.error);
+    return result.name === undefined ? entry : { ...entry, claimedName: result.name };
+  }
   const { manifest, warnings } = result;
   return {
     scope,
@@ -143,19 +161,58 @@ function errorEntry(scope: ExtensionScope, dir: string, error: string): Discover
 }
 
 // Every entry with a valid manifest (loadable, disabled, theme- or skill-only) claims its name,
-// so disabling a project copy does not silently bring the global one back.
-function markShadowed(entries: DiscoveredExtension[]): void {
-  const owners = new Map<string, DiscoveredExtension>();
+// so disabling a project copy does not silently bring the global one back. But content nobody
+// reviewed must never decide which of the user's own extensions run: against a global entry, a
+// project one keeps the name only when the user trusted it to replace that one. `--ext` paths
+// are the user's own choice and claim their names first.
+function settleNames(entries: DiscoveredExtension[], mayReplace: ReplaceCheck | undefined): void {
+  const groups = new Map<string, DiscoveredExtension[]>();
   for (const entry of entries) {
     if (!entry.manifest) continue;
-    const owner = owners.get(entry.manifest.name);
-    if (!owner) {
-      owners.set(entry.manifest.name, entry);
-      continue;
-    }
-    entry.status = 'shadowed';
-    entry.shadowedBy = { dir: owner.dir, scope: owner.scope };
+    const group = groups.get(entry.manifest.name);
+    if (group) group.push(entry);
+    else groups.set(entry.manifest.name, [entry]);
   }
+  for (const group of groups.values()) {
+    let owner = group[0]!;
+    const global = group.find((entry) => entry.scope === 'global');
+    if (owner.scope === 'project' && global) {
+      if (mayReplace?.(owner, global)) {
+        owner.replaces = global;
+        global.warnings.push(
+          `replaced in this project by ${owner.dir}, which you trusted to replace it`,
+        );
+      } else owner = global;
+    }
+    for (const entry of group) {
+      if (entry === owner) continue;
+      entry.status = 'shadowed';
+      entry.shadowedBy = { dir: owner.dir, scope: owner.scope };
+      if (entry.scope === 'project' && owner.scope === 'global') noteClash(entry, owner);
+    }
+  }
+  // A broken project manifest never claims a name, but its clash is still worth saying.
+  for (const entry of entries) {
+    if (entry.scope !== 'project' || entry.claimedName === undefined) continue;
+    const global = groups.get(entry.claimedName)?.find((other) => other.scope === 'global');
+    if (global) noteClash(entry, global);
+  }
+}
+
+function noteClash(project: DiscoveredExtension, global: DiscoveredExtension): void {
+  project.clash = clashWarning(project, global);
+  project.warnings.push(project.clash);
+}
+
+/** Names both paths and what it takes to let the project entry replace the global one. */
+export function clashWarning(project: DiscoveredExtension, global: DiscoveredExtension): string {
+  const name = global.manifest!.name;
+  return (
+    `project extension ${project.dir} has the name of your global extension ${name} ` +
+    `(${global.dir}); the global one is kept and the project one is not loaded. A project ` +
+    `extension replaces one of yours only when you trust it to: review it with ` +
+    `\`zot ext trust ${name} --replace\`, or rename it`
+  );
 }
 
 function sameDirectory(a: string, b: string): boolean {

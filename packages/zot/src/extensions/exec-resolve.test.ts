@@ -224,3 +224,26 @@ test('argumentOutside: project extension arguments naming paths must stay inside
     assert.match(error, /extension\.json: /);
   }
 });
+
+test('an exec or an argument leading into the extension’s .git is refused: the hash leaves it out', () => {
+  const dir = extDir({ '.git/payload.sh': 0o755, 'run.sh': 0o755, 'lib/real.py': 0o644 });
+  symlinkSync('.git/payload.sh', join(dir, 'main.sh'));
+  symlinkSync('.git', join(dir, 'gitlink'));
+  for (const exec of ['./.git/payload.sh', './main.sh', './gitlink/payload.sh']) {
+    const error = expectError(resolveExec(manifest(dir, exec)), /resolves into .*\.git, which/);
+    assert.ok(error.includes(join(dir, '.git')), error);
+  }
+  assert.ok(resolveExec(manifest(dir, './run.sh')).ok);
+  const check = (args: string[]) => argumentOutside(manifest(dir, 'python3', args));
+  // A bare word is not taken for a path (`main.sh`): the hash refuses that link itself.
+  for (const args of [
+    ['.git/payload.sh'],
+    ['./main.sh'],
+    ['--x=gitlink/new.py'],
+    ['.git/missing.py'],
+  ]) {
+    const error = check(args);
+    assert.match(error ?? '', /"args"\[0\] .* names a path inside .*\.git, which the trust hash/);
+  }
+  assert.equal(check(['lib/real.py', '.gitignore', 'lib/.git/x']), undefined);
+});

@@ -1,9 +1,10 @@
 // Turning a manifest's `exec` into the absolute program to spawn (DECISIONS 4, issue 5).
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
-import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { errorMessage } from '../util/errors.js';
 import { isInside, type Manifest } from './manifest.js';
+import { isTopGit } from './trust-hash.js';
 
 export type ExecResolution =
   | { ok: true; command: string; args: string[] }
@@ -14,7 +15,8 @@ export type ExecManifest = Pick<Manifest, 'exec' | 'args' | 'dir' | 'manifestPat
 
 /**
  * A path-like `exec` (with `/` or `\`, or absolute) must be an executable file inside the
- * extension directory, symlinks followed; a bare word is looked up on `env.PATH`.
+ * extension directory and outside its `.git`, symlinks followed; a bare word is looked up on
+ * `env.PATH`.
  * Contract: never throws; `command` is absolute; every error names the manifest and "exec".
  */
 export function resolveExec(
@@ -74,6 +76,14 @@ function resolvePathExec(
     return { ok: false, error: `${field} ${quoted} not found: ${target} does not exist` };
   }
   if (!isInside(root, real)) return outside;
+  if (inGit(root, target) || inGit(root, real)) {
+    return {
+      ok: false,
+      error:
+        `${field} ${quoted} resolves into ${join(root, '.git')}, which the trust hash leaves ` +
+        `out (git rewrites it); refused: move the program out of .git`,
+    };
+  }
   try {
     if (!statSync(real).isFile())
       return { ok: false, error: `${field} ${quoted}: ${target} is not a file` };
@@ -112,7 +122,15 @@ export function argumentOutside(
     if (/^-[^-]./s.test(arg)) candidates.push(arg.slice(2));
     for (const candidate of candidates) {
       const path = pathOf(candidate);
-      if (path === undefined || pathInside(root, path)) continue;
+      if (path === undefined) continue;
+      if (pathInside(root, path)) {
+        if (!pathInGit(root, path)) continue;
+        return (
+          `${manifest.manifestPath}: "args"[${index}] ${JSON.stringify(arg)} names a path inside ` +
+          `${join(root, '.git')}, which the trust hash leaves out (git rewrites it); refused: ` +
+          `move the file out of .git`
+        );
+      }
       return (
         `${manifest.manifestPath}: "args"[${index}] ${JSON.stringify(arg)} names a path outside ` +
         `the extension directory ${manifest.dir}; a project extension may only use files inside ` +
@@ -134,6 +152,26 @@ function pathOf(candidate: string): string | undefined {
   }
   if (isAbsolute(candidate) || /[\\/]/.test(candidate) || candidate === '..') return candidate;
   return undefined;
+}
+
+/** Inside the extension's own top-level `.git` (`path` absolute, inside `root`). */
+function inGit(root: string, path: string): boolean {
+  const first = relative(root, path).split(sep)[0];
+  return first !== undefined && isTopGit(first);
+}
+
+/** `path` (relative to `root`, inside it) or the real path of its nearest ancestor is in `.git`. */
+function pathInGit(root: string, path: string): boolean {
+  let target = resolve(root, path);
+  if (inGit(root, target)) return true;
+  for (;;) {
+    try {
+      return inGit(root, realpathSync(target));
+    } catch {
+      if (dirname(target) === target) return false;
+      target = dirname(target);
+    }
+  }
 }
 
 /** Lexically inside `root`, and so is the real path of its nearest existing ancestor. */

@@ -4,7 +4,7 @@
 import type { EventFrame, EventName, InterceptableEvent } from '@zot/protocol';
 import type { Tool } from '../agent/tool.js';
 import type { Builtins } from './catalog.js';
-import type { DiscoveredExtension } from './discovery.js';
+import type { DiscoveredExtension, ReplaceCheck } from './discovery.js';
 import type { ExtensionContext, RunningExtension } from './extension.js';
 import {
   consulted,
@@ -43,6 +43,8 @@ export interface HostOptions {
   timeouts?: ExtensionTimeouts;
   /** Decides whether a discovered entry may be spawned (the project trust gate). */
   allow?(entry: DiscoveredExtension): string | undefined;
+  /** Whether a project extension may replace the global one of its name (default: never). */
+  replaces?: ReplaceCheck;
   /** How an extension is connected (default: a child process); tests link in-memory pairs. */
   transport?: TransportFactory;
   /** Time for restart backoff (default: the system clock); unit tests drive a fake one. */
@@ -61,7 +63,7 @@ export class ExtensionHost {
     this.timeouts = options.timeouts ?? extensionTimeouts(options.env);
     const emit = (event: HostEvent) => this.emit(event);
     this.ui = new UiRouter(emit);
-    const { cwd, zotHome, logsDir, extPaths, noExt, allow, transport } = options;
+    const { cwd, zotHome, logsDir, extPaths, noExt, allow, replaces, transport } = options;
     this.lifecycle = new ExtensionLifecycle({
       cwd,
       zotHome,
@@ -69,6 +71,7 @@ export class ExtensionHost {
       extPaths,
       noExt,
       ...(allow ? { allow } : {}),
+      ...(replaces ? { replaces } : {}),
       transport,
       env: options.env ?? process.env,
       context: this.context(options),

@@ -1,9 +1,10 @@
 // Which extensions run: discovery, parallel start, shutdown, and the exit hook that kills
 // their process groups if zot exits any other way.
-import { discoverExtensions, type DiscoveredExtension } from './discovery.js';
+import { discoverExtensions, type DiscoveredExtension, type ReplaceCheck } from './discovery.js';
 import type { ExtensionContext, RunningExtension } from './extension.js';
 import type { HostEvent } from './host.js';
-import { planExtension, type ExtensionReport, type TransportFactory } from './load-plan.js';
+import { planAll, type ExtensionReport, type TransportFactory } from './load-plan.js';
+import { ExtensionLog, extensionLogPath } from './log.js';
 import { restartBackoffMs, systemClock, type SupervisorClock } from './restart-budget.js';
 import { Supervisor } from './supervisor.js';
 
@@ -15,6 +16,8 @@ export interface LifecycleDeps {
   noExt: boolean;
   env: NodeJS.ProcessEnv;
   allow?(entry: DiscoveredExtension): string | undefined;
+  /** Whether a project extension may replace the global one of its name (default: never). */
+  replaces?: ReplaceCheck;
   context: ExtensionContext;
   transport?: TransportFactory | undefined;
   emit(event: HostEvent): void;
@@ -64,8 +67,15 @@ export class ExtensionLifecycle {
 
   /** Discovers and starts every extension in parallel; resolves when all are ready or failed. */
   async start(): Promise<ExtensionReport[]> {
-    const { cwd, zotHome, extPaths, noExt, env, logsDir, allow, context, transport } = this.deps;
-    const { entries } = discoverExtensions({ cwd, zotHome, extPaths, noExt });
+    const { cwd, zotHome, extPaths, noExt, env, logsDir, allow, replaces, context, transport } =
+      this.deps;
+    const { entries } = discoverExtensions({
+      cwd,
+      zotHome,
+      extPaths,
+      noExt,
+      ...(replaces ? { replaces } : {}),
+    });
     const deps = {
       env,
       logsDir,
@@ -73,7 +83,7 @@ export class ExtensionLifecycle {
       ...(allow ? { allow } : {}),
       ...(transport ? { transport } : {}),
     };
-    const planned = entries.map((entry) => planExtension(entry, deps));
+    const planned = planAll(entries, deps);
     this.extensions = planned.flatMap((item) => ('extension' in item ? [item.extension] : []));
     for (const item of planned)
       if ('extension' in item) this.supervisor.watch(item.extension, item.respawn);
@@ -84,7 +94,15 @@ export class ExtensionLifecycle {
     this.deps.beforeReports();
     this.reports = planned.map((item) => item.report());
     for (const report of this.reports) this.reportProblem(report);
+    for (const entry of entries) if (entry.clash) this.reportClash(entry, entry.clash);
     return this.reports;
+  }
+
+  /** A project entry that gave way to the global one of its name: said in the run and the log. */
+  private reportClash(entry: DiscoveredExtension, message: string): void {
+    const name = entry.manifest?.name ?? entry.claimedName!;
+    new ExtensionLog(extensionLogPath(this.deps.logsDir, name)).write(`warning: ${message}`);
+    this.deps.emit({ type: 'ext_warning', extension: name, message });
   }
 
   private reportProblem(report: ExtensionReport): void {

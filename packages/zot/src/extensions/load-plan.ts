@@ -6,6 +6,8 @@ import { RunningExtension, type ExtensionContext } from './extension.js';
 import { ExtensionLog, extensionLogPath } from './log.js';
 import type { InterceptFailure, RestartPolicy } from './manifest.js';
 import { ProcessTransport, type ProcessSpec } from './process-transport.js';
+import { projectRuntimeProblem } from './project-runtime.js';
+import { trustAllFromEnv } from './trust.js';
 import { describeExit, type ExtensionTransport } from './transport.js';
 
 export type LoadStatus =
@@ -108,6 +110,11 @@ export function planExtension(entry: DiscoveredExtension, deps: PlanDeps): Plann
   if (refusal) return fixed('untrusted', { error: refusal });
   const exec = resolveExec(manifest!, deps.env);
   if (!exec.ok) return fixed('failed', { error: exec.error });
+  // Trusting every project extension (CI) accepts whatever the repository holds.
+  const unpinned = trustAllFromEnv(deps.env)
+    ? undefined
+    : projectRuntimeProblem(entry, exec.command, deps.env);
+  if (unpinned) return fixed('failed', { error: unpinned });
   // Python would write __pycache__ into a project extension on its first run, which changes
   // the trusted content and stops it from starting again.
   const env = entry.scope === 'project' ? { ...deps.env, PYTHONDONTWRITEBYTECODE: '1' } : deps.env;
@@ -125,10 +132,53 @@ export function planExtension(entry: DiscoveredExtension, deps: PlanDeps): Plann
     return new RunningExtension(manifest!.name, entry.dir, transport, log, deps.context, policy);
   };
   // A restart passes the trust gate again: a project extension changed since it was trusted
-  // (by itself, or by a pull) must not come back as code nobody reviewed.
-  const respawn = () => deps.allow?.(entry) ?? spawn();
+  // (by itself, or by a pull) must not come back as code nobody reviewed. One that replaced a
+  // global extension gives the name back then: the user's own one starts in its place.
+  const respawn = (): RunningExtension | string => {
+    const refusal = deps.allow?.(entry);
+    if (refusal === undefined) return spawn();
+    if (!entry.replaces) return refusal;
+    const fallback = planExtension(reinstated(entry.replaces, entry, refusal), deps);
+    return 'extension' in fallback ? fallback.extension : refusal;
+  };
   const extension = spawn();
   return { extension, respawn, report: () => reportOf(extension, base) };
+}
+
+/**
+ * Plans every entry in load order. A project extension trusted to replace a global one that does
+ * not start now (the gate refuses content changed since discovery, or it cannot be spawned)
+ * gives the name back: the global one is planned in its place, so that one of the two runs.
+ * Contract: never throws.
+ */
+export function planAll(entries: DiscoveredExtension[], deps: PlanDeps): PlannedExtension[] {
+  const planned = entries.map((entry) => planExtension(entry, deps));
+  entries.forEach((entry, index) => {
+    const global = entry.replaces;
+    const plan = planned[index]!;
+    if (!global || 'extension' in plan) return;
+    const at = entries.indexOf(global);
+    const why = plan.report().error ?? plan.report().status;
+    if (at >= 0) planned[at] = planExtension(reinstated(global, entry, why), deps);
+  });
+  return planned;
+}
+
+/** The global entry a project one replaced, loadable again, saying why. */
+function reinstated(
+  global: DiscoveredExtension,
+  project: DiscoveredExtension,
+  why: string,
+): DiscoveredExtension {
+  const { shadowedBy: _replacedBy, ...rest } = global;
+  return {
+    ...rest,
+    status: 'load',
+    warnings: [
+      ...global.warnings.filter((warning) => !warning.startsWith('replaced in this project')),
+      `runs after all: project extension ${project.dir}, trusted to replace it, cannot run (${why})`,
+    ],
+  };
 }
 
 function reportOf(extension: RunningExtension, base: ReportBase): ExtensionReport {

@@ -39,7 +39,7 @@ export interface Manifest {
 
 export type ManifestResult =
   | { ok: true; manifest: Manifest; warnings: string[] }
-  | { ok: false; error: string; path: string };
+  | { ok: false; error: string; path: string; name?: string };
 
 /** The files whose presence makes an extension without `exec` a theme-only one. */
 export const THEME_FILES = ['theme.json', join('themes', 'theme.json')];
@@ -76,7 +76,12 @@ export function readManifest(dir: string): ManifestResult {
     return { ok: false, path, error: `${path}: expected a JSON object` };
   }
   const checked = validate(raw as Record<string, unknown>, realDir, path);
-  if (typeof checked === 'string') return { ok: false, path, error: `${path}: ${checked}` };
+  if (typeof checked === 'string') {
+    // The name it claims, when valid, so that a broken entry's name clash can still be named.
+    const name = (raw as Record<string, unknown>).name;
+    const claimed = typeof name === 'string' && !checkExtensionName(name) ? { name } : {};
+    return { ok: false, path, error: `${path}: ${checked}`, ...claimed };
+  }
   return { ok: true, manifest: checked.manifest, warnings: checked.warnings };
 }
 

@@ -142,3 +142,39 @@ test('skip takes a run-once answer back; ZOT_TRUST_PROJECT_EXTENSIONS=1 leaves n
   assert.match(trust.gate(p.entryOf(review!.dir)) ?? '', /is not trusted/);
   assert.deepEqual(p.trust({ ZOT_TRUST_PROJECT_EXTENSIONS: '1' }).reviews(), []);
 });
+
+test('a project extension with a global one’s name is reviewed as replacing it; only that answer lets it', () => {
+  const p = project(['guard']);
+  const globalDir = join(p.home, 'extensions', 'guard');
+  mkdirSync(globalDir, { recursive: true });
+  writeFileSync(join(globalDir, 'extension.json'), JSON.stringify({ name: 'guard', exec: 'node' }));
+  const mine = realpathSync(globalDir);
+  const discover = (trust: ProjectTrust) =>
+    discoverExtensions({
+      cwd: p.cwd,
+      zotHome: p.home,
+      extPaths: [],
+      noExt: false,
+      replaces: trust.mayReplace,
+    }).entries.map((entry) => `${entry.scope}:${entry.status}`);
+  const trust = p.trust();
+  assert.deepEqual(discover(trust), ['project:shadowed', 'global:load'], 'the global one is kept');
+  const [review] = trust.reviews();
+  assert.deepEqual(review?.replaces, { name: 'guard', dir: mine }, 'the review names both');
+  assert.match(trust.decide(review!.dir, review!.hash, 'once') ?? '', /changed while you reviewed/);
+  assert.equal(trust.decide(review!.dir, review!.hash, 'once', mine), undefined);
+  assert.deepEqual(discover(trust), ['project:load', 'global:shadowed'], 'run once replaces it');
+  assert.deepEqual(discover(p.trust()), ['project:shadowed', 'global:load'], 'in this process');
+  assert.equal(trust.decide(review!.dir, review!.hash, 'always', mine), undefined);
+  const record = new TrustStore(p.paths.trust).read();
+  assert.ok(record.ok);
+  assert.equal(record.records.get(review!.dir)?.replaces, mine);
+  assert.deepEqual(discover(p.trust()), ['project:load', 'global:shadowed'], 'the next run');
+  assert.deepEqual(p.trust().reviews(), []);
+  // Trusted without replacing (as `zot ext trust guard` records it): kept apart, not asked again.
+  new TrustStore(p.paths.trust).set(review!.dir, 'guard', review!.hash);
+  assert.deepEqual(discover(p.trust()), ['project:shadowed', 'global:load']);
+  assert.deepEqual(p.trust().reviews(), []);
+  appendFileSync(join(review!.dir, 'main.mjs'), '// more\n');
+  assert.equal(p.trust().reviews()[0]?.state, 'changed');
+});

@@ -1,11 +1,13 @@
 // Trust decisions made inside a running zot (the TUI's trust dialog, `/trust`): what an untrusted
 // project extension would run, and the user's answer: trust always (pinned in trust.json, as
 // `zot ext trust` does), run once (this process only, pinned to the reviewed hash) or skip.
+// A project extension with the name of a global one is reviewed as replacing it, and only an
+// answer to that review lets it run in the global one's place.
 import type { ZotPaths } from '../config/paths.js';
-import { discoverExtensions, type DiscoveredExtension } from './discovery.js';
+import { discoverExtensions, type DiscoveredExtension, type ReplaceCheck } from './discovery.js';
 import { argumentOutside, resolveExec } from './exec-resolve.js';
 import { hashExtension } from './trust-hash.js';
-import { trustAllFromEnv, trustGate, TrustStore } from './trust.js';
+import { storedReplacement, trustAllFromEnv, trustGate, TrustStore } from './trust.js';
 
 /** What the user is shown before deciding. Every string is raw: the front end escapes it. */
 export interface TrustReview {
@@ -24,6 +26,11 @@ export interface TrustReview {
   covered: string[];
   /** `sha256:<hex>` of everything above: what a decision pins. */
   hash: string;
+  /**
+   * The global extension of the same name: trusting or running this one replaces it in this
+   * project (skipping keeps it). Absent when there is no such clash.
+   */
+  replaces?: { name: string; dir: string };
 }
 
 export type TrustDecision = 'always' | 'once' | 'skip';
@@ -43,24 +50,36 @@ export interface ProjectTrustOptions {
 export class ProjectTrust {
   private readonly store: TrustStore;
   private readonly stored: (entry: DiscoveredExtension) => string | undefined;
-  /** Run once: extension directory -> the reviewed hash it may run with. */
-  private readonly once = new Map<string, string>();
+  private readonly storedReplaces: ReplaceCheck;
+  /** Run once: extension directory -> the reviewed hash it may run with (and what it replaces). */
+  private readonly once = new Map<string, { hash: string; replaces?: string }>();
 
   constructor(private readonly options: ProjectTrustOptions) {
     this.store = new TrustStore(options.paths.trust);
     this.stored = trustGate(options.paths, options.env);
+    this.storedReplaces = storedReplacement(options.paths);
   }
 
   /** The host's `allow` hook: this process's run-once answers, then trust.json. */
   readonly gate = (entry: DiscoveredExtension): string | undefined => {
     // A run-once answer needs only the hash it pinned; trust.json is not read for it.
-    const pinned = this.once.get(entry.dir);
-    if (pinned !== undefined) {
-      const now = hashExtension(entry);
-      if (now.ok && now.hash === pinned) return undefined;
-    }
+    if (this.onceHolds(entry)) return undefined;
     return this.stored(entry);
   };
+
+  /** Discovery's `replaces` hook: a run-once answer to a review that said so, or trust.json. */
+  readonly mayReplace: ReplaceCheck = (project, global) => {
+    const once = this.once.get(project.dir);
+    if (once?.replaces === global.dir && this.onceHolds(project)) return true;
+    return this.storedReplaces(project, global);
+  };
+
+  private onceHolds(entry: DiscoveredExtension): boolean {
+    const pinned = this.once.get(entry.dir);
+    if (pinned === undefined) return false;
+    const now = hashExtension(entry);
+    return now.ok && now.hash === pinned.hash;
+  }
 
   /** Project extensions that would run but are not trusted (or only for this session). */
   reviews(): TrustReview[] {
@@ -73,8 +92,16 @@ export class ProjectTrust {
     return reviews;
   }
 
-  /** Applies one answer. Returns an error message, or undefined when it was applied. */
-  decide(dir: string, hash: string, decision: TrustDecision): string | undefined {
+  /**
+   * Applies one answer. `replaces`: the global directory the review said this one replaces (it
+   * must still be the one it clashes with). Returns an error message, or undefined when applied.
+   */
+  decide(
+    dir: string,
+    hash: string,
+    decision: TrustDecision,
+    replaces?: string,
+  ): string | undefined {
     if (decision === 'skip') {
       this.once.delete(dir);
       return undefined;
@@ -84,13 +111,14 @@ export class ProjectTrust {
     const name = entry.manifest!.name;
     const now = hashExtension(entry);
     if (!now.ok) return `cannot trust ${name}: ${now.error}`;
-    if (now.hash !== hash) return `${name} changed while you reviewed it; review it again`;
+    if (now.hash !== hash || clashOf(entry)?.dir !== replaces)
+      return `${name} changed while you reviewed it; review it again`;
     if (decision === 'once') {
-      this.once.set(dir, hash);
+      this.once.set(dir, replaces !== undefined ? { hash, replaces } : { hash });
       return undefined;
     }
     try {
-      this.store.set(dir, name, hash);
+      this.store.set(dir, name, hash, { replaces });
       this.once.delete(dir);
       return undefined;
     } catch (error) {
@@ -98,17 +126,27 @@ export class ProjectTrust {
     }
   }
 
+  /** Project extensions that would run, or would run in place of a global one of that name. */
   private projectEntries(): DiscoveredExtension[] {
     const { entries } = discoverExtensions({
       cwd: this.options.cwd,
       zotHome: this.options.paths.home,
       extPaths: [],
       noExt: false,
+      replaces: this.mayReplace,
     });
+    // Of several project entries with a global one's name, only the first can replace it.
+    const first = new Set<DiscoveredExtension>();
+    const named = new Set<string>();
+    for (const entry of entries) {
+      if (entry.scope !== 'project' || !entry.manifest || named.has(entry.manifest.name)) continue;
+      named.add(entry.manifest.name);
+      first.add(entry);
+    }
     return entries.filter(
       (entry) =>
         entry.scope === 'project' &&
-        entry.status === 'load' &&
+        (entry.status === 'load' || (first.has(entry) && clashOf(entry) !== undefined)) &&
         entry.manifest?.kind === 'process' &&
         entry.manifest.enabled &&
         argumentOutside(entry.manifest) === undefined,
@@ -120,11 +158,14 @@ export class ProjectTrust {
     const hashed = hashExtension(entry);
     if (!read.ok || !hashed.ok) return undefined; // the gate's refusal already names the problem
     const record = read.records.get(entry.dir);
+    // Trusted content: nothing to ask, also when it was trusted without replacing a global one.
     if (record?.hash === hashed.hash) return undefined;
     const manifest = entry.manifest!;
     const exec = resolveExec(manifest, this.options.env);
     const files = hashed.entries.filter((file) => file.kind === 'file');
-    const state = this.once.get(entry.dir) === hashed.hash ? 'once' : record ? 'changed' : 'new';
+    const state =
+      this.once.get(entry.dir)?.hash === hashed.hash ? 'once' : record ? 'changed' : 'new';
+    const clash = clashOf(entry);
     return {
       name: manifest.name,
       dir: entry.dir,
@@ -136,6 +177,14 @@ export class ProjectTrust {
       bytes: files.reduce((sum, file) => sum + file.size, 0),
       covered: hashed.covered.map((path) => path.path),
       hash: hashed.hash,
+      ...(clash ? { replaces: { name: manifest.name, dir: clash.dir } } : {}),
     };
   }
+}
+
+/** The global extension a project entry clashes with: the one it replaces or gives way to. */
+function clashOf(entry: DiscoveredExtension): { dir: string } | undefined {
+  if (entry.replaces) return { dir: entry.replaces.dir };
+  if (entry.status === 'shadowed' && entry.shadowedBy?.scope === 'global') return entry.shadowedBy;
+  return undefined;
 }

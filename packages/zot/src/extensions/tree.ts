@@ -1,7 +1,7 @@
 // Walking an extension directory for trust hashing and install copying: every entry listed
 // with its kind and mode, symlinks kept as links but never allowed to leave the tree.
 import { lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
-import { dirname, join, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { errorMessage } from '../util/errors.js';
 import { compareCodeUnits } from './discovery.js';
 import { isInside } from './manifest.js';
@@ -35,7 +35,10 @@ export interface WalkOptions {
   used?: { entries: number; bytes: number };
   /** What the limit errors name instead of `root` (e.g. when `used` spans several trees). */
   subject?: string;
-  /** Relative paths (with `/`) to leave out, with everything below them. */
+  /**
+   * Relative paths (with `/`) to leave out, with everything below them. A symlink leading into
+   * one is refused: what the walk leaves out must not be reachable through what it lists.
+   */
   exclude?: (rel: string) => boolean;
 }
 
@@ -45,8 +48,9 @@ export type WalkResult =
 
 /**
  * Lists everything below `root` (the root itself excluded), sorted by relative path.
- * Refuses symlinks that point outside the tree (lexically or after resolution), anything that
- * is not a directory, regular file or symlink, and trees over the limits.
+ * Refuses symlinks that point outside the tree or into an excluded part (lexically or after
+ * resolution), anything that is not a directory, regular file or symlink, and trees over the
+ * limits.
  * Contract: never throws; symlinks are not followed; errors name the offending path.
  */
 export function walkTree(root: string, options: WalkOptions = {}): WalkResult {
@@ -82,7 +86,7 @@ export function walkTree(root: string, options: WalkOptions = {}): WalkResult {
           error: `${subject} has more than ${limits.maxEntries} files and directories; refusing to process such a large tree (remove build output or caches from it)`,
         };
       }
-      const entry = describe(realRoot, rel, abs);
+      const entry = describe(realRoot, rel, abs, options.exclude);
       if ('error' in entry) return { ok: false, error: entry.error };
       used.entries++;
       used.bytes += entry.size;
@@ -100,7 +104,12 @@ export function walkTree(root: string, options: WalkOptions = {}): WalkResult {
   return { ok: true, root: realRoot, entries };
 }
 
-function describe(root: string, rel: string, abs: string): TreeEntry | { error: string } {
+function describe(
+  root: string,
+  rel: string,
+  abs: string,
+  exclude: ((rel: string) => boolean) | undefined,
+): TreeEntry | { error: string } {
   let stat;
   try {
     stat = lstatSync(abs);
@@ -122,13 +131,44 @@ function describe(root: string, rel: string, abs: string): TreeEntry | { error: 
   const escaping = {
     error: `${abs} is a symlink to ${JSON.stringify(target)}, which points outside ${root}; refused`,
   };
-  if (!isInside(root, resolve(dirname(abs), target))) return escaping;
+  const lexical = resolve(dirname(abs), target);
+  if (!isInside(root, lexical)) return escaping;
+  let real: string | undefined;
   try {
-    if (!isInside(root, realpathSync(abs))) return escaping;
+    real = realpathSync(abs);
+    if (!isInside(root, real)) return escaping;
   } catch {
-    // A dangling link inside the tree stays dangling inside the tree: harmless.
+    // A dangling link inside the tree stays dangling inside the tree: unless it leads into an
+    // excluded part (checked below), where something could appear later.
+  }
+  for (const path of real === undefined ? [lexical] : [lexical, real]) {
+    const left = excludedPart(root, path, exclude);
+    if (left === undefined) continue;
+    return {
+      error:
+        `${abs} is a symlink to ${JSON.stringify(target)}, which leads into ${join(root, left)}, ` +
+        `a part left out here (so its content would never be checked); refused: put the file ` +
+        `itself in place of the link`,
+    };
   }
   return { rel, abs, kind: 'symlink', mode, size: 0, target };
+}
+
+/** The excluded relative path (`/` separators) that `path`, inside `root`, lies in, if any. */
+function excludedPart(
+  root: string,
+  path: string,
+  exclude: ((rel: string) => boolean) | undefined,
+): string | undefined {
+  if (!exclude) return undefined;
+  const parts = relative(root, path)
+    .split(sep)
+    .filter((part) => part !== '');
+  for (let end = 1; end <= parts.length; end++) {
+    const prefix = parts.slice(0, end).join('/');
+    if (exclude(prefix)) return prefix;
+  }
+  return undefined;
 }
 
 /** `rel` with the platform separator, for joining onto another root. */

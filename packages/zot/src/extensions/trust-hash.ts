@@ -1,9 +1,10 @@
 // The content hash trust pins a project extension to: its directory, plus what Node would load
-// for it from the project without the reviewed code naming a path (bare imports resolved through
-// parent node_modules, the package scope of a package.json above it).
+// for it from the repository without the reviewed code naming a path (bare imports resolved
+// through the node_modules of every ancestor, the package scope of a package.json above it).
 import { closeSync, lstatSync, openSync, readFileSync, readSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { errorMessage } from '../util/errors.js';
+import { repositoryRoot } from '../util/repository.js';
 import { isInside } from './manifest.js';
 import {
   DEFAULT_TREE_LIMITS,
@@ -41,7 +42,14 @@ export interface CoveredPath {
 }
 
 export type ExtensionHash =
-  | { ok: true; hash: string; entries: HashedEntry[]; covered: CoveredPath[] }
+  | {
+      ok: true;
+      hash: string;
+      entries: HashedEntry[];
+      covered: CoveredPath[];
+      /** How far up covered paths were looked for (see `trustBoundary`); absent without one. */
+      boundary?: string;
+    }
   | { ok: false; error: string };
 
 export interface TrustTarget {
@@ -59,9 +67,10 @@ const HASH_FORMAT = 'zot-trust-v1';
  * every fetch), sorted by relative path, with its kind, the owner's exec bit for files, the
  * target of symlinks and the content of files; then, in a fixed order, every covered path (see
  * `coveredPaths`). With nothing covered the hash is what it was before coverage existed.
- * Contract: never throws; symlinks leaving their tree (or a covered path that is a symlink),
- * special files, an extension outside its project and runaway trees (one budget for all, see
- * DEFAULT_TREE_LIMITS) are errors, because their effect could not be pinned.
+ * Contract: never throws; symlinks leaving their tree or leading into the `.git` left out (or a
+ * covered path that is a symlink), special files, an extension outside its project and runaway
+ * trees (one budget for all, see DEFAULT_TREE_LIMITS) are errors, because their effect could not
+ * be pinned: refusing them is the only way the hash stays a pin of everything that runs.
  */
 export function hashExtension(target: TrustTarget, limits = DEFAULT_TREE_LIMITS): ExtensionHash {
   const covered = coveredPaths(target);
@@ -69,7 +78,7 @@ export function hashExtension(target: TrustTarget, limits = DEFAULT_TREE_LIMITS)
   const used = { entries: 0, bytes: 0 };
   const subject =
     covered.paths.length > 0 ? `${target.dir} with the paths its trust covers` : target.dir;
-  const walked = walkTree(target.dir, { exclude: (rel) => rel === '.git', limits, used, subject });
+  const walked = walkTree(target.dir, { exclude: isTopGit, limits, used, subject });
   if (!walked.ok) return walked;
   const tree = nodeCrypto().createHash('sha256');
   tree.update(`${HASH_FORMAT}\n`);
@@ -100,7 +109,27 @@ export function hashExtension(target: TrustTarget, limits = DEFAULT_TREE_LIMITS)
       bytes: used.bytes - before.bytes,
     });
   }
-  return { ok: true, hash: `sha256:${tree.digest('hex')}`, entries, covered: result };
+  const hash = `sha256:${tree.digest('hex')}`;
+  const boundary = covered.boundary !== undefined ? { boundary: covered.boundary } : {};
+  return { ok: true, hash, entries, covered: result, ...boundary };
+}
+
+/** What the hash leaves out of the extension directory: its own top-level `.git`. */
+export const isTopGit = (rel: string): boolean => rel === '.git';
+
+/**
+ * How far up the project the runtime's own lookups are pinned: the repository holding the
+ * project root (a submodule counts as part of its superproject), or the project root itself
+ * outside any repository. Directories above it are the user's. Contract: never throws.
+ */
+export function trustBoundary(projectRoot: string): string {
+  let root: string;
+  try {
+    root = realpathSync(projectRoot);
+  } catch {
+    root = projectRoot;
+  }
+  return repositoryRoot(root) ?? root;
 }
 
 type RawEntry = TreeEntry;
@@ -148,21 +177,20 @@ function hashFile(path: string): string | { error: string } {
 type Candidate = Omit<CoveredPath, 'entries' | 'bytes'>;
 
 /**
- * What Node reads for the extension from the project outside its directory, nearest first:
- * `<parent>/node_modules` of every directory from the extension's parent up to and including
- * the project root (Node looks there for a bare `import 'x'` it cannot find below), and, when
- * the extension has no package.json of its own, the nearest package.json above it within the
- * project (its "type" decides how .js files run). Directories above the project root are the
- * user's, not the project's, and are not covered. A package scope with "imports" or "exports"
- * is refused: `#x` imports and self-references would load files anywhere in the project.
+ * What Node reads for the extension outside its directory, nearest first: `<parent>/node_modules`
+ * of every directory from the extension's parent up to and including the trust boundary (the
+ * repository root: Node looks in every ancestor for a bare `import 'x'` it cannot find below,
+ * so zot started in `repo/sub` still loads `repo/node_modules`), and, when the extension has no
+ * package.json of its own, the nearest package.json above it within the boundary (its "type"
+ * decides how .js files run). These are hashed rather than refused: they are ordinary project
+ * content, and the review lists them. Directories above the boundary are the user's and are not
+ * covered. A package scope with "imports" or "exports" is refused: `#x` imports and
+ * self-references would load files anywhere in it.
  * Contract: never throws; the extension must lie inside the project, symlinks resolved.
  */
-function coveredPaths(target: TrustTarget):
-  | { ok: true; paths: Candidate[] }
-  | {
-      ok: false;
-      error: string;
-    } {
+function coveredPaths(
+  target: TrustTarget,
+): { ok: true; paths: Candidate[]; boundary?: string } | { ok: false; error: string } {
   if (target.projectRoot === undefined) return { ok: true, paths: [] };
   let root: string;
   let dir: string;
@@ -180,6 +208,7 @@ function coveredPaths(target: TrustTarget):
         `what the project holds: load it with --ext or install it with zot ext install instead`,
     };
   }
+  const boundary = trustBoundary(root);
   const paths: Candidate[] = [];
   const candidate = (abs: string, reason: Candidate['reason']): Candidate => ({
     path: relative(dir, abs).split(sep).join('/'),
@@ -192,7 +221,7 @@ function coveredPaths(target: TrustTarget):
       const modules = join(parent, 'node_modules');
       if (lexists(modules)) paths.push(candidate(modules, 'node_modules'));
     }
-    if (parent === root) break;
+    if (parent === boundary || dirname(parent) === parent) break;
   }
   if (!lexists(join(dir, 'package.json'))) {
     for (let parent = dirname(dir); ; parent = dirname(parent)) {
@@ -203,10 +232,10 @@ function coveredPaths(target: TrustTarget):
         paths.push(candidate(manifest, 'package scope'));
         break;
       }
-      if (parent === root) break;
+      if (parent === boundary || dirname(parent) === parent) break;
     }
   }
-  return { ok: true, paths };
+  return { ok: true, paths, boundary };
 }
 
 function packageScopeProblem(manifest: string, dir: string): string | undefined {

@@ -17,7 +17,7 @@ import { after, test } from 'node:test';
 import type { DiscoveredExtension, ExtensionScope } from './discovery.js';
 import { readManifest } from './manifest.js';
 import { hashExtension, type TrustTarget } from './trust-hash.js';
-import { TrustStore, trustGate, trustStateOf } from './trust.js';
+import { storedReplacement, TrustStore, trustGate, trustStateOf } from './trust.js';
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'zot-trust-')));
 after(() => rmSync(base, { recursive: true, force: true }));
@@ -128,7 +128,7 @@ test('the trust store writes atomically with mode 0600 and reports a corrupt fil
   const path = join(base, 'store', 'trust.json');
   const store = new TrustStore(path);
   assert.deepEqual(store.read(), { ok: true, records: new Map() });
-  store.set('/p/a', 'a', 'sha256:1', new Date('2030-01-01T00:00:00Z'));
+  store.set('/p/a', 'a', 'sha256:1', { now: new Date('2030-01-01T00:00:00Z') });
   store.set('/p/b', 'b', 'sha256:2');
   assert.equal(statSync(path).mode & 0o777, 0o600);
   const file = JSON.parse(readFileSync(path, 'utf8'));
@@ -329,4 +329,104 @@ test('covered paths: symlinks cannot redirect or escape, the extension must be i
   const out = hashExtension({ dir: realpathSync(link), projectRoot: project });
   assert.ok(!out.ok);
   assert.match(out.error, /lies outside the project .*load it with --ext or install it/);
+});
+
+test('replacing a global extension needs a record that says so, for that directory and this content', () => {
+  const paths = { trust: join(base, `gate${++counter}`, 'trust.json') };
+  const dir = extDir({ 'index.js': 'v1' }, 'guard');
+  const globalDir = extDir({ 'index.js': 'mine' }, 'guard');
+  const project = entry(dir, 'project');
+  const global = entry(globalDir, 'global');
+  const check = storedReplacement(paths);
+  const store = new TrustStore(paths.trust);
+  assert.equal(check(project, global), false, 'untrusted');
+  store.set(project.dir, 'guard', hashOf(dir));
+  assert.equal(check(project, global), false, 'trusted, but the review did not say it replaces');
+  assert.equal(trustGate(paths, {})(project), undefined, 'though it may run where no clash is');
+  store.set(project.dir, 'guard', hashOf(dir), { replaces: '/elsewhere/guard' });
+  assert.equal(check(project, global), false, 'trusted to replace another directory');
+  store.set(project.dir, 'guard', hashOf(dir), { replaces: global.dir });
+  assert.equal(check(project, global), true);
+  const read = store.read();
+  assert.ok(read.ok);
+  assert.equal(read.records.get(project.dir)?.replaces, global.dir, 'kept in trust.json');
+  assert.equal(check(global, project), false, 'only a project entry replaces a global one');
+  writeFileSync(join(dir, 'index.js'), 'v2');
+  assert.equal(check(entry(dir, 'project'), global), false, 'changed since');
+});
+
+test('symlinks leading into the .git the hash leaves out are refused, naming the path', () => {
+  const dir = extDir({ '.git/payload.py': 'print(1)', '.git/hooks/x': '' });
+  symlinkSync('.git/payload.py', join(dir, 'main.py'));
+  const file = hashExtension({ dir });
+  assert.ok(!file.ok);
+  assert.match(
+    file.error,
+    /main\.py is a symlink to "\.git\/payload\.py", which leads into .*\.git, a part left out/,
+  );
+  rmSync(join(dir, 'main.py'));
+  for (const [name, target] of [
+    ['lib', '.git/hooks'],
+    ['all', '.git'],
+    ['later.py', '.git/not-yet.py'],
+    ['around.py', 'sub/../.git/payload.py'],
+  ] as const) {
+    symlinkSync(target, join(dir, name));
+    const hashed = hashExtension({ dir });
+    assert.ok(!hashed.ok, `${name} -> ${target}`);
+    assert.ok(hashed.error.includes(join(dir, name)), hashed.error);
+    rmSync(join(dir, name));
+  }
+  // Through a directory link whose target resolves into .git.
+  mkdirSync(join(dir, 'sub'));
+  symlinkSync('../.git/hooks', join(dir, 'sub', 'hooks'));
+  assert.ok(!hashExtension({ dir }).ok);
+  rmSync(join(dir, 'sub'), { recursive: true });
+  assert.ok(hashExtension({ dir }).ok, 'without the links it hashes');
+});
+
+test('zot started in repo/sub: the node_modules of every ancestor up to the repository root are covered', () => {
+  const top = join(base, `r${++counter}`);
+  const repo = join(top, 'repo');
+  const project = join(repo, 'sub');
+  const dir = join(project, '.zot', 'extensions', 'proj');
+  write(
+    join(dir, 'extension.json'),
+    JSON.stringify({ name: 'proj', exec: 'node', args: ['i.mjs'] }),
+  );
+  write(join(dir, 'i.mjs'), "import 'evil';\n");
+  mkdirSync(join(repo, '.git'), { recursive: true });
+  const target = { dir, projectRoot: project };
+  const before = hashExtension(target);
+  assert.ok(before.ok);
+  assert.equal(before.boundary, repo, 'the repository root bounds the search');
+  write(join(repo, 'node_modules', 'evil', 'index.js'), 'module.exports = 1;');
+  write(join(top, 'node_modules', 'mine', 'index.js'), '');
+  const covered = hashExtension(target);
+  assert.ok(covered.ok, covered.ok ? '' : covered.error);
+  assert.deepEqual(
+    covered.covered.map((c) => [c.path, c.abs, c.reason]),
+    [['../../../../node_modules', join(repo, 'node_modules'), 'node_modules']],
+    "repo/node_modules is covered; above the repository is the user's",
+  );
+  assert.notEqual(covered.hash, before.hash);
+  writeFileSync(join(repo, 'node_modules', 'evil', 'index.js'), 'module.exports = "evil";');
+  assert.notEqual(hashOf(target), covered.hash, 'an edit there asks again');
+  // The package scope is looked for up to the repository root too.
+  write(join(repo, 'package.json'), '{"type": "module"}');
+  const scoped = hashExtension(target);
+  assert.ok(scoped.ok);
+  assert.deepEqual(scoped.covered.at(-1)?.path, '../../../../package.json');
+
+  // A submodule (a .git file) belongs to its superproject.
+  rmSync(join(repo, '.git'), { recursive: true });
+  writeFileSync(join(project, '.git'), 'gitdir: ../.git/modules/sub\n');
+  const submodule = hashExtension(target);
+  assert.ok(submodule.ok);
+  assert.equal(submodule.boundary, project, 'on its own, a .git file marks the root');
+  mkdirSync(join(top, '.git'));
+  const superproject = hashExtension(target);
+  assert.ok(superproject.ok);
+  assert.equal(superproject.boundary, top);
+  assert.ok(superproject.covered.some((c) => c.abs === join(top, 'node_modules')));
 });

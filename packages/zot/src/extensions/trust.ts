@@ -2,7 +2,7 @@
 // A project extension is spawned only when $ZOT_HOME/trust.json pins its current content hash.
 import { readJsonObject, updateJsonObject, type JsonRead } from '../config/json-file.js';
 import type { ZotPaths } from '../config/paths.js';
-import type { DiscoveredExtension } from './discovery.js';
+import type { DiscoveredExtension, ReplaceCheck } from './discovery.js';
 import type { TreeLimits } from './tree.js';
 import { hashExtension, type TrustTarget } from './trust-hash.js';
 
@@ -11,6 +11,11 @@ export interface TrustRecord {
   name: string;
   hash: string;
   trusted_at: string;
+  /**
+   * The global extension directory this project extension may replace (same name): set only by
+   * a trust whose review said so. Without it, a clash keeps the global one.
+   */
+  replaces?: string;
 }
 
 interface TrustFile {
@@ -31,10 +36,21 @@ export class TrustStore {
     return recordsOf(this.path, readJsonObject<Partial<TrustFile>>(this.path));
   }
 
-  /** Records (or replaces) the trust for `dir`; a concurrent change to another record is kept. */
-  set(dir: string, name: string, hash: string, now = new Date()): void {
+  /**
+   * Records (or overwrites) the trust for `dir`; a concurrent change to another record is kept.
+   * `replaces`: the global extension directory the review said this one replaces.
+   */
+  set(
+    dir: string,
+    name: string,
+    hash: string,
+    options: { replaces?: string | undefined; now?: Date } = {},
+  ): void {
+    const now = options.now ?? new Date();
     this.update((records) => {
-      records.set(dir, { name, hash, trusted_at: now.toISOString() });
+      const record: TrustRecord = { name, hash, trusted_at: now.toISOString() };
+      if (options.replaces !== undefined) record.replaces = options.replaces;
+      records.set(dir, record);
       return true;
     });
   }
@@ -75,6 +91,7 @@ function recordsOf(path: string, read: JsonRead<Partial<TrustFile>>): TrustRead 
         name: r.name,
         hash: r.hash,
         trusted_at: typeof r.trusted_at === 'string' ? r.trusted_at : '',
+        ...(typeof r.replaces === 'string' ? { replaces: r.replaces } : {}),
       });
     }
   }
@@ -145,5 +162,27 @@ export function trustGate(
       case 'error':
         return `${what} was not started: its trust cannot be checked (${state.error}); see \`zot ext trust ${name}\``;
     }
+  };
+}
+
+/**
+ * The `replaces` check of discovery from trust.json: a project extension takes the name of the
+ * global one at `global.dir` only when its record says it replaces exactly that directory and
+ * its content is still the trusted content. ZOT_TRUST_PROJECT_EXTENSIONS does not grant this:
+ * replacing one of the user's own extensions always needs a review that said so.
+ * Contract: never throws; anything unreadable means "no".
+ */
+export function storedReplacement(
+  paths: Pick<ZotPaths, 'trust'>,
+  limits?: TreeLimits,
+): ReplaceCheck {
+  const store = new TrustStore(paths.trust);
+  return (project, global) => {
+    if (project.scope !== 'project' || global.scope !== 'global') return false;
+    const read = store.read();
+    const record = read.ok ? read.records.get(project.dir) : undefined;
+    if (record?.replaces !== global.dir) return false;
+    const hashed = hashExtension(project, limits);
+    return hashed.ok && hashed.hash === record.hash;
   };
 }

@@ -8,8 +8,16 @@ export type { TrustDecision, TrustReview };
 /** Reviews and records trust; built lazily by the composition root (off the print path). */
 export interface TrustAccess {
   reviews(): Promise<TrustReview[]>;
-  /** An error message, or undefined when the answer was applied. */
-  decide(dir: string, hash: string, decision: TrustDecision): Promise<string | undefined>;
+  /**
+   * An error message, or undefined when the answer was applied. `replaces`: the global
+   * extension directory the review said this one replaces.
+   */
+  decide(
+    dir: string,
+    hash: string,
+    decision: TrustDecision,
+    replaces?: string,
+  ): Promise<string | undefined>;
 }
 
 export interface TrustAnswer {
@@ -34,7 +42,7 @@ export async function applyTrustAnswers(
   let changed = false;
   for (const { review, decision } of answers) {
     const error = await access
-      .decide(review.dir, review.hash, decision)
+      .decide(review.dir, review.hash, decision, review.replaces?.dir)
       .catch((thrown: unknown) => (thrown as Error).message ?? String(thrown));
     if (error !== undefined) errors.push({ dir: review.dir, message: error });
     // Starting one that did not run, or stopping one that ran for this session only.

@@ -3,7 +3,7 @@
 import { loadSettings } from '../../config/settings.js';
 import { buildCatalog, type Builtins } from '../../extensions/catalog.js';
 import { ExtensionHost, type ExtensionReport } from '../../extensions/host.js';
-import { trustGate } from '../../extensions/trust.js';
+import { storedReplacement, trustGate } from '../../extensions/trust.js';
 import { resolveModel } from '../../providers/catalog.js';
 import { BUILTIN_COMMANDS } from '../../session/commands.js';
 import { RESERVED_TOOL_NAMES } from '../../tools/index.js';
@@ -95,6 +95,7 @@ export async function diagnose(context: ExtContext, extPaths: string[]): Promise
     builtins,
     env: context.env,
     allow: trustGate(context.paths, context.env),
+    replaces: storedReplacement(context.paths),
   });
   // Interrupted mid-start: kill every extension process group before exiting.
   const onSignal = (signal: NodeJS.Signals) => {

@@ -1,7 +1,7 @@
 // `zot ext list [--json]`: installed extensions (project and global) and their state.
 import { basename } from 'node:path';
 import { discoverExtensions, type DiscoveredExtension } from '../../extensions/discovery.js';
-import { TrustStore, trustStateOf } from '../../extensions/trust.js';
+import { storedReplacement, TrustStore, trustStateOf } from '../../extensions/trust.js';
 import { terminalSafe } from '../../util/terminal-text.js';
 import {
   info,
@@ -26,7 +26,11 @@ export interface ListedExtension {
   /** Project extensions only: trusted, untrusted, changed or error. */
   trust?: string;
   shadowed_by?: string;
+  /** A project extension trusted to replace the global one of its name: that one's directory. */
+  replaces?: string;
   error?: string;
+  /** Manifest warnings, and a project extension's name clash with a global one. */
+  warnings?: string[];
   /** From the manifest: what a failed interceptor means, `allow` or `block` (DECISIONS 24). */
   intercept_failure?: string;
   /** From the manifest: `on-failure` or `never` (DECISIONS 25). */
@@ -39,6 +43,7 @@ export function listExtensions(context: ExtContext): ListedExtension[] {
     zotHome: context.paths.home,
     extPaths: [],
     noExt: false,
+    replaces: storedReplacement(context.paths),
   });
   const store = new TrustStore(context.paths.trust);
   return entries.map((entry) => describe(entry, store));
@@ -56,7 +61,9 @@ function describe(entry: DiscoveredExtension, store: TrustStore): ListedExtensio
   if (manifest?.version !== undefined) listed.version = manifest.version;
   if (manifest?.description !== undefined) listed.description = manifest.description;
   if (entry.shadowedBy) listed.shadowed_by = entry.shadowedBy.dir;
+  if (entry.replaces) listed.replaces = entry.replaces.dir;
   if (entry.error !== undefined) listed.error = entry.error;
+  if (entry.warnings.length > 0) listed.warnings = [...entry.warnings];
   if (manifest?.kind === 'process') {
     listed.intercept_failure = manifest.interceptFailure;
     listed.restart = manifest.restart;
@@ -75,7 +82,9 @@ Lists the extensions of this project (./.zot/extensions) and the global ones
 ($ZOT_HOME/extensions): name, version, state, scope, trust (project extensions),
 restart policy ("on-failure" or "never"), what a failed interceptor means
 ("allow" or "block": fail-closed), description and directory; below the table,
-one line per manifest error.
+one line per manifest error and per warning (such as a project extension with
+the name of a global one: the global one runs unless you trusted the project
+one to replace it, see zot ext trust --replace).
 
 Options:
   --json   one JSON array on stdout
@@ -128,6 +137,14 @@ Options:
       out(context, '');
       out(context, 'Errors:');
       for (const item of failed) out(context, terminalSafe(`  ${item.name}: ${item.error}`));
+    }
+    const warned = listed.filter((item) => item.warnings !== undefined);
+    if (warned.length > 0) {
+      out(context, '');
+      out(context, 'Warnings:');
+      for (const item of warned)
+        for (const warning of item.warnings!)
+          out(context, terminalSafe(`  ${item.name}: ${warning}`));
     }
     const untrusted = listed.filter(
       (item) => item.trust === 'untrusted' || item.trust === 'changed',

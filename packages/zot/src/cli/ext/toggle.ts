@@ -1,6 +1,7 @@
 // `zot ext enable|disable <name>`: sets "enabled" in the manifest, keeping every other field.
 import { join } from 'node:path';
 import { discoverExtensions } from '../../extensions/discovery.js';
+import { storedReplacement } from '../../extensions/trust.js';
 import { MANIFEST_FILE, readManifest, writeManifestField } from '../../extensions/manifest.js';
 import { errorMessage } from '../../util/errors.js';
 import {
@@ -23,9 +24,13 @@ async function setEnabled(args: string[], context: ExtContext, enabled: boolean)
     zotHome: context.paths.home,
     extPaths: [],
     noExt: false,
+    replaces: storedReplacement(context.paths),
   });
-  // The first entry with this name is the one that claims it (DECISIONS 2).
-  const entry = entries.find((e) => e.manifest?.name === name);
+  // The entry that claims the name is the one that would run (a project entry that gave way
+  // to the global one of its name is not it).
+  const entry =
+    entries.find((e) => e.manifest?.name === name && e.status !== 'shadowed') ??
+    entries.find((e) => e.manifest?.name === name);
   if (!entry?.manifest) {
     const broken = [
       join(context.paths.extensions, name!),

@@ -7,10 +7,11 @@ import {
   type DiscoveredExtension,
 } from '../../extensions/discovery.js';
 import { argumentOutside, resolveExec } from '../../extensions/exec-resolve.js';
+import { projectRuntimeProblem } from '../../extensions/project-runtime.js';
 import { isInside } from '../../extensions/manifest.js';
 import { hashExtension, type CoveredPath, type HashedEntry } from '../../extensions/trust-hash.js';
-import { TrustStore, trustStateOf } from '../../extensions/trust.js';
-import { errorMessage } from '../../util/errors.js';
+import { storedReplacement, TrustStore, trustStateOf } from '../../extensions/trust.js';
+import { errorMessage, UsageError } from '../../util/errors.js';
 import { shellQuote } from '../../util/shell-words.js';
 import { terminalSafe } from '../../util/terminal-text.js';
 import {
@@ -35,6 +36,7 @@ function discover(context: ExtContext): DiscoveredExtension[] {
     zotHome: context.paths.home,
     extPaths: [],
     noExt: false,
+    replaces: storedReplacement(context.paths),
   }).entries;
 }
 
@@ -55,8 +57,24 @@ function coveredRow(path: CoveredPath): string[] {
   return [terminalSafe(path.path), path.reason, `${path.entries} entries, ${path.bytes} bytes`];
 }
 
-/** The hash to pin after the review was shown, or undefined when it cannot be trusted. */
-function review(context: ExtContext, entry: DiscoveredExtension): string | undefined {
+/** The global extension a project entry has the name of, if any. */
+function globalNamed(
+  entries: DiscoveredExtension[],
+  name: string,
+): DiscoveredExtension | undefined {
+  return entries.find((e) => e.scope === 'global' && e.manifest?.name === name);
+}
+
+/**
+ * The hash to pin after the review was shown, or undefined when it cannot be trusted. `clash`:
+ * the global extension of the same name; `replace`: whether trusting replaces it.
+ */
+function review(
+  context: ExtContext,
+  entry: DiscoveredExtension,
+  clash: DiscoveredExtension | undefined,
+  replace: boolean,
+): string | undefined {
   const manifest = entry.manifest!;
   const outside = manifest.kind === 'process' ? argumentOutside(manifest) : undefined;
   const hashed = outside ? { ok: false as const, error: outside } : hashExtension(entry);
@@ -68,6 +86,16 @@ function review(context: ExtContext, entry: DiscoveredExtension): string | undef
   out(context, `project extension ${manifest.name} (${dir})`);
   if (manifest.description !== undefined)
     out(context, `  about:  ${terminalSafe(manifest.description)}`);
+  if (clash) {
+    const global = `your global extension ${manifest.name} (${terminalSafe(clash.dir)})`;
+    out(
+      context,
+      replace
+        ? `  replaces: ${global}: in this project this one runs in its place`
+        : `  clash:  ${global} has this name and keeps running; this one stays unused even ` +
+            `when trusted (\`zot ext trust ${manifest.name} --replace\` lets it replace that one here)`,
+    );
+  }
   if (manifest.kind !== 'process') {
     out(
       context,
@@ -79,12 +107,20 @@ function review(context: ExtContext, entry: DiscoveredExtension): string | undef
     out(context, `  runs:   ${argv.map((word) => terminalSafe(shellQuote(word))).join(' ')}`);
     out(context, `  in:     ${dir}`);
     if (!exec.ok) out(context, `  note:   ${terminalSafe(exec.error)}`);
+    const unpinned = exec.ok ? projectRuntimeProblem(entry, exec.command, context.env) : undefined;
+    if (unpinned) out(context, `  note:   ${terminalSafe(unpinned)}`);
     if (!manifest.enabled)
       out(context, '  note:   disabled in extension.json; it will not run until enabled');
   }
   if (hashed.covered.length > 0) {
     out(context, `  covers: (outside the directory: Node loads modules from these for it)`);
     for (const line of table(hashed.covered.map(coveredRow))) out(context, `    ${line}`);
+  }
+  if (hashed.boundary !== undefined) {
+    out(
+      context,
+      `  up to:  ${terminalSafe(hashed.boundary)} (what lies above it, and your interpreters, are not pinned)`,
+    );
   }
   out(context, `  files:`);
   const listed = hashed.entries.slice(0, MAX_LISTED);
@@ -99,18 +135,29 @@ function review(context: ExtContext, entry: DiscoveredExtension): string | undef
   return hashed.hash;
 }
 
-/** Pins `hash`, the content the user reviewed. Returns false on failure. */
-function record(context: ExtContext, entry: DiscoveredExtension, hash: string): boolean {
+/**
+ * Pins `hash`, the content the user reviewed, and `replaces`, the global extension directory
+ * the review said it replaces. Returns false on failure.
+ */
+function record(
+  context: ExtContext,
+  entry: DiscoveredExtension,
+  hash: string,
+  clash: DiscoveredExtension | undefined,
+  replaces: string | undefined,
+): boolean {
   const name = entry.manifest!.name;
   try {
-    new TrustStore(context.paths.trust).set(entry.dir, name, hash);
+    new TrustStore(context.paths.trust).set(entry.dir, name, hash, { replaces });
   } catch (error) {
     fail(context, errorMessage(error));
     return false;
   }
   info(
     context,
-    `trusted ${name}; it will run from the next start (any change needs trusting again)`,
+    clash && replaces === undefined
+      ? `trusted ${name}; it still does not run here, where your global ${name} keeps the name`
+      : `trusted ${name}; it will run from the next start${replaces ? ` in place of your global ${name}` : ''} (any change needs trusting again)`,
   );
   return true;
 }
@@ -125,11 +172,20 @@ export const trustCommand: ExtCommand = {
 Project extensions (./.zot/extensions) come with the code you clone, so zot runs
 them only once you trust them. Trusting shows what would run (the program, its
 arguments and every file with its hash), asks [y/N], and records the content
-hash in $ZOT_HOME/trust.json. The hash covers the extension directory and what
-Node would load for it from the project: every node_modules directory from the
-extension's parent up to the project root, and the package.json above it when
-it has none. Any later change to these means it must be trusted again.
-Arguments naming paths outside the extension directory are refused.
+hash in $ZOT_HOME/trust.json. The hash covers the extension directory (but its
+.git) and what Node would load for it from the repository: every node_modules
+directory from the extension's parent up to the repository root (the project
+root outside a repository), and the package.json above it when it has none.
+Any later change to these means it must be trusted again. Refused, because the
+hash could not pin them: arguments naming paths outside the extension
+directory, an exec or symlink leading into its .git, and a program on PATH or
+a NODE_PATH/PYTHONPATH entry inside the repository.
+
+A project extension with the name of one of your global extensions never
+replaces it unless its trust says so: without --replace the global one keeps
+running (and this one stays unused even when trusted); with --replace the
+review names both and, once trusted, the project one runs in its place in
+this project.
 Global extensions and --ext paths are always trusted;
 ZOT_TRUST_PROJECT_EXTENSIONS=1 trusts every project extension for one run (CI).
 
@@ -140,14 +196,17 @@ nothing is recorded (exit status 2) unless --yes is given.
 
 Options:
   --all       review (and trust) every project extension of this directory
+  --replace   with <name>: let it replace your global extension of that name here
   -y, --yes   record the trust after showing the review, without asking
 `,
   async run(args, context) {
     const parsed = parseOptions('trust', args, [
       { names: ['--all'], kind: 'bool' },
       { names: ['-y', '--yes'], kind: 'bool' },
+      { names: ['--replace'], kind: 'bool' },
     ]);
     const all = parsed.flags.has('--all');
+    const replace = parsed.flags.has('--replace');
     const names = positionals(
       'trust',
       parsed,
@@ -163,11 +222,16 @@ Options:
       }
       const rows = project.map((e) => [
         terminalSafe(e.manifest?.name ?? e.dir),
-        e.manifest ? trustStateOf(e, store).state : 'manifest error',
+        e.manifest ? trustNote(e, trustStateOf(e, store).state) : 'manifest error',
         terminalSafe(e.dir),
       ]);
       for (const line of table([['NAME', 'TRUST', 'DIRECTORY'], ...rows])) out(context, line);
       return 0;
+    }
+    if (replace && (all || names.length === 0)) {
+      throw new UsageError(
+        'ext trust: --replace needs the name of one project extension (see zot ext trust --help)',
+      );
     }
     let chosen: DiscoveredExtension[];
     if (all) {
@@ -199,13 +263,18 @@ Options:
     let ok = true;
     for (const entry of chosen) {
       const name = entry.manifest!.name;
-      const hash = review(context, entry);
+      const clash = globalNamed(entries, name);
+      if (replace && !clash)
+        info(context, `there is no global extension ${name}; --replace changes nothing`);
+      const replaces = replace && clash ? clash.dir : undefined;
+      const hash = review(context, entry, clash, replace && clash !== undefined);
       if (hash === undefined) {
         ok = false;
         continue;
       }
       const read = store.read();
-      if (read.ok && read.records.get(entry.dir)?.hash === hash) {
+      const existing = read.ok ? read.records.get(entry.dir) : undefined;
+      if (existing?.hash === hash && existing.replaces === replaces) {
         info(context, `${name} is already trusted with this content`);
         continue;
       }
@@ -213,15 +282,20 @@ Options:
         unasked.push(name);
         continue;
       }
-      if (!yes && !(await confirm(context, `Trust ${name} and let it run with your rights?`))) {
+      const question = replaces
+        ? `Trust ${name}, let it run with your rights and replace your global ${name} here?`
+        : `Trust ${name} and let it run with your rights?`;
+      if (!yes && !(await confirm(context, question))) {
         info(context, `${name} was not trusted`);
         ok = false;
         continue;
       }
-      ok = record(context, entry, hash) && ok;
+      ok = record(context, entry, hash, clash, replaces) && ok;
     }
     if (unasked.length > 0) {
-      const rerun = all ? 'zot ext trust --all --yes' : `zot ext trust ${unasked[0]} --yes`;
+      const rerun = all
+        ? 'zot ext trust --all --yes'
+        : `zot ext trust ${unasked[0]}${replace ? ' --replace' : ''} --yes`;
       fail(
         context,
         `not trusted: ${unasked.join(', ')}; stdin is not a terminal, so zot cannot ask. ` +
@@ -232,6 +306,13 @@ Options:
     return ok ? 0 : 1;
   },
 };
+
+/** The TRUST column: the state, and what a clash with a global extension means for it. */
+function trustNote(entry: DiscoveredExtension, state: string): string {
+  if (entry.replaces) return `${state}, replaces global`;
+  if (entry.clash) return `${state}, global one runs`;
+  return state;
+}
 
 export const untrustCommand: ExtCommand = {
   name: 'untrust',

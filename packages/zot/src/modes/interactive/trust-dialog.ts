@@ -35,6 +35,15 @@ export function reviewText(review: TrustReview): string {
         ? `changed since you trusted it${review.trustedAt ? ` (${review.trustedAt.slice(0, 10)})` : ''}`
         : 'never trusted: it came with this project';
   lines.push(`state:  ${state}`);
+  if (review.replaces) {
+    // One path per line: the dialog is narrower than the terminal.
+    lines.push(
+      `clash:  your global extension ${review.replaces.name} has this name:`,
+      `        ${review.replaces.dir}`,
+      '        trusting or running this one replaces it in this project;',
+      '        skipping keeps yours',
+    );
+  }
   return lines.join('\n');
 }
 
@@ -42,9 +51,10 @@ function choicesFor(review: TrustReview): {
   choices: Choice<TrustDecision>[];
   cancel: TrustDecision;
 } {
+  const instead = review.replaces ? `, in place of your global ${review.replaces.name}` : '';
   const always: Choice<TrustDecision> = {
     value: 'always',
-    label: 'Trust it (pinned to this content: any change asks again)',
+    label: `Trust it${instead} (pinned to this content: any change asks again)`,
     key: 't',
   };
   if (review.state === 'once') {
@@ -54,7 +64,11 @@ function choicesFor(review: TrustReview): {
     };
   }
   return {
-    choices: [always, { value: 'once', label: 'Run it this session only', key: 'o' }, stop()],
+    choices: [
+      always,
+      { value: 'once', label: `Run it this session only${instead}`, key: 'o' },
+      stop(),
+    ],
     cancel: 'skip',
   };
 }

@@ -9,6 +9,7 @@ import {
   type ConfigFile,
   type ServerConfig,
 } from './config.js';
+import { approvalHash, projectPins, type ProjectPins } from './pins.js';
 import { mapResult } from './results.js';
 import { searchTools, SEARCH_SCHEMA } from './search.js';
 import { McpServer } from './server.js';
@@ -48,6 +49,8 @@ export class Bridge {
   project: ConfigFile | undefined;
   /** The project file exists, has servers and is not approved. */
   projectRefused = false;
+  /** The project files its servers run, read at start (pinned by the approval with the file). */
+  projectPins: ProjectPins | undefined;
   private readonly taken = new Set<string>();
   private searchRegistered = false;
   readonly deferThreshold: number;
@@ -96,10 +99,9 @@ export class Bridge {
     );
     this.project = project;
     this.note(project.problems);
-    const approved =
-      project.sha256 !== undefined &&
-      (this.options.env.ZOT_TRUST_PROJECT_EXTENSIONS === '1' ||
-        isApproved(this.trustStore, project.path, project.sha256));
+    this.projectPins = projectPins(project.servers, this.options.cwd);
+    this.note(this.projectPins.problems);
+    const approved = this.trustAll || this.currentlyApproved();
     this.projectRefused = project.servers.length > 0 && !approved;
     for (const config of user.servers) this.add(config);
     for (const config of project.servers) {
@@ -132,6 +134,46 @@ export class Bridge {
     return [...this.servers.values()]
       .filter((s) => s.state === 'idle')
       .map((s) => s.start().then(() => this.register(s)));
+  }
+
+  private get trustAll(): boolean {
+    return this.options.env.ZOT_TRUST_PROJECT_EXTENSIONS === '1';
+  }
+
+  /**
+   * What approving the project now would pin: the file's bytes and the project files its servers
+   * run (see pins.ts), hashed as they are on disk now; `sha256` is absent while a file cannot
+   * be pinned. Undefined when the file is gone or changed since start.
+   */
+  approvalNow(): { sha256?: string; pins: ProjectPins } | undefined {
+    const project = this.project;
+    if (project?.sha256 === undefined) return undefined;
+    // The file as it runs (with ${VAR} expanded): the words that may name project files.
+    const now = readConfigFile(project.path, 'project', this.options.env);
+    if (now.sha256 !== project.sha256) return undefined;
+    const pins = projectPins(now.servers, this.options.cwd);
+    if (pins.problems.length > 0) return { pins };
+    return { sha256: approvalHash(now.sha256, pins), pins };
+  }
+
+  /** Whether what the project would run now is exactly what was approved. */
+  private currentlyApproved(): boolean {
+    const sha256 = this.approvalNow()?.sha256;
+    return sha256 !== undefined && isApproved(this.trustStore, this.project!.path, sha256);
+  }
+
+  /**
+   * Before a project server starts again (a restart, on a call or by /mcp restart): a program
+   * edited since the approval is refused until it is reviewed again. Returns whether it may run.
+   */
+  mayRestart(server: McpServer): boolean {
+    if (server.config.source !== 'project' || this.trustAll || this.currentlyApproved())
+      return true;
+    this.projectRefused = true;
+    for (const other of this.servers.values())
+      if (other.config.source === 'project' && other.state !== 'ready') other.state = 'refused';
+    server.state = 'refused';
+    return false;
   }
 
   /** The project file was approved just now: its servers may start. */
@@ -210,6 +252,7 @@ export class Bridge {
     const { server, tool } = route;
     if (server.state === 'exited' || server.state === 'failed') {
       if (!server.mayAutoRestart()) return toolError(this.downMessage(server, 'is down'));
+      if (!this.mayRestart(server)) return toolError(changedMessage(server));
       if (!(await server.restart(true)))
         return toolError(this.downMessage(server, 'could not be restarted'));
       this.register(server);
@@ -217,7 +260,8 @@ export class Bridge {
     if (server.state === 'starting') await server.start();
     if (server.state === 'refused') {
       return toolError(
-        `MCP server "${server.name}" comes from the project's .mcp.json, which is not approved`,
+        `MCP server "${server.name}" comes from the project's .mcp.json, which is not approved ` +
+          `(or a program it runs changed since): review it with /mcp trust`,
       );
     }
     if (!server.tools.some((t) => t.name === tool.mcpName)) {
@@ -267,4 +311,12 @@ export class Bridge {
   async stopAll(): Promise<void> {
     await Promise.all([...this.servers.values()].map((s) => s.stop()));
   }
+}
+
+/** A project server whose program changed since the approval. */
+export function changedMessage(server: McpServer): string {
+  return (
+    `MCP server "${server.name}" was not restarted: the project's .mcp.json or a program it ` +
+    `runs changed since you approved it; review it again with /mcp trust`
+  );
 }

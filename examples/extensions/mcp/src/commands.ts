@@ -1,9 +1,10 @@
 // /mcp: the servers and their state; /mcp restart <server>; /mcp trust and /mcp untrust for the
 // project's .mcp.json (a review first, then an approval pinned to the hash that was reviewed).
 import { display, error, type CommandResult } from '@zot/sdk';
-import type { Bridge } from './bridge.js';
+import { changedMessage, type Bridge } from './bridge.js';
 import { AS_WRITTEN, readConfigFile, type ServerConfig } from './config.js';
 import type { McpServer } from './server.js';
+import type { PinnedFile } from './pins.js';
 import { clip } from './tools.js';
 import { approve, withdraw } from './trust.js';
 
@@ -60,6 +61,12 @@ function describe(config: ServerConfig): string {
   return `  ${config.name}: runs ${JSON.stringify([config.command, ...config.args])}${env.length ? `\n    env: ${env.join(' ')}` : ''}`;
 }
 
+function pinned(file: PinnedFile): string {
+  if (file.state === 'missing') return `  ${file.path}: not there now (creating it asks again)`;
+  const real = file.real ? ` -> ${file.real}` : '';
+  return `  ${file.path}${real}: sha256 ${file.sha256!.slice(0, 16)}…, ${file.bytes} bytes`;
+}
+
 /** Without a hash: the review. With the reviewed hash (or a prefix of 12+): the approval. */
 function trust(bridge: Bridge, hash: string): CommandResult {
   const project = bridge.project;
@@ -69,31 +76,40 @@ function trust(bridge: Bridge, hash: string): CommandResult {
   const now = readConfigFile(project.path, 'project', AS_WRITTEN);
   if (!now.found || now.sha256 === undefined)
     return error(`/mcp trust: there is no ${project.path}`);
-  if (hash === '') {
-    return display(
-      [
-        `${now.path} (sha256 ${now.sha256}) would start:`,
-        ...now.servers.map(describe),
-        ...now.problems.map((p) => `  problem: ${p}`),
-        `These programs run with your rights. To approve exactly this file: /mcp trust ${now.sha256.slice(0, 16)}`,
-      ].join('\n'),
-    );
-  }
-  if (!/^[0-9a-f]{12,64}$/.test(hash) || !now.sha256.startsWith(hash)) {
-    return error(
-      `/mcp trust: ${now.path} has changed or the hash is wrong; review it again with /mcp trust`,
-    );
-  }
   if (now.sha256 !== project.sha256) {
     return error(
       '/mcp trust: the file changed since zot started; run /reload-ext, then review it again',
     );
   }
-  approve(bridge.trustStore, now.path, now.sha256);
+  const approval = bridge.approvalNow();
+  if (hash === '') {
+    const files = approval?.pins.files ?? [];
+    return display(
+      [
+        `${now.path} (sha256 ${now.sha256}) would start:`,
+        ...now.servers.map(describe),
+        ...now.problems.map((p) => `  problem: ${p}`),
+        ...(files.length > 0
+          ? ['They run these project files, pinned with the approval:', ...files.map(pinned)]
+          : []),
+        ...(approval?.pins.problems ?? []).map((p) => `  problem: ${p}`),
+        approval?.sha256
+          ? `These programs run with your rights. To approve exactly this: /mcp trust ${approval.sha256.slice(0, 16)}`
+          : 'This cannot be approved until the problems above are fixed.',
+      ].join('\n'),
+    );
+  }
+  const sha256 = approval?.sha256;
+  if (sha256 === undefined || !/^[0-9a-f]{12,64}$/.test(hash) || !sha256.startsWith(hash)) {
+    return error(
+      `/mcp trust: ${now.path} or a program it runs has changed or the hash is wrong; review it again with /mcp trust`,
+    );
+  }
+  approve(bridge.trustStore, now.path, sha256);
   const started = bridge.admitProject();
   void Promise.all(started);
   return display(
-    `Approved ${now.path} (sha256 ${now.sha256.slice(0, 16)}…); starting ${started.length} server(s).`,
+    `Approved ${now.path} (sha256 ${sha256.slice(0, 16)}…); starting ${started.length} server(s).`,
   );
 }
 
@@ -108,6 +124,7 @@ export function mcpCommand(bridge: Bridge) {
         return error(`/mcp restart: no server named ${JSON.stringify(clip(target, 80))}`);
       if (server.state === 'refused')
         return error(`/mcp restart: ${server.name} is not approved; see /mcp trust`);
+      if (!bridge.mayRestart(server)) return error(changedMessage(server));
       const ready = await server.restart(false);
       bridge.register(server);
       return ready

@@ -21,8 +21,16 @@ const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
 const outdir = `${root}packages/zot/dist/bundle`;
 
 // Third-party code that stays in node_modules: it is loaded lazily (ajv, diff) or only by
-// developer tooling (typebox); cli-highlight is CommonJS, imported once code shows up.
-const EXTERNAL = new Set(['ajv', 'diff', 'cli-highlight', '@sinclair/typebox', ...builtinModules]);
+// developer tooling (typebox); cli-highlight is CommonJS, imported once code shows up; the bash
+// parser (tree-sitter) loads its WebAssembly files from its own package directory.
+const EXTERNAL = new Set([
+  'ajv',
+  'diff',
+  'cli-highlight',
+  '@sinclair/typebox',
+  '@vscode/tree-sitter-wasm',
+  ...builtinModules,
+]);
 const isExternal = (id) =>
   id.startsWith('node:') || EXTERNAL.has(id) || id.startsWith('@sinclair/typebox/');
 

@@ -23,6 +23,11 @@ export interface TextDecision extends Decision {
 export type AssistantTextPart = 'text' | 'thinking' | 'summary';
 
 export type ConfirmAnswer = 'allow' | 'deny';
+/** A refusal that says why (a permission rule, nobody to ask): the model reads the reason. */
+export interface Refusal {
+  answer: 'deny';
+  reason: string;
+}
 
 export interface PendingToolCall {
   id: string;
@@ -40,8 +45,11 @@ export interface AgentHooks {
     name: string;
     args: Record<string, unknown>;
   }): Promise<ToolCallDecision | void>;
-  /** The confirmation gate, after interception; undefined means always allowed. */
-  confirmToolCall?(call: PendingToolCall): Promise<ConfirmAnswer>;
+  /**
+   * The permission gate (rules, then asking a person), after interception and validation, with
+   * the arguments that will run; undefined means always allowed.
+   */
+  confirmToolCall?(call: PendingToolCall): Promise<ConfirmAnswer | Refusal>;
   /** Before model output is shown or kept; may replace or hide it. Called once per part. */
   beforeAssistantText?(text: string, part: AssistantTextPart): Promise<TextDecision | void>;
   /** Whether this model call's deltas (text, thinking, tool arguments) are held back (DECISIONS 15). */

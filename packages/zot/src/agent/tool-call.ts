@@ -97,6 +97,8 @@ async function execute(
     } catch {
       answer = 'deny' as const;
     }
+    if (typeof answer === 'object')
+      return errorOutput(`${call.name} was not run: ${answer.reason}`);
     if (answer !== 'allow') return errorOutput(`the user denied this ${call.name} call`);
   }
   try {

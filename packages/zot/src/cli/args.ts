@@ -7,7 +7,7 @@ import { scanArgs, type OptionSpec } from './options.js';
 export type Mode = 'print' | 'json' | 'rpc' | 'interactive';
 
 export interface CliOptions {
-  command?: 'rpc' | 'auth' | 'ext';
+  command?: 'rpc' | 'auth' | 'ext' | 'permissions';
   commandArgs: string[];
   prompt: string[];
   print: boolean;
@@ -31,6 +31,10 @@ export interface CliOptions {
   extPaths: string[];
   noExt: boolean;
   noYolo: boolean;
+  /** --allow/--ask/--deny RULE: permission rules for this run (docs/security.md). */
+  allow: string[];
+  ask: string[];
+  deny: string[];
   /** --no-skill: no skill tool, no skill list. */
   noSkill: boolean;
   /** --no-context-files: no AGENTS.md / CLAUDE.md in the system prompt. */
@@ -99,6 +103,9 @@ const FLAGS: FlagSpec[] = [
   { names: ['-e', '--ext'], kind: 'list', key: 'extPaths' },
   { names: ['--no-ext'], kind: 'bool', key: 'noExt' },
   { names: ['--no-yolo'], kind: 'bool', key: 'noYolo' },
+  { names: ['--allow'], kind: 'list', key: 'allow' },
+  { names: ['--ask'], kind: 'list', key: 'ask' },
+  { names: ['--deny'], kind: 'list', key: 'deny' },
   { names: ['--no-skill', '--no-skills'], kind: 'bool', key: 'noSkill' },
   // The original's opt-in flag; skills load by default here, so it changes nothing.
   { names: ['--with-skills'], kind: 'bool', key: 'withSkills' },
@@ -107,7 +114,7 @@ const FLAGS: FlagSpec[] = [
   { names: ['-h', '--help'], kind: 'bool', key: 'help' },
 ];
 
-const SUBCOMMANDS = new Set(['rpc', 'auth', 'ext']);
+const SUBCOMMANDS = new Set(['rpc', 'auth', 'ext', 'permissions']);
 
 function defaults(): CliOptions {
   return {
@@ -124,6 +131,9 @@ function defaults(): CliOptions {
     extPaths: [],
     noExt: false,
     noYolo: false,
+    allow: [],
+    ask: [],
+    deny: [],
     noSkill: false,
     withSkills: false,
     noContextFiles: false,

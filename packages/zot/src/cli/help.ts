@@ -9,6 +9,7 @@ Usage:
   zot rpc [options]               RPC mode: JSON requests on stdin, responses and events on stdout
   zot auth <set|list|remove>      manage stored API keys (zot auth --help)
   zot ext <command>               manage extensions (zot ext --help)
+  zot permissions [trust|untrust] list the permission rules in force; trust the project's allow rules
 
 A prompt may also come on stdin when stdin is not a terminal. In print and JSON modes a prompt
 that starts with / runs that slash command (built-in or from an extension).
@@ -36,7 +37,13 @@ Options:
       --list-models               list the provider's models and exit
   -e, --ext <dir>                 load the extension in <dir> for this run (repeatable; wins over installed copies)
       --no-ext                    do not load project or installed extensions (--ext still loads)
-      --no-yolo                   ask before each tool runs (TUI: a dialog; RPC: confirm_request events; ignored by -p/--json)
+      --no-yolo                   ask before each tool call no rule allows (TUI: a dialog; RPC: confirm_request
+                                  events; print and JSON modes, where nobody can answer: the call is denied)
+      --allow <rule>              allow tool calls that match the rule, e.g. 'bash(npm run *)' (repeatable)
+      --ask <rule>                ask before calls that match (denied where nobody can answer; repeatable)
+      --deny <rule>               deny calls that match, e.g. 'read(~/.ssh/**)' (repeatable); deny beats ask
+                                  beats allow; rules also live in "permissions" of config.json and of the
+                                  project's .zot/settings.json (docs/security.md)
       --no-skill                  no skills: no skill tool and no skill list in the system prompt
       --with-skills               accepted for compatibility (skills load by default)
       --no-context-files          do not add AGENTS.md / CLAUDE.md files to the system prompt

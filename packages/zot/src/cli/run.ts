@@ -104,6 +104,10 @@ async function dispatch(argv: string[], stop: AbortController): Promise<number> 
     const { runAuthCommand } = await import('./auth.js');
     return runAuthCommand(options.commandArgs, { ...io, stdin: process.stdin });
   }
+  if (options.command === 'permissions') {
+    const { runPermissionsCommand } = await import('./permissions-command.js');
+    return runPermissionsCommand(options, io);
+  }
   if (options.command === 'ext') {
     const { runExtCommand } = await import('./ext/index.js');
     return runExtCommand(options.commandArgs, { ...io, stdin: process.stdin });
@@ -137,11 +141,6 @@ async function dispatch(argv: string[], stop: AbortController): Promise<number> 
         : await readPrompt(options);
   if (mode !== 'rpc' && mode !== 'interactive' && !prompt) {
     throw new UsageError('no prompt given (pass it as an argument or on stdin)');
-  }
-  if (options.noYolo && mode !== 'rpc' && mode !== 'interactive') {
-    warn(
-      '--no-yolo has no effect in print and JSON modes (nobody can answer); tools run without asking',
-    );
   }
   handleInterrupts(stop);
   let runtime: Runtime | undefined;

@@ -168,6 +168,26 @@ async function createHostNow(
 }
 
 /**
+ * The run's permission rules, loaded only when some could exist (a flag, a mention in
+ * config.json, a project settings file): a run without rules loads none of their code.
+ * Contract: throws UsageError for a bad --allow/--ask/--deny rule.
+ */
+async function permissionRules(options: CliOptions, cwd: string, paths: ZotPaths, warn: Warn) {
+  const flagged = options.allow.length + options.ask.length + options.deny.length > 0;
+  let mentioned: boolean;
+  try {
+    mentioned = readFileSync(paths.config, 'utf8').includes('permissions');
+  } catch (error) {
+    mentioned = (error as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
+  if (!flagged && !mentioned && !existsSync(join(cwd, '.zot', 'settings.json'))) return undefined;
+  const { loadPermissions, permissionEngine } = await import('./permissions-setup.js');
+  const loaded = loadPermissions(options, cwd, paths);
+  for (const problem of loaded.problems) warn(problem);
+  return permissionEngine(loaded, cwd);
+}
+
+/**
  * Contract: throws UsageError for bad input and Error for runtime problems (an invalid base URL
  * in models.json, an unreadable session file). A missing API key is not one of them: the session
  * reports it when a model call is about to happen.
@@ -186,6 +206,7 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
     );
   }
   const version = zotVersion();
+  const rules = await permissionRules(options, cwd, paths, warn);
   const path = sessionPath(options, mode, paths, cwd, warn);
   let current: Session | undefined;
   const header = () => ({
@@ -241,6 +262,8 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
     ...(opened ? { writer: opened.writer, warnings: opened.warnings, usage: opened.usage } : {}),
     messages: opened?.messages ?? [],
     trust: trust.access,
+    ...(rules ? { rules } : {}),
+    askByDefault: options.noYolo,
   });
   current = session;
   return { session, paths, provider, version, dispose: () => session.dispose() };

@@ -20,8 +20,11 @@ const event = <T extends string, P extends Record<string, TSchema>>(
   // Closed: the schema lists every field zot sends, and the tests hold each line to it.
   Type.Object({ type: Type.Literal(type), ...props }, { description, additionalProperties: false });
 
-const literals = <T extends string>(values: readonly T[]) =>
-  Type.Union(values.map((value) => Type.Literal(value)));
+const literals = <T extends string>(values: readonly T[], options?: { description: string }) =>
+  Type.Union(
+    values.map((value) => Type.Literal(value)),
+    options,
+  );
 
 export const UsageFieldsSchema = Type.Object({
   input: Type.Number(),
@@ -193,6 +196,28 @@ export const SESSION_EVENTS = [
     before_sha256: Type.Optional(Type.String()),
     after: Type.Optional(Type.Unknown()),
   }),
+  event(
+    'permission',
+    'A permission decision other than a plain allow: a deny, an ask and its answer (the audit trail)',
+    {
+      tool_id: Type.String(),
+      tool: Type.String(),
+      args: Type.String({ description: "A preview of the call's arguments" }),
+      decision: literals(['deny', 'ask', 'allow']),
+      rule: Type.Union([Type.String(), Type.Null()], {
+        description:
+          'The rule that decided, as written; null when none did (the mode, or a command that cannot be checked)',
+      }),
+      source: literals(['cli', 'user', 'project', 'dialog', 'mode'], {
+        description:
+          "Where the deciding rule came from; `dialog` for a person's answer, `mode` when no rule decided",
+      }),
+      file: Type.Optional(
+        Type.String({ description: 'The settings file of a user or project rule' }),
+      ),
+      reason: Type.String(),
+    },
+  ),
   event('compact_done', 'The transcript was summarised', { summary: Type.String() }),
   event('queue', 'What waits: steering for the running prompt, follow-ups after it', {
     steering: Type.Array(Type.String()),
@@ -203,12 +228,14 @@ export const SESSION_EVENTS = [
   }),
 ] as const;
 
-/** Events only RPC front ends get: questions (with --no-yolo) and the end of a command. */
+/** Events only RPC front ends get: questions (ask rules, --no-yolo) and the end of a command. */
 export const FRONT_END_EVENTS = [
   event('confirm_request', 'A tool call waits for the user: answer with `confirm`', {
     tool_id: Type.String(),
     tool_name: Type.String(),
     tool_preview: Type.String(),
+    rule: Type.Optional(Type.String({ description: 'The ask rule that asks, when one does' })),
+    reason: Type.Optional(Type.String({ description: 'Why the call is asked about' })),
   }),
   event('command_done', 'An RPC `command` finished (after its response and its events)', {
     id: Type.Optional(Type.Union([Type.String(), Type.Number()])),

@@ -43,7 +43,13 @@ export async function runPrintMode(
   stop?: AbortSignal,
 ): Promise<number> {
   const notes = outputWriter(io.stderr, session); // notes are what an extension can flood
-  session.subscribe((event) => reportDiagnostics(event, io));
+  session.subscribe((event) => {
+    reportDiagnostics(event, io);
+    // Nobody is asked in print mode: a refused call is said on stderr (the model is told too).
+    if (event.type === 'permission') {
+      writeDiagnostic(io.stderr, terminalSafe(`zot: ${event.tool} not run: ${event.reason}`));
+    }
+  });
   session.connectUi(printUi(notes));
   await session.startExtensions();
   if (!prompt.startsWith('/')) {

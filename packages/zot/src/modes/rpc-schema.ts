@@ -77,7 +77,7 @@ export const RPC_REQUESTS = {
     key: Type.String({ minLength: 1 }),
     text: Type.Optional(Type.String()),
   }),
-  confirm: request('confirm', 'Answers a confirm_request (with --no-yolo)', {
+  confirm: request('confirm', 'Answers a confirm_request (an ask rule, or --no-yolo)', {
     tool_id: Type.String({ minLength: 1 }),
     decision: Type.Union(
       ['allow', 'allow_tool_session', 'allow_all_session', 'deny'].map((d) => Type.Literal(d)),

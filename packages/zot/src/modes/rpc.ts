@@ -214,22 +214,22 @@ export async function runRpcMode(
       if (event.type !== 'warning' && !isExtensionUiEvent(event)) send(event);
     });
     session.connectUi(forwardingUi(send));
-    if (info.confirm) {
-      session.enableConfirmation(
-        (request, abort) =>
-          new Promise<ConfirmDecision>((resolve) => {
-            // After the end of input nobody is left to answer.
-            if (inputEnded) return resolve('deny');
-            waiting.set(request.tool_id, resolve);
-            abort.addEventListener(
-              'abort',
-              () => (waiting.delete(request.tool_id), resolve('deny')),
-              { once: true },
-            );
-            send({ type: 'confirm_request', ...request });
-          }),
-      );
-    }
+    // The client answers ask rules always, and every call no rule allows with --no-yolo.
+    session.enableConfirmation(
+      (request, abort) =>
+        new Promise<ConfirmDecision>((resolve) => {
+          // After the end of input nobody is left to answer.
+          if (inputEnded) return resolve('deny');
+          waiting.set(request.tool_id, resolve);
+          abort.addEventListener(
+            'abort',
+            () => (waiting.delete(request.tool_id), resolve('deny')),
+            { once: true },
+          );
+          send({ type: 'confirm_request', ...request });
+        }),
+      { yolo: !info.confirm },
+    );
     if (!signal?.aborted) await session.startExtensions();
     return { session, info, waiting, track, send };
   };

@@ -101,7 +101,7 @@ const BUILTIN_RUNNERS: Record<
       kind: 'display',
       text: on
         ? 'yolo on: tools run without asking'
-        : 'yolo off: you are asked before each tool runs',
+        : 'yolo off: you are asked before each tool call no rule allows',
     };
   },
   skills: async (session) => {

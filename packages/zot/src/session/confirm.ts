@@ -13,6 +13,10 @@ export interface ConfirmRequest {
   tool_id: string;
   tool_name: string;
   tool_preview: string;
+  /** The ask rule that asks, as written, when one does. */
+  rule?: string;
+  /** Why the call is asked about (the rule's match, or what could not be checked). */
+  reason?: string;
 }
 
 /** Who answers: the TUI dialog, or an RPC client. Must resolve (deny on abort). */
@@ -25,7 +29,7 @@ export class ConfirmGate {
 
   /** `onWaiting` fires only when a person is really asked (tool_confirmation_requested). */
   constructor(
-    private readonly ask: AskPerson,
+    private readonly askPerson: AskPerson,
     private readonly onWaiting: (request: ConfirmRequest) => void,
     options: { yolo: boolean },
   ) {
@@ -41,14 +45,37 @@ export class ConfirmGate {
     return this.yolo;
   }
 
+  /** Whether a call would run without a question (yolo, or approved for this session). */
+  approved(call: PendingToolCall): boolean {
+    return this.yolo || this.allowAll || this.allowedTools.has(call.name);
+  }
+
   /** Contract: never rejects; an aborted or failed question counts as deny. */
   async check(call: PendingToolCall, signal: AbortSignal): Promise<ConfirmAnswer> {
-    if (this.yolo || this.allowAll || this.allowedTools.has(call.name)) return 'allow';
-    const request = { tool_id: call.id, tool_name: call.name, tool_preview: call.preview };
+    if (this.approved(call)) return 'allow';
+    return this.ask(call, signal);
+  }
+
+  /**
+   * Asks whatever yolo and session approvals say (an ask rule always asks); `why` says which
+   * rule asks. Contract: never rejects; an aborted or failed question counts as deny.
+   */
+  async ask(
+    call: PendingToolCall,
+    signal: AbortSignal,
+    why: { rule?: string; reason?: string } = {},
+  ): Promise<ConfirmAnswer> {
+    const request: ConfirmRequest = {
+      tool_id: call.id,
+      tool_name: call.name,
+      tool_preview: call.preview,
+      ...(why.rule !== undefined ? { rule: why.rule } : {}),
+      ...(why.reason !== undefined ? { reason: why.reason } : {}),
+    };
     this.onWaiting(request);
     let decision: ConfirmDecision;
     try {
-      decision = await this.ask(request, signal);
+      decision = await this.askPerson(request, signal);
     } catch {
       decision = 'deny';
     }

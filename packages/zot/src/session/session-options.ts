@@ -7,6 +7,7 @@ import type { ExtensionHost } from '../extensions/host.js';
 import type { Message, ModelInfo, ReasoningLevel, StreamFn, Usage } from '../providers/types.js';
 import type { SkillCatalog } from '../tools/skills/catalog.js';
 import type { SessionEvent } from '../contract/events.js';
+import type { RuleEngine } from '../security/rules/engine.js';
 import type { ProviderAccess } from './provider-access.js';
 import type { RecordedUsage, SessionFiles } from './session-files.js';
 import type { SessionWriter } from './store.js';
@@ -52,6 +53,10 @@ export interface SessionOptions {
   /** Problems found loading `messages` (bad lines, repaired tool calls); see subscribe(). */
   warnings?: string[];
   hooks?: AgentHooks;
+  /** The permission rules in force; absent when there are none. */
+  rules?: RuleEngine;
+  /** --no-yolo: what no rule allows is asked about, and denied where nobody can answer. */
+  askByDefault?: boolean;
   extensions?: ExtensionHost;
   /**
    * Creates the extension host when the session started without one (no extension could exist

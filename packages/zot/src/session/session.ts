@@ -13,6 +13,7 @@ import type { RecordedUsage, SessionSummary } from './session-files.js';
 import { errorMessage } from '../util/errors.js';
 import { AUTO_COMPACT_RATIO, compactTranscript } from './compact.js';
 import { ConfirmGate, type AskPerson } from './confirm.js';
+import { PermissionGate } from './permission-gate.js';
 import { wireExtensions } from './extension-hooks.js';
 import { summaryMessage, type SessionEntry, type SessionWriter } from './store.js';
 import type { ToolRegistry } from './tool-registry.js';
@@ -75,8 +76,11 @@ export class Session {
   /** The last model call's context use, for the context meter. */
   private lastCall: Usage | undefined;
   private hooks: AgentHooks;
+  /** The permission rules and the audit of their decisions (`/permissions`). */
+  readonly permissions: PermissionGate;
 
   constructor(private readonly options: SessionOptions) {
+    this.permissions = new PermissionGate(options.rules, (event) => this.emit(event));
     this.cwd = options.cwd;
     this.model = options.model;
     this.messagesList = [...(options.messages ?? [])];
@@ -459,12 +463,17 @@ export class Session {
     });
   }
 
-  /** Turns on asking before each tool runs (--no-yolo); `ask` reaches a person. */
-  enableConfirmation(ask: AskPerson): ConfirmGate {
+  /**
+   * Connects a person who can answer questions before a tool runs (the TUI's dialog, an RPC
+   * client): ask rules reach them, and with `yolo: false` (--no-yolo) so does every call no
+   * rule allows.
+   */
+  enableConfirmation(ask: AskPerson, options: { yolo?: boolean } = {}): ConfirmGate {
     this.gate = new ConfirmGate(
       ask,
-      (request) => this.host?.emitEvent('tool_confirmation_requested', { ...request }),
-      { yolo: false },
+      ({ tool_id, tool_name, tool_preview }) =>
+        this.host?.emitEvent('tool_confirmation_requested', { tool_id, tool_name, tool_preview }),
+      { yolo: options.yolo ?? false },
     );
     this.statePublisher.publish();
     return this.gate;
@@ -473,14 +482,26 @@ export class Session {
     return this.gate;
   }
 
-  private agentSetup(signal: AbortSignal) {
+  /** The hooks of one run: the extensions' and, when anything can refuse a call, the gate. */
+  private runHooks(signal: AbortSignal): AgentHooks {
     const gate = this.gate;
+    const askByDefault = this.options.askByDefault === true;
+    if (!gate && !this.options.rules && !askByDefault) return this.hooks;
+    const confirmToolCall = (call: PendingToolCall) =>
+      this.permissions.check(call, {
+        gate,
+        defaultAllows: gate ? gate.isYolo : !askByDefault,
+        nobody: 'print or JSON mode',
+        signal,
+      });
+    return { ...this.hooks, confirmToolCall };
+  }
+
+  private agentSetup(signal: AbortSignal) {
     return {
       cwd: this.cwd,
       maxSteps: this.options.maxSteps,
-      hooks: gate
-        ? { ...this.hooks, confirmToolCall: (call: PendingToolCall) => gate.check(call, signal) }
-        : this.hooks,
+      hooks: this.runHooks(signal),
       activeTools: () => this.options.tools.active(),
       takeSteering: () => this.queued.takeSteering(),
       findTool: (name: string) => this.options.tools.find(name),

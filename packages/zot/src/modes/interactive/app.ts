@@ -224,7 +224,8 @@ export async function runInteractiveMode(
     }),
   );
   status.update(session.state());
-  if (options.confirm) session.enableConfirmation(dialogs.confirmer());
+  // The dialog answers ask rules always, and every call no rule allows with --no-yolo.
+  session.enableConfirmation(dialogs.confirmer(), { yolo: !options.confirm });
   const onStop = () => finish(1);
   options.stop?.addEventListener('abort', onStop, { once: true });
   if (options.stop?.aborted) onStop();

@@ -60,7 +60,7 @@ export interface InteractiveSession {
   commands(mode: 'tui'): CommandInfo[];
   /** Contract (Session.runCommand): never rejects. */
   runCommand(text: string, mode: 'tui', announce: boolean): Promise<SlashResult>;
-  enableConfirmation(ask: AskPerson): unknown;
+  enableConfirmation(ask: AskPerson, options?: { yolo?: boolean }): unknown;
   startExtensions(): Promise<unknown>;
   /** Every skill, read afresh; undefined when skills are off. */
   skills(): Promise<{ skills: SkillInfo[]; warnings: string[] } | undefined>;

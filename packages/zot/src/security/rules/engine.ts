@@ -18,6 +18,8 @@ export interface Verdict {
   reason: string;
   /** For a bash call: the commands no rule allowed (what "always allow" would add). */
   unallowed?: SimpleCommand[];
+  /** For a bash call: files it writes that no rule allows, as written (static ones only). */
+  unallowedWrites?: string[];
 }
 
 export interface CallToJudge {
@@ -199,6 +201,7 @@ class BashJudgement {
   private undecided: Verdict | undefined;
   private readonly unallowed: SimpleCommand[] = [];
   private unmatchedWrite = false;
+  private readonly unallowedWrites: string[] = [];
 
   constructor(
     private readonly engine: RuleEngine,
@@ -252,7 +255,10 @@ class BashJudgement {
     const verdict = this.engine.judgePath(access, this.changesDirectory);
     if (verdict.decision === 'deny') this.deny ??= verdict;
     else if (verdict.decision === 'ask') this.ask ??= verdict;
-    else if (verdict.decision === 'default' && access.kind === 'write') this.unmatchedWrite = true;
+    else if (verdict.decision === 'default' && access.kind === 'write') {
+      this.unmatchedWrite = true;
+      if (access.path.kind === 'static') this.unallowedWrites.push(access.path.value);
+    }
   }
 
   verdict(askAll: Rule | undefined, allowAll: Rule | undefined): Verdict {
@@ -274,7 +280,13 @@ class BashJudgement {
         unallowed,
       };
     }
-    if (this.unmatchedWrite) return { decision: 'default', reason: 'no rule allows its writes' };
+    if (this.unmatchedWrite) {
+      return {
+        decision: 'default',
+        reason: 'no rule allows its writes',
+        unallowedWrites: this.unallowedWrites,
+      };
+    }
     return { decision: 'allow', reason: 'every command is allowed by a rule' };
   }
 }

@@ -10,6 +10,7 @@ const SUITES = [
   'startup',
   'first-delta',
   'tool-roundtrip',
+  'permissions',
   'print-tool',
   'ext-startup',
   'ext-tool-roundtrip',

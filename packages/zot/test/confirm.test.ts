@@ -144,7 +144,7 @@ test('--no-yolo over RPC: confirm_request, deny, allow, remembered approvals, bl
   await rpc.close();
 });
 
-test('--no-yolo is ignored with a warning in print mode; abort while waiting denies', async (t) => {
+test('--no-yolo in print mode denies what no rule allows, saying how to allow it; abort while waiting denies', async (t) => {
   const box = makeSandbox();
   t.after(() => box.cleanup());
   expectNoLeftovers(t, box.home);
@@ -154,8 +154,9 @@ test('--no-yolo is ignored with a warning in print mode; abort while waiting den
     cwd: box.project,
   });
   assert.equal(print.code, 0, print.stderr);
-  assert.match(print.stderr, /--no-yolo has no effect in print and JSON modes/);
-  assert.equal(existsSync(join(box.project, 'printed')), true);
+  assert.match(print.stderr, /nobody can answer in print or JSON mode/);
+  assert.match(print.stderr, /--allow 'bash\(touch printed\)'/);
+  assert.equal(existsSync(join(box.project, 'printed')), false);
 
   const rpc = RpcClient.start([...fakeLlmFlags(llm.url), '--no-yolo'], {
     home: box.home,

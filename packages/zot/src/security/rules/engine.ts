@@ -1,7 +1,12 @@
 // Judges a tool call against the rules: deny beats ask beats allow; what no rule decides is
 // left to the mode ("default"). docs/security.md explains the semantics to users.
 import { homedir } from 'node:os';
-import { analyzeCommand, type PathAccess, type SimpleCommand } from '../shell/analyze.js';
+import {
+  analyzeCommand,
+  type PathAccess,
+  type ShellAnalysis,
+  type SimpleCommand,
+} from '../shell/analyze.js';
 import { loadShellParser } from '../shell/parser.js';
 import { showWord } from '../shell/words.js';
 import type { Rule } from './parse.js';
@@ -102,7 +107,7 @@ export class RuleEngine {
     const wide = this.set.toolWide('allow', tool);
     if (wide) return { decision: 'allow', rule: wide, reason: `rule "${wide.text}"` };
     // An allow rule must hold for where the call really goes: the real path alone.
-    const rule = this.set.pathRules('allow', [tool]).find((r) => pathMatches(r, real));
+    const rule = this.set.pathCandidates('allow', [tool], real).find((r) => pathMatches(r, real));
     if (rule) return { decision: 'allow', rule, reason: pathReason(rule, path, real) };
     return { decision: 'default', reason: 'no rule matches' };
   }
@@ -113,10 +118,11 @@ export class RuleEngine {
     tools: readonly string[],
     absolute: string,
     real: string,
-  ) {
-    return this.set
-      .pathRules(action, tools)
-      .find((rule) => pathMatches(rule, absolute) || pathMatches(rule, real));
+  ): Rule | undefined {
+    const set = this.set;
+    const matching = (path: string) =>
+      set.pathCandidates(action, tools, path).find((rule) => pathMatches(rule, path));
+    return matching(absolute) ?? (real === absolute ? undefined : matching(real));
   }
 
   private async decideBash(call: CallToJudge, defaultAllows: boolean): Promise<Verdict> {
@@ -142,14 +148,25 @@ export class RuleEngine {
     if (!analysis.ok) {
       return { decision: 'ask', reason: `the command cannot be checked: ${analysis.reason}` };
     }
+    return this.judgeCommands(analysis, defaultAllows);
+  }
+
+  /** The matching half of a bash call's judgement (the bench times it apart from parsing). */
+  judgeCommands(analysis: ShellAnalysis & { ok: true }, defaultAllows: boolean): Verdict {
+    const set = this.set;
+    const restricts =
+      set.hasCommandRules('deny') ||
+      set.hasCommandRules('ask') ||
+      set.pathRules('deny', ['read', 'write', 'edit']).length > 0 ||
+      set.pathRules('ask', ['read', 'write', 'edit']).length > 0;
     const judge = new BashJudgement(this, analysis.changesDirectory, restricts || !defaultAllows);
     for (const part of analysis.commands) judge.command(part);
     for (const access of analysis.accesses) judge.access(access);
-    return judge.verdict(askAll, allowAll);
+    return judge.verdict(set.toolWide('ask', 'bash'), set.toolWide('allow', 'bash'));
   }
 
   /** For BashJudgement: a path access's rule, as for the file tools. */
-  judgePath(access: PathAccess, changesDirectory: boolean): Verdict {
+  judgePath(access: PathAccess, changesDirectory: boolean, cache: Map<string, string>): Verdict {
     const tools = access.kind === 'write' ? ['write', 'edit'] : ['read'];
     const text = access.path.kind === 'static' ? access.path.value : undefined;
     const relative = text !== undefined && !text.startsWith('/') && !text.startsWith('~');
@@ -168,7 +185,7 @@ export class RuleEngine {
     }
     const absolute = absolutePath(this.options.cwd, text, this.home);
     if (HARMLESS_DEVICES.test(absolute)) return { decision: 'allow', reason: 'a device' };
-    const real = realPath(absolute);
+    const real = realPath(absolute, cache);
     for (const action of ['deny', 'ask'] as const) {
       const rule = this.pathRule(action, tools, absolute, real);
       if (rule)
@@ -179,7 +196,9 @@ export class RuleEngine {
         };
     }
     if (access.kind === 'write') {
-      const rule = this.set.pathRules('allow', ['write']).find((r) => pathMatches(r, real));
+      const rule = this.set
+        .pathCandidates('allow', ['write'], real)
+        .find((r) => pathMatches(r, real));
       if (rule) return { decision: 'allow', rule, reason: pathReason(rule, text, real) };
     }
     return { decision: 'default', reason: 'no rule matches' };
@@ -202,6 +221,8 @@ class BashJudgement {
   private readonly unallowed: SimpleCommand[] = [];
   private unmatchedWrite = false;
   private readonly unallowedWrites: string[] = [];
+  /** Real paths of the directories met in this judgement. */
+  private readonly realPaths = new Map<string, string>();
 
   constructor(
     private readonly engine: RuleEngine,
@@ -252,7 +273,7 @@ class BashJudgement {
   }
 
   access(access: PathAccess): void {
-    const verdict = this.engine.judgePath(access, this.changesDirectory);
+    const verdict = this.engine.judgePath(access, this.changesDirectory, this.realPaths);
     if (verdict.decision === 'deny') this.deny ??= verdict;
     else if (verdict.decision === 'ask') this.ask ??= verdict;
     else if (verdict.decision === 'default' && access.kind === 'write') {

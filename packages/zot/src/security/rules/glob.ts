@@ -51,16 +51,50 @@ function matchSymbols(pattern: Symbols, text: string): boolean {
   return p === pattern.length;
 }
 
+/**
+ * A glob of literal pieces between stars, matched with native string search: the first piece
+ * is a prefix, the last a suffix, and each middle one is found leftmost after the one before
+ * (leftmost is never worse for what follows). Linear in practice, and no regex.
+ */
+function starGlob(source: string, pieces: readonly string[]): Glob {
+  const first = pieces[0]!;
+  const last = pieces[pieces.length - 1]!;
+  const minimum = pieces.reduce((sum, piece) => sum + piece.length, 0);
+  return {
+    source,
+    test(text) {
+      if (text.length > MAX_MATCH_CHARS) return false;
+      if (pieces.length === 1) return text === first;
+      if (text.length < minimum || !text.startsWith(first) || !text.endsWith(last)) return false;
+      let at = first.length;
+      const end = text.length - last.length;
+      for (let i = 1; i < pieces.length - 1; i++) {
+        const found = text.indexOf(pieces[i]!, at);
+        if (found < 0 || found + pieces[i]!.length > end) return false;
+        at = found + pieces[i]!.length;
+      }
+      return at <= end;
+    },
+  };
+}
+
 /** A name glob (tool and skill names): `*` is any run of characters. */
 export function nameGlob(glob: string): Glob {
-  const symbols = compileSymbols(glob, (c) => (c === '*' ? STAR : undefined));
-  return { source: glob, test: (text) => matchSymbols(symbols, text) };
+  return starGlob(glob, glob.split('*'));
 }
 
 /** A word glob whose wildcard positions are given (a quoted `*` stays a literal star). */
 export function wordGlob(text: string, stars: ReadonlySet<number>): Glob {
-  const symbols = compileSymbols(text, (_c, i) => (stars.has(i) ? STAR : undefined));
-  return { source: text, test: (word) => matchSymbols(symbols, word) };
+  const pieces: string[] = [];
+  let piece = '';
+  for (let i = 0; i < text.length; i++) {
+    if (stars.has(i)) {
+      pieces.push(piece);
+      piece = '';
+    } else piece += text[i];
+  }
+  pieces.push(piece);
+  return starGlob(text, pieces);
 }
 
 /** Whether a text has a glob wildcard (`*` or `?`). */
@@ -80,10 +114,14 @@ export function pathGlob(absolute: string): Glob {
         ? ('**' as const)
         : compileSymbols(segment, (c) => (c === '*' ? STAR : c === '?' ? ANY : undefined)),
     );
+  // Every match starts with the literal directories before the first wildcard.
+  const base = literalPrefix(absolute);
+  const prefix = base === '/' ? '/' : `${base}/`;
   return {
     source: absolute,
     test(path) {
       if (path.length > MAX_MATCH_CHARS || !path.startsWith('/')) return false;
+      if (path !== base && !path.startsWith(prefix)) return false;
       const parts = path.split('/').filter((part) => part !== '');
       // memo over (segment, part): `**` tries each split once
       const failed = new Set<number>();

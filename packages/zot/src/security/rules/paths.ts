@@ -13,32 +13,42 @@ export function absolutePath(cwd: string, path: string, home: string): string {
 
 /**
  * The real path of `absolute`, or of its deepest existing ancestor plus the rest. A dangling
- * link is followed to where it points (a write through it creates its target). Never throws.
+ * link is followed to where it points (a write through it creates its target). `cache` keeps
+ * directories resolved during one judgement. Never throws.
  */
-export function realPath(absolute: string): string {
-  const rest: string[] = [];
-  let current = absolute;
-  for (let hops = 0; ; ) {
+export function realPath(absolute: string, cache?: Map<string, string>, hops = 0): string {
+  const known = cache?.get(absolute);
+  if (known !== undefined) return known;
+  let real: string;
+  // lstat first: a path that does not exist costs no exception
+  const stat = lstatOf(absolute);
+  const parent = dirname(absolute);
+  if (stat?.isSymbolicLink() && hops < 40) {
+    real = realPath(resolve(parent, readLink(absolute) ?? ''), cache, hops + 1);
+  } else if (stat) {
     try {
-      const real = realpathSync.native(current);
-      return rest.length === 0 ? real : join(real, ...[...rest].reverse());
+      real = realpathSync.native(absolute);
     } catch {
-      const link = readLink(current);
-      if (link !== undefined && hops++ < 40) {
-        current = resolve(dirname(current), link);
-        continue;
-      }
-      const parent = dirname(current);
-      if (parent === current) return absolute;
-      rest.push(basename(current));
-      current = parent;
+      real =
+        parent === absolute ? absolute : join(realPath(parent, cache, hops), basename(absolute));
     }
+  } else if (parent === absolute) real = absolute;
+  else real = join(realPath(parent, cache, hops), basename(absolute));
+  cache?.set(absolute, real);
+  return real;
+}
+
+function lstatOf(path: string) {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined; // not a directory on the way, no permission: as if absent
   }
 }
 
 function readLink(path: string): string | undefined {
   try {
-    return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : undefined;
+    return readlinkSync(path);
   } catch {
     return undefined;
   }

@@ -9,12 +9,30 @@ export interface CommandHit {
   match: Match;
 }
 
+/** Command names whose candidate rules are remembered (a session uses far fewer). */
+const MAX_CACHED_NAMES = 4096;
+
 class ActionRules {
   readonly byTool = new Map<string, Rule[]>();
   readonly toolGlobs: Rule[] = [];
   readonly commandsByName = new Map<string, Rule[]>();
   readonly commandsAnyName: Rule[] = [];
   readonly paths: Rule[] = [];
+  /** Per command name, the rules of `commandsAnyName` whose first word can match it. */
+  private readonly anyNameFor = new Map<string, Rule[]>();
+
+  /** The glob-headed rules that may match a command named `name` (cached per name). */
+  anyName(name: string): Rule[] {
+    let rules = this.anyNameFor.get(name);
+    if (rules) return rules;
+    rules = this.commandsAnyName.filter((rule) => {
+      const head = rule.target.kind === 'command' ? rule.target.words[0] : undefined;
+      return !(head?.kind === 'word' && head.glob && !head.glob.test(name));
+    });
+    if (this.anyNameFor.size >= MAX_CACHED_NAMES) this.anyNameFor.clear();
+    this.anyNameFor.set(name, rules);
+    return rules;
+  }
 
   add(rule: Rule): void {
     if (rule.toolGlob) this.toolGlobs.push(rule);
@@ -58,9 +76,45 @@ export class RuleSet {
     return this.forTool(action, tool).find((rule) => rule.target.kind === 'tool');
   }
 
-  /** Path rules of `action` for any of `tools`. */
+  private readonly pathCache = new Map<string, Rule[]>();
+  private readonly pathIndexes = new Map<string, Map<string, Rule[]>>();
+
+  /**
+   * Path rules of `action` for `tools` that may match `path`: a glob matches only below its
+   * literal directories, so only the rules whose base is `path` or one of its ancestors.
+   */
+  pathCandidates(action: RuleAction, tools: readonly string[], path: string): Rule[] {
+    const key = `${action}:${tools.join(',')}`;
+    let index = this.pathIndexes.get(key);
+    if (!index) {
+      index = new Map();
+      for (const rule of this.pathRules(action, tools)) {
+        if (rule.target.kind === 'path') push(index, rule.target.base, rule);
+      }
+      this.pathIndexes.set(key, index);
+    }
+    if (index.size === 0) return [];
+    const found: Rule[] = [];
+    let current = path;
+    for (;;) {
+      const rules = index.get(current);
+      if (rules) found.push(...rules);
+      if (current === '/' || current === '') break;
+      const slash = current.lastIndexOf('/');
+      current = slash <= 0 ? '/' : current.slice(0, slash);
+    }
+    return found;
+  }
+
+  /** Path rules of `action` for any of `tools` (computed once per combination). */
   pathRules(action: RuleAction, tools: readonly string[]): Rule[] {
-    return this.actions[action].paths.filter((rule) => tools.includes(rule.tool));
+    const key = `${action}:${tools.join(',')}`;
+    let rules = this.pathCache.get(key);
+    if (!rules) {
+      rules = this.actions[action].paths.filter((rule) => tools.includes(rule.tool));
+      this.pathCache.set(key, rules);
+    }
+    return rules;
   }
 
   hasCommandRules(action?: RuleAction): boolean {
@@ -94,21 +148,20 @@ export class RuleSet {
   ): CommandHit | undefined {
     const rules = this.actions[action];
     const first = words[start];
-    let candidates: Rule[];
-    if (first === undefined) candidates = rules.commandsAnyName;
-    else if (first.kind === 'dynamic') {
-      candidates = [...rules.commandsAnyName, ...[...rules.commandsByName.values()].flat()];
-    } else {
-      const named = rules.commandsByName.get(first.value) ?? [];
-      candidates =
-        named.length === 0 ? rules.commandsAnyName : [...named, ...rules.commandsAnyName];
-    }
     let maybe: CommandHit | undefined;
-    for (const rule of candidates) {
-      if (rule.target.kind !== 'command') continue;
-      const match = matchWords(rule.target.words, words, start);
-      if (match === 'yes') return { rule, match };
-      if (match === 'maybe') maybe ??= { rule, match };
+    const lists =
+      first?.kind === 'static'
+        ? [rules.commandsByName.get(first.value) ?? [], rules.anyName(first.value)]
+        : first === undefined
+          ? [rules.commandsAnyName]
+          : [rules.commandsAnyName, ...rules.commandsByName.values()];
+    for (const list of lists) {
+      for (const rule of list) {
+        if (rule.target.kind !== 'command') continue;
+        const match = matchWords(rule.target.words, words, start);
+        if (match === 'yes') return { rule, match };
+        if (match === 'maybe') maybe ??= { rule, match };
+      }
     }
     return maybe;
   }

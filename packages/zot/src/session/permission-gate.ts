@@ -30,6 +30,7 @@ export class PermissionGate {
   constructor(
     readonly engine: RuleEngine | undefined,
     private readonly emit: (event: PermissionEvent) => void,
+    private readonly cwd: string,
   ) {}
 
   /** Contract: never rejects. */
@@ -63,7 +64,8 @@ export class PermissionGate {
         : `${verdict.reason}${ruleOrigin(verdict.rule)}`;
     const { gate } = context;
     if (!gate) {
-      const reason = `${why}; nobody can answer in ${context.nobody}. ${howToAllow(call, verdict)}`;
+      const how = await howToAllow(call, verdict, this.cwd);
+      const reason = `${why}; nobody can answer in ${context.nobody}. ${how}`;
       this.record(call, 'deny', verdict.rule, reason);
       return { answer: 'deny', reason };
     }
@@ -111,11 +113,19 @@ function ruleOrigin(rule: Rule | undefined): string {
     : ` (${rule.source === 'cli' ? '--' + rule.action : rule.source})`;
 }
 
-function howToAllow(call: PendingToolCall, verdict: Verdict): string {
+async function howToAllow(call: PendingToolCall, verdict: Verdict, cwd: string): Promise<string> {
   if (verdict.decision === 'ask' && verdict.rule) {
     return `To run it, remove the ask rule "${verdict.rule.text}" or answer in the TUI or RPC mode.`;
   }
-  const rule = suggestRule({ tool: call.name, args: call.args }, verdict);
+  const judge = { tool: call.name, args: call.args };
+  // Without rules nothing looked inside the command: its parts are read now, for the advice.
+  const seen =
+    call.name === 'bash' && !verdict.unallowed && !verdict.unallowedWrites
+      ? await import('../security/rules/engine.js')
+          .then(({ bashParts }) => bashParts(String(call.args.command ?? ''), cwd))
+          .catch(() => undefined)
+      : verdict;
+  const rule = seen && suggestRule(judge, seen);
   if (!rule) return 'It cannot be allowed by a rule; run it in the TUI or RPC mode to be asked.';
   return `To allow it, add --allow '${rule}' (or put the rule in "permissions.allow" of $ZOT_HOME/config.json).`;
 }

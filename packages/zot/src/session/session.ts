@@ -80,7 +80,7 @@ export class Session {
   readonly permissions: PermissionGate;
 
   constructor(private readonly options: SessionOptions) {
-    this.permissions = new PermissionGate(options.rules, (event) => this.emit(event));
+    this.permissions = new PermissionGate(options.rules, (event) => this.emit(event), options.cwd);
     this.cwd = options.cwd;
     this.model = options.model;
     this.messagesList = [...(options.messages ?? [])];

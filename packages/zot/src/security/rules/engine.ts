@@ -205,6 +205,15 @@ export class RuleEngine {
   }
 }
 
+/**
+ * A bash call's parts as a rule set without rules sees them (what a refusal suggests allowing
+ * when no engine judged the call). Undefined when the command does not parse.
+ */
+export async function bashParts(command: string, cwd: string): Promise<Verdict | undefined> {
+  const analysis = analyzeCommand(await loadShellParser(), command);
+  return analysis.ok ? new RuleEngine([], { cwd }).judgeCommands(analysis, false) : undefined;
+}
+
 function pathMatches(rule: Rule, path: string): boolean {
   return rule.target.kind === 'path' && rule.target.glob.test(path);
 }

@@ -14,6 +14,7 @@ const ALLOWED = {
   config: ['util', 'contract'],
   providers: ['util', 'contract'],
   tui: ['util', 'contract'],
+  // Permission rules, the sandbox, the one process launcher and environment scrubbing.
   security: ['util', 'contract', 'config'],
   agent: ['util', 'contract', 'config', 'providers', 'security'],
   tools: ['util', 'contract', 'config', 'providers', 'security', 'agent'],
@@ -25,8 +26,8 @@ const ALLOWED = {
     'contract',
     'config',
     'providers',
-    'tui',
     'security',
+    'tui',
     'agent',
     'tools',
     'extensions',
@@ -37,6 +38,16 @@ const ALLOWED = {
 };
 // Which of our packages each package may import.
 const PACKAGE_RULES = { protocol: [], sdk: ['@zot/protocol'], zot: ['@zot/protocol'] };
+
+// Every process zot starts goes through security/launcher.ts (environment scrubbing, the
+// sandbox): nothing else may import node:child_process for real (type imports are fine).
+const SPAWNERS = new Set([
+  'security',
+  // `zot ext test` reads the process table with ps: it starts no program of anyone's choosing.
+  'cli/ext/conformance/procs.ts',
+]);
+const CHILD_PROCESS =
+  /import\s+(?!type\b)[^'"]*?from\s*['"](?:node:)?child_process['"]|import\(\s*['"](?:node:)?child_process['"]\s*\)|require\(\s*['"](?:node:)?child_process['"]\s*\)/;
 
 const IMPORT =
   /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g;
@@ -63,6 +74,13 @@ for (const pkg of Object.keys(PACKAGE_RULES)) {
     // Template literals (generated source in codegen) hold import text that is not an import.
     const text = readFileSync(file, 'utf8').replace(/`[^`]*`/g, '``');
     const isTest = file.endsWith('.test.ts');
+    if (pkg === 'zot' && !isTest && CHILD_PROCESS.test(text)) {
+      const rel = relative(src, file).split(sep).join('/');
+      if (!SPAWNERS.has(rel.split('/')[0]) && !SPAWNERS.has(rel))
+        problems.push(
+          `${relative(root, file)}: starts processes itself; use launchProcess (security/launcher.ts)`,
+        );
+    }
     for (const match of text.matchAll(IMPORT)) {
       const spec = match[1] ?? match[2] ?? match[3];
       const where = relative(root, file);

@@ -24,6 +24,7 @@ const FIELDS = [
   'open_panel',
   'provider',
   'queue_length',
+  'sandbox',
   'session_file',
   'usage',
   'yolo',
@@ -50,6 +51,7 @@ test('get_state and the state events agree; busy, queue, messages, model and cle
   assert.equal(data.busy, false);
   assert.equal(data.yolo, false, '--no-yolo asks before tools run');
   assert.equal(data.open_panel, null);
+  assert.deepEqual(data.sandbox, { mode: 'off', status: 'off', network: false });
 
   // Two prompts: the second waits behind the first (queue_length 1), both end idle.
   llm.script({ text: 'one', chunkDelayMs: 50 }, { text: 'two' });

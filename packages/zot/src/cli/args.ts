@@ -7,7 +7,7 @@ import { scanArgs, type OptionSpec } from './options.js';
 export type Mode = 'print' | 'json' | 'rpc' | 'interactive';
 
 export interface CliOptions {
-  command?: 'rpc' | 'auth' | 'ext' | 'permissions';
+  command?: 'rpc' | 'auth' | 'ext' | 'permissions' | 'doctor';
   commandArgs: string[];
   prompt: string[];
   print: boolean;
@@ -35,6 +35,8 @@ export interface CliOptions {
   allow: string[];
   ask: string[];
   deny: string[];
+  /** --sandbox: this run's sandbox mode (default: config.json's, else off). */
+  sandbox?: 'off' | 'on' | 'required';
   /** --no-skill: no skill tool, no skill list. */
   noSkill: boolean;
   /** --no-context-files: no AGENTS.md / CLAUDE.md in the system prompt. */
@@ -106,6 +108,7 @@ const FLAGS: FlagSpec[] = [
   { names: ['--allow'], kind: 'list', key: 'allow' },
   { names: ['--ask'], kind: 'list', key: 'ask' },
   { names: ['--deny'], kind: 'list', key: 'deny' },
+  { names: ['--sandbox'], kind: 'value', key: 'sandbox', choices: ['off', 'on', 'required'] },
   { names: ['--no-skill', '--no-skills'], kind: 'bool', key: 'noSkill' },
   // The original's opt-in flag; skills load by default here, so it changes nothing.
   { names: ['--with-skills'], kind: 'bool', key: 'withSkills' },
@@ -114,7 +117,7 @@ const FLAGS: FlagSpec[] = [
   { names: ['-h', '--help'], kind: 'bool', key: 'help' },
 ];
 
-const SUBCOMMANDS = new Set(['rpc', 'auth', 'ext', 'permissions']);
+const SUBCOMMANDS = new Set(['rpc', 'auth', 'ext', 'permissions', 'doctor']);
 
 function defaults(): CliOptions {
   return {

@@ -10,6 +10,7 @@ Usage:
   zot auth <set|list|remove>      manage stored API keys (zot auth --help)
   zot ext <command>               manage extensions (zot ext --help)
   zot permissions [trust|untrust] list the permission rules in force; trust the project's allow rules
+  zot doctor sandbox              check whether the sandbox can start here, and how to fix it
 
 A prompt may also come on stdin when stdin is not a terminal. In print and JSON modes a prompt
 that starts with / runs that slash command (built-in or from an extension).
@@ -44,6 +45,9 @@ Options:
       --deny <rule>               deny calls that match, e.g. 'read(~/.ssh/**)' (repeatable); deny beats ask
                                   beats allow; rules also live in "permissions" of config.json and of the
                                   project's .zot/settings.json (docs/security.md)
+      --sandbox <mode>            off | on | required: run bash commands in a sandbox (bubblewrap; macOS:
+                                  sandbox-exec). on: where it works, else say so once; required: never
+                                  unsandboxed. Default: config.json's sandbox.mode, else off (docs/security.md)
       --no-skill                  no skills: no skill tool and no skill list in the system prompt
       --with-skills               accepted for compatibility (skills load by default)
       --no-context-files          do not add AGENTS.md / CLAUDE.md files to the system prompt

@@ -108,6 +108,10 @@ async function dispatch(argv: string[], stop: AbortController): Promise<number> 
     const { runPermissionsCommand } = await import('./permissions-command.js');
     return runPermissionsCommand(options, io);
   }
+  if (options.command === 'doctor') {
+    const { runDoctorCommand } = await import('./doctor.js');
+    return runDoctorCommand(options.commandArgs, io);
+  }
   if (options.command === 'ext') {
     const { runExtCommand } = await import('./ext/index.js');
     return runExtCommand(options.commandArgs, { ...io, stdin: process.stdin });

@@ -1,5 +1,6 @@
 // Builds the Session a mode drives from the parsed command line and $ZOT_HOME.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { zotPaths, type ZotPaths } from '../config/paths.js';
 import { loadSettings, saveSettings } from '../config/settings.js';
@@ -11,7 +12,9 @@ import { sessionFiles } from '../session/session-files.js';
 import { newestSession, newSessionPath, openSession } from '../session/store.js';
 import { buildSystemPrompt } from '../session/system-prompt.js';
 import { ToolRegistry } from '../session/tool-registry.js';
-import { builtinTools, RESERVED_TOOL_NAMES } from '../tools/index.js';
+import { builtinTools, RESERVED_TOOL_NAMES, type FileGuard } from '../tools/index.js';
+import { SandboxController } from '../security/sandbox/controller.js';
+import { loadSandbox } from '../security/sandbox/load.js';
 import type { Tool } from '../agent/tool.js';
 import { findContextFiles } from '../session/context-files.js';
 import { setupSkills } from './skills-setup.js';
@@ -67,9 +70,10 @@ export function resolveProviderModel(options: CliOptions, paths: ZotPaths, warn:
 }
 
 /** The built-in tools of this run; `skill` is one of them unless --no-skill. */
-function selectTools(options: CliOptions, skill: Tool | undefined) {
+function selectTools(options: CliOptions, skill: Tool | undefined, sandbox: SandboxController) {
   if (options.noTools) return [];
-  const all = [...builtinTools({}), ...(skill ? [skill] : [])];
+  const guard: FileGuard = (tool, path, operation) => sandbox.fileDenial(tool, path, operation);
+  const all = [...builtinTools({ guard, bash: { sandbox } }), ...(skill ? [skill] : [])];
   if (!options.tools) return all;
   const names = all.map((tool) => tool.name);
   const unknown = options.tools.filter((name) => !names.includes(name));
@@ -167,6 +171,27 @@ async function createHostNow(
   });
 }
 
+/** The run's sandbox: config.json, tightened by the project, with --sandbox for the mode. */
+function createSandbox(options: CliOptions, cwd: string, paths: ZotPaths, warn: Warn) {
+  const home = homedir();
+  const loaded = loadSandbox({
+    configPath: paths.config,
+    project: cwd,
+    home,
+    ...(options.sandbox ? { cliMode: options.sandbox } : {}),
+  });
+  for (const warning of loaded.warnings) warn(warning);
+  return new SandboxController({
+    settings: loaded.settings,
+    floor: loaded.floor,
+    floorSource: loaded.floorSource,
+    networkSetting: loaded.networkSetting,
+    project: cwd,
+    home,
+    zotHome: paths.home,
+  });
+}
+
 /**
  * The run's permission rules, loaded only when some could exist (a flag, a mention in
  * config.json, a project settings file): a run without rules loads none of their code.
@@ -228,12 +253,15 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
       warn(`could not save ${paths.config}: ${(error as Error).message}`);
     }
   }
+  const sandbox = createSandbox(options, cwd, paths, warn);
   const withExtensions = mayHaveExtensions(options, cwd, paths);
   const skills = options.noSkill
     ? undefined
-    : await setupSkills(options, cwd, paths, withExtensions);
+    : await setupSkills(options, cwd, paths, withExtensions, (tool, path, operation) =>
+        sandbox.fileDenial(tool, path, operation),
+      );
   for (const warning of skills?.catalog.warnings ?? []) warn(warning);
-  const tools = selectTools(options, skills?.tool);
+  const tools = selectTools(options, skills?.tool, sandbox);
   // The list is for the model's use of the tool: no tool, no list.
   const listed = tools.some((tool) => tool.name === 'skill') ? skills!.catalog.skills : [];
   const trust = lazyTrust(cwd, paths, options.noExt);
@@ -264,6 +292,8 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
     trust: trust.access,
     ...(rules ? { rules } : {}),
     askByDefault: options.noYolo,
+    sandbox,
+    configPath: paths.config,
   });
   current = session;
   return { session, paths, provider, version, dispose: () => session.dispose() };

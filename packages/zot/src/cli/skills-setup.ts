@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import type { Tool } from '../agent/tool.js';
 import type { ZotPaths } from '../config/paths.js';
 import { createSkillTool } from '../tools/skill.js';
+import type { FileGuard } from '../tools/index.js';
 import { builtinSkillsDir } from '../tools/skills/builtin.js';
 import { discoverSkills, type SkillBundle, type SkillCatalog } from '../tools/skills/catalog.js';
 import { loadYaml, readSkillFile } from '../tools/skills/skill-file.js';
@@ -40,6 +41,7 @@ export async function setupSkills(
   cwd: string,
   paths: ZotPaths,
   mayHaveExtensions: boolean,
+  guard?: FileGuard,
 ): Promise<RunSkills> {
   const builtinDir = builtinSkillsDir();
   const read = async () =>
@@ -53,7 +55,7 @@ export async function setupSkills(
   let catalog = await read();
   return {
     catalog,
-    tool: createSkillTool(() => catalog.skills),
+    tool: createSkillTool(() => catalog.skills, guard),
     reread: async () => (catalog = await read()),
     body: async (name) => {
       const entry = catalog.skills.find((skill) => skill.name === name);

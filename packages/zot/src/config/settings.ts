@@ -43,3 +43,19 @@ export function saveSettings(path: string, settings: Settings): void {
   if (merged(readJsonObject<Record<string, unknown>>(path)) === undefined) return;
   updateJsonObject<Record<string, unknown>>(path, 0o644, merged);
 }
+
+/**
+ * Sets `sandbox.mode` in config.json, keeping the rest of the file and of its `sandbox` block.
+ * Contract: throws an Error naming the file when it cannot be written.
+ */
+export function saveSandboxMode(path: string, mode: 'off' | 'on' | 'required'): void {
+  updateJsonObject<Record<string, unknown>>(path, 0o644, (read) => {
+    const previous = read.ok ? (read.value ?? {}) : {};
+    const block = previous.sandbox;
+    const sandbox =
+      block !== null && typeof block === 'object' && !Array.isArray(block)
+        ? { ...block, mode }
+        : { mode };
+    return { ...previous, sandbox };
+  });
+}

@@ -28,6 +28,30 @@ export const StateFields = {
     { description: 'The context meter: how full the context was at the last model call' },
   ),
   yolo: Type.Boolean({ description: 'Tools run without asking' }),
+  sandbox: Type.Object(
+    {
+      mode: Type.Union([Type.Literal('off'), Type.Literal('on'), Type.Literal('required')]),
+      status: Type.Union(
+        [
+          Type.Literal('off'),
+          Type.Literal('checking'),
+          Type.Literal('active'),
+          Type.Literal('unavailable'),
+        ],
+        {
+          description:
+            'active: bash commands run sandboxed; unavailable: it cannot start here (mode on: commands run without it; required: they are refused)',
+        },
+      ),
+      network: Type.Union([Type.Boolean(), Type.Array(Type.String())], {
+        description: 'sandbox.network: false, true, or the hosts the proxy lets through',
+      }),
+      problem: Type.Optional(
+        Type.String({ description: 'Why it cannot start, and the fix (when unavailable)' }),
+      ),
+    },
+    { description: "The bash tool's sandbox (docs/security.md)" },
+  ),
   extensions: Type.Object({
     loaded: Type.Array(Type.String(), { description: 'Running extensions, in load order' }),
     failed: Type.Array(Type.String(), { description: 'Extensions that failed or died' }),

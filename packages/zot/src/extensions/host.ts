@@ -28,6 +28,7 @@ export type { PanelRequestResult, PanelSnapshot } from './panels.js';
 // The host's events are members of the one runtime event union (contract/events.ts).
 export type { HostEvent } from '../contract/events.js';
 import type { HostEvent } from '../contract/events.js';
+import type { ProcessPolicy } from '../security/launcher.js';
 
 export interface HostOptions {
   cwd: string;
@@ -47,6 +48,8 @@ export interface HostOptions {
   replaces?: ReplaceCheck;
   /** How an extension is connected (default: a child process); tests link in-memory pairs. */
   transport?: TransportFactory;
+  /** What confines each extension's process (the launcher's policy); default none. */
+  processPolicy?(entry: DiscoveredExtension): ProcessPolicy;
   /** Time for restart backoff (default: the system clock); unit tests drive a fake one. */
   clock?: SupervisorClock;
 }
@@ -63,7 +66,8 @@ export class ExtensionHost {
     this.timeouts = options.timeouts ?? extensionTimeouts(options.env);
     const emit = (event: HostEvent) => this.emit(event);
     this.ui = new UiRouter(emit);
-    const { cwd, zotHome, logsDir, extPaths, noExt, allow, replaces, transport } = options;
+    const { cwd, zotHome, logsDir, extPaths, noExt, allow, replaces, transport, processPolicy } =
+      options;
     this.lifecycle = new ExtensionLifecycle({
       cwd,
       zotHome,
@@ -73,6 +77,7 @@ export class ExtensionHost {
       ...(allow ? { allow } : {}),
       ...(replaces ? { replaces } : {}),
       transport,
+      processPolicy,
       env: options.env ?? process.env,
       context: this.context(options),
       emit,

@@ -1,7 +1,6 @@
 // Installing extensions into $ZOT_HOME/extensions (a copied directory or a shallow git clone)
 // and removing them. Everything is staged in a hidden directory beside the destination, so a
 // failure at any step rolls back by deleting that one directory (discovery skips hidden names).
-import { spawn } from 'node:child_process';
 import {
   chmodSync,
   constants,
@@ -18,6 +17,7 @@ import {
 } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { errorMessage } from '../util/errors.js';
+import { launchProcess } from '../security/launcher.js';
 import { resolveExec } from './exec-resolve.js';
 import { isInside, readManifest, type Manifest } from './manifest.js';
 import { checkExtensionName } from './names.js';
@@ -207,11 +207,15 @@ function cloneInto(url: string, dest: string, env: NodeJS.ProcessEnv): Promise<v
   const args = ['-c', 'protocol.ext.allow=never', 'clone', '--depth', '1', '--', url, dest];
   return new Promise((resolvePromise, reject) => {
     let stderr = '';
-    const child = spawn('git', args, {
+    const child = launchProcess({
+      argv: ['git', ...args],
+      cwd: process.cwd(),
       env: { ...env, GIT_TERMINAL_PROMPT: '0' },
       stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
+      detached: false,
+      policy: {},
+    }).child;
+    child.stderr!.on('data', (chunk: Buffer) => {
       if (stderr.length < 64 * 1024) stderr += chunk.toString('utf8');
     });
     child.on('error', (error) => {

@@ -5,6 +5,7 @@ import type { ExtensionContext, RunningExtension } from './extension.js';
 import type { HostEvent } from './host.js';
 import { planAll, type ExtensionReport, type TransportFactory } from './load-plan.js';
 import { ExtensionLog, extensionLogPath } from './log.js';
+import type { ProcessPolicy } from '../security/launcher.js';
 import { restartBackoffMs, systemClock, type SupervisorClock } from './restart-budget.js';
 import { Supervisor } from './supervisor.js';
 
@@ -20,6 +21,7 @@ export interface LifecycleDeps {
   replaces?: ReplaceCheck;
   context: ExtensionContext;
   transport?: TransportFactory | undefined;
+  processPolicy?: ((entry: DiscoveredExtension) => ProcessPolicy) | undefined;
   emit(event: HostEvent): void;
   /** Runs once every extension is ready or failed, before the reports are taken. */
   beforeReports(): void;
@@ -67,8 +69,19 @@ export class ExtensionLifecycle {
 
   /** Discovers and starts every extension in parallel; resolves when all are ready or failed. */
   async start(): Promise<ExtensionReport[]> {
-    const { cwd, zotHome, extPaths, noExt, env, logsDir, allow, replaces, context, transport } =
-      this.deps;
+    const {
+      cwd,
+      zotHome,
+      extPaths,
+      noExt,
+      env,
+      logsDir,
+      allow,
+      replaces,
+      context,
+      transport,
+      processPolicy,
+    } = this.deps;
     const { entries } = discoverExtensions({
       cwd,
       zotHome,
@@ -82,6 +95,7 @@ export class ExtensionLifecycle {
       context,
       ...(allow ? { allow } : {}),
       ...(transport ? { transport } : {}),
+      ...(processPolicy ? { processPolicy } : {}),
     };
     const planned = planAll(entries, deps);
     this.extensions = planned.flatMap((item) => ('extension' in item ? [item.extension] : []));

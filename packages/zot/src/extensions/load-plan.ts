@@ -8,6 +8,7 @@ import type { InterceptFailure, RestartPolicy } from './manifest.js';
 import { ProcessTransport, type ProcessSpec } from './process-transport.js';
 import { projectRuntimeProblem } from './project-runtime.js';
 import { trustAllFromEnv } from './trust.js';
+import type { ProcessPolicy } from '../security/launcher.js';
 import { describeExit, type ExtensionTransport } from './transport.js';
 
 export type LoadStatus =
@@ -54,6 +55,8 @@ export interface PlanDeps {
   allow?(entry: DiscoveredExtension): string | undefined;
   context: ExtensionContext;
   transport?: TransportFactory;
+  /** What confines an entry's process (sandbox, environment filter); default none. */
+  processPolicy?(entry: DiscoveredExtension): ProcessPolicy;
 }
 
 /**
@@ -125,6 +128,7 @@ export function planExtension(entry: DiscoveredExtension, deps: PlanDeps): Plann
     cwd: entry.dir,
     env,
     killGraceMs: deps.context.timeouts.killGraceMs,
+    policy: deps.processPolicy?.(entry) ?? {},
   };
   const policy = { interceptFailure: manifest!.interceptFailure, restart: manifest!.restart };
   const spawn = () => {

@@ -1,6 +1,6 @@
 // The child-process transport: one extension subprocess in its own process group, stdin and
-// stdout as pipes, stderr appended to its log.
-import { spawn, type ChildProcess } from 'node:child_process';
+// stdout as pipes, stderr appended to its log, started through the security launcher.
+import type { ChildProcess } from 'node:child_process';
 import {
   encodeFrame,
   type FrameFromHost,
@@ -9,6 +9,7 @@ import {
   type TransportHandlers,
 } from '@zot/protocol';
 import { LineSplitter } from '@zot/protocol/jsonl';
+import { launchProcess, type ProcessPolicy } from '../security/launcher.js';
 import { killProcessGroup, signalProcessGroup } from '../util/process-group.js';
 import { closeQuietly, type ExtensionLog } from './log.js';
 import { MAX_QUEUED_BYTES, type ExtensionTransport } from './transport.js';
@@ -20,6 +21,8 @@ export interface ProcessSpec {
   env: NodeJS.ProcessEnv;
   /** Between SIGTERM and SIGKILL of the group when it is terminated. */
   killGraceMs: number;
+  /** Sandbox and environment filter (none: today's extensions run with the user's rights). */
+  policy?: ProcessPolicy;
 }
 
 /**
@@ -51,13 +54,14 @@ export class ProcessTransport implements ExtensionTransport {
     const stderrFd = this.log.openForChild();
     let child: ChildProcess;
     try {
-      child = spawn(this.spec.command, this.spec.args, {
+      child = launchProcess({
+        argv: [this.spec.command, ...this.spec.args],
         cwd: this.spec.cwd,
         env: this.spec.env,
         detached: process.platform !== 'win32',
         stdio: ['pipe', 'pipe', stderrFd ?? 'ignore'],
-        windowsHide: true,
-      });
+        policy: this.spec.policy ?? {},
+      }).child;
     } catch (error) {
       closeQuietly(stderrFd);
       this.finish({ code: null, signal: null, spawnError: (error as Error).message }, handlers);

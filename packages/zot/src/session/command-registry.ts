@@ -26,6 +26,11 @@ export const BUILTIN_COMMAND_INFO: readonly CommandInfo[] = [
   { name: 'session', description: 'the session file' },
   { name: 'reload-ext', description: 'restart every extension' },
   { name: 'yolo', description: 'stop or resume asking before tools run', argumentHint: '[on|off]' },
+  {
+    name: 'sandbox',
+    description: 'show the bash sandbox, or switch it for this run (--save keeps it)',
+    argumentHint: '[off|on|required] [--save]',
+  },
   { name: 'skills', description: 'list the skills the model can load (re-reads them)' },
   { name: 'sessions', description: "resume one of this directory's sessions", tui: true },
   { name: 'theme', description: 'choose the colour theme (previewed live)', tui: true },

@@ -2,6 +2,8 @@
 import type { PanelSpec } from '@zot/protocol';
 import type { ExtensionHost } from '../extensions/host.js';
 import { terminalSafe } from '../util/terminal-text.js';
+import { saveSandboxMode } from '../config/settings.js';
+import { isSandboxMode } from '../security/sandbox/settings.js';
 import { findBuiltin, listCommands, type CommandMode } from './command-registry.js';
 export { BUILTIN_COMMANDS, listCommands, type CommandInfo } from './command-registry.js';
 import type { PromptOutcome, Session, SessionEvent } from './session.js';
@@ -104,6 +106,7 @@ const BUILTIN_RUNNERS: Record<
         : 'yolo off: you are asked before each tool call no rule allows',
     };
   },
+  sandbox: (session, args) => sandboxCommand(session, args),
   skills: async (session) => {
     const catalog = await session.skills();
     if (!catalog) return { kind: 'display', text: 'skills are off (--no-skill)' };
@@ -126,6 +129,49 @@ const BUILTIN_RUNNERS: Record<
     };
   },
 };
+
+/** `/sandbox [off|on|required] [--save]`: shows the sandbox, or switches it. */
+async function sandboxCommand(session: Session, args: string): Promise<SlashResult> {
+  const sandbox = session.sandbox;
+  if (!sandbox) return { kind: 'display', text: 'this session has no sandbox settings' };
+  if (args === '') return { kind: 'display', text: sandbox.describe() };
+  const words = args.split(/\s+/);
+  const save = words.includes('--save');
+  const modes = words.filter((word) => word !== '--save');
+  const mode = modes[0];
+  if (modes.length !== 1 || !isSandboxMode(mode))
+    return { kind: 'error', message: 'usage: /sandbox [off|on|required] [--save]' };
+  const refusal = sandbox.setMode(mode);
+  if (refusal) return { kind: 'error', message: `/sandbox: ${refusal}` };
+  let saved = ' (for this run; /sandbox ' + mode + ' --save keeps it in config.json)';
+  if (save) {
+    const path = session.configPath;
+    if (!path)
+      return { kind: 'error', message: '/sandbox: this session has no config.json to save to' };
+    try {
+      saveSandboxMode(path, mode);
+      saved = `; saved in ${path}`;
+    } catch (error) {
+      return {
+        kind: 'error',
+        message: `/sandbox: switched for this run, but ${(error as Error).message}`,
+      };
+    }
+  }
+  if (mode !== 'off') await sandbox.check();
+  session.refreshState();
+  const state = sandbox.state();
+  const how =
+    state.status === 'active'
+      ? 'bash commands run in the sandbox'
+      : state.status === 'unavailable'
+        ? mode === 'required'
+          ? 'it cannot start here, so bash commands are refused'
+          : 'it cannot start here, so bash commands run without it'
+        : 'bash commands run unsandboxed';
+  const problem = state.problem ? `\n${state.problem}` : '';
+  return { kind: 'display', text: `sandbox ${mode}${saved}: ${how}${problem}` };
+}
 
 /** The event JSON and RPC clients see for a command's result (DECISIONS 19). */
 export function slashResultEvent(result: SlashResult): SessionEvent | undefined {

@@ -13,6 +13,7 @@ import type { RecordedUsage, SessionFiles } from './session-files.js';
 import type { SessionWriter } from './store.js';
 import type { ToolRegistry } from './tool-registry.js';
 import type { TrustAccess } from './trust.js';
+import type { SandboxController } from '../security/sandbox/controller.js';
 
 /**
  * Events that never change the snapshot: the stream's pieces (the hot path, one per token) and
@@ -65,6 +66,10 @@ export interface SessionOptions {
   loadExtensions?(): Promise<ExtensionHost>;
   /** Trust answers given while zot runs (the TUI's trust dialog). */
   trust?: TrustAccess;
+  /** The bash tool's sandbox (its mode is part of the snapshot; /sandbox switches it). */
+  sandbox?: SandboxController;
+  /** Where /sandbox --save writes the mode ($ZOT_HOME/config.json). */
+  configPath?: string;
 }
 
 export interface PromptOutcome extends AgentRunResult {}

@@ -23,6 +23,7 @@ export type { SessionEvent } from '../contract/events.js';
 import type { SessionEvent } from '../contract/events.js';
 import type { RuntimeState } from '../contract/state.js';
 import { openPanelOf, StatePublisher } from './state.js';
+import type { SandboxController } from '../security/sandbox/controller.js';
 import { routeExtensionUi, type ExtensionUi } from './extension-ui.js';
 import { PromptQueue, type PromptMode } from './prompt-queue.js';
 import { listCommands, type CommandInfo, type CommandMode } from './command-registry.js';
@@ -89,6 +90,33 @@ export class Session {
     this.writer = options.writer;
     this.host = options.extensions;
     if (options.usage) this.restoreUsage(options.usage);
+    const sandbox = options.sandbox;
+    if (sandbox) {
+      sandbox.onChange(() => this.refreshState());
+      sandbox.onWarning((message) => this.warn(message));
+      // Probed now, so that the status line and the first warning come before any command.
+      if (sandbox.mode !== 'off') void sandbox.check();
+    }
+  }
+
+  /** A warning for the front ends; held for the first subscriber when none is there yet. */
+  private warn(message: string): void {
+    if (this.listeners.size === 0) this.loadWarnings.push(message);
+    else this.emit({ type: 'warning', message });
+  }
+
+  get sandbox(): SandboxController | undefined {
+    return this.options.sandbox;
+  }
+
+  /** Why the sandbox keeps `path` from being read by the user's `@file` (hidden paths), or undefined. */
+  readDenial(path: string): string | undefined {
+    return this.options.sandbox?.fileDenial('@file', path, 'read');
+  }
+
+  /** Where settings are saved (/sandbox --save); absent in sessions built without one. */
+  get configPath(): string | undefined {
+    return this.options.configPath;
   }
 
   private restoreUsage(usage: RecordedUsage): void {
@@ -204,6 +232,7 @@ export class Session {
         window: this.model.contextWindow,
       },
       yolo: this.gate?.isYolo ?? true,
+      sandbox: this.options.sandbox?.state() ?? { mode: 'off', status: 'off', network: false },
       extensions: { loaded, failed: [...new Set([...failedToLoad, ...died])] },
       open_panel: openPanelOf(this.host),
     };

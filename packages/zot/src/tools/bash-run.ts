@@ -1,5 +1,7 @@
-// Running one shell command in its own process group, with a timeout and an abort signal.
+// Running one shell command in its own process group, with a timeout and an abort signal,
+// through the launcher (environment scrubbing, and the sandbox when the policy has one).
 import type { ChildProcess } from 'node:child_process';
+import type { ProcessPolicy } from '../security/launcher.js';
 import { accessSync, constants } from 'node:fs';
 import { basename, delimiter, join } from 'node:path';
 import { errorMessage } from '../util/errors.js';
@@ -10,6 +12,8 @@ export interface RunOptions {
   command: string;
   cwd: string;
   env?: NodeJS.ProcessEnv;
+  /** The sandbox and environment filter (default: none). */
+  policy?: ProcessPolicy;
   timeoutMs: number;
   signal: AbortSignal;
   /** Time between SIGTERM and SIGKILL to the group. */
@@ -21,7 +25,14 @@ export interface RunOptions {
 }
 
 export type RunOutcome =
-  | { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null; pipeHeld: boolean }
+  | {
+      kind: 'exited';
+      code: number | null;
+      signal: NodeJS.Signals | null;
+      pipeHeld: boolean;
+      /** Sandboxed only: the sandbox ended before the command started (its error is the output). */
+      sandboxFailed?: boolean;
+    }
   | { kind: 'timeout' | 'aborted'; pipeHeld: boolean }
   | { kind: 'spawn-error'; message: string };
 
@@ -69,20 +80,28 @@ function waitFor<T>(
  */
 export async function runShell(options: RunOptions): Promise<RunOutcome> {
   if (options.signal.aborted) return { kind: 'aborted', pipeHeld: false };
-  // Loaded on first use: node:child_process adds ~2 ms to every start-up otherwise.
-  const { spawn } = await import('node:child_process');
+  // Loaded on first use: the launcher's node:child_process adds ~2 ms to every start-up otherwise.
+  const { launchProcess } = await import('../security/launcher.js');
   let child: ChildProcess;
+  let started: Promise<boolean>;
   try {
-    child = spawn(
-      options.shell,
-      ['-c', MERGE_STDERR, options.shell, options.command, basename(options.shell)],
-      {
-        cwd: options.cwd,
-        env: options.env ?? process.env,
-        detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const launched = launchProcess({
+      argv: [
+        options.shell,
+        '-c',
+        MERGE_STDERR,
+        options.shell,
+        options.command,
+        basename(options.shell),
+      ],
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      policy: options.policy ?? {},
+    });
+    child = launched.child;
+    started = launched.sandboxed ? launched.started : Promise.resolve(true);
   } catch (error) {
     return { kind: 'spawn-error', message: errorMessage(error) };
   }
@@ -124,7 +143,18 @@ export async function runShell(options: RunOptions): Promise<RunOutcome> {
     await Promise.race([closed, drained]);
     if (killing) await killing;
     if (stop !== undefined) return { kind: stop, pipeHeld: pipeOpen };
-    return { kind: 'exited', code: exit.code, signal: exit.signal, pipeHeld: pipeOpen };
+    // Settled by now (bwrap holds the marker pipe until it exits); bounded all the same.
+    const ran = await Promise.race([
+      started,
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 1000).unref()),
+    ]);
+    return {
+      kind: 'exited',
+      code: exit.code,
+      signal: exit.signal,
+      pipeHeld: pipeOpen,
+      ...(ran ? {} : { sandboxFailed: true }),
+    };
   } finally {
     clearTimeout(timer);
     clearTimeout(drainTimer);

@@ -10,6 +10,9 @@ import { defaultShell, runShell, type RunOutcome } from './bash-run.js';
 import { errorOutput, stringArg } from './common.js';
 import { argsValidator } from './arg-validators.js';
 import { nodeCrypto } from '../util/builtins.js';
+import type { ProcessPolicy } from '../security/launcher.js';
+import type { SandboxController } from '../security/sandbox/controller.js';
+import { describeNetwork } from '../security/sandbox/settings.js';
 
 export interface BashToolOptions {
   /** Shell to run commands with (default bash, or sh when there is no bash). */
@@ -25,8 +28,12 @@ export interface BashToolOptions {
   killGraceMs?: number;
   /** Minimum time between progress reports (default 100 ms). */
   progressIntervalMs?: number;
-  /** Environment of the commands (default this process's). */
+  /** Environment of the commands (default this process's), before scrubbing. */
   env?: NodeJS.ProcessEnv;
+  /** Removes what commands must not inherit (provider keys, zot's tokens). */
+  scrubEnv?(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
+  /** The run's sandbox: each command is planned by it (sandboxed, unsandboxed or refused). */
+  sandbox?: SandboxController;
 }
 
 export function createBashTool(options: BashToolOptions = {}): Tool {
@@ -82,6 +89,77 @@ async function bashTool(
   }
   if (context.signal.aborted) return errorOutput('bash: aborted');
 
+  const plan = settings.sandbox
+    ? await settings.sandbox.plan()
+    : ({ kind: 'unsandboxed' } as const);
+  if (plan.kind === 'refused') return errorOutput(`bash: ${plan.message}`);
+  const scrub = settings.scrubEnv ? { scrubEnv: settings.scrubEnv } : {};
+  let run: Attempt;
+  try {
+    run = await attempt(command, timeout, context, settings, {
+      ...scrub,
+      ...(plan.kind === 'sandboxed' ? { sandbox: plan.launch } : {}),
+    });
+  } finally {
+    if (plan.kind === 'sandboxed') await plan.release();
+  }
+  // Notes before the output (how it ran) and after it (what the sandbox refused).
+  const before: string[] = [];
+  const after: string[] = [];
+  if (run.outcome.kind === 'exited' && run.outcome.sandboxFailed && settings.sandbox) {
+    // The command never ran: bwrap's own error is all the output there is.
+    const problem = settings.sandbox.setupFailed(run.result.text);
+    const why = `the sandbox failed to start: ${problem.message}`;
+    if (settings.sandbox.mode === 'required')
+      return errorOutput(
+        `bash: not run: ${why}.\nFix: ${problem.fix}\nbwrap said: ${run.result.text.trim()}`,
+      );
+    before.push(`[${why}; this command ran WITHOUT the sandbox]`);
+    run = await attempt(command, timeout, context, settings, scrub);
+  } else if (plan.kind === 'sandboxed') {
+    const launch = plan.launch;
+    for (const denial of launch.proxy?.denials ?? []) after.push(`[${denial.text}]`);
+    const failed = run.outcome.kind === 'exited' && run.outcome.code !== 0;
+    if (failed && run.outcome.kind === 'exited' && !run.outcome.sandboxFailed)
+      after.push(`[${sandboxSummary(launch.policy.project, launch.policy.network)}]`);
+  }
+  const { outcome, result } = run;
+  if (outcome.kind === 'spawn-error') {
+    return errorOutput(`bash: cannot start ${run.shell}: ${outcome.message}`);
+  }
+  const parts: string[] = [...before];
+  if (result.note) parts.push(result.note);
+  parts.push(result.text === '' ? '(no output)' : result.text);
+  if (outcome.pipeHeld) {
+    parts.push(
+      '[stopped reading output: a background process still holds it open; ' +
+        'redirect its output to a file (cmd > log 2>&1 &)]',
+    );
+  }
+  parts.push(...after);
+  const status = statusLine(outcome, timeout);
+  if (status) parts.push(status);
+  return {
+    content: [{ type: 'text', text: parts.join('\n\n') }],
+    isError: status !== undefined,
+    details: bashDetails(outcome, result),
+  };
+}
+
+interface Attempt {
+  shell: string;
+  outcome: RunOutcome;
+  result: SinkResult;
+}
+
+/** One run of the command under `policy`, its output collected and streamed as progress. */
+async function attempt(
+  command: string,
+  timeout: number,
+  context: ToolContext,
+  settings: Settings,
+  policy: ProcessPolicy,
+): Promise<Attempt> {
   const outputDir = settings.outputDir ?? join(tmpdir(), 'zot-bash');
   const id = context.toolCallId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40) || 'call';
   const sink = new OutputSink({
@@ -99,6 +177,7 @@ async function bashTool(
     command,
     cwd: context.cwd,
     env: settings.env,
+    policy,
     timeoutMs: timeout * 1000,
     signal: context.signal,
     graceMs: settings.killGraceMs ?? 1000,
@@ -109,26 +188,15 @@ async function bashTool(
     },
   });
   progress.close();
-  if (outcome.kind === 'spawn-error') {
-    return errorOutput(`bash: cannot start ${shell}: ${outcome.message}`);
-  }
-  const result = sink.finish();
-  const parts: string[] = [];
-  if (result.note) parts.push(result.note);
-  parts.push(result.text === '' ? '(no output)' : result.text);
-  if (outcome.pipeHeld) {
-    parts.push(
-      '[stopped reading output: a background process still holds it open; ' +
-        'redirect its output to a file (cmd > log 2>&1 &)]',
-    );
-  }
-  const status = statusLine(outcome, timeout);
-  if (status) parts.push(status);
-  return {
-    content: [{ type: 'text', text: parts.join('\n\n') }],
-    isError: status !== undefined,
-    details: bashDetails(outcome, result),
-  };
+  return { shell, outcome, result: sink.finish() };
+}
+
+/** What the sandbox allowed, for a command that failed in it (the reason may be the sandbox). */
+function sandboxSummary(project: string, network: boolean | string[]): string {
+  return (
+    `ran in the sandbox: writable are ${project} and a private /tmp (plus sandbox.allow_write); ` +
+    `network: ${describeNetwork(network)}`
+  );
 }
 
 function bashDetails(

@@ -14,6 +14,16 @@ export function resolvePath(cwd: string, path: string, home: string = homedir())
   return isAbsolute(path) ? resolve(path) : resolve(cwd, path);
 }
 
+/**
+ * The sandbox's check for the file tools: why `operation` on `path` (absolute) is refused, or
+ * undefined when it is allowed. It resolves symlinks itself.
+ */
+export type FileGuard = (
+  tool: string,
+  path: string,
+  operation: 'read' | 'write',
+) => string | undefined;
+
 export function textOutput(text: string): ToolOutput {
   return { content: [{ type: 'text', text }], isError: false };
 }

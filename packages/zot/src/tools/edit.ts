@@ -1,7 +1,14 @@
 // The edit tool: exact-text replacements in one file, all or nothing, answered with a diff.
 import { promises as fsp } from 'node:fs';
 import type { Tool, ToolOutput } from '../agent/tool.js';
-import { errorOutput, fsErrorText, resolvePath, stringArg, textOutput } from './common.js';
+import {
+  errorOutput,
+  fsErrorText,
+  resolvePath,
+  stringArg,
+  textOutput,
+  type FileGuard,
+} from './common.js';
 import { applyEdits, detectEol, type TextEdit } from './edit-apply.js';
 import { diffOf, type DiffOptions } from './edit-diff.js';
 import { existingFile, replaceFile, writeTarget } from './write.js';
@@ -10,6 +17,8 @@ import { argsValidator } from './arg-validators.js';
 export interface EditToolOptions extends DiffOptions {
   /** Where `~` points (default the user's home directory). */
   homeDir?: string;
+  /** The sandbox's boundaries (writable and hidden paths); none when the sandbox is off. */
+  guard?: FileGuard;
 }
 
 export function createEditTool(options: EditToolOptions = {}): Tool {
@@ -75,6 +84,8 @@ async function editTool(
   if (typeof edits === 'string') return errorOutput(`edit: ${edits} (${path})`);
 
   const target = await writeTarget(resolvePath(cwd, path, options.homeDir));
+  const denied = options.guard?.('edit', target, 'write');
+  if (denied) return errorOutput(denied);
   const existing = await existingFile('edit', path, target);
   if (existing.error) return existing.error;
   if (!existing.stats) return errorOutput(`edit: no such file: ${path} (use write to create it)`);

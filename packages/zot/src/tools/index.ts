@@ -1,5 +1,6 @@
 // The built-in tools: read, write, edit, bash.
 import type { Tool } from '../agent/tool.js';
+import type { FileGuard } from './common.js';
 import { createBashTool, type BashToolOptions } from './bash.js';
 import { createEditTool, type EditToolOptions } from './edit.js';
 import { createReadTool, type ReadToolOptions } from './read.js';
@@ -7,7 +8,7 @@ import { createWriteTool, type WriteToolOptions } from './write.js';
 
 export { createBashTool, createEditTool, createReadTool, createWriteTool };
 export type { BashToolOptions, EditToolOptions, ReadToolOptions, WriteToolOptions };
-export { resolvePath } from './common.js';
+export { resolvePath, type FileGuard } from './common.js';
 
 export type BuiltinToolName = 'read' | 'write' | 'edit' | 'bash';
 const NAMES: readonly BuiltinToolName[] = ['read', 'write', 'edit', 'bash'];
@@ -28,13 +29,18 @@ export interface BuiltinToolsOptions {
   bash?: BashToolOptions;
   /** Where `~` points for the file tools (default the user's home directory). */
   homeDir?: string;
+  /** The sandbox's boundaries for read, write and edit (the bash tool takes the controller). */
+  guard?: FileGuard;
   /** Only these tools, in this order (default all of BUILTIN_TOOL_NAMES). */
   only?: readonly BuiltinToolName[];
 }
 
 /** Contract: returns fresh tool objects, one per name, in the order asked for. */
 export function builtinTools(options: BuiltinToolsOptions = {}): Tool[] {
-  const home = options.homeDir === undefined ? {} : { homeDir: options.homeDir };
+  const home = {
+    ...(options.homeDir === undefined ? {} : { homeDir: options.homeDir }),
+    ...(options.guard ? { guard: options.guard } : {}),
+  };
   const factories: Record<BuiltinToolName, () => Tool> = {
     read: () => createReadTool({ ...home, ...options.read }),
     write: () => createWriteTool({ ...home, ...options.write }),

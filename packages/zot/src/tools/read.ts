@@ -2,7 +2,14 @@
 import { promises as fsp } from 'node:fs';
 import type { Tool, ToolOutput } from '../agent/tool.js';
 import { formatBytes } from '../util/truncate.js';
-import { errorOutput, resolvePath, stringArg, textOutput, tryFs } from './common.js';
+import {
+  errorOutput,
+  resolvePath,
+  stringArg,
+  textOutput,
+  tryFs,
+  type FileGuard,
+} from './common.js';
 import { SNIFF_BYTES, sniffFile } from './file-kind.js';
 import { readLineWindow, type WindowLine } from './read-lines.js';
 import { argsValidator } from './arg-validators.js';
@@ -18,6 +25,8 @@ export interface ReadToolOptions {
   maxImageBytes?: number;
   /** Where `~` points (default the user's home directory). */
   homeDir?: string;
+  /** The sandbox's boundaries (hidden paths); none when the sandbox is off. */
+  guard?: FileGuard;
 }
 
 interface ReadLimits {
@@ -26,6 +35,7 @@ interface ReadLimits {
   maxBytes: number;
   maxImageBytes: number;
   homeDir: string | undefined;
+  guard: FileGuard | undefined;
 }
 
 export function createReadTool(options: ReadToolOptions = {}): Tool {
@@ -35,6 +45,7 @@ export function createReadTool(options: ReadToolOptions = {}): Tool {
     maxBytes: options.maxBytes ?? 50 * 1024,
     maxImageBytes: options.maxImageBytes ?? 5 * 1024 * 1024,
     homeDir: options.homeDir,
+    guard: options.guard,
   };
   return {
     name: 'read',
@@ -94,6 +105,8 @@ async function readTool(
   const offset = (args.offset as number | undefined) ?? 1;
   const limit = (args.limit as number | undefined) ?? limits.maxLines;
   const abs = resolvePath(cwd, path, limits.homeDir);
+  const denied = limits.guard?.('read', abs, 'read');
+  if (denied) return errorOutput(denied);
 
   const info = await tryFs('read', path, () => fsp.stat(abs));
   if (!info.ok) return info.output;

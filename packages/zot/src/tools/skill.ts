@@ -2,12 +2,13 @@
 // system prompt lists names and descriptions only; bodies are read on demand, fresh each time).
 import { dirname } from 'node:path';
 import type { Tool } from '../agent/tool.js';
-import { errorOutput, stringArg, textOutput } from './common.js';
+import { errorOutput, stringArg, textOutput, type FileGuard } from './common.js';
 import type { SkillEntry } from './skills/catalog.js';
 import { loadYaml, readSkillFile } from './skills/skill-file.js';
 import { argsValidator } from './arg-validators.js';
 
-export function createSkillTool(skills: () => readonly SkillEntry[]): Tool {
+/** `guard`: the sandbox's boundaries, which a skill file (or a link in it) must not cross. */
+export function createSkillTool(skills: () => readonly SkillEntry[], guard?: FileGuard): Tool {
   return {
     name: 'skill',
     description:
@@ -29,6 +30,8 @@ export function createSkillTool(skills: () => readonly SkillEntry[]): Tool {
         const valid = all.map((skill) => skill.name).join(', ') || '(none)';
         return errorOutput(`skill: unknown skill "${name}"; available: ${valid}`);
       }
+      const denied = guard?.('skill', entry.file, 'read');
+      if (denied) return errorOutput(denied);
       await loadYaml();
       const parsed = readSkillFile(entry.file);
       if ('error' in parsed) return errorOutput(`skill: ${parsed.error}`);

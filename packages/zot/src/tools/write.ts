@@ -3,12 +3,21 @@ import { chmodSync, promises as fsp } from 'node:fs';
 import type { Stats } from 'node:fs';
 import type { Tool, ToolOutput } from '../agent/tool.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import { errorOutput, fsErrorText, resolvePath, stringArg, textOutput } from './common.js';
+import {
+  errorOutput,
+  fsErrorText,
+  resolvePath,
+  stringArg,
+  textOutput,
+  type FileGuard,
+} from './common.js';
 import { argsValidator } from './arg-validators.js';
 
 export interface WriteToolOptions {
   /** Where `~` points (default the user's home directory). */
   homeDir?: string;
+  /** The sandbox's boundaries (writable paths); none when the sandbox is off. */
+  guard?: FileGuard;
 }
 
 export function createWriteTool(options: WriteToolOptions = {}): Tool {
@@ -31,7 +40,7 @@ export function createWriteTool(options: WriteToolOptions = {}): Tool {
       additionalProperties: false,
     },
     preview: (args) => stringArg(args, 'path'),
-    execute: (args, context) => writeTool(args, context.cwd, options.homeDir),
+    execute: (args, context) => writeTool(args, context.cwd, options),
   };
 }
 
@@ -73,12 +82,14 @@ export function replaceFile(target: string, data: string | Uint8Array, mode?: nu
 async function writeTool(
   args: Record<string, unknown>,
   cwd: string,
-  homeDir: string | undefined,
+  options: WriteToolOptions,
 ): Promise<ToolOutput> {
   const path = stringArg(args, 'path');
   const content = stringArg(args, 'content');
   if (path === '') return errorOutput('write: path is empty');
-  const target = await writeTarget(resolvePath(cwd, path, homeDir));
+  const target = await writeTarget(resolvePath(cwd, path, options.homeDir));
+  const denied = options.guard?.('write', target, 'write');
+  if (denied) return errorOutput(denied);
   const existing = await existingFile('write', path, target);
   if (existing.error) return existing.error;
   try {

@@ -96,12 +96,20 @@ export class EditorController {
     if (!trimmed) return;
     if (typed) this.remember(trimmed);
     if (trimmed.startsWith('/') && !trimmed.startsWith('//')) {
+      // An extension may not lower a protection the user chose (the sandbox, asking).
+      if (!typed && /^\/(sandbox|yolo)(\s|$)/i.test(trimmed)) {
+        this.options.warn(`an extension tried to run ${trimmed.split(/\s/)[0]}; only you can`);
+        return;
+      }
       this.options.runCommand(trimmed);
       return;
     }
     // `//text` sends a prompt that starts with a slash.
     const prompt = trimmed.startsWith('//') ? trimmed.slice(1) : trimmed;
-    const attached = this.options.cwd ? attachMentions(prompt, this.options.cwd) : undefined;
+    const session = this.options.session;
+    const attached = this.options.cwd
+      ? attachMentions(prompt, this.options.cwd, (path) => session.readDenial?.(path))
+      : undefined;
     for (const note of attached?.notes ?? []) this.options.warn(note);
     void this.options.session.prompt(attached?.text ?? prompt, attached?.images ?? [], mode);
     this.options.tui.requestRender();

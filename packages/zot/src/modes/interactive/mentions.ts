@@ -28,8 +28,15 @@ const inside = (root: string, path: string) => {
   return rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep);
 };
 
-/** Contract: never throws; reads only regular files inside `cwd` (after symlinks). */
-export function attachMentions(prompt: string, cwd: string): Attached {
+/**
+ * Contract: never throws; reads only regular files inside `cwd` (after symlinks) that `denied`
+ * (the sandbox's hidden paths) does not refuse.
+ */
+export function attachMentions(
+  prompt: string,
+  cwd: string,
+  denied?: (path: string) => string | undefined,
+): Attached {
   const images: ImageBlock[] = [];
   const blocks: string[] = [];
   const notes: string[] = [];
@@ -52,6 +59,11 @@ export function attachMentions(prompt: string, cwd: string): Attached {
     }
     if (!inside(root, path)) {
       notes.push(`@${name} is outside the project; not attached`);
+      continue;
+    }
+    const refusal = denied?.(path);
+    if (refusal) {
+      notes.push(`@${name} not attached: ${refusal}`);
       continue;
     }
     try {

@@ -90,4 +90,6 @@ export interface InteractiveSession {
   trustReviews(): Promise<TrustReview[]>;
   /** Applies the answers; extensions restart when what runs changed. Contract: never rejects. */
   decideTrust(answers: readonly TrustAnswer[]): Promise<TrustOutcome>;
+  /** Why the sandbox keeps `path` from being read (an `@file` mention), or undefined. */
+  readDenial?(path: string): string | undefined;
 }

@@ -19,6 +19,7 @@ const state = (over: Partial<RuntimeState> = {}): RuntimeState => ({
   usage: { input: 12_300, output: 2_100, cache_read: 0, cache_write: 0, cost_usd: 0.0421 },
   context: { used: 50_000, window: 200_000 },
   yolo: false,
+  sandbox: { mode: 'off', status: 'off', network: false },
   extensions: { loaded: ['kit', 'guard'], failed: ['broken'] },
   open_panel: null,
   ...over,

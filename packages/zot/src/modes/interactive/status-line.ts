@@ -60,6 +60,9 @@ export class StatusLine implements Component {
       `ctx ${window > 0 ? Math.min(100, Math.round((used / window) * 100)) : 0}%`,
     ];
     if (!state.yolo) parts.push('confirm');
+    const sandbox = sandboxLabel(state.sandbox);
+    if (sandbox)
+      parts.push(state.sandbox.status === 'unavailable' ? theme.error(sandbox) : sandbox);
     const loaded = state.extensions.loaded.length;
     const failed = state.extensions.failed.length;
     if (loaded > 0 || failed > 0) {
@@ -77,6 +80,21 @@ export class StatusLine implements Component {
       room >= visibleWidth(place) ? place : room >= 8 ? `…${place.slice(-(room - 1))}` : '';
     const line = shown ? `${shown} · ${rest}` : rest;
     return [truncateToWidth(theme.statusBar(line), width, '…')];
+  }
+}
+
+/** The sandbox in a word or two; nothing when it is off (the default). */
+function sandboxLabel(sandbox: RuntimeState['sandbox']): string | undefined {
+  const mode = sandbox.mode === 'required' ? 'sandbox required' : 'sandbox';
+  switch (sandbox.status) {
+    case 'off':
+      return undefined;
+    case 'checking':
+      return `${mode}…`;
+    case 'active':
+      return mode;
+    case 'unavailable':
+      return sandbox.mode === 'required' ? 'sandbox required: unavailable' : 'sandbox unavailable';
   }
 }
 

@@ -1,7 +1,8 @@
 // The extension under test, spawned the way the host spawns it (its directory as working
 // directory, its own process group, stdin/stdout pipes), with every stdout line decoded once at
 // the boundary and kept only as far as the checks need: bounded whatever the extension writes.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { launchProcess } from '../../../security/launcher.js';
 import { decodeFromExtension, MAX_FRAME_BYTES, type FrameFromExtension } from '@zot/protocol';
 import { LineSplitter } from '@zot/protocol/jsonl';
 import { FrameStats } from './frame-stats.js';
@@ -118,13 +119,14 @@ export class ExtensionChild {
   start(): void {
     let child: ChildProcess;
     try {
-      child = spawn(this.spec.command, this.spec.args, {
+      child = launchProcess({
+        argv: [this.spec.command, ...this.spec.args],
         cwd: this.spec.cwd,
         env: this.spec.env,
         detached: process.platform !== 'win32',
         stdio: ['pipe', 'pipe', 'pipe'],
-        windowsHide: true,
-      });
+        policy: {},
+      }).child;
     } catch (error) {
       this.settleExit({ code: null, signal: null, spawnError: (error as Error).message });
       return;

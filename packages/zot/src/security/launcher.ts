@@ -1,0 +1,160 @@
+// The one way zot starts a process (bash commands, extensions, MCP servers through them, git
+// for installs): the environment is scrubbed, and when a sandbox is given the program runs
+// inside it (bubblewrap on Linux, sandbox-exec on macOS). Nothing else calls spawn.
+import { spawn, type ChildProcess, type IOType } from 'node:child_process';
+import { PROXY_DIR_INSIDE, bwrapArgs } from './sandbox/bwrap.js';
+import { FORWARDER_SCRIPT, directLoopback } from './sandbox/forwarder.js';
+import type { SandboxPolicy } from './sandbox/policy.js';
+import type { NetworkProxy } from './sandbox/proxy.js';
+import { seatbeltProfile } from './sandbox/seatbelt.js';
+
+/** How a process is confined: by which program, under which policy, with which proxy. */
+export interface SandboxLaunch {
+  kind: 'bwrap' | 'sandbox-exec';
+  /** The program's path. */
+  program: string;
+  policy: SandboxPolicy;
+  /** Running, when the policy's network is a host list. */
+  proxy?: NetworkProxy;
+  /** Real paths of the temporary directories (sandbox-exec: writable; bwrap: /tmp is private). */
+  tempDirs?: string[];
+}
+
+/**
+ * What applies to a process: the sandbox (absent: none; today extensions run unsandboxed) and
+ * the environment filter. A policy object is all a caller passes: the same for bash, extensions
+ * and anything later.
+ */
+export interface ProcessPolicy {
+  sandbox?: SandboxLaunch;
+  /** Removes what the process must not inherit (provider keys, zot's own tokens). */
+  scrubEnv?(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
+}
+
+type Stdio = IOType | 'inherit' | number;
+
+export interface LaunchRequest {
+  argv: readonly [string, ...string[]];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** stdin, stdout, stderr. */
+  stdio: [Stdio, Stdio, Stdio];
+  /** Its own process group, so the whole tree can be signalled. */
+  detached: boolean;
+  policy: ProcessPolicy;
+}
+
+export interface Launched {
+  child: ChildProcess;
+  sandboxed: boolean;
+  /**
+   * True once the program is about to run inside the sandbox; false when the sandbox ended
+   * before that (it failed to start: bwrap's message is on the child's stderr). Unsandboxed:
+   * true at once.
+   */
+  started: Promise<boolean>;
+}
+
+/** Signals on fd 3 that the sandbox is up, closes it, and runs the program. */
+const MARK_AND_EXEC = 'printf . >&3; exec 3>&-; exec "$@"';
+
+/** The program and arguments that run `argv` under `sandbox`, with the environment it needs. */
+export function sandboxedCommand(
+  request: Pick<LaunchRequest, 'argv' | 'cwd' | 'env'>,
+  sandbox: SandboxLaunch,
+): { argv: string[]; env: NodeJS.ProcessEnv } {
+  const env: NodeJS.ProcessEnv = { ...request.env };
+  if (sandbox.kind === 'bwrap') {
+    // The host's TMPDIR may lie outside what the sandbox can write; /tmp is its own.
+    env.TMPDIR = '/tmp';
+    const inner = sandbox.proxy?.socketPath
+      ? [
+          process.execPath,
+          '-e',
+          FORWARDER_SCRIPT,
+          `${PROXY_DIR_INSIDE}/proxy.sock`,
+          directLoopback(Array.isArray(sandbox.policy.network) ? sandbox.policy.network : []),
+          ...request.argv,
+        ]
+      : ['/bin/sh', '-c', MARK_AND_EXEC, 'zot-sandbox', ...request.argv];
+    const args = bwrapArgs({
+      policy: sandbox.policy,
+      cwd: request.cwd,
+      argv: inner,
+      ...(sandbox.proxy?.dir ? { proxyDir: sandbox.proxy.dir } : {}),
+    });
+    return { argv: [sandbox.program, ...args], env };
+  }
+  const port = sandbox.proxy?.port;
+  if (port !== undefined) {
+    const proxy = `http://127.0.0.1:${port}`;
+    Object.assign(env, {
+      HTTP_PROXY: proxy,
+      HTTPS_PROXY: proxy,
+      http_proxy: proxy,
+      https_proxy: proxy,
+    });
+  }
+  const profile = seatbeltProfile({
+    policy: sandbox.policy,
+    tempDirs: sandbox.tempDirs ?? [],
+    ...(port !== undefined ? { proxyPort: port } : {}),
+  });
+  return {
+    argv: [
+      sandbox.program,
+      '-p',
+      profile,
+      '/bin/sh',
+      '-c',
+      MARK_AND_EXEC,
+      'zot-sandbox',
+      ...request.argv,
+    ],
+    env,
+  };
+}
+
+/**
+ * Starts a process under `request.policy`. Contract: throws what spawn throws (and a profile
+ * that cannot be written, see seatbeltProfile); otherwise spawn errors arrive as the child's
+ * 'error' event, as with spawn.
+ */
+export function launchProcess(request: LaunchRequest): Launched {
+  const scrubbed = request.policy.scrubEnv ? request.policy.scrubEnv(request.env) : request.env;
+  const sandbox = request.policy.sandbox;
+  if (!sandbox) {
+    const child = spawn(request.argv[0], request.argv.slice(1), {
+      cwd: request.cwd,
+      env: scrubbed,
+      detached: request.detached,
+      stdio: request.stdio,
+      windowsHide: true,
+    });
+    return { child, sandboxed: false, started: Promise.resolve(true) };
+  }
+  const { argv, env } = sandboxedCommand({ ...request, env: scrubbed }, sandbox);
+  const child = spawn(argv[0]!, argv.slice(1), {
+    cwd: request.cwd,
+    env,
+    detached: request.detached,
+    stdio: [...request.stdio, 'pipe'],
+    windowsHide: true,
+  });
+  return { child, sandboxed: true, started: startSignal(child) };
+}
+
+function startSignal(child: ChildProcess): Promise<boolean> {
+  const marker = child.stdio[3] as NodeJS.ReadableStream | null | undefined;
+  if (!marker) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    marker.once('data', () => resolve(true));
+    marker.once('end', () => resolve(false));
+    marker.once('error', () => resolve(false));
+    // bwrap keeps fd 3 until it exits, so 'end' comes after the byte whenever there is one.
+    marker.once('close', () => resolve(false));
+    child.once('error', () => resolve(false));
+  }).finally(() => {
+    (marker as unknown as { destroy(): void }).destroy();
+  }) as Promise<boolean>;
+}

@@ -65,3 +65,24 @@ test('output tokens and the context meter move while the answer streams, until u
   const [after] = await renderLines(line, 200);
   assert.match(after!, /↓4\.2k ·/, 'the reported figure replaces the estimate');
 });
+
+test('the sandbox: nothing when off, its mode when it runs, in red when it cannot start', async () => {
+  const theme = createTheme(DARK, true);
+  const line = new StatusLine({ theme });
+  const render = async (sandbox: RuntimeState['sandbox']) => {
+    line.update(state({ cwd: '/p', sandbox }));
+    return (await renderLines(line, 200))[0]!;
+  };
+  assert.doesNotMatch(await render({ mode: 'off', status: 'off', network: false }), /sandbox/);
+  assert.match(await render({ mode: 'on', status: 'checking', network: false }), /· sandbox… ·/);
+  assert.match(await render({ mode: 'on', status: 'active', network: false }), /· sandbox ·/);
+  assert.match(
+    await render({ mode: 'required', status: 'active', network: true }),
+    /· sandbox required ·/,
+  );
+  line.update(
+    state({ cwd: '/p', sandbox: { mode: 'required', status: 'unavailable', network: false } }),
+  );
+  const red = line.render(200)[0]!;
+  assert.ok(red.includes(theme.error('sandbox required: unavailable')), 'in the error colour');
+});

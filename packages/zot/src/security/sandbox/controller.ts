@@ -269,11 +269,14 @@ export class SandboxController {
     const policy = this.policy();
     const list = (access: string) =>
       policy.rules
-        .filter((rule) => rule.access === access && rule.kind !== 'missing')
-        .map((rule) => `  ${rule.path}  (${rule.source})`);
-    lines.push('writable:', ...list('writable'), '  /tmp (private to each command)');
-    const hidden = list('hidden');
-    if (hidden.length > 0) lines.push('hidden:', ...hidden);
+        .filter((rule) => rule.access === access)
+        .map(
+          (rule) =>
+            `  ${rule.path}  (${rule.source}${rule.kind === 'missing' ? '; not there now' : ''})`,
+        );
+    lines.push('writable:', ...list('writable'), '  /tmp  (a private one for each command)');
+    lines.push('hidden (nothing in the sandbox can read them):', ...list('hidden'));
+    lines.push('readable although under a hidden path:', ...list('read-only'));
     for (const note of policy.notes) lines.push(`note: ${note}`);
     if (state.problem) lines.push('', state.problem);
     lines.push(

@@ -196,7 +196,7 @@ async function probeLinux(options: ProbeOptions): Promise<SandboxProbe> {
   checks.push({
     name: 'trial run (namespaces, mounts, no capabilities)',
     ok: false,
-    detail: `${problem.message}${trial.stderr.trim() ? ` (bwrap: ${trial.stderr.trim().split('\n')[0]})` : ''}`,
+    detail: `${problem.message}${trial.stderr.trim() ? ` (it said: ${trial.stderr.trim().split('\n')[0]})` : ''}`,
     fix: problem.fix,
   });
   return { ok: false, tool: 'bwrap', path: bwrap, checks, problem };

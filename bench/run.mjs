@@ -23,6 +23,7 @@ const SUITES = [
   'tui',
   'tui-stream',
   'tui-panel',
+  'sandbox',
 ];
 
 const quick = ['1', 'true', 'yes'].includes(process.env.BENCH_QUICK ?? '');

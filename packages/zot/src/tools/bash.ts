@@ -112,16 +112,20 @@ async function bashTool(
     const why = `the sandbox failed to start: ${problem.message}`;
     if (settings.sandbox.mode === 'required')
       return errorOutput(
-        `bash: not run: ${why}.\nFix: ${problem.fix}\nbwrap said: ${run.result.text.trim()}`,
+        `bash: not run: ${why}.\nFix: ${problem.fix}${problem.detail ? `\n${problem.detail}` : ''}` +
+          `\nbwrap said: ${run.result.text.trim()}`,
       );
     before.push(`[${why}; this command ran WITHOUT the sandbox]`);
     run = await attempt(command, timeout, context, settings, scrub);
   } else if (plan.kind === 'sandboxed') {
     const launch = plan.launch;
     for (const denial of launch.proxy?.denials ?? []) after.push(`[${denial.text}]`);
-    const failed = run.outcome.kind === 'exited' && run.outcome.code !== 0;
-    if (failed && run.outcome.kind === 'exited' && !run.outcome.sandboxFailed)
+    if (run.outcome.kind === 'exited' && run.outcome.code !== 0)
       after.push(`[${sandboxSummary(launch.policy.project, launch.policy.network)}]`);
+    if (run.outcome.kind === 'spawn-error')
+      return errorOutput(
+        `bash: cannot start the sandbox (${launch.program}): ${run.outcome.message}`,
+      );
   }
   const { outcome, result } = run;
   if (outcome.kind === 'spawn-error') {

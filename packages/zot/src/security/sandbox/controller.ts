@@ -4,7 +4,12 @@
 import { realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { SandboxLaunch } from '../launcher.js';
-import { describeProblem, diagnoseBwrapFailure, type SandboxProblem } from './diagnose.js';
+import {
+  describeProblem,
+  diagnoseBwrapFailure,
+  explainProblem,
+  type SandboxProblem,
+} from './diagnose.js';
 import { buildPolicy, fileAccessDenial, type FileOperation, type SandboxPolicy } from './policy.js';
 import { kernelFacts, probeSandbox, type SandboxProbe } from './probe.js';
 import {
@@ -214,7 +219,7 @@ export class SandboxController {
           kind: 'refused',
           message:
             `not run: the sandbox is required (sandbox mode "required") but cannot start: ` +
-            `${describeProblem(why)}\nRun \`zot doctor sandbox\` for every check.`,
+            `${explainProblem(why)}\nRun \`zot doctor sandbox\` for every check.`,
         };
       }
       return { kind: 'unsandboxed' };

@@ -43,8 +43,9 @@ test("Ubuntu's AppArmor restriction: the profile to add, and the sysctl", () => 
     });
     assert.equal(problem.cause, 'apparmor', message);
     assert.ok(problem.fix.includes('/etc/apparmor.d/bwrap'));
-    assert.ok(problem.fix.includes('profile bwrap /usr/bin/bwrap flags=(unconfined)'));
-    assert.ok(problem.fix.includes('userns,'));
+    assert.ok(problem.detail!.includes('profile bwrap /usr/bin/bwrap flags=(unconfined)'));
+    assert.ok(problem.detail!.includes('userns,'));
+    assert.ok(!problem.fix.includes('\n'), 'the fix is one line; the profile is the detail');
     assert.match(problem.fix, /apparmor_parser -r \/etc\/apparmor\.d\/bwrap/);
     assert.match(problem.fix, /kernel\.apparmor_restrict_unprivileged_userns=0/);
   }

@@ -15,8 +15,10 @@ export interface SandboxProblem {
   cause: SandboxCause;
   /** What is wrong, in one sentence. */
   message: string;
-  /** What to do about it (may span lines). */
+  /** What to do about it, in one line. */
   fix: string;
+  /** Text the fix needs that takes lines (the AppArmor profile to write). */
+  detail?: string;
   /** bwrap's own words, when it ran. */
   stderr?: string;
 }
@@ -107,14 +109,11 @@ function apparmor(facts: KernelFacts): SandboxProblem {
       "Ubuntu's AppArmor restriction on unprivileged user namespaces " +
       '(kernel.apparmor_restrict_unprivileged_userns = 1) stops bwrap',
     fix:
-      `Give bwrap an AppArmor profile that allows user namespaces: write\n\n` +
-      `${apparmorProfile(path)
-        .split('\n')
-        .map((line) => `    ${line}`)
-        .join('\n')}\n\n` +
-      `to ${APPARMOR_PROFILE_PATH}, then run: sudo apparmor_parser -r ${APPARMOR_PROFILE_PATH}\n` +
-      'Or lift the restriction for every program: sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 ' +
-      '(kept with a line in /etc/sysctl.d/).',
+      `Give bwrap an AppArmor profile that allows user namespaces (zot doctor sandbox prints ` +
+      `it) in ${APPARMOR_PROFILE_PATH} and load it: sudo apparmor_parser -r ` +
+      `${APPARMOR_PROFILE_PATH}. Or lift the restriction for every program: sudo sysctl -w ` +
+      'kernel.apparmor_restrict_unprivileged_userns=0 (kept with a line in /etc/sysctl.d/).',
+    detail: `${APPARMOR_PROFILE_PATH}:\n${apparmorProfile(path)}`,
   };
 }
 
@@ -204,11 +203,17 @@ function firstLine(text: string): string {
   return (text.split('\n').find((line) => line.trim() !== '') ?? '').trim().slice(0, 300);
 }
 
-/** The problem as one paragraph for a tool result or warning. */
+/** The problem in one line (a warning, the state snapshot): what, what bwrap said, the fix. */
 export function describeProblem(problem: SandboxProblem): string {
   const said =
     problem.stderr && problem.cause !== 'unknown'
-      ? `\nbwrap said: ${firstLine(problem.stderr)}`
+      ? ` (bwrap said: ${firstLine(problem.stderr)})`
       : '';
-  return `${problem.message}.${said}\nFix: ${problem.fix}`;
+  return `${problem.message}${said}. Fix: ${problem.fix}`;
+}
+
+/** The problem with the detail its fix needs, for a tool result. */
+export function explainProblem(problem: SandboxProblem): string {
+  const line = describeProblem(problem);
+  return problem.detail ? `${line}\n${problem.detail}` : line;
 }

@@ -197,7 +197,7 @@ async function probeLinux(options: ProbeOptions): Promise<SandboxProbe> {
     name: 'trial run (namespaces, mounts, no capabilities)',
     ok: false,
     detail: `${problem.message}${trial.stderr.trim() ? ` (it said: ${trial.stderr.trim().split('\n')[0]})` : ''}`,
-    fix: problem.fix,
+    fix: problem.detail ? `${problem.fix}\n${problem.detail}` : problem.fix,
   });
   return { ok: false, tool: 'bwrap', path: bwrap, checks, problem };
 }

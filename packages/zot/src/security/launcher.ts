@@ -35,6 +35,11 @@ type Stdio = IOType | 'inherit' | number;
 
 export interface LaunchRequest {
   argv: readonly [string, ...string[]];
+  /**
+   * Under a sandbox, run this instead: the same program, which writes one byte to fd 3 and
+   * closes it as it starts (so the launcher need not put a shell in front to do it).
+   */
+  markingArgv?: readonly [string, ...string[]];
   cwd: string;
   env: NodeJS.ProcessEnv;
   /** stdin, stdout, stderr. */
@@ -60,7 +65,7 @@ const MARK_AND_EXEC = 'printf . >&3; exec 3>&-; exec "$@"';
 
 /** The program and arguments that run `argv` under `sandbox`, with the environment it needs. */
 export function sandboxedCommand(
-  request: Pick<LaunchRequest, 'argv' | 'cwd' | 'env'>,
+  request: Pick<LaunchRequest, 'argv' | 'markingArgv' | 'cwd' | 'env'>,
   sandbox: SandboxLaunch,
 ): { argv: string[]; env: NodeJS.ProcessEnv } {
   const env: NodeJS.ProcessEnv = { ...request.env };
@@ -76,7 +81,7 @@ export function sandboxedCommand(
           directLoopback(Array.isArray(sandbox.policy.network) ? sandbox.policy.network : []),
           ...request.argv,
         ]
-      : ['/bin/sh', '-c', MARK_AND_EXEC, 'zot-sandbox', ...request.argv];
+      : marked(request);
     const args = bwrapArgs({
       policy: sandbox.policy,
       cwd: request.cwd,
@@ -101,18 +106,16 @@ export function sandboxedCommand(
     ...(port !== undefined ? { proxyPort: port } : {}),
   });
   return {
-    argv: [
-      sandbox.program,
-      '-p',
-      profile,
-      '/bin/sh',
-      '-c',
-      MARK_AND_EXEC,
-      'zot-sandbox',
-      ...request.argv,
-    ],
+    argv: [sandbox.program, '-p', profile, ...marked(request)],
     env,
   };
+}
+
+/** The command with the start byte on fd 3: its own marking form, or behind a small shell. */
+function marked(request: Pick<LaunchRequest, 'argv' | 'markingArgv'>): string[] {
+  return request.markingArgv
+    ? [...request.markingArgv]
+    : ['/bin/sh', '-c', MARK_AND_EXEC, 'zot-sandbox', ...request.argv];
 }
 
 /**

@@ -41,6 +41,8 @@ export type RunOutcome =
 // the pid, so the process group and the exit status are those of the command itself.
 // "$2" becomes the inner $0, so messages read `bash: line 1: ...` as with a plain bash -c.
 const MERGE_STDERR = 'exec "$0" -c "$1" "$2" 2>&1';
+// In a sandbox it first tells the launcher it started (one byte on fd 3, then closes it).
+const MARK_AND_MERGE = `printf . >&3; exec 3>&-; ${MERGE_STDERR}`;
 
 let cachedShell: string | undefined;
 
@@ -85,15 +87,10 @@ export async function runShell(options: RunOptions): Promise<RunOutcome> {
   let child: ChildProcess;
   let started: Promise<boolean>;
   try {
+    const name = basename(options.shell);
     const launched = launchProcess({
-      argv: [
-        options.shell,
-        '-c',
-        MERGE_STDERR,
-        options.shell,
-        options.command,
-        basename(options.shell),
-      ],
+      argv: [options.shell, '-c', MERGE_STDERR, options.shell, options.command, name],
+      markingArgv: [options.shell, '-c', MARK_AND_MERGE, options.shell, options.command, name],
       cwd: options.cwd,
       env: options.env ?? process.env,
       detached: true,

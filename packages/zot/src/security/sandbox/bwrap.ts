@@ -22,6 +22,9 @@ export const BASE_FLAGS = [
   '--die-with-parent',
   '--new-session',
   '--unshare-all',
+  // The command is the namespace's init: no reaper process in between (a fork less per
+  // command); when it exits, everything it started goes too, as with bwrap's own init.
+  '--as-pid-1',
   '--cap-drop',
   'ALL',
   '--ro-bind',

@@ -2,7 +2,15 @@
 // project, secrets in the home and in ZOT_HOME, unmounting the covers, the host's loopback,
 // the proxy's host list, a timeout. As root too: "unreadable" comes from the mount namespace.
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -206,4 +214,34 @@ test('/tmp is private to each command', async () => {
   assert.ok(!existsSync('/tmp/zot-private-probe'), 'not on the host');
   const second = await run('cat /tmp/zot-private-probe || echo gone', controller());
   assert.match(second.text, /^gone$/m);
+});
+
+test('deny_read of the whole home: the project inside it still works, everything else there is gone', async () => {
+  writeFileSync(join(box.home, 'diary.txt'), 'SECRET-DIARY\n');
+  const { text } = await run(
+    `cat ${join(box.home, 'diary.txt')}; ls ${box.home}; echo ok > in-project.txt && cat in-project.txt`,
+    controller({ denyRead: [box.home] }),
+  );
+  assert.doesNotMatch(text, /SECRET/);
+  assert.match(text, /^ok$/m);
+  assert.match(text, /diary\.txt: No such file or directory/);
+});
+
+test('a hidden path that is a symlink hides its target; a link from the project to it leads nowhere', async () => {
+  const real = join(box.outside, 'aws-credentials');
+  mkdirSync(real, { recursive: true });
+  writeFileSync(join(real, 'credentials'), 'SECRET-AWS\n');
+  symlinkSync(real, join(box.home, '.aws'));
+  symlinkSync(join(box.home, '.ssh'), join(box.project, 'keys'));
+  try {
+    const { text } = await run(
+      `cat ${join(box.home, '.aws/credentials')}; cat ${join(real, 'credentials')}; cat keys/id_ed25519; echo end`,
+      controller(),
+    );
+    assert.doesNotMatch(text, /SECRET/);
+    assert.match(text, /^end$/m);
+  } finally {
+    rmSync(join(box.home, '.aws'));
+    rmSync(join(box.project, 'keys'));
+  }
 });

@@ -2,6 +2,7 @@
 // same rounds, in-process on the compiled tool (BENCH_ZOT_SRC switches the build). Each row is
 // one entry of ROWS with its own set-up, so rows for other confined processes (a scoped
 // extension's start-up and tool round trip against an unscoped one) are added the same way.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,6 +48,8 @@ function makeBox() {
     mkdirSync(dir, { recursive: true });
   writeFileSync(join(home, '.netrc'), 'machine x password y\n');
   writeFileSync(join(project, 'small.txt'), 'alpha\nbeta\ngamma\n');
+  execFileSync('git', ['init', '-q', project]);
+  execFileSync('git', ['-C', project, 'add', 'small.txt']);
   return { base, home, project, zotHome: join(home, '.zot') };
 }
 
@@ -99,6 +102,12 @@ const ROWS = [
   bashRow(
     'bash `ls -la && wc -l small.txt`: sandboxed vs not',
     'ls -la && wc -l small.txt',
+    {},
+    BASH_TARGET,
+  ),
+  bashRow(
+    'bash `git status` (a small repository): sandboxed vs not',
+    'git status',
     {},
     BASH_TARGET,
   ),

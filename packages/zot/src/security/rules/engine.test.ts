@@ -84,6 +84,8 @@ test('writes through redirections obey write rules', async () => {
   assert.equal(await bash(rules, `echo x >> ${home}/.profile`), 'deny');
   assert.equal(await bash(rules, 'echo x | tee ~/.bashrc'), 'deny');
   assert.equal(await bash(rules, 'echo x > "$HOME/.bashrc"'), 'ask');
+  // ~name is the home of a user, known only when bash runs
+  assert.equal(await bash(rules, 'echo x > ~someone/.bashrc'), 'ask');
   assert.equal(await bash(rules, 'echo x > out.txt 2>/dev/null'), 'default');
   // through a symlink in the project
   assert.equal(await bash(rules, 'echo x > keys/authorized_keys'), 'deny');

@@ -170,7 +170,9 @@ export class RuleEngine {
     const tools = access.kind === 'write' ? ['write', 'edit'] : ['read'];
     const text = access.path.kind === 'static' ? access.path.value : undefined;
     const relative = text !== undefined && !text.startsWith('/') && !text.startsWith('~');
-    if (text === undefined || (changesDirectory && relative)) {
+    // bash expands `~name`, `~+` and `~-` to directories only known when it runs
+    const otherTilde = text !== undefined && /^~[^/]/.test(text);
+    if (text === undefined || otherTilde || (changesDirectory && relative)) {
       for (const action of ['deny', 'ask'] as const) {
         const rule = this.set.pathRules(action, tools)[0];
         if (rule) {

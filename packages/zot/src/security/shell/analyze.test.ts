@@ -76,6 +76,7 @@ test('commands that run other code are undecidable', async () => {
     '[[ $x -eq 1 ]]',
     'echo ${a[$i]}',
     'echo ${!ref}',
+    'echo ${x@P}',
     'PATH=/tmp; git status',
   ]) {
     const result = await analyze(source);

@@ -310,12 +310,14 @@ function testRunsCode(node: ShellNode): boolean {
   );
 }
 
-/** `${a[i]}`, `${a:i}`, `${!a}`: arithmetic or indirection. */
+/** `${a[i]}`, `${a:i}`, `${!a}`, `${a@P}`: arithmetic, indirection, prompt expansion. */
 function expansionRunsCode(node: ShellNode): boolean {
   for (let i = 0; i < node.childCount; i++) {
     const child = node.child(i)!;
     if (child.type === 'subscript') return true;
-    if (node.fieldNameForChild(i) === 'operator' && (child.text === ':' || child.text === '!')) {
+    // `@P` expands the value as a prompt, which runs command substitutions in it
+    const operator = node.fieldNameForChild(i) === 'operator';
+    if (operator && (child.text === ':' || child.text === '!' || child.text === '@')) {
       return true;
     }
   }

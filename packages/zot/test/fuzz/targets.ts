@@ -26,6 +26,7 @@ import { commandLine, subscribeLine, toolLine } from './registration-lines.js';
 import { deepToolLine } from './schemas.js';
 import { parseSessionText } from './session-adapter.js';
 import { checkSplitter, type SplitterInput } from './splitter.js';
+import { shell } from './shell.js';
 import { value, type Limits } from './values.js';
 
 export interface FuzzTarget<I> {
@@ -238,4 +239,5 @@ export const TARGETS: ReadonlyArray<FuzzTarget<any>> = [
   registration,
   rpc,
   session,
+  shell,
 ];

@@ -245,3 +245,47 @@ test('rule sources: a bad flag is a usage error; a project file restricts, and a
   const list = await runZot(['permissions'], { home: box.home, cwd: box.project });
   assert.match(list.stdout, /allow {2}bash\(touch \*\) {2}\(project .*ignored: not trusted\)/);
 });
+
+test('"always allow" writes the narrowest rule to the user file; /permissions lists and removes it', async (t) => {
+  const box = attackBox();
+  t.after(() => box.cleanup());
+  const client = RpcClient.start([...fakeLlmFlags(llm.url), '--no-yolo', '--deny', 'bash(rm *)'], {
+    home: box.home,
+    cwd: box.project,
+  });
+  t.after(() => client.close());
+  llm.script({ toolCalls: [bash('s1', 'touch made')] }, { text: 'done' });
+  await client.request({ type: 'prompt', message: 'go' });
+  await client.waitFor((line) => line.type === 'confirm_request' && line.tool_id === 's1');
+  await client.request({ type: 'confirm', tool_id: 's1', decision: 'allow_always_user' });
+  await client.waitFor((line) => line.type === 'done');
+  assert.equal(existsSync(join(box.project, 'made')), true);
+  const audit = client.lines.filter((line) => line.type === 'permission');
+  assert.match(String(audit.at(-1)?.reason), /always: added "bash\(touch made\)"/);
+  const config = JSON.parse(readFileSync(join(box.home, 'config.json'), 'utf8'));
+  assert.deepEqual(config.permissions, { allow: ['bash(touch made)'] });
+
+  // The same call now runs without a question; another one is still asked about.
+  const from = client.lines.length;
+  llm.script({ toolCalls: [bash('s2', 'touch made')] }, { text: 'done' });
+  await client.request({ type: 'prompt', message: 'again' });
+  await client.waitFor((line) => line.type === 'done', undefined, from);
+  assert.equal(
+    client.lines.slice(from).some((line) => line.type === 'confirm_request'),
+    false,
+  );
+
+  const list = await client.request({ type: 'command', text: '/permissions' });
+  const shown = await client.waitFor((line) => line.type === 'ext_display', undefined, from);
+  assert.ok(list);
+  assert.match(String(shown.text), /1\. deny {2}bash\(rm \*\) {2}\(cli\)/);
+  assert.match(String(shown.text), /2\. allow bash\(touch made\) {2}\(user: .*config\.json\)/);
+  assert.match(String(shown.text), /allow bash: touch made \(dialog\)/);
+
+  const at = client.lines.length;
+  await client.request({ type: 'command', text: '/permissions remove 2' });
+  const removed = await client.waitFor((line) => line.type === 'ext_display', undefined, at);
+  assert.match(String(removed.text), /removed allow rule "bash\(touch made\)" from .*config\.json/);
+  const after = JSON.parse(readFileSync(join(box.home, 'config.json'), 'utf8'));
+  assert.deepEqual(after.permissions, { allow: [] });
+});

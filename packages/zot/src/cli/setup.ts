@@ -22,6 +22,7 @@ import { UsageError } from '../util/errors.js';
 import type { CliOptions, Mode } from './args.js';
 import type { ProjectTrust } from '../extensions/project-trust.js';
 import type { TrustAccess } from '../session/trust.js';
+import type { RuleFiles } from '../session/permission-files.js';
 import { createProviderAccess, environmentBaseUrl, resolveForRun } from './provider-access.js';
 import { zotVersion } from './version.js';
 
@@ -205,11 +206,24 @@ async function permissionRules(options: CliOptions, cwd: string, paths: ZotPaths
   } catch (error) {
     mentioned = (error as NodeJS.ErrnoException).code !== 'ENOENT';
   }
-  if (!flagged && !mentioned && !existsSync(join(cwd, '.zot', 'settings.json'))) return undefined;
+  const project = join(cwd, '.zot', 'settings.json');
+  let trusted = true; // the project's allow list, when it has one, was trusted at start
+  const files: RuleFiles = {
+    user: paths.config,
+    project,
+    async repinProjectAllow() {
+      if (!trusted) return undefined;
+      const { trustProjectAllow } = await import('./permissions-setup.js');
+      return trustProjectAllow(cwd, paths, true);
+    },
+  };
+  if (!flagged && !mentioned && !existsSync(project)) return { files };
   const { loadPermissions, permissionEngine } = await import('./permissions-setup.js');
   const loaded = loadPermissions(options, cwd, paths);
+  trusted = loaded.projectAllow === 'none' || loaded.projectAllow === 'trusted';
   for (const problem of loaded.problems) warn(problem);
-  return permissionEngine(loaded, cwd);
+  const rules = permissionEngine(loaded, cwd);
+  return rules ? { rules, files } : { files };
 }
 
 /**
@@ -231,7 +245,7 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
     );
   }
   const version = zotVersion();
-  const rules = await permissionRules(options, cwd, paths, warn);
+  const permissions = await permissionRules(options, cwd, paths, warn);
   const path = sessionPath(options, mode, paths, cwd, warn);
   let current: Session | undefined;
   const header = () => ({
@@ -290,7 +304,8 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
     ...(opened ? { writer: opened.writer, warnings: opened.warnings, usage: opened.usage } : {}),
     messages: opened?.messages ?? [],
     trust: trust.access,
-    ...(rules ? { rules } : {}),
+    ...(permissions.rules ? { rules: permissions.rules } : {}),
+    ruleFiles: permissions.files,
     askByDefault: options.noYolo,
     sandbox,
     configPath: paths.config,

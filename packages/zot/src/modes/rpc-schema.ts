@@ -80,7 +80,14 @@ export const RPC_REQUESTS = {
   confirm: request('confirm', 'Answers a confirm_request (an ask rule, or --no-yolo)', {
     tool_id: Type.String({ minLength: 1 }),
     decision: Type.Union(
-      ['allow', 'allow_tool_session', 'allow_all_session', 'deny'].map((d) => Type.Literal(d)),
+      [
+        'allow',
+        'allow_tool_session',
+        'allow_all_session',
+        'allow_always_user',
+        'allow_always_project',
+        'deny',
+      ].map((d) => Type.Literal(d)),
     ),
   }),
   panel_close: request('panel_close', 'Closes an open extension panel', {

@@ -31,6 +31,11 @@ export const BUILTIN_COMMAND_INFO: readonly CommandInfo[] = [
     description: 'show the bash sandbox, or switch it for this run (--save keeps it)',
     argumentHint: '[off|on|required] [--save]',
   },
+  {
+    name: 'permissions',
+    description: 'the permission rules in force and recent decisions; remove a rule',
+    argumentHint: '[remove <n>]',
+  },
   { name: 'skills', description: 'list the skills the model can load (re-reads them)' },
   { name: 'sessions', description: "resume one of this directory's sessions", tui: true },
   { name: 'theme', description: 'choose the colour theme (previewed live)', tui: true },

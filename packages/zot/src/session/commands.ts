@@ -39,6 +39,31 @@ function formatUsd(value: number): string {
 }
 
 /** The built-ins that need no terminal UI, by name. */
+/** `/permissions`: the rules (numbered for `remove`) and the recent decisions. */
+function permissionsText(
+  rules: Session['permissions']['rules'],
+  recent: Session['permissions']['recent'],
+): string {
+  // rule texts come from a project's file and previews from the model: one line each, no controls
+  const flat = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+  const lines = ['rules (deny beats ask beats allow; what none decides follows /yolo):'];
+  if (rules.length === 0) lines.push('  none');
+  rules.forEach((rule, i) => {
+    const from = rule.file ? `${rule.source}: ${rule.file}` : rule.source;
+    lines.push(flat(`  ${i + 1}. ${rule.action.padEnd(5)} ${rule.text}  (${from})`));
+  });
+  lines.push('', 'recent decisions:');
+  if (recent.length === 0) lines.push('  none');
+  for (const event of recent.slice(-15)) {
+    const rule = event.rule ? ` by ${event.rule} (${event.source})` : ` (${event.source})`;
+    lines.push(
+      flat(`  ${event.decision.padEnd(5)} ${event.tool}: ${event.args.slice(0, 80)}${rule}`),
+    );
+  }
+  lines.push('', '/permissions remove <n> removes rule n (from its file)');
+  return lines.join('\n');
+}
+
 const BUILTIN_RUNNERS: Record<
   string,
   (session: Session, args: string, mode: CommandMode) => Promise<SlashResult> | SlashResult
@@ -107,6 +132,13 @@ const BUILTIN_RUNNERS: Record<
     };
   },
   sandbox: (session, args) => sandboxCommand(session, args),
+  permissions: async (session, args) => {
+    const gate = session.permissions;
+    const remove = /^remove\s+(\d+)$/.exec(args.trim());
+    if (remove) return { kind: 'display', text: await gate.remove(Number(remove[1])) };
+    if (args.trim() !== '') return { kind: 'error', message: 'usage: /permissions [remove <n>]' };
+    return { kind: 'display', text: permissionsText(gate.rules, gate.recent) };
+  },
   skills: async (session) => {
     const catalog = await session.skills();
     if (!catalog) return { kind: 'display', text: 'skills are off (--no-skill)' };

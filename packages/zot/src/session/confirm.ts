@@ -1,11 +1,23 @@
 // The confirmation gate (--no-yolo): asks before a tool runs, remembering session approvals.
 import type { ConfirmAnswer, PendingToolCall } from '../agent/hooks.js';
 
-export type ConfirmDecision = 'allow' | 'allow_tool_session' | 'allow_all_session' | 'deny';
+/**
+ * A person's answer. `allow_always_user` and `allow_always_project` also write the narrowest
+ * allow rule for the call to the user's config.json or the project's .zot/settings.json.
+ */
+export type ConfirmDecision =
+  | 'allow'
+  | 'allow_tool_session'
+  | 'allow_all_session'
+  | 'allow_always_user'
+  | 'allow_always_project'
+  | 'deny';
 export const CONFIRM_DECISIONS: readonly ConfirmDecision[] = [
   'allow',
   'allow_tool_session',
   'allow_all_session',
+  'allow_always_user',
+  'allow_always_project',
   'deny',
 ];
 
@@ -53,7 +65,7 @@ export class ConfirmGate {
   /** Contract: never rejects; an aborted or failed question counts as deny. */
   async check(call: PendingToolCall, signal: AbortSignal): Promise<ConfirmAnswer> {
     if (this.approved(call)) return 'allow';
-    return this.ask(call, signal);
+    return (await this.ask(call, signal)) === 'deny' ? 'deny' : 'allow';
   }
 
   /**
@@ -64,7 +76,7 @@ export class ConfirmGate {
     call: PendingToolCall,
     signal: AbortSignal,
     why: { rule?: string; reason?: string } = {},
-  ): Promise<ConfirmAnswer> {
+  ): Promise<ConfirmDecision> {
     const request: ConfirmRequest = {
       tool_id: call.id,
       tool_name: call.name,
@@ -81,6 +93,6 @@ export class ConfirmGate {
     }
     if (decision === 'allow_tool_session') this.allowedTools.add(call.name);
     if (decision === 'allow_all_session') this.allowAll = true;
-    return decision === 'deny' ? 'deny' : 'allow';
+    return CONFIRM_DECISIONS.includes(decision) ? decision : 'deny';
   }
 }

@@ -8,6 +8,7 @@ import type { Message, ModelInfo, ReasoningLevel, StreamFn, Usage } from '../pro
 import type { SkillCatalog } from '../tools/skills/catalog.js';
 import type { SessionEvent } from '../contract/events.js';
 import type { RuleEngine } from '../security/rules/engine.js';
+import type { RuleFiles } from './permission-files.js';
 import type { ProviderAccess } from './provider-access.js';
 import type { RecordedUsage, SessionFiles } from './session-files.js';
 import type { SessionWriter } from './store.js';
@@ -56,6 +57,8 @@ export interface SessionOptions {
   hooks?: AgentHooks;
   /** The permission rules in force; absent when there are none. */
   rules?: RuleEngine;
+  /** Where "always allow" and `/permissions remove` write. */
+  ruleFiles?: RuleFiles;
   /** --no-yolo: what no rule allows is asked about, and denied where nobody can answer. */
   askByDefault?: boolean;
   extensions?: ExtensionHost;

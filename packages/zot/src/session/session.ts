@@ -81,7 +81,12 @@ export class Session {
   readonly permissions: PermissionGate;
 
   constructor(private readonly options: SessionOptions) {
-    this.permissions = new PermissionGate(options.rules, (event) => this.emit(event), options.cwd);
+    this.permissions = new PermissionGate(
+      options.rules,
+      (event) => this.emit(event),
+      options.cwd,
+      options.ruleFiles,
+    );
     this.cwd = options.cwd;
     this.model = options.model;
     this.messagesList = [...(options.messages ?? [])];

@@ -49,7 +49,9 @@ test('each key gives its answer, once', () => {
   assert.equal(answerTo(DOWN, ENTER), 'always-tool');
   assert.equal(answerTo(DOWN, DOWN, ENTER), 'always-all');
   assert.equal(answerTo(UP, ENTER), 'no');
-  assert.equal(answerTo(DOWN, DOWN, DOWN, DOWN, ENTER), 'yes');
+  assert.equal(answerTo(DOWN, DOWN, DOWN, ENTER), 'always-user');
+  assert.equal(answerTo(DOWN, DOWN, DOWN, DOWN, ENTER), 'always-project');
+  assert.equal(answerTo(DOWN, DOWN, DOWN, DOWN, DOWN, DOWN, ENTER), 'yes');
   assert.equal(answerTo(ESC), 'no');
   assert.equal(answerTo(DOWN, ESC), 'no');
   assert.equal(answerTo('\x03'), 'no');
@@ -57,6 +59,8 @@ test('each key gives its answer, once', () => {
   assert.equal(answerTo('n'), 'no');
   assert.equal(answerTo('N', ENTER, 'y'), 'no');
   assert.equal(answerTo('3'), 'always-all');
+  assert.equal(answerTo('4'), 'always-user');
+  assert.equal(answerTo('5'), 'always-project');
   assert.equal(answerTo('x', 'q'), undefined);
 });
 
@@ -72,7 +76,7 @@ test('through the TUI: the dialog shows the tool and its preview, Enter allows a
   assert.ok(screen.some((row) => row.includes('npm test -- --watch')));
   assert.ok(screen.some((row) => row.includes('› 1. Yes')));
   assert.ok(screen.some((row) => row.includes("don't ask again for bash this session")));
-  assert.ok(screen.some((row) => row.includes('4. No')));
+  assert.ok(screen.some((row) => row.includes('6. No')));
   t.terminal.type(DOWN);
   const moved = await draw(t.tui, t.terminal);
   assert.ok(moved.some((row) => row.includes('› 2. Yes, and')));
@@ -138,7 +142,7 @@ for (const color of [true, false]) {
       assert.ok(lines.some((line) => /curl -s https:\/\/example\.com\/a+…/.test(line)));
       assert.ok(lines.some((line) => line.includes('› 2. Yes, and')));
       assert.ok(lines.some((line) => /^│ {3}1\. Yes +│$/.test(line)));
-      assert.ok(lines.some((line) => line.includes('4. No')));
+      assert.ok(lines.some((line) => line.includes('6. No')));
       if (columns === 200) assert.ok(lines.some((line) => line.includes('n/esc no')));
     });
   }

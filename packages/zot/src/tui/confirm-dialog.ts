@@ -1,13 +1,22 @@
-// The tool-confirmation dialog: which tool, what it will do (its preview), and four answers.
+// The tool-confirmation dialog: which tool, what it will do (its preview), and six answers.
 // Enter takes the highlighted answer (yes at first), arrows move, Esc (and ctrl+c) is no, `y`
-// and `n` answer at once, 1-4 pick by number. Plain data in, one choice out.
+// and `n` answer at once, 1-6 pick by number. Plain data in, one choice out.
 import type { OverlayOptions, TUI } from '@mariozechner/pi-tui';
 import { ChoiceDialog, showChoiceDialog, type Choice } from './choice-dialog.js';
 import { oneLine } from './dialog-frame.js';
 import type { Theme } from './theme.js';
 
-/** yes once; yes for this tool for the rest of the session; yes to every tool; no. */
-export type ConfirmChoice = 'yes' | 'always-tool' | 'always-all' | 'no';
+/**
+ * yes once; yes for this tool for the rest of the session; yes to every tool; yes and always
+ * (a rule written to the user's or the project's settings); no.
+ */
+export type ConfirmChoice =
+  | 'yes'
+  | 'always-tool'
+  | 'always-all'
+  | 'always-user'
+  | 'always-project'
+  | 'no';
 
 export interface ConfirmDialogOptions {
   toolName: string;
@@ -28,11 +37,13 @@ function question(options: Omit<ConfirmDialogOptions, 'onChoice'>) {
     { value: 'yes', label: 'Yes', key: 'y' },
     { value: 'always-tool', label: `Yes, and don't ask again for ${tool} this session` },
     { value: 'always-all', label: "Yes to everything this session (don't ask again)" },
+    { value: 'always-user', label: 'Yes, always: add an allow rule to my config' },
+    { value: 'always-project', label: "Yes, always: add an allow rule to this project's settings" },
     { value: 'no', label: 'No', key: 'n' },
   ];
   return {
     ...options,
-    title: options.title ?? `Allow ${tool}?`,
+    title: options.title !== undefined ? oneLine(options.title) : `Allow ${tool}?`,
     choices,
     cancel: 'no' as const,
     legend: [

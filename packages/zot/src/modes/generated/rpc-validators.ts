@@ -474,6 +474,8 @@ function checkConfirm(value: any): boolean {
     (value['decision'] === 'allow' ||
       value['decision'] === 'allow_tool_session' ||
       value['decision'] === 'allow_all_session' ||
+      value['decision'] === 'allow_always_user' ||
+      value['decision'] === 'allow_always_project' ||
       value['decision'] === 'deny')
   );
 }
@@ -497,6 +499,8 @@ const shapeConfirm: Shape = {
           { kind: 'literal', value: 'allow' },
           { kind: 'literal', value: 'allow_tool_session' },
           { kind: 'literal', value: 'allow_all_session' },
+          { kind: 'literal', value: 'allow_always_user' },
+          { kind: 'literal', value: 'allow_always_project' },
           { kind: 'literal', value: 'deny' },
         ],
       },

@@ -38,6 +38,8 @@ const DECISIONS: Record<ConfirmChoice, ConfirmDecision> = {
   yes: 'allow',
   'always-tool': 'allow_tool_session',
   'always-all': 'allow_all_session',
+  'always-user': 'allow_always_user',
+  'always-project': 'allow_always_project',
   no: 'deny',
 };
 
@@ -64,6 +66,8 @@ export class Dialogs {
         preview: request.tool_preview,
         theme,
         signal,
+        // which rule asks (the dialog escapes it: a project's rule is untrusted text)
+        ...(request.rule ? { title: `Allow ${request.tool_name}? Rule ${request.rule} asks` } : {}),
       });
       return DECISIONS[await result];
     };

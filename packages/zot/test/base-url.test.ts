@@ -115,11 +115,23 @@ test('an invalid base URL in the environment or in models.json is an error namin
   assert.equal(right.requests.length + wrong.requests.length, requests, 'no request was made');
 });
 
+test('ZOT_OPENAI_BASE_URL is read before OPENAI_BASE_URL, which other tools may have set', async () => {
+  const before = wrong.requests.length;
+  right.script({ text: 'from zot variable' });
+  const result = await run(['-p', 'hi', '--provider', 'openai', '--model', 'my-local'], {
+    ZOT_OPENAI_BASE_URL: right.url,
+    OPENAI_BASE_URL: wrong.url,
+  });
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stdout, 'from zot variable\n');
+  assert.equal(wrong.requests.length, before);
+});
+
 test('zot --help documents the variables and the order', async () => {
   const help = await runZot(['--help'], { home: box.home });
-  assert.match(help.stdout, /ANTHROPIC_BASE_URL, OPENAI_BASE_URL/);
+  assert.match(help.stdout, /ANTHROPIC_BASE_URL, ZOT_OPENAI_BASE_URL, OPENAI_BASE_URL/);
   assert.match(
     help.stdout,
-    /Order: --base-url, the model's\s+baseUrl in models\.json, this variable/,
+    /Order: --base-url, the model's baseUrl in models\.json, then\s+ZOT_OPENAI_BASE_URL \(zot's own\), OPENAI_BASE_URL/,
   );
 });

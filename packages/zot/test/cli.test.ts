@@ -39,7 +39,7 @@ test('unknown flags and bad values are usage errors naming the flag (exit 2)', a
     [['--frobnicate'], /unknown option --frobnicate/],
     [
       ['--provider', 'nope', '-p', 'x'],
-      /--provider must be one of anthropic, openai, ollama, kimi; got "nope"/,
+      /--provider must be one of anthropic, openai, kimi, ollama, lmstudio, vllm, llamacpp; got "nope"/,
     ],
     [['--max-steps', '0', '-p', 'x'], /--max-steps expects a positive integer, got "0"/],
     [['--reasoning=extreme', '-p', 'x'], /--reasoning must be one of low, medium, high/],
@@ -113,10 +113,10 @@ test('a corrupt auth.json is reported, not overwritten', async () => {
 test('--list-models lists the catalog, including models.json additions', async () => {
   writeFileSync(
     join(box.home, 'models.json'),
-    JSON.stringify([{ provider: 'ollama', id: 'my-local', contextWindow: 4096, maxTokens: 512 }]),
+    JSON.stringify([{ provider: 'kimi', id: 'my-kimi', contextWindow: 4096, maxTokens: 512 }]),
   );
-  const result = await run(['--list-models', '--provider', 'ollama']);
+  const result = await run(['--list-models', '--provider', 'kimi']);
   assert.equal(result.code, 0, result.stderr);
-  assert.match(result.stdout, /^my-local\tcontext 4096\tmax output 512/m);
-  assert.match(result.stdout, /llama3\.1/);
+  assert.match(result.stdout, /^my-kimi\tcontext 4096\tmax output 512/m);
+  assert.match(result.stdout, /^kimi-k2-0905-preview\t/m);
 });

@@ -162,19 +162,31 @@ test('an unknown OpenAI model on a server of your own speaks Chat Completions', 
   assert.equal(llm.requests.at(-1)!.format, 'openai-chat');
   assert.match(
     result.stderr,
-    /"my-local-model" is not in the openai catalog; .* and the Chat Completions API/,
+    /zot knows no limits for openai\/my-local-model: .*, and speaks Chat Completions to it/,
   );
 });
 
-test('an unknown model id is accepted with a note on stderr', async () => {
-  llm.script({ text: 'fine' });
-  const result = await run(['-p', 'hi', ...base(), '--model', 'claude-from-the-future']);
+test('an unknown model id is accepted with a note, said once per model and only when it is called', async (t) => {
+  const own = makeSandbox();
+  t.after(() => own.cleanup());
+  const flags = [...base(), '--model', 'claude-from-the-future'];
+  const runOwn = (args: string[]) => runZot(args, { home: own.home, cwd: own.project });
+  // A run that calls no model has nothing to say about the model.
+  const help = await runOwn(['-p', '/help', ...flags]);
+  assert.equal(help.code, 0, help.stderr);
+  assert.equal(help.stderr, '');
+
+  llm.script({ text: 'fine' }, { text: 'again' });
+  const result = await runOwn(['-p', 'hi', ...flags]);
   assert.equal(result.code, 0);
   assert.match(
     result.stderr,
-    /"claude-from-the-future" is not in the anthropic catalog; using default limits/,
+    /^zot: warning: zot knows no limits for anthropic\/claude-from-the-future: it assumes context 128000, max output 8192 \(set them in .*models\.json\)\. Said once per model\.\n$/,
   );
   assert.equal(llm.requests.at(-1)!.body.model, 'claude-from-the-future');
+  const later = await runOwn(['-p', 'hi', ...flags]);
+  assert.equal(later.code, 0);
+  assert.equal(later.stderr, '', 'said once');
 });
 
 test('401 and 429 end the run with exit 1 and an error naming provider and status', async () => {

@@ -19,11 +19,13 @@ Options:
   -p, --print                     print mode
       --json                      JSON event stream mode
       --mode <mode>               print | json | rpc | interactive
-      --provider <name>           anthropic | openai | ollama | kimi (default: last used, else anthropic)
-      --model <id>                model id (default: last used, else the provider's default)
+      --provider <name>           anthropic | openai | kimi | ollama | lmstudio | vllm | llamacpp
+                                  (default: the one /model saved, else anthropic)
+      --model <id>                model id (default: the one /model saved, else the provider's default;
+                                  lmstudio, vllm and llamacpp: the first model their server lists)
       --api-key <key>             API key for this run
       --base-url <url>            API base URL, http(s), with or without a trailing /v1 (any OpenAI-compatible
-                                  server); beats a models.json baseUrl and ANTHROPIC_BASE_URL/OPENAI_BASE_URL
+                                  server); beats a models.json baseUrl and the *_BASE_URL variables
       --system-prompt <text>      replace the system prompt (default: built-in, or $ZOT_HOME/SYSTEM.md);
                                   context files and the skill list are still added
       --append-system-prompt <t>  append to the system prompt (repeatable)
@@ -35,7 +37,7 @@ Options:
   -c, --continue                  resume the newest session of this directory
       --session <path>            resume (or start) the session in this file
       --no-session                do not write a session file
-      --list-models               list the provider's models and exit
+      --list-models               list the provider's models and exit (a local server's: what it serves)
   -e, --ext <dir>                 load the extension in <dir> for this run (repeatable; wins over installed copies)
       --no-ext                    do not load project or installed extensions (--ext still loads)
       --no-yolo                   ask before each tool call no rule allows (TUI: a dialog; RPC: confirm_request
@@ -54,13 +56,26 @@ Options:
   -v, --version                   print the version and exit
   -h, --help                      show this help and exit
 
+--provider, --model, --base-url, --api-key and --reasoning are for this run only. /model (in the
+TUI, \`zot -p "/model provider/id"\` or RPC set_model) saves the provider and model for later runs.
+
+Providers:
+  anthropic, openai, kimi         hosted APIs; a key is needed
+  ollama, lmstudio, vllm, llamacpp
+                                  OpenAI-compatible servers on this machine at their usual ports
+                                  (11434, 1234, 8000, 8080); --base-url moves them
+A server on this machine (localhost, 127.x.x.x, [::1]) needs no key; any other server does (if yours
+needs none, any value will do). The wire API: see models.json's "api" in the README.
+
 Environment:
   ZOT_HOME                        state directory (default: $XDG_STATE_HOME/zot or ~/.local/state/zot)
-  ANTHROPIC_API_KEY, OPENAI_API_KEY, KIMI_API_KEY / MOONSHOT_API_KEY
+  ANTHROPIC_API_KEY, OPENAI_API_KEY, KIMI_API_KEY / MOONSHOT_API_KEY, OLLAMA_API_KEY,
+  LMSTUDIO_API_KEY, VLLM_API_KEY, LLAMACPP_API_KEY
                                   API keys, needed only once a prompt or compaction calls the model
-  ANTHROPIC_BASE_URL, OPENAI_BASE_URL
-                                  base URL, as the official SDKs read it. Order: --base-url, the model's
-                                  baseUrl in models.json, this variable, the provider's API
+  ANTHROPIC_BASE_URL, ZOT_OPENAI_BASE_URL, OPENAI_BASE_URL
+                                  base URLs. Order: --base-url, the model's baseUrl in models.json, then
+                                  ZOT_OPENAI_BASE_URL (zot's own), OPENAI_BASE_URL (the official SDKs'),
+                                  then the provider's API
   ZOTCORE_RPC_TOKEN               require a hello with this token as the first RPC line
   NO_COLOR                        disable colours
 
@@ -74,5 +89,5 @@ Commands:
   list                show providers with a stored key (masked)
   remove <provider>   delete a stored key
 
-Providers: anthropic, openai, ollama, kimi
+Providers: anthropic, openai, kimi, ollama, lmstudio, vllm, llamacpp
 `;

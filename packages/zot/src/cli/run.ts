@@ -3,7 +3,7 @@
 // and `zot ext` load on demand.
 import { fstatSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeDiagnostic, writeLine, type ModeIO } from '../modes/io.js';
+import { writeData, writeDiagnostic, writeLine, type ModeIO } from '../modes/io.js';
 import { errorMessage, UsageError } from '../util/errors.js';
 import { exitAfterFlush, watchStdio } from '../util/exit.js';
 import { signalExitCode } from '../util/process-group.js';
@@ -11,10 +11,10 @@ import { parseArgs, selectMode, type CliOptions, type Mode } from './args.js';
 import { zotPaths } from '../config/paths.js';
 import { runJsonMode } from '../modes/json.js';
 import { runPrintMode } from '../modes/print.js';
-import { listModels } from '../providers/index.js';
 import type { Session } from '../session/session.js';
 import { cwdKey } from '../session/store.js';
-import { createRuntime, resolveProviderModel, type Runtime } from './setup.js';
+import { listModelRows } from './list-models.js';
+import { createRuntime, type Runtime } from './setup.js';
 import { MAIN_HELP } from './help.js';
 import { zotVersion } from './version.js';
 
@@ -90,6 +90,15 @@ function handleInterrupts(stop: AbortController): void {
   process.on('SIGHUP', onSignal);
 }
 
+/** `zot --list-models`: the provider's models, one per line; exit 1 when its server cannot say. */
+async function listModelsCommand(options: CliOptions): Promise<number> {
+  const { rows, error } = await listModelRows(options, zotPaths(), warn);
+  for (const row of rows) writeData(io.stdout, row);
+  if (error === undefined) return 0;
+  writeDiagnostic(io.stderr, `zot: ${error}`);
+  return 1;
+}
+
 async function dispatch(argv: string[], stop: AbortController): Promise<number> {
   const options = parseArgs(argv);
   if (options.help) {
@@ -116,17 +125,7 @@ async function dispatch(argv: string[], stop: AbortController): Promise<number> 
     const { runExtCommand } = await import('./ext/index.js');
     return runExtCommand(options.commandArgs, { ...io, stdin: process.stdin });
   }
-  if (options.listModels) {
-    const { provider, extra } = resolveProviderModel(options, zotPaths(), warn);
-    for (const model of listModels(provider, extra)) {
-      writeLine(
-        io.stdout,
-        `${model.id}\tcontext ${model.contextWindow}\tmax output ${model.maxTokens}` +
-          `${model.reasoning ? '\treasoning' : ''}\t$${model.prices.input}/$${model.prices.output} per Mtok`,
-      );
-    }
-    return 0;
-  }
+  if (options.listModels) return listModelsCommand(options);
   const mode = selectMode(options);
   if (mode === 'interactive' && !(process.stdin.isTTY && process.stdout.isTTY)) {
     throw new UsageError(
@@ -148,17 +147,24 @@ async function dispatch(argv: string[], stop: AbortController): Promise<number> 
   }
   handleInterrupts(stop);
   let runtime: Runtime | undefined;
+  // The TUI shows start-up warnings in its chat, wrapped at words: printed before it starts,
+  // the terminal would break them anywhere. They go to stderr if it never starts.
+  const early: string[] = [];
+  const startWarn = mode === 'interactive' ? (message: string) => void early.push(message) : warn;
   // Created on demand: RPC with a token starts nothing before the hello that carries it.
   const open = async () => {
-    runtime = await createRuntime(options, mode, warn);
+    runtime = await createRuntime(options, mode, startWarn);
     const { session } = runtime;
     onAbort(stop.signal, () => void session.close());
     return session;
   };
   try {
     if (mode === 'interactive') {
-      await open();
-      return await runInteractive(runtime!, prompt, options, stop.signal);
+      await open().catch((error: unknown) => {
+        for (const message of early.splice(0)) warn(message);
+        throw error;
+      });
+      return await runInteractive(runtime!, prompt, options, stop.signal, early);
     }
     return await runMode(mode, open, prompt, options, stop.signal);
   } finally {
@@ -172,8 +178,12 @@ async function runInteractive(
   prompt: string,
   options: CliOptions,
   stop: AbortSignal,
+  warnings: string[],
 ): Promise<number> {
-  if (stop.aborted) return 1;
+  if (stop.aborted) {
+    for (const message of warnings) warn(message);
+    return 1;
+  }
   const { runInteractiveMode } = await import('../modes/interactive/app.js');
   const { loadThemes } = await import('./themes.js');
   const { session, paths, version } = runtime;
@@ -185,6 +195,7 @@ async function runInteractive(
     historyFile: join(paths.home, 'history', `${cwdKey(session.cwd)}.jsonl`),
     confirm: options.noYolo,
     stop,
+    warnings,
   });
 }
 

@@ -3,8 +3,9 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { zotPaths, type ZotPaths } from '../config/paths.js';
-import { loadSettings, saveSettings } from '../config/settings.js';
-import { parseModelsJson, streamFor } from '../providers/index.js';
+import { firstShowing } from '../config/notices.js';
+import { loadSettings } from '../config/settings.js';
+import { defaultModelId, parseModelsJson, streamFor } from '../providers/index.js';
 import type { ModelInfo, ProviderName } from '../providers/types.js';
 import { BUILTIN_COMMANDS } from '../session/commands.js';
 import { Session } from '../session/session.js';
@@ -23,7 +24,12 @@ import type { CliOptions, Mode } from './args.js';
 import type { ProjectTrust } from '../extensions/project-trust.js';
 import type { TrustAccess } from '../session/trust.js';
 import type { RuleFiles } from '../session/permission-files.js';
-import { createProviderAccess, environmentBaseUrl, resolveForRun } from './provider-access.js';
+import {
+  createProviderAccess,
+  type ConfiguredModels,
+  type RunProviderAccess,
+} from './provider-access.js';
+import { displayBaseUrl } from '../util/base-url.js';
 import { zotVersion } from './version.js';
 
 export interface Runtime {
@@ -45,29 +51,67 @@ function resolveCwd(option: string | undefined): string {
   return cwd;
 }
 
-/** Contract: throws an Error naming models.json when a base URL in it is invalid. */
-function extraModels(paths: ZotPaths, warn: Warn): ModelInfo[] {
-  if (!existsSync(paths.models)) return [];
+/**
+ * models.json's models and skipped entries.
+ * Contract: throws an Error naming the file when it cannot be used at all (not a list of
+ * models) or an entry's base URL is invalid: where requests go is never guessed.
+ */
+function configuredModels(paths: ZotPaths, warn: Warn): ConfiguredModels {
+  const none = { path: paths.models, models: [], rejected: [] };
+  if (!existsSync(paths.models)) return none;
   const text = readFileSync(paths.models, 'utf8');
-  const { models, errors, fatal } = parseModelsJson(text, paths.models);
+  const { models, errors, rejected, fatal } = parseModelsJson(text, paths.models);
   for (const error of errors) warn(error);
-  if (fatal.length > 0) throw new Error(fatal.join('; '));
-  return models;
+  if (fatal.length > 0) {
+    throw new Error(
+      `${fatal.join('; ')} (zot does not guess what models.json meant: fix it and run again)`,
+    );
+  }
+  return { path: paths.models, models, rejected };
 }
 
 /**
- * Picks provider and model: flags, then config.json, then the catalog default. `baseUrl` is the
- * run's override (flag or environment), if any.
+ * Picks provider and model id: the flags, then config.json (what /model saved), then the
+ * provider's default. Flags are for this run only: nothing here is saved. `id` is undefined
+ * for a provider whose server alone knows its models (see serverDefault).
  */
-export function resolveProviderModel(options: CliOptions, paths: ZotPaths, warn: Warn) {
+export function chooseProviderModel(options: CliOptions, paths: ZotPaths, warn: Warn) {
   const { settings, warning } = loadSettings(paths.config);
   if (warning) warn(warning);
   const provider = (options.provider ?? settings.provider ?? 'anthropic') as ProviderName;
-  const baseUrl = options.baseUrl ?? environmentBaseUrl(provider, process.env);
-  const extra = extraModels(paths, warn);
-  const id = options.model ?? (settings.provider === provider ? settings.model : undefined);
-  const { model, known } = resolveForRun(provider, id, extra, baseUrl);
-  return { provider, model, known, extra, baseUrl };
+  const configured = configuredModels(paths, warn);
+  const saved = settings.provider === provider ? settings.model : undefined;
+  const id = options.model ?? saved ?? defaultModelId(provider);
+  return { provider, id, configured };
+}
+
+/**
+ * The first model a provider's server lists, for a provider without a default model (LM
+ * Studio, vLLM, llama.cpp); said once.
+ * Contract: throws an Error saying how to go on when the server cannot tell.
+ */
+async function serverDefault(
+  access: RunProviderAccess,
+  provider: ProviderName,
+  paths: ZotPaths,
+  warn: Warn,
+): Promise<ModelInfo> {
+  const how = 'name the model with --model <id>';
+  const listed = await access.serverModels(provider);
+  if (!listed.ok) {
+    throw new Error(
+      `${provider} has no default model, and its server could not be asked for its models ` +
+        `(${listed.error}). Is the server running? Or ${how}.`,
+    );
+  }
+  const first = listed.ids[0];
+  if (first === undefined) {
+    const url = displayBaseUrl(access.providerUrl(provider));
+    throw new Error(`the ${provider} server at ${url} lists no models: load one, or ${how}.`);
+  }
+  const note = `using ${provider}/${first}, the first model its server lists (--model or /model choose another)`;
+  if (firstShowing(paths.notices, `server-default:${provider}`, note)) warn(note);
+  return access.model(provider, first);
 }
 
 /** The built-in tools of this run; `skill` is one of them unless --no-skill. */
@@ -234,16 +278,13 @@ async function permissionRules(options: CliOptions, cwd: string, paths: ZotPaths
 export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn): Promise<Runtime> {
   const cwd = resolveCwd(options.cwd);
   const paths = zotPaths();
-  const { provider, model, known, extra } = resolveProviderModel(options, paths, warn);
-  if (!known) {
-    warn(
-      `model "${model.id}" is not in the ${provider} catalog; using default limits ` +
-        `(context ${model.contextWindow}, max output ${model.maxTokens})` +
-        (model.api === 'openai-chat' && provider === 'openai'
-          ? ' and the Chat Completions API'
-          : ''),
-    );
-  }
+  const { provider, id, configured } = chooseProviderModel(options, paths, warn);
+  const providers = createProviderAccess({ options, paths, start: provider, configured });
+  providers.providerUrl(provider); // a bad base URL variable is a usage error now
+  const model =
+    id !== undefined
+      ? providers.model(provider, id)
+      : await serverDefault(providers, provider, paths, warn);
   const version = zotVersion();
   const permissions = await permissionRules(options, cwd, paths, warn);
   const path = sessionPath(options, mode, paths, cwd, warn);
@@ -260,13 +301,6 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
   const opened = path ? openSession(path, header) : undefined;
   // `/new` and `/sessions` work on the files beside it, the same way a new run would.
   const files = options.noSession ? undefined : sessionFiles(paths.sessions, cwd, header);
-  if (options.provider || options.model) {
-    try {
-      saveSettings(paths.config, { provider, model: model.id });
-    } catch (error) {
-      warn(`could not save ${paths.config}: ${(error as Error).message}`);
-    }
-  }
   const sandbox = createSandbox(options, cwd, paths, warn);
   const withExtensions = mayHaveExtensions(options, cwd, paths);
   const skills = options.noSkill
@@ -286,7 +320,7 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
     loadExtensions: () => createHostNow(options, cwd, paths, version, currentModel, trust.load),
     cwd,
     model,
-    providers: createProviderAccess({ options, paths, start: provider, extra }),
+    providers,
     systemPrompt: buildSystemPrompt({
       cwd,
       ...(options.systemPrompt !== undefined ? { override: options.systemPrompt } : {}),

@@ -2,15 +2,30 @@
 import { chmodSync } from 'node:fs';
 import { readJsonObject, updateJsonObject, type JsonRead } from './json-file.js';
 
-/** The providers zot knows (the same union as the providers layer's ProviderName). */
-export const PROVIDER_NAMES = ['anthropic', 'openai', 'ollama', 'kimi'] as const;
+/**
+ * The providers zot knows (the same union as the providers layer's ProviderName, which a
+ * type check in cli/provider-access.ts keeps equal), in the order lists show them.
+ */
+export const PROVIDER_NAMES = [
+  'anthropic',
+  'openai',
+  'kimi',
+  'ollama',
+  'lmstudio',
+  'vllm',
+  'llamacpp',
+] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
+/** Each provider's key variables, first set wins. Local servers need one only when remote. */
 export const PROVIDER_ENV_KEYS: Record<ProviderName, readonly string[]> = {
   anthropic: ['ANTHROPIC_API_KEY'],
   openai: ['OPENAI_API_KEY'],
   kimi: ['KIMI_API_KEY', 'MOONSHOT_API_KEY'],
   ollama: ['OLLAMA_API_KEY'],
+  lmstudio: ['LMSTUDIO_API_KEY'],
+  vllm: ['VLLM_API_KEY'],
+  llamacpp: ['LLAMACPP_API_KEY'],
 };
 
 type AuthFile = Record<string, { key?: unknown } | undefined>;

@@ -12,6 +12,8 @@ export interface ZotPaths {
   models: string;
   extensions: string;
   trust: string;
+  /** One-time notes already shown (config/notices.ts). */
+  notices: string;
 }
 
 export function resolveZotHome(
@@ -57,5 +59,6 @@ export function zotPaths(home = resolveZotHome()): ZotPaths {
     models: join(home, 'models.json'),
     extensions: join(home, 'extensions'),
     trust: join(home, 'trust.json'),
+    notices: join(home, 'notices.json'),
   };
 }

@@ -7,7 +7,6 @@ import {
   listModels,
   PROVIDER_NAMES,
   providerDefaults,
-  providerNeedsKey,
   resolveModel,
   UNKNOWN_MODEL_LIMITS,
   unknownModel,
@@ -20,16 +19,9 @@ import { parseModelsJson } from './models-json.js';
 test('each provider resolves its default model from the catalog, with the provider api', () => {
   for (const provider of PROVIDER_NAMES) {
     const defaults = providerDefaults(provider);
-    const { model, known } = resolveModel(provider, undefined);
-    assert.equal(known, true, `${provider}: default ${defaults.defaultModel} is in the catalog`);
-    assert.equal(model.id, defaults.defaultModel);
     assert.equal(defaultBaseUrl(provider), defaults.baseUrl);
     assert.match(defaults.baseUrl, /^https?:\/\/[^/]+/);
-    assert.equal(providerNeedsKey(provider), defaults.needsKey);
-    // A provider that needs a key says where one is conventionally found.
-    assert.equal(defaults.needsKey, defaults.keyEnv !== undefined, provider);
     const listed = listModels(provider);
-    assert.ok(listed.length > 0);
     for (const entry of listed) {
       assert.equal(entry.provider, provider);
       assert.equal(entry.api, defaults.api, `${provider}/${entry.id} speaks the provider's api`);
@@ -37,7 +29,33 @@ test('each provider resolves its default model from the catalog, with the provid
       assert.deepEqual(builtinModel(provider, entry.id), entry);
     }
     assert.equal(new Set(listed.map((m) => m.id)).size, listed.length, 'ids are unique');
+    if (defaults.defaultModel === undefined) {
+      // Only a server of one's own knows what it serves (zot asks it).
+      assert.equal(defaults.local, true, `${provider} has a default model`);
+      continue;
+    }
+    const { model, known } = resolveModel(provider, undefined);
+    assert.equal(known, true, `${provider}: default ${defaults.defaultModel} is in the catalog`);
+    assert.equal(model.id, defaults.defaultModel);
   }
+});
+
+test('the local servers are OpenAI-compatible, on this machine, at their usual ports', () => {
+  const local = PROVIDER_NAMES.filter((provider) => providerDefaults(provider).local);
+  assert.deepEqual(
+    local.map((provider) => [provider, defaultBaseUrl(provider)]),
+    [
+      ['ollama', 'http://127.0.0.1:11434/v1'],
+      ['lmstudio', 'http://127.0.0.1:1234/v1'],
+      ['vllm', 'http://127.0.0.1:8000/v1'],
+      ['llamacpp', 'http://127.0.0.1:8080/v1'],
+    ],
+  );
+  for (const provider of local) assert.equal(providerDefaults(provider).api, 'openai-chat');
+  assert.deepEqual(providerDefaults('openai').baseUrlEnv, [
+    'ZOT_OPENAI_BASE_URL',
+    'OPENAI_BASE_URL',
+  ]);
 });
 
 test('lookups hand out copies: changing one changes no later lookup', () => {
@@ -152,13 +170,27 @@ test('models.json: bad entries are reported by file, index and field; the others
     { provider: 'kimi', id: 'k2', api: 'grpc', baseUrl: 'ftp://x' },
     { provider: 'openai', id: 'o', baseUrl: 'http://[::' },
   ]);
-  const { models, errors, fatal } = parseModelsJson(text, path);
+  const { models, errors, fatal, rejected } = parseModelsJson(text, path);
   assert.deepEqual(
     models.map((m) => [m.id, m.api, m.reasoning]),
     [['gpt-ok', 'openai-chat', true]],
   );
+  // Skipped entries keep what they name, so that a run asking for that model can refuse.
+  assert.deepEqual(
+    rejected.map((r) => [r.provider, r.id]),
+    [
+      [undefined, 'x'],
+      ['openai', 'gpt-x'],
+      [undefined, undefined],
+      ['kimi', undefined],
+      ['kimi', 'k'],
+      ['kimi', 'k2'],
+      ['openai', 'o'],
+    ],
+  );
+  assert.match(rejected[1]!.message, /^\/z\/models\.json: entry 1: field "contextWindow" must be/);
   const expected = [
-    /^\/z\/models\.json: entry 0: field "provider" must be one of anthropic, openai, kimi, ollama \(got "nope"\)$/,
+    /^\/z\/models\.json: entry 0: field "provider" must be one of anthropic, openai, kimi, ollama, lmstudio, vllm, llamacpp \(got "nope"\)$/,
     /^\/z\/models\.json: entry 1: field "contextWindow" must be a positive integer \(got "big"\)$/,
     /^\/z\/models\.json: entry 2: unknown field "max_tokens" ignored/,
     /^\/z\/models\.json: entry 3: must be an object/,
@@ -175,10 +207,28 @@ test('models.json: bad entries are reported by file, index and field; the others
   ]);
 });
 
-test('models.json: invalid JSON and a wrong top-level shape name the file', () => {
+test('models.json: invalid JSON and a wrong top-level shape are fatal, naming the file', () => {
+  // Any model may have been configured in a file that cannot be read: nothing is guessed.
   const bad = parseModelsJson('{ oops', 'models.json');
   assert.equal(bad.models.length, 0);
-  assert.match(bad.errors[0] ?? '', /^models\.json: invalid JSON: /);
+  assert.match(bad.fatal[0] ?? '', /^models\.json: invalid JSON: /);
   const shape = parseModelsJson('{"model": []}', 'models.json');
-  assert.match(shape.errors[0] ?? '', /^models\.json: expected a JSON array/);
+  assert.match(shape.fatal[0] ?? '', /^models\.json: expected a JSON array/);
+});
+
+test('models.json: an "api" given is marked fixed; none given keeps the provider api unmarked', () => {
+  const { models } = parseModelsJson(
+    JSON.stringify([
+      { provider: 'openai', id: 'fixed', api: 'openai-responses', baseUrl: 'http://h:1/v1' },
+      { provider: 'openai', id: 'free', baseUrl: 'http://h:1/v1' },
+    ]),
+    'm.json',
+  );
+  assert.deepEqual(
+    models.map((m) => [m.id, m.api, m.apiFixed]),
+    [
+      ['fixed', 'openai-responses', true],
+      ['free', 'openai-responses', undefined],
+    ],
+  );
 });

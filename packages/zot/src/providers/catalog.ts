@@ -5,51 +5,66 @@ export interface ProviderDefaults {
   provider: ProviderName;
   baseUrl: string;
   api: ProviderApi;
-  /** Whether calls need an API key (a local ollama does not). */
-  needsKey: boolean;
-  /** The environment variable conventionally holding the key. */
-  keyEnv?: string;
-  /** The environment variable the provider's official SDK reads its base URL from. */
-  baseUrlEnv?: string;
-  defaultModel: string;
+  /**
+   * Environment variables that move the provider elsewhere, first set wins: zot's own, then the
+   * one the provider's official SDK reads.
+   */
+  baseUrlEnv: readonly string[];
+  /** The model used when none is chosen; absent where only the server knows its models. */
+  defaultModel?: string;
+  /** A server on this machine (ollama, LM Studio, vLLM, llama.cpp): its models are what it lists. */
+  local: boolean;
 }
 
-export const PROVIDER_NAMES: readonly ProviderName[] = ['anthropic', 'openai', 'kimi', 'ollama'];
+export const PROVIDER_NAMES: readonly ProviderName[] = [
+  'anthropic',
+  'openai',
+  'kimi',
+  'ollama',
+  'lmstudio',
+  'vllm',
+  'llamacpp',
+];
 
+/** An OpenAI-compatible server on this machine, at the port it listens on unless told otherwise. */
+const local = (port: number, defaultModel?: string): Omit<ProviderDefaults, 'provider'> => ({
+  baseUrl: `http://127.0.0.1:${port}/v1`,
+  api: 'openai-chat',
+  baseUrlEnv: [],
+  ...(defaultModel ? { defaultModel } : {}),
+  local: true,
+});
+
+// Every provider zot knows, in one place. The local servers' ports are their documented defaults.
 const PROVIDERS: Record<ProviderName, ProviderDefaults> = {
   anthropic: {
     provider: 'anthropic',
     baseUrl: 'https://api.anthropic.com',
     api: 'anthropic-messages',
-    needsKey: true,
-    keyEnv: 'ANTHROPIC_API_KEY',
-    baseUrlEnv: 'ANTHROPIC_BASE_URL',
+    baseUrlEnv: ['ANTHROPIC_BASE_URL'],
     defaultModel: 'claude-sonnet-4-5',
+    local: false,
   },
   openai: {
     provider: 'openai',
     baseUrl: 'https://api.openai.com/v1',
     api: 'openai-responses',
-    needsKey: true,
-    keyEnv: 'OPENAI_API_KEY',
-    baseUrlEnv: 'OPENAI_BASE_URL',
+    baseUrlEnv: ['ZOT_OPENAI_BASE_URL', 'OPENAI_BASE_URL'],
     defaultModel: 'gpt-5',
+    local: false,
   },
   kimi: {
     provider: 'kimi',
     baseUrl: 'https://api.moonshot.ai/v1',
     api: 'openai-chat',
-    needsKey: true,
-    keyEnv: 'MOONSHOT_API_KEY',
+    baseUrlEnv: [],
     defaultModel: 'kimi-k2-0905-preview',
+    local: false,
   },
-  ollama: {
-    provider: 'ollama',
-    baseUrl: 'http://localhost:11434/v1',
-    api: 'openai-chat',
-    needsKey: false,
-    defaultModel: 'llama3.1',
-  },
+  ollama: { provider: 'ollama', ...local(11434, 'llama3.1') },
+  lmstudio: { provider: 'lmstudio', ...local(1234) },
+  vllm: { provider: 'vllm', ...local(8000) },
+  llamacpp: { provider: 'llamacpp', ...local(8080) },
 };
 
 export const ZERO_PRICES: ModelPrices = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
@@ -88,6 +103,9 @@ const ROWS: Record<ProviderName, Row[]> = {
     ['llama3.1', 'Llama 3.1 (local)', false, 131072, 8192, [0, 0, 0, 0]],
     ['qwen2.5-coder', 'Qwen2.5 Coder (local)', false, 32768, 8192, [0, 0, 0, 0]],
   ],
+  lmstudio: [],
+  vllm: [],
+  llamacpp: [],
 };
 
 function fromRow(provider: ProviderName, row: Row): ModelInfo {
@@ -123,8 +141,9 @@ export function defaultBaseUrl(provider: ProviderName): string {
   return PROVIDERS[provider].baseUrl;
 }
 
-export function providerNeedsKey(provider: ProviderName): boolean {
-  return PROVIDERS[provider].needsKey;
+/** The model a provider uses when none is chosen; undefined when only its server can say. */
+export function defaultModelId(provider: ProviderName): string | undefined {
+  return PROVIDERS[provider].defaultModel;
 }
 
 /** The built-in entry for an id, if any (a fresh copy). */
@@ -164,15 +183,17 @@ export function listModels(provider: ProviderName, extra: readonly ModelInfo[] =
 }
 
 /**
- * The model for an id (the provider's default when undefined).
- * Contract: never throws; an unknown id gets default limits and `known: false`.
+ * The model for an id (the provider's default when undefined; a provider without one, such as
+ * vLLM, gets an empty id: its callers ask the server, see cli/setup.ts).
+ * Contract: never throws; an id neither the catalog nor `extra` has gets default limits and
+ * `known: false`.
  */
 export function resolveModel(
   provider: ProviderName,
   id: string | undefined,
   extra: readonly ModelInfo[] = [],
 ): { model: ModelInfo; known: boolean } {
-  const wanted = id ?? PROVIDERS[provider].defaultModel;
+  const wanted = id ?? PROVIDERS[provider].defaultModel ?? '';
   const model = listModels(provider, extra).find((m) => m.id === wanted);
   return model ? { model, known: true } : { model: unknownModel(provider, wanted), known: false };
 }

@@ -44,11 +44,11 @@ export {
   builtinModel,
   costUsd,
   defaultBaseUrl,
+  defaultModelId,
   isProviderName,
   listModels,
   providerDefaults,
-  providerNeedsKey,
   resolveModel,
   type ProviderDefaults,
 } from './catalog.js';
-export { parseModelsJson } from './models-json.js';
+export { parseModelsJson, type ModelsJson, type RejectedEntry } from './models-json.js';

@@ -1,6 +1,6 @@
 // Parses $ZOT_HOME/models.json: user-defined models and overrides of built-in ones.
 import { builtinModel, isProviderName, PROVIDER_NAMES, unknownModel } from './catalog.js';
-import type { ModelInfo, ModelPrices, ProviderApi } from './types.js';
+import type { ModelInfo, ModelPrices, ProviderApi, ProviderName } from './types.js';
 import { parseBoundedJson } from '@zot/protocol/bounds';
 import { isBaseUrl } from '../util/base-url.js';
 
@@ -25,29 +25,47 @@ const PRICE_FIELDS: ReadonlyArray<keyof ModelPrices> = [
 
 type Entry = Record<string, unknown>;
 
+/** An entry that was skipped, with the model it was for when that much could be read. */
+export interface RejectedEntry {
+  provider?: ProviderName;
+  id?: string;
+  /** `<file>: entry <n>: <problem>; <problem>` */
+  message: string;
+}
+
+export interface ModelsJson {
+  models: ModelInfo[];
+  /** Problems that skip an entry or a field; the rest still loads. */
+  errors: string[];
+  /** Entries skipped, so that a run asking for their model can refuse instead of guessing. */
+  rejected: RejectedEntry[];
+  /**
+   * Problems that stop every run: an invalid `baseUrl` (where requests and the API key go is not
+   * something to guess) and a file that cannot be read as a list of models at all (any model
+   * may have been configured in it). The caller refuses to run (see cli/setup.ts).
+   */
+  fatal: string[];
+}
+
 /**
  * Reads models.json text: a JSON array of entries, or `{ "models": [...] }`.
  * An entry whose provider and id name an existing model (built-in or earlier in the file)
  * overrides it field by field; prices merge per price.
  * Contract: never throws; a bad entry is skipped with an error naming the file, the entry
  * index and the field, and the other entries still load. Unknown fields are reported and ignored.
- * An invalid `baseUrl` is reported in `fatal` instead: where requests and the API key go is not
- * something to guess, so the caller refuses to run (see cli/setup.ts).
  */
-export function parseModelsJson(
-  text: string,
-  sourcePath: string,
-): { models: ModelInfo[]; errors: string[]; fatal: string[] } {
+export function parseModelsJson(text: string, sourcePath: string): ModelsJson {
   const errors: string[] = [];
   const fatal: string[] = [];
+  const rejected: RejectedEntry[] = [];
   const models: ModelInfo[] = [];
   const parsed = parseBoundedJson(text);
-  if (!parsed.ok) return { models, errors: [`${sourcePath}: ${parsed.error}`], fatal };
+  if (!parsed.ok) return { models, errors, rejected, fatal: [`${sourcePath}: ${parsed.error}`] };
   const json = parsed.value;
   const list = Array.isArray(json) ? json : (json as { models?: unknown } | null)?.models;
   if (!Array.isArray(list)) {
     const message = `${sourcePath}: expected a JSON array of models or an object with a "models" array`;
-    return { models, errors: [message], fatal };
+    return { models, errors, rejected, fatal: [message] };
   }
   list.forEach((entry: unknown, index) => {
     const where = `${sourcePath}: entry ${index}`;
@@ -59,13 +77,27 @@ export function parseModelsJson(
     fatal.push(...badUrls.map((p) => `${where}: ${p}`));
     if (problems.length > 0 || badUrls.length > 0 || !model) {
       errors.push(...problems.map((p) => `${where}: ${p}`));
+      rejected.push({
+        ...namedBy(entry),
+        message: `${where}: ${[...problems, ...badUrls].join('; ')}`,
+      });
       return;
     }
     const at = models.findIndex((m) => m.provider === model.provider && m.id === model.id);
     if (at >= 0) models[at] = model;
     else models.push(model);
   });
-  return { models, errors, fatal };
+  return { models, errors, rejected, fatal };
+}
+
+/** The provider and id an entry names, as far as they are valid. */
+function namedBy(entry: unknown): { provider?: ProviderName; id?: string } {
+  if (entry === null || typeof entry !== 'object') return {};
+  const { provider, id } = entry as Entry;
+  return {
+    ...(isProviderName(provider) ? { provider } : {}),
+    ...(typeof id === 'string' && id.trim() !== '' ? { id } : {}),
+  };
 }
 
 function describe(value: unknown): string {
@@ -121,8 +153,10 @@ function toModel(
       );
   }
   if (e.api !== undefined) {
-    if (APIS.includes(e.api as ProviderApi)) model.api = e.api as ProviderApi;
-    else bad('api', `one of ${APIS.join(', ')}`);
+    if (APIS.includes(e.api as ProviderApi)) {
+      model.api = e.api as ProviderApi;
+      model.apiFixed = true;
+    } else bad('api', `one of ${APIS.join(', ')}`);
   }
   if (e.prices !== undefined) {
     const prices = e.prices as Entry | null;

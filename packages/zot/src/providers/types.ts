@@ -22,7 +22,14 @@ import type { AssistantMessage, Message, StopReason } from '../contract/content.
 
 export type Usage = { input: number; output: number; cache_read: number; cache_write: number };
 
-export type ProviderName = 'anthropic' | 'openai' | 'ollama' | 'kimi';
+export type ProviderName =
+  | 'anthropic'
+  | 'openai'
+  | 'kimi'
+  | 'ollama'
+  | 'lmstudio'
+  | 'vllm'
+  | 'llamacpp';
 export type ProviderApi = 'anthropic-messages' | 'openai-chat' | 'openai-responses';
 export type ReasoningLevel = 'low' | 'medium' | 'high';
 
@@ -44,6 +51,8 @@ export interface ModelInfo {
   maxTokens: number;
   /** Overrides the provider's default base URL for this model. */
   baseUrl?: string;
+  /** `api` was set in models.json: never changed to suit the base URL (see cli/provider-access.ts). */
+  apiFixed?: boolean;
   prices: ModelPrices;
 }
 

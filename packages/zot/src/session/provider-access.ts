@@ -5,7 +5,7 @@ import type { ModelInfo, ProviderName } from '../providers/types.js';
 
 export interface ProviderStatus {
   provider: ProviderName;
-  /** False for providers that run locally without a key (ollama). */
+  /** False when the provider's server is on this machine (ollama, LM Studio ...): no key needed. */
   needs_key: boolean;
   /** Where this provider's key comes from now; absent when it has none. */
   key_source?: 'flag' | 'env' | 'auth.json';
@@ -23,16 +23,18 @@ export interface ProviderAccess {
   /**
    * A model by `id` (of `current`'s provider) or `provider/id`; an id the catalog does not know
    * gets default limits. Contract: undefined when the reference is empty; throws an Error with
-   * a readable message when the provider's base URL setting is invalid.
+   * a readable message when the provider's base URL setting is invalid, or when models.json
+   * has an entry for this model that it had to skip (no request is sent for it anywhere).
    */
   resolve(ref: string, current: ModelInfo): ModelInfo | undefined;
   /** The base URL calls to `model` go to. */
   baseUrl(model: ModelInfo): string;
   /**
-   * The key for `provider`, looked up now (flag, environment, auth.json).
-   * Contract: throws an Error saying how to provide one when it is needed and missing.
+   * The key for calls to `model`, looked up now (flag, environment, auth.json); a server on
+   * this machine needs none. Contract: throws an Error saying how to provide one when it is
+   * needed and missing.
    */
-  apiKey(provider: ProviderName): string | undefined;
+  apiKey(model: ModelInfo): string | undefined;
   providers(): ProviderStatus[];
   /** Checks `key` with one cheap request, then saves it. Contract: never rejects. */
   login(provider: ProviderName, key: string, signal?: AbortSignal): Promise<LoginResult>;
@@ -40,4 +42,10 @@ export interface ProviderAccess {
   logout(provider: ProviderName): boolean;
   /** Saves the model choice for the next run. Contract: throws an Error naming the file. */
   remember(model: ModelInfo): void;
+  /**
+   * What to tell the user before the first call to `model` (e.g. that zot knows no limits for
+   * it), once per model: undefined when there is nothing, or it was said before, in this run or
+   * an earlier one. Contract: never throws.
+   */
+  firstCallNote(model: ModelInfo): string | undefined;
 }

@@ -406,16 +406,22 @@ export class Session {
     this.persist(entry);
   }
 
-  /** Looks the API key up before a model call; returns why there is none when one is needed. */
+  /**
+   * Before a model call: looks the API key up (returns why there is none when one is needed)
+   * and gives the model's one-time note, if any. A key found is kept; no key is looked up again.
+   */
   private missingKey(): string | undefined {
     const provider = this.model.provider;
-    if (this.keys.has(provider)) return undefined;
-    try {
-      this.keys.set(provider, this.options.providers.apiKey(provider));
-      return undefined;
-    } catch (error) {
-      return errorMessage(error);
+    if (this.keys.get(provider) === undefined) {
+      try {
+        this.keys.set(provider, this.options.providers.apiKey(this.model));
+      } catch (error) {
+        return errorMessage(error);
+      }
     }
+    const note = this.options.providers.firstCallNote(this.model);
+    if (note) this.emit({ type: 'warning', message: note });
+    return undefined;
   }
 
   private settings(): ModelCallSettings {

@@ -28,3 +28,31 @@ export function isBaseUrl(value: string): boolean {
     !text.includes('#')
   );
 }
+
+/**
+ * Whether `value` (a base URL) names this machine: `localhost`, 127.0.0.0/8, `[::1]`, or the
+ * unspecified addresses 0.0.0.0 and `[::]` that servers print and that connect locally. A name
+ * that merely resolves to a loopback address is not looked up, so it does not count.
+ * Contract: pure; never throws; false for anything that is not a URL.
+ */
+export function isLoopbackUrl(value: string): boolean {
+  if (!URL.canParse(value.trim())) return false;
+  const host = new URL(value.trim()).hostname.toLowerCase().replace(/\.$/, '');
+  if (host === 'localhost' || host === '[::1]' || host === '[::]' || host === '0.0.0.0') {
+    return true;
+  }
+  if (/^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host)) return true;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/**
+ * A base URL as messages may show it: without any user name or password in it.
+ * Contract: pure; never throws; a value that is not a URL is returned as `(invalid URL)`.
+ */
+export function displayBaseUrl(value: string): string {
+  if (!URL.canParse(value.trim())) return '(invalid URL)';
+  const url = new URL(value.trim());
+  url.username = '';
+  url.password = '';
+  return url.href.replace(/\/$/, '');
+}

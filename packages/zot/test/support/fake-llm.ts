@@ -62,6 +62,11 @@ export interface FakeLlm {
   script(...replies: ScriptedReply[]): void;
   /** Replies still queued. */
   pending(): number;
+  /**
+   * Makes GET /v1/models list these ids, as a local server does: to a request without a key as
+   * well (a wrong key still gets 401). Until called, the list is empty and needs `good-key`.
+   */
+  serveModels(ids: string[]): void;
   /** Stops the server, ending hanging streams and open connections. */
   close(): Promise<void>;
 }
@@ -76,6 +81,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
   const timers = new Set<NodeJS.Timeout>();
   let seq = 0;
   let closed = false;
+  let served: string[] | undefined;
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -157,7 +163,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
       // The key check of /login: a model list that accepts only the key `good-key`.
       if (req.method === 'GET' && /\/v1\/models$/.test(path)) {
         const auth = String(req.headers['x-api-key'] ?? req.headers.authorization ?? '');
-        const ok = auth === 'good-key' || auth === 'Bearer good-key';
+        const ok = auth === 'good-key' || auth === 'Bearer good-key' || (!!served && !auth);
         requests.push({
           method: 'GET',
           path,
@@ -166,7 +172,13 @@ export async function startFakeLlm(): Promise<FakeLlm> {
           format: 'anthropic',
         });
         res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' });
-        return void res.end(ok ? '{"data":[]}' : '{"error":{"message":"invalid x-api-key"}}');
+        const list = {
+          object: 'list',
+          data: (served ?? []).map((id) => ({ id, object: 'model' })),
+        };
+        return void res.end(
+          ok ? JSON.stringify(list) : '{"error":{"message":"invalid x-api-key"}}',
+        );
       }
       if (!format) {
         res.writeHead(404, { 'content-type': 'application/json' });
@@ -186,6 +198,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
     requests,
     script: (...replies) => void queue.push(...replies),
     pending: () => queue.length,
+    serveModels: (ids) => void (served = [...ids]),
     close: async () => {
       closed = true;
       for (const timer of timers) clearTimeout(timer);

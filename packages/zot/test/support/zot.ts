@@ -61,6 +61,14 @@ export function cleanEnv(
     'OPENAI_API_KEY',
     'KIMI_API_KEY',
     'MOONSHOT_API_KEY',
+    'OLLAMA_API_KEY',
+    'LMSTUDIO_API_KEY',
+    'VLLM_API_KEY',
+    'LLAMACPP_API_KEY',
+    // A developer's own servers must not receive the tests' requests.
+    'ANTHROPIC_BASE_URL',
+    'ZOT_OPENAI_BASE_URL',
+    'OPENAI_BASE_URL',
     'ZOTCORE_RPC_TOKEN',
     // A developer's proxy settings would route the tests' local servers through the proxy.
     ...['http_proxy', 'https_proxy', 'all_proxy', 'no_proxy'].flatMap((name) => [

@@ -32,6 +32,8 @@ export interface InteractiveOptions {
   confirm?: boolean;
   /** Ends the mode (a signal); the session is aborted by the caller. */
   stop?: AbortSignal;
+  /** Warnings from starting the run, shown in the chat. */
+  warnings?: string[];
   /** The themes to choose from (/theme) and the saved choice. */
   themes?: {
     themes: ThemeSpec[];
@@ -203,6 +205,7 @@ export async function runInteractiveMode(
   chat.display(`zot ${options.version} · /help for keys and commands`, theme.muted);
   if (session.messages.length > 0) chat.replay(session.messages);
   for (const warning of options.themes?.warnings ?? []) chat.display(warning, theme.warning);
+  for (const warning of options.warnings ?? []) chat.display(`warning: ${warning}`, theme.warning);
   const provider = session.state().provider;
   if (session.providers().some((p) => p.provider === provider && !p.ready)) {
     chat.display(

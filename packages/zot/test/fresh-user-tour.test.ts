@@ -103,6 +103,7 @@ test("the README's tour, line by line: every line works and the saved default ne
   assert.ok(lines.some((line) => line.includes('--provider ollama')));
   assert.ok(lines.some((line) => line.includes('--base-url')));
   for (let i = 0; i < 3 * lines.length; i++) llm.script({ text: `answer ${i}` });
+  llm.serveModels(['served-model']);
   // The user chose a model once, with /model: the one a plain run uses from then on.
   const chose = await runZot(['-p', '/model claude-haiku-4-5'], {
     home: box.home,
@@ -118,12 +119,17 @@ test("the README's tour, line by line: every line works and the saved default ne
     assert.equal(result.config, saved, `after: ${result.line}`);
   }
   const sent = llm.requests.slice(before);
-  // The local-server lines spoke Chat Completions (never /v1/responses) to their server.
-  const chat = sent.filter((request) => request.format === 'openai-chat');
-  assert.deepEqual(
-    chat.map((request) => request.body.model),
-    ['qwen2.5-coder', 'my-model'],
+  // Each line naming a local server or a base URL spoke Chat Completions (never /v1/responses)
+  // to that server, with the line's model or the one the server serves.
+  const ownServer = lines.filter((line) =>
+    /--provider (ollama|lmstudio|vllm|llamacpp)|--base-url/.test(line),
   );
+  const chat = sent.filter((request) => request.format === 'openai-chat');
+  assert.equal(chat.length, ownServer.length, ownServer.join('\n'));
+  for (const [n, line] of ownServer.entries()) {
+    const named = /--model (\S+)/.exec(line)?.[1] ?? 'served-model';
+    assert.equal(chat[n]!.body.model, named, line);
+  }
   assert.equal(sent.filter((r) => r.format === 'openai-responses').length, 0);
 
   // The next plain run uses what /model saved.

@@ -162,8 +162,8 @@ test('the bundle is CommonJS that loads with require() only, so the preload sees
 });
 
 test('a --json run without extensions loads no Ajv, diff, TypeBox, protocol decoder, extension host, fetch or lazy built-ins', async () => {
-  // A first run saves the provider given on the command line (config.json, written under a lock
-  // whose token comes from node:crypto); the run measured repeats it, as most runs do.
+  // The run measured is a second one, as most runs are: a first run may write state (a lock
+  // file whose token comes from node:crypto) that later runs only read.
   llm.script({ text: 'hi' });
   await loadedBy(['--json', 'hello']);
   llm.script({ text: 'hi' });

@@ -65,7 +65,7 @@ Providers:
                                   OpenAI-compatible servers on this machine at their usual ports
                                   (11434, 1234, 8000, 8080); --base-url moves them
 A server on this machine (localhost, 127.x.x.x, [::1]) needs no key; any other server does (if yours
-needs none, any value will do). The wire API: see models.json's "api" in the README.
+needs none, any value will do). Base URLs, keys, models.json and wire APIs: docs/providers.md.
 
 Environment:
   ZOT_HOME                        state directory (default: $XDG_STATE_HOME/zot or ~/.local/state/zot)

@@ -240,7 +240,8 @@ export class Dialogs {
 
   async login(): Promise<void> {
     const { tui, theme, session, surface } = this.options;
-    const provider = await this.pickProvider('Log in: which provider?', (p) => p.needs_key);
+    // Every provider: one on this machine needs no key, but may be given one (a proxy's).
+    const provider = await this.pickProvider('Log in: which provider?', () => true);
     if (!provider) return;
     let message = '';
     let warning: string | undefined;
@@ -292,7 +293,11 @@ export class Dialogs {
       items: providers.map((status) => ({
         value: status.provider,
         label: status.provider,
-        detail: status.key_source ? `key from ${status.key_source}` : 'no key',
+        detail: status.key_source
+          ? `key from ${status.key_source}`
+          : status.needs_key
+            ? 'no key'
+            : 'no key needed (on this machine)',
       })),
     });
     return (await result)?.value;

@@ -56,8 +56,8 @@ Options:
   -v, --version                   print the version and exit
   -h, --help                      show this help and exit
 
---provider, --model, --base-url, --api-key and --reasoning are for this run only. /model (in the
-TUI, \`zot -p "/model provider/id"\` or RPC set_model) saves the provider and model for later runs.
+Every flag is for this run only, --provider, --model and --base-url included: /model (in the TUI,
+\`zot -p "/model provider/id"\` or RPC set_model) saves the provider and model for later runs.
 
 Providers:
   anthropic, openai, kimi         hosted APIs; a key is needed

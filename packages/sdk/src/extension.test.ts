@@ -370,6 +370,27 @@ test('bad frames from the host are logged and dropped; a malformed request gets 
   assert.match(log, /unknown frame type "mystery"/);
 });
 
+test('a host line that is not UTF-8 is logged and dropped, not read with U+FFFD', async () => {
+  const h = new TestHost();
+  h.ext.tool('t', 'x', { type: 'object' }, () => 'ok');
+  await h.start();
+  const from = h.frames.length;
+  h.sendRaw(
+    Buffer.concat([
+      Buffer.from('{"type":"tool_call","id":"latin1","name":"t","args":{"city":"M'),
+      Buffer.from([0xfc]), // ü in Latin-1
+      Buffer.from('nchen"}}'),
+    ]),
+  );
+  const ok = await h.request({ type: 'tool_call', name: 't', args: {} });
+  assert.equal(ok.type, 'tool_result');
+  assert.deepEqual(
+    h.frames.slice(from).filter((f) => 'id' in f && f.id === 'latin1'),
+    [],
+  );
+  assert.match(h.stderr.join(''), /dropped a 71-byte line that is not valid UTF-8/);
+});
+
 test('events, panels, notes, submit; registrations after ready go out at once', async () => {
   const h = new TestHost();
   const events: string[] = [];

@@ -270,6 +270,8 @@ export class Extension {
       onLine: (line) => this.receive(line),
       onOversize: (bytes) =>
         this.log(`@zot/sdk: dropped a ${bytes}-byte line over the frame limit`),
+      onInvalidUtf8: (bytes) =>
+        this.log(`@zot/sdk: dropped a ${bytes}-byte line that is not valid UTF-8`),
       // End of input: what was received is still answered, then the extension stops.
       onOutputEnd: () => {
         this.inputEnded = true;

@@ -27,6 +27,8 @@ export class StdioTransport<Out extends { readonly type: string }> implements Tr
     const splitter = new LineSplitter({
       onLine: (line) => handlers.onLine(line),
       onOversize: (n) => handlers.onOversize?.(n),
+      // Refused, not read with U+FFFD in place of its bytes: as the host does with our lines.
+      onInvalidUtf8: (n, bytes) => handlers.onInvalidUtf8?.(n, bytes),
     });
     this.input.on('data', (chunk: Buffer | string) => splitter.push(chunk));
     this.input.on('end', () => {

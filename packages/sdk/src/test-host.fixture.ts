@@ -52,8 +52,11 @@ export class TestHost {
     this.hostEnd.send(frame);
   }
 
-  sendRaw(line: string): void {
-    this.hostEnd.sendRaw(line + '\n');
+  /** One line as written (bytes are sent as they are, not as UTF-8 text). */
+  sendRaw(line: string | Uint8Array): void {
+    this.hostEnd.sendRaw(
+      typeof line === 'string' ? line + '\n' : Buffer.concat([line, Buffer.from('\n')]),
+    );
   }
 
   ack(fields: Partial<HelloAckFrame> = {}): void {

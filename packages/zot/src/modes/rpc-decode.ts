@@ -17,7 +17,7 @@ export function decodeRpcLine(line: string): RpcDecoded {
   // Bounded: the validators and formatFrameError recurse, so a request nested thousands of
   // levels deep must be refused before they see it.
   const parsed = parseBoundedJson(line);
-  if (!parsed.ok) return { ok: false, ...header(line), error: parsed.error };
+  if (!parsed.ok) return { ok: false, ...headerOf(line), error: parsed.error };
   const value = parsed.value;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { ok: false, command: 'unknown', error: 'each line must be a JSON object' };
@@ -54,10 +54,10 @@ function idOf(record: Record<string, unknown>): { id?: string | number } {
 
 /**
  * The id and command of a refused line when it is a JSON object (a request refused for its
- * depth), so the client's pending request gets its error instead of waiting forever. Reads the
- * top level only, which recurses nowhere; runs on the failure path alone.
+ * depth or its bytes), so the client's pending request gets its error instead of waiting
+ * forever. Reads the top level only, which recurses nowhere; runs on the failure path alone.
  */
-function header(line: string): { id?: string | number; command: string } {
+export function headerOf(line: string): { id?: string | number; command: string } {
   let value: unknown;
   try {
     value = JSON.parse(line);

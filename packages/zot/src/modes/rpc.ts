@@ -2,10 +2,10 @@
 import type { Message } from '../contract/content.js';
 import type { Session } from '../session/session.js';
 import { errorMessage } from '../util/errors.js';
-import { reportDiagnostics, writeDiagnostic, writeLine, type ModeIO } from './io.js';
+import { reportDiagnostics, writeDiagnostic, type ModeIO } from './io.js';
 import { readLines } from './lines.js';
-import { decodeRpcLine } from './rpc-decode.js';
-import { outputWriter } from './pressure.js';
+import { decodeRpcLine, headerOf } from './rpc-decode.js';
+import { OutputPressure, reportToSession } from './pressure.js';
 import type { ConfirmDecision } from '../session/confirm.js';
 import { forwardingUi, isExtensionUiEvent } from '../session/extension-ui.js';
 import type { RpcRequest, RpcResponse } from './rpc-schema.js';
@@ -195,9 +195,10 @@ export async function runRpcMode(
   signal?: AbortSignal,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
-  // Plain writes until the session exists; then writes that report back-pressure to its host.
-  let out = (text: string) => writeLine(io.stdout, text);
-  const send = (value: unknown) => out(JSON.stringify(value));
+  // While stdout is backed up, no request is read (so none adds to it) and, once the session
+  // exists, its extension host reads no extension output.
+  const output = new OutputPressure(io.stdout);
+  const send = (value: unknown) => output.write(JSON.stringify(value));
   const waiting: Waiting = new Map();
   const tasks = new Set<Promise<unknown>>();
   const track = (task: Promise<unknown>) => {
@@ -208,7 +209,7 @@ export async function runRpcMode(
   let inputEnded = false;
   const start = async (): Promise<Context> => {
     const session = await open();
-    out = outputWriter(io.stdout, session);
+    reportToSession(output, session);
     session.subscribe((event) => {
       reportDiagnostics(event, io);
       if (event.type !== 'warning' && !isExtensionUiEvent(event)) send(event);
@@ -293,7 +294,18 @@ export async function runRpcMode(
       error: `line of ${bytes} bytes exceeds the 32 MiB limit`,
     });
   };
-  await readLines(io.stdin, { onLine, onOversize }, signal);
+  // Refused like an extension's line: JSON text is UTF-8, and a request read with U+FFFD in
+  // place of its bytes is not the request that was sent.
+  const onInvalidUtf8 = (bytes: number, text: string, stop: () => void) => {
+    if (!context) return refuse(undefined, UNAUTHORIZED, stop);
+    send({
+      type: 'response',
+      ...headerOf(text),
+      success: false,
+      error: `line of ${bytes} bytes is not valid UTF-8; requests are JSON in UTF-8`,
+    });
+  };
+  await readLines(io.stdin, { onLine, onOversize, onInvalidUtf8 }, { gate: output, signal });
   if (!context) return exitCode;
   if (exitCode === 0 && !signal?.aborted) {
     // End of input means the input is complete (DECISIONS 22): what was asked for still runs.

@@ -3,9 +3,12 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import {
+  chmodSync,
   existsSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
+  statSync,
   symlinkSync,
   truncateSync,
   utimesSync,
@@ -15,6 +18,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
+import { RpcClient } from './support/rpc-client.js';
 import { collect, makeSandbox, runZot, startZot } from './support/zot.js';
 
 let llm: FakeLlm;
@@ -235,4 +239,107 @@ test('--continue passes over a dangling symlink and a FIFO named *.jsonl', async
   const resumed = await run(box, ['-c', '-p', 'which number?']);
   assert.equal(resumed.code, 0, resumed.stderr);
   assert.deepEqual(sentBlocks(), ['user:remember 7', 'assistant:first', 'user:which number?']);
+});
+
+const modeOf = (path: string) => statSync(path).mode & 0o777;
+
+/** A file of the user's, 0644, and what it held. */
+function userFile(path: string, content: string): () => void {
+  writeFileSync(path, content);
+  chmodSync(path, 0o644);
+  return () => {
+    assert.equal(readFileSync(path, 'utf8'), content, `${path} is unchanged`);
+    assert.equal(modeOf(path), 0o644, `${path} keeps its mode`);
+  };
+}
+
+test('--session and -c refuse a file that is not a zot session, leaving it as it was', async (t) => {
+  const box = makeSandbox();
+  t.after(() => box.cleanup());
+  const notes = join(box.project, 'notes.txt');
+  const unchanged = userFile(notes, 'my notes\n');
+  const before = llm.requests.length;
+  const out = await run(box, ['-p', '--session', notes, 'hi']);
+  assert.equal(out.code, 1);
+  assert.match(
+    out.stderr,
+    /notes\.txt is not a zot session file \(its first line is not JSON\); zot writes only to/,
+  );
+  unchanged();
+  const json = join(box.project, 'data.jsonl');
+  const untouched = userFile(json, '{"type":"message","note":"mine"}\n');
+  const other = await run(box, ['-p', '--session', json, 'hi']);
+  assert.equal(other.code, 1);
+  assert.match(
+    other.stderr,
+    /data\.jsonl is not a zot session file \(its first line is not a zot session header\)/,
+  );
+  untouched();
+  assert.equal(llm.requests.length, before, 'nothing was sent');
+
+  // The newest file in zot's own directory of sessions is checked the same way by -c.
+  llm.script({ text: 'first' });
+  assert.equal((await run(box, ['-p', 'remember 7'])).code, 0);
+  const [real] = sessionFiles(box.home);
+  const past = new Date(Date.now() - 60_000);
+  utimesSync(real!, past, past);
+  const planted = join(real!, '..', 'zzzz-planted.jsonl');
+  const same = userFile(planted, 'not a session\n');
+  const resumed = await run(box, ['-c', '-p', 'which number?']);
+  assert.equal(resumed.code, 1);
+  assert.match(resumed.stderr, /zzzz-planted\.jsonl is not a zot session file/);
+  same();
+});
+
+test('--session makes a new file 0600 and leaves the modes of an empty file and a directory alone', async (t) => {
+  const box = makeSandbox();
+  t.after(() => box.cleanup());
+  const shared = join(box.project, 'shared');
+  mkdirSync(shared);
+  chmodSync(shared, 0o755);
+  const fresh = join(shared, 'new.jsonl');
+  llm.script({ text: 'one' });
+  assert.equal((await run(box, ['-p', '--session', fresh, 'hi'])).code, 0);
+  assert.deepEqual([modeOf(shared), modeOf(fresh)], [0o755, 0o600]);
+
+  const empty = join(shared, 'empty.jsonl');
+  writeFileSync(empty, '');
+  chmodSync(empty, 0o644);
+  llm.script({ text: 'two' });
+  assert.equal((await run(box, ['-p', '--session', empty, 'hi'])).code, 0);
+  assert.equal(modeOf(empty), 0o644);
+  const types = readFileSync(empty, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line).type);
+  assert.equal(types[0], 'session');
+  assert.equal(types.filter((type) => type === 'message').length, 2);
+  // Written again: still its mode, and so is the directory's.
+  llm.script({ text: 'three' });
+  assert.equal((await run(box, ['-p', '--session', empty, 'again'])).code, 0);
+  assert.deepEqual([modeOf(shared), modeOf(empty)], [0o755, 0o644]);
+});
+
+test('RPC switch_session refuses a file that is not a zot session; the session goes on', async (t) => {
+  const box = makeSandbox();
+  t.after(() => box.cleanup());
+  const notes = join(box.project, 'notes.txt');
+  const unchanged = userFile(notes, 'line one\nline two\n');
+  const client = RpcClient.start(fakeLlmFlags(llm.url), { home: box.home, cwd: box.project });
+  t.after(() => client.child.kill('SIGKILL'));
+  llm.script({ text: 'first' });
+  client.send({ type: 'prompt', message: 'one' });
+  await client.doneCount(1);
+  const refused = await client.request({ type: 'switch_session', path: notes });
+  assert.equal(refused.success, false);
+  assert.match(
+    String(refused.error),
+    /notes\.txt is not a zot session file \(its first line is not JSON\)/,
+  );
+  llm.script({ text: 'second' });
+  client.send({ type: 'prompt', message: 'two' });
+  await client.doneCount(2);
+  assert.deepEqual(sentBlocks(), ['user:one', 'assistant:first', 'user:two']);
+  assert.equal((await client.close()).code, 0);
+  unchanged();
 });

@@ -298,7 +298,7 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
     model: (current?.currentModel ?? model).id,
     zot_version: version,
   });
-  const opened = path ? openSession(path, header) : undefined;
+  const opened = path ? openSession(path, header, paths.sessions) : undefined;
   // `/new` and `/sessions` work on the files beside it, the same way a new run would.
   const files = options.noSession ? undefined : sessionFiles(paths.sessions, cwd, header);
   const sandbox = createSandbox(options, cwd, paths, warn);

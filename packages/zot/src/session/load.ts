@@ -68,6 +68,30 @@ function decodeLine(bytes: Buffer): { value: unknown } | { error: string } {
   return { error: `is nested deeper than ${MAX_JSON_DEPTH} levels` };
 }
 
+/** Bytes read to recognise a session file: its header line is a few hundred bytes. */
+export const SESSION_HEAD_BYTES = 64 * 1024;
+
+/**
+ * Why `head` (the first bytes of a file, up to SESSION_HEAD_BYTES) does not begin with a
+ * session header line, or undefined when it does. Contract: never throws.
+ */
+export function sessionHeaderProblem(head: Uint8Array): string | undefined {
+  let bytes = Buffer.from(head.buffer, head.byteOffset, head.byteLength);
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
+  const newline = bytes.indexOf(0x0a);
+  if (newline === -1) return 'its first line is not a zot session header';
+  const decoded = decodeLine(
+    bytes.subarray(0, bytes[newline - 1] === 0x0d ? newline - 1 : newline),
+  );
+  if ('error' in decoded) return `its first line ${decoded.error}`;
+  const value = decoded.value as { type?: unknown } | null;
+  if (value === null || typeof value !== 'object' || value.type !== 'session') {
+    return 'its first line is not a zot session header';
+  }
+  const invalid = sessionEntryShape(value, 'header');
+  return invalid ? `its session header is invalid (${invalid})` : undefined;
+}
+
 function replayLines(
   bytes: Buffer,
   file: string,

@@ -45,17 +45,18 @@ export function sessionFiles(root: string, cwd: string, header: () => SessionEnt
     list: () => listSessions(dir),
     open(path) {
       if (!existsSync(path)) throw new Error(`no session file at ${path}`);
-      return openSession(path, header);
+      return openSession(path, header, root);
     },
-    create: () => new SessionWriter(newSessionPath(root, cwd), header),
+    create: () => new SessionWriter(newSessionPath(root, cwd), header, root),
     rename(path, name) {
       const clean = name.trim();
       if (clean === '') throw new Error('a session name cannot be empty');
       if (/[\p{Cc}]/u.test(clean)) throw new Error('a session name is one line of plain text');
       if (clean.length > MAX_NAME)
         throw new Error(`a session name has at most ${MAX_NAME} characters`);
-      loadSession(path); // the same checks as a resume: a regular, readable session file
-      new SessionWriter(path, header).append({
+      if (!existsSync(path)) throw new Error(`no session file at ${path}`);
+      // The writer checks the file as a resume does: a regular file, a zot session.
+      new SessionWriter(path, header, root).append({
         type: 'name',
         time: new Date().toISOString(),
         name: clean,

@@ -5,18 +5,25 @@ import {
   constants,
   existsSync,
   fstatSync,
+  lstatSync,
+  mkdirSync,
   openSync,
   readdirSync,
   readSync,
   statSync,
   type Stats,
 } from 'node:fs';
-import { basename, join } from 'node:path';
-import { ensurePrivateDir, tightenMode } from '../util/private-fs.js';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { ensurePrivateDir, PRIVATE_DIR_MODE, tightenMode } from '../util/private-fs.js';
 import type { Message } from '../providers/types.js';
 import { errorMessage } from '../util/errors.js';
 import type { SessionEntry } from './entries.js';
-import { loadSessionText, type LoadedSession } from './load.js';
+import {
+  loadSessionText,
+  SESSION_HEAD_BYTES,
+  sessionHeaderProblem,
+  type LoadedSession,
+} from './load.js';
 import { UsageTally, type RecordedUsage } from './recorded-usage.js';
 import { nodeCrypto } from '../util/builtins.js';
 
@@ -89,12 +96,11 @@ function kindOf(stat: Stats): string {
 }
 
 /**
- * Reads a session file: a regular file of at most `limit` bytes. Opened non-blocking so that a
- * FIFO cannot hang the open, checked with fstat on the opened descriptor (no race with a swap),
- * read no further than the size fstat gave.
- * Contract: throws an Error naming the file (and the limit) when it cannot be used.
+ * Opens `path` for reading: non-blocking, so that a FIFO cannot hang the open, and checked with
+ * fstat on the opened descriptor (no race with a swap). Contract: throws an Error naming the
+ * file when it cannot be opened or is not a regular file; the caller closes the descriptor.
  */
-export function readSessionFile(path: string, limit = MAX_SESSION_BYTES): Buffer {
+function openRegular(path: string): { fd: number; stat: Stats } {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
@@ -102,28 +108,65 @@ export function readSessionFile(path: string, limit = MAX_SESSION_BYTES): Buffer
     const code = (error as NodeJS.ErrnoException).code ?? errorMessage(error);
     throw new Error(`cannot read session file ${path} (${code})`);
   }
+  const stat = fstatSync(fd);
+  if (!stat.isFile()) {
+    closeSync(fd);
+    throw new Error(
+      `session file ${path} is ${kindOf(stat)}; sessions are regular files only ` +
+        `(give --session a .jsonl file, or leave it out to start a new session)`,
+    );
+  }
+  return { fd, stat };
+}
+
+/** Up to `length` bytes from the start of `fd`, fewer when the file is shorter. */
+function readHead(fd: number, length: number): Buffer {
+  const buffer = Buffer.allocUnsafe(length);
+  let filled = 0;
+  while (filled < buffer.length) {
+    const read = readSync(fd, buffer, filled, buffer.length - filled, filled);
+    if (read === 0) break; // the file is shorter (or shrank meanwhile)
+    filled += read;
+  }
+  return buffer.subarray(0, filled);
+}
+
+/**
+ * Reads a session file: a regular file of at most `limit` bytes, read no further than the
+ * size fstat gave. Contract: throws an Error naming the file (and the limit) when it cannot
+ * be used.
+ */
+export function readSessionFile(path: string, limit = MAX_SESSION_BYTES): Buffer {
+  const { fd, stat } = openRegular(path);
   try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) {
-      throw new Error(
-        `session file ${path} is ${kindOf(stat)}; sessions are regular files only ` +
-          `(give --session a .jsonl file, or leave it out to start a new session)`,
-      );
-    }
     if (stat.size > limit) {
       throw new Error(
         `session file ${path} is ${mib(stat.size)}, over the ${mib(limit)} limit; ` +
           `start a new session (without -c/--session) or move the file away`,
       );
     }
-    const buffer = Buffer.allocUnsafe(stat.size);
-    let filled = 0;
-    while (filled < buffer.length) {
-      const read = readSync(fd, buffer, filled, buffer.length - filled, filled);
-      if (read === 0) break; // the file shrank meanwhile
-      filled += read;
-    }
-    return buffer.subarray(0, filled);
+    return readHead(fd, stat.size);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Whether zot may append to the existing file at `path`: true when it is a zot session (its
+ * first line a session header), false when it is empty (the header is then written first).
+ * Contract: throws an Error naming the file and why for anything else, so that a typo in
+ * `--session` or a path sent over RPC never appends JSON to a file of the user's.
+ */
+export function checkSessionFile(path: string): boolean {
+  const { fd, stat } = openRegular(path);
+  try {
+    if (stat.size === 0) return false;
+    const problem = sessionHeaderProblem(readHead(fd, Math.min(stat.size, SESSION_HEAD_BYTES)));
+    if (problem === undefined) return true;
+    throw new Error(
+      `${path} is not a zot session file (${problem}); zot writes only to session files it ` +
+        `wrote, or to new or empty files: check the path, or give a new file name`,
+    );
   } finally {
     closeSync(fd);
   }
@@ -141,13 +184,21 @@ export function loadSession(path: string): LoadedSession {
 /**
  * Opens a session for appending, with its transcript when the file exists. A synthetic result
  * completing an interrupted tool call at the end is written back, so the repair is made once.
- * Contract: throws like loadSession; a failed write-back is one more warning.
+ * `sessionsRoot` is zot's own directory of sessions (see SessionWriter).
+ * Contract: throws like loadSession and checkSessionFile; a failed write-back is one more
+ * warning.
  */
-export function openSession(path: string, header: () => SessionEntry): OpenedSession {
-  const loaded: LoadedSession = existsSync(path)
-    ? loadSession(path)
-    : { messages: [], usage: new UsageTally().result(), warnings: [] };
-  const writer = new SessionWriter(path, header);
+export function openSession(
+  path: string,
+  header: () => SessionEntry,
+  sessionsRoot?: string,
+): OpenedSession {
+  // Checked before the (up to 256 MiB) load: a file that is not a session is not read at all.
+  const loaded: LoadedSession =
+    existsSync(path) && checkSessionFile(path)
+      ? loadSession(path)
+      : { messages: [], usage: new UsageTally().result(), warnings: [] };
+  const writer = new SessionWriter(path, header, sessionsRoot);
   const { messages, warnings, usage } = loaded;
   if (loaded.tailRepair) {
     try {
@@ -166,29 +217,46 @@ export interface OpenedSession {
   usage: RecordedUsage;
 }
 
+/** Whether `path` lies inside the directory `root`. */
+function isInside(path: string, root: string): boolean {
+  const rel = relative(resolve(root), resolve(path));
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+}
+
 /**
  * Appends entries to one session file. The file is created lazily with the first entry, so a
- * run without a prompt leaves nothing behind.
+ * run without a prompt leaves nothing behind; an existing file must be a zot session or empty
+ * (checkSessionFile). Modes are zot's to set only on what it made: a new file is 0600, and an
+ * existing one is tightened (with its directory) only inside `sessionsRoot`, zot's own
+ * directory of sessions.
  * Contract: each append is one synchronous write of whole lines; a crash loses at most the
- * entry being written.
+ * entry being written; the constructor throws like checkSessionFile.
  */
 export class SessionWriter {
   private started: boolean;
+  private readonly ours: boolean;
 
   constructor(
     readonly path: string,
     private readonly header: () => SessionEntry,
+    sessionsRoot?: string,
   ) {
-    this.started = existsSync(path);
+    this.ours = sessionsRoot !== undefined && isInside(path, sessionsRoot);
+    this.started = existsSync(path) && checkSessionFile(path);
     if (this.started) {
       this.repairTail();
-      // Transcripts hold what interceptors redacted: a file left readable by others is tightened.
-      try {
-        tightenMode(path);
-        tightenMode(join(path, '..'));
-      } catch {
-        // Not ours to change (another owner); reading and appending still work.
-      }
+      if (this.ours) this.tighten();
+    }
+  }
+
+  /** Transcripts hold what interceptors redacted: one of ours left readable by others is tightened. */
+  private tighten(): void {
+    try {
+      if (!lstatSync(this.path).isFile()) return; // a symlink: its target is not ours to change
+      tightenMode(this.path);
+      tightenMode(dirname(this.path));
+    } catch {
+      // Not ours to change (another owner); reading and appending still work.
     }
   }
 
@@ -205,11 +273,14 @@ export class SessionWriter {
 
   append(entry: SessionEntry): void {
     let text = JSON.stringify(entry) + '\n';
-    if (!this.started) {
-      ensurePrivateDir(join(this.path, '..'));
+    // A file that appeared since the check is checked as any other.
+    if (!this.started && !(existsSync(this.path) && checkSessionFile(this.path))) {
+      // Directories zot makes are private; one that exists elsewhere is the user's, left as it is.
+      if (this.ours) ensurePrivateDir(dirname(this.path));
+      else mkdirSync(dirname(this.path), { recursive: true, mode: PRIVATE_DIR_MODE });
       text = JSON.stringify(this.header()) + '\n' + text;
-      this.started = true;
     }
+    this.started = true;
     appendFileSync(this.path, text, { mode: 0o600 });
   }
 

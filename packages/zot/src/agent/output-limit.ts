@@ -1,9 +1,10 @@
 // One size limit for every tool result the model sees. Built-in tools cut their own output
 // (head for read, tail for bash) well inside it; this is the backstop that also holds
 // extension tools to the same bound, with the same "full output saved to ..." note.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { lstatSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { resolveToolOutputDir } from '../config/paths.js';
+import { ensureOwnedPrivateDir } from '../util/private-fs.js';
 import { formatBytes, truncateHead } from '../util/truncate.js';
 import type { ToolContent, ToolOutput } from './tool.js';
 import { nodeCrypto } from '../util/builtins.js';
@@ -13,8 +14,33 @@ export interface OutputLimits {
   maxBytes: number;
   /** Largest image (base64 characters) passed on; larger ones are replaced by a note. */
   maxImageChars: number;
-  /** Where full texts of cut results are saved (files 0600 in a 0700 directory). */
+  /** Where full texts of cut results are saved (files 0600 in a 0700 directory of the user's). */
   dir: string;
+}
+
+/** Saved outputs older than this are removed when a run first saves one (a week). */
+const KEEP_SAVED_MS = 7 * 24 * 60 * 60 * 1000;
+const pruned = new Set<string>();
+
+/**
+ * Readies `dir` for saved tool outputs: a private directory of this user's (see
+ * ensureOwnedPrivateDir), from which the first call of a run removes outputs older than a week
+ * (outside XDG_RUNTIME_DIR nothing else would). Contract: throws like ensureOwnedPrivateDir.
+ */
+export function prepareOutputDir(dir: string): void {
+  ensureOwnedPrivateDir(dir);
+  if (pruned.has(dir)) return;
+  pruned.add(dir);
+  const cutoff = Date.now() - KEEP_SAVED_MS;
+  try {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      const stat = lstatSync(path);
+      if (stat.isFile() && stat.mtimeMs < cutoff) rmSync(path, { force: true });
+    }
+  } catch {
+    // what cannot be removed now is removed by a later run
+  }
 }
 
 /** The built-in tools' limits: 2000 lines or 50 KB of text, images up to 10 MB of base64. */
@@ -23,15 +49,15 @@ export function defaultOutputLimits(): OutputLimits {
     maxLines: 2000,
     maxBytes: 50 * 1024,
     maxImageChars: 10 * 1024 * 1024,
-    dir: join(tmpdir(), 'zot-tool-output'),
+    dir: resolveToolOutputDir(),
   };
 }
 
 function save(dir: string, text: string): { path?: string; error?: string } {
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    prepareOutputDir(dir);
     const path = join(dir, `${nodeCrypto().randomUUID()}.txt`);
-    writeFileSync(path, text, { mode: 0o600 });
+    writeFileSync(path, text, { mode: 0o600, flag: 'wx' }); // never through a planted name
     return { path };
   } catch (error) {
     return { error: error instanceof Error ? error.message : String(error) };

@@ -48,6 +48,17 @@ export function resolveCacheDir(
   return join(home, '.cache', 'zot');
 }
 
+/**
+ * Where full outputs of cut tool results are saved: `$XDG_RUNTIME_DIR/zot/tool-output` (private
+ * to the user, emptied at logout), else `tool-output` in zot's home. Never a shared directory
+ * such as /tmp, where another user could create it first.
+ */
+export function resolveToolOutputDir(env: NodeJS.ProcessEnv = process.env): string {
+  const runtime = env.XDG_RUNTIME_DIR;
+  if (runtime && isAbsolute(runtime)) return join(runtime, 'zot', 'tool-output');
+  return join(resolveZotHome(env), 'tool-output');
+}
+
 export function zotPaths(home = resolveZotHome()): ZotPaths {
   return {
     home,

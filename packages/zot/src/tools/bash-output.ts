@@ -1,7 +1,8 @@
 // Collecting a command's output: a bounded in-memory tail, the full output spilled to a file
 // once it outgrows the limits, and throttled progress lines.
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { prepareOutputDir } from '../agent/output-limit.js';
 import { StringDecoder } from 'node:string_decoder';
 import { errorMessage } from '../util/errors.js';
 import { formatBytes, truncateTail, type TruncateLimits } from '../util/truncate.js';
@@ -68,8 +69,8 @@ export class OutputSink {
   private spill(): void {
     this.spilled = true;
     try {
-      mkdirSync(dirname(this.options.filePath), { recursive: true });
-      this.fd = openSync(this.options.filePath, 'w', 0o600);
+      prepareOutputDir(dirname(this.options.filePath));
+      this.fd = openSync(this.options.filePath, 'wx', 0o600); // never through a planted name
     } catch (error) {
       this.fileError = errorMessage(error);
       return;

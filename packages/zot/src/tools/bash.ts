@@ -1,8 +1,8 @@
 // The bash tool: run a command, stream progress, return the tail of its merged output.
 import { statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Tool, ToolContext, ToolOutput } from '../agent/tool.js';
+import { resolveToolOutputDir } from '../config/paths.js';
 import type { BashDetails } from '../contract/tool-details.js';
 import { formatBytes } from '../util/truncate.js';
 import { OutputSink, ProgressLines, type SinkResult } from './bash-output.js';
@@ -19,7 +19,7 @@ export interface BashToolOptions {
   shell?: string;
   /** Timeout when the call gives none, in seconds (default 120). */
   defaultTimeoutSec?: number;
-  /** Where full outputs of truncated results are saved (default `<tmpdir>/zot-bash`). */
+  /** Where full outputs of truncated results are saved (default: resolveToolOutputDir()). */
   outputDir?: string;
   /** The output returned is the tail within these limits (default 2000 lines / 50 KB). */
   maxLines?: number;
@@ -164,7 +164,7 @@ async function attempt(
   settings: Settings,
   policy: ProcessPolicy,
 ): Promise<Attempt> {
-  const outputDir = settings.outputDir ?? join(tmpdir(), 'zot-bash');
+  const outputDir = settings.outputDir ?? resolveToolOutputDir();
   const id = context.toolCallId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40) || 'call';
   const sink = new OutputSink({
     maxLines: settings.maxLines,

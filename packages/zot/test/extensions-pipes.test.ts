@@ -224,7 +224,8 @@ test('an extension that closes its stdout but keeps running is treated as gone: 
 });
 
 test('events for an extension that stops reading its stdin are dropped past the bound, not queued', async (t) => {
-  const { box, root, log, run } = setup();
+  // The answer is 24 MiB, over the default answer limit.
+  const { box, root, log, run } = setup({ ZOT_STREAM_MAX_BYTES: String(32 * MB) });
   t.after(() => box.cleanup());
   expectNoLeftovers(t, box.home);
   makeExtension(root, 'deaf', 'well-behaved', {

@@ -199,6 +199,39 @@ test('a stream that goes silent ends after the idle timeout with the partial ans
   }
 });
 
+test('an answer past ZOT_STREAM_MAX_BYTES ends with an error that keeps what fit, in every format', async () => {
+  process.env.ZOT_STREAM_MAX_BYTES = '4096';
+  const kilo = (letter: string) => Array.from({ length: 20 }, () => letter.repeat(1000));
+  try {
+    for (const [provider, model] of FORMATS) {
+      const cases = [
+        { text: kilo('a') },
+        { thinking: kilo('b'), text: 'never' },
+        { text: 'before', toolCalls: [{ name: 'write', args: { content: 'c'.repeat(20_000) } }] },
+      ];
+      const kept: string[] = [];
+      for (const reply of cases) {
+        fake.script(reply);
+        const error = errorOf(await run(model));
+        assert.equal(
+          error.message,
+          `${provider}: the answer passed the 4 KB limit (text, thinking and tool arguments); ` +
+            'stopped reading it and kept what had arrived (ZOT_STREAM_MAX_BYTES sets the limit)',
+        );
+        assert.equal(isTransient(error), false, 'not retried: the same answer would come again');
+        kept.push(
+          (error.partial?.content ?? [])
+            .map((b) => (b.type === 'text' ? b.text : b.type === 'thinking' ? b.thinking : b.type))
+            .join('|'),
+        );
+      }
+      assert.deepEqual(kept, ['a'.repeat(4000), 'b'.repeat(4000), 'before'], provider);
+    }
+  } finally {
+    delete process.env.ZOT_STREAM_MAX_BYTES;
+  }
+});
+
 test('a server that never answers the request is given up on after the idle timeout', async () => {
   const silent = createServer((socket) => socket.on('data', () => {})); // reads, never writes
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));

@@ -175,7 +175,11 @@ class AnthropicDecoder implements WireDecoder {
         } else if (block.type === 'thinking') {
           const opened = this.asm.openThinking();
           this.thinking.set(index, opened);
-          if (typeof block.signature === 'string' && block.signature)
+          if (
+            typeof block.signature === 'string' &&
+            block.signature &&
+            this.asm.count(block.signature)
+          )
             opened.signature = block.signature;
           return this.appendThinking(index, block.thinking);
         } else if (block.type === 'text' && typeof block.text === 'string') {
@@ -190,7 +194,8 @@ class AnthropicDecoder implements WireDecoder {
         if (delta.type === 'thinking_delta') return this.appendThinking(index, delta.thinking);
         if (delta.type === 'signature_delta' && typeof delta.signature === 'string') {
           const block = this.thinking.get(index);
-          if (block) block.signature = (block.signature ?? '') + delta.signature;
+          if (block && this.asm.count(delta.signature))
+            block.signature = (block.signature ?? '') + delta.signature;
         }
         const tool = this.tools.get(index);
         if (delta.type === 'input_json_delta' && tool && typeof delta.partial_json === 'string') {
@@ -232,7 +237,7 @@ class AnthropicDecoder implements WireDecoder {
 
   private appendThinking(index: number, text: unknown): ProviderEvent[] {
     const block = this.thinking.get(index);
-    if (typeof text !== 'string' || text === '' || !block) return [];
+    if (typeof text !== 'string' || text === '' || !block || !this.asm.count(text)) return [];
     block.thinking += text;
     return [{ type: 'thinking_delta', delta: text }];
   }

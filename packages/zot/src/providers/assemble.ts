@@ -38,18 +38,56 @@ export function parseJson(text: string): unknown {
   return parsed.ok ? parsed.value : undefined;
 }
 
-/** The assistant message under construction. Blocks are appended in stream order. */
+/** The largest answer kept by default: text, thinking and tool arguments, in UTF-8 bytes. */
+export const DEFAULT_STREAM_MAX_BYTES = 16 * 1024 * 1024;
+
+/** The answer size limit: ZOT_STREAM_MAX_BYTES, or 16 MiB. */
+export function streamMaxBytes(env: NodeJS.ProcessEnv = process.env): number {
+  const value = Number(env.ZOT_STREAM_MAX_BYTES);
+  return Number.isSafeInteger(value) && value > 0 ? value : DEFAULT_STREAM_MAX_BYTES;
+}
+
+/**
+ * The assistant message under construction. Blocks are appended in stream order, up to
+ * `maxBytes` of text, thinking (signatures too) and tool arguments: the piece that would pass
+ * it is dropped and `overflowed` set, so that the caller ends the stream keeping what came.
+ */
 export class MessageAssembly {
   readonly content: AssistantContent[] = [];
   readonly usage: Usage = zeroUsage();
   sawUsage = false;
   /** The provider declined to answer (Anthropic stop_reason `refusal`, OpenAI refusal deltas). */
   refusal = false;
+  /** A piece was refused for the size limit: the answer is incomplete and must end. */
+  overflowed = false;
+  private bytes = 0;
+  /** Argument bytes counted per call id as they streamed (a finished call counts the rest). */
+  private readonly argBytes = new Map<string, number>();
   private hasText = false;
   private readonly parts: { text?: string; thinking?: string } = {};
   private readonly time = new Date().toISOString();
   private toolCount = 0;
   private generatedIds = 0;
+
+  constructor(readonly maxBytes: number = streamMaxBytes()) {}
+
+  /** Counts `size` more bytes of the answer; false (and overflowed) when they do not fit. */
+  private fits(size: number): boolean {
+    if (this.overflowed || this.bytes + size > this.maxBytes) {
+      this.overflowed = true;
+      return false;
+    }
+    this.bytes += size;
+    return true;
+  }
+
+  /**
+   * Counts a piece the decoder keeps itself (a thinking block's text or signature).
+   * Contract: false when it does not fit, and the decoder must not keep it.
+   */
+  count(piece: string): boolean {
+    return this.fits(Buffer.byteLength(piece, 'utf8'));
+  }
 
   /**
    * Appends text, continuing the last block when it is text. `part` names the wire's text part
@@ -57,7 +95,7 @@ export class MessageAssembly {
    * text starts on a new line, so separate parts never run together.
    */
   text(delta: string, part?: string): ProviderEvent[] {
-    if (delta === '') return [];
+    if (delta === '' || !this.count(delta)) return [];
     const piece = this.newPart('text', part) && this.hasText ? `\n${delta}` : delta;
     this.hasText = true;
     const last = this.content.at(-1);
@@ -86,7 +124,7 @@ export class MessageAssembly {
    * `part` (e.g. a reasoning-summary part) starts on a new line.
    */
   thinking(delta: string, part?: string): ProviderEvent[] {
-    if (delta === '') return [];
+    if (delta === '' || !this.count(delta)) return [];
     const last = this.content.at(-1);
     const continues = last?.type === 'thinking' && last.thinking !== '';
     const piece = this.newPart('thinking', part) && continues ? `\n${delta}` : delta;
@@ -105,13 +143,19 @@ export class MessageAssembly {
    * added with (`newCallId()` when the server sent none yet), so the events match.
    */
   toolCallDelta(id: string, name: string, delta: string): ProviderEvent[] {
-    return delta === '' ? [] : [{ type: 'tool_call_delta', id, name, delta }];
+    if (delta === '') return [];
+    const size = Buffer.byteLength(delta, 'utf8');
+    if (!this.fits(size)) return [];
+    this.argBytes.set(id, (this.argBytes.get(id) ?? 0) + size);
+    return [{ type: 'tool_call_delta', id, name, delta }];
   }
 
   /** Adds a finished tool call; a missing id gets a generated one. */
   toolCall(id: string | undefined, name: string, rawArgs: string): ProviderEvent[] {
-    this.toolCount++;
     const callId = id || this.newCallId();
+    const streamed = this.argBytes.get(callId) ?? 0;
+    if (!this.fits(Math.max(0, Buffer.byteLength(rawArgs, 'utf8') - streamed))) return [];
+    this.toolCount++;
     const args = parseToolArgs(rawArgs);
     this.content.push({ type: 'tool_call', id: callId, name, args });
     return [{ type: 'tool_call', id: callId, name, args }];

@@ -3,6 +3,13 @@ import { SseParser, type SseEvent } from './sse.js';
 import { CallEndedError, send, streamIdleMs, type Reply } from './transport.js';
 import type { ProviderErrorEvent, ProviderEvent } from './types.js';
 import type { MessageAssembly } from './assemble.js';
+import { formatBytes } from '../util/truncate.js';
+
+/**
+ * One SSE event may hold the whole answer again (a final `response.completed`), JSON-escaped:
+ * an event held past this many times the answer limit is no answer of that size.
+ */
+const EVENT_LIMIT_FACTOR = 4;
 
 /** Turns one wire format's SSE events into provider events. */
 export interface WireDecoder {
@@ -29,8 +36,9 @@ export interface SseCall {
  * Runs one streamed model call.
  * Contract: never throws; yields `start` first and ends with exactly one `done` or `error`;
  * an abort of `call.signal` ends it promptly with `aborted: true` and the partial message;
- * a server that sends nothing for the idle timeout (ZOT_STREAM_IDLE_TIMEOUT_MS, default 120 s)
- * ends it with an error that keeps the partial message.
+ * a server that sends nothing for the idle timeout (ZOT_STREAM_IDLE_TIMEOUT_MS, default 120 s),
+ * or an answer past the size limit (ZOT_STREAM_MAX_BYTES, default 16 MiB), ends it with an
+ * error that keeps the partial message, and the response is read no further.
  */
 export async function* runSse(call: SseCall, decoder: WireDecoder): AsyncGenerator<ProviderEvent> {
   const { provider, signal } = call;
@@ -84,16 +92,25 @@ export async function* runSse(call: SseCall, decoder: WireDecoder): AsyncGenerat
       return;
     }
     const parser = new SseParser();
+    const limit = decoder.asm.maxBytes;
+    const tooLarge = () =>
+      fail(
+        `the answer passed the ${formatBytes(limit)} limit (text, thinking and tool arguments); ` +
+          `stopped reading it and kept what had arrived (ZOT_STREAM_MAX_BYTES sets the limit)`,
+      );
     try {
       for await (const chunk of reply.chunks()) {
         for (const event of parser.push(chunk)) {
           const stop = yield* decodeEvent(decoder, event, fail);
           if (stop) return;
+          if (decoder.asm.overflowed) return yield tooLarge();
         }
+        if (parser.pendingLength > limit * EVENT_LIMIT_FACTOR) return yield tooLarge();
       }
       for (const event of parser.end()) {
         const stop = yield* decodeEvent(decoder, event, fail);
         if (stop) return;
+        if (decoder.asm.overflowed) return yield tooLarge();
       }
     } catch (error) {
       yield failure(error, 'connection lost');

@@ -180,7 +180,8 @@ class ChatDecoder implements WireDecoder {
       this.byIndex.set(index, call);
     }
     if (id) call.id = id;
-    if (typeof fn.name === 'string') call.name += fn.name;
+    // Names stream in pieces too, so they count towards the answer's size.
+    if (typeof fn.name === 'string' && this.asm.count(fn.name)) call.name += fn.name;
     const piece =
       typeof fn.arguments === 'string'
         ? fn.arguments

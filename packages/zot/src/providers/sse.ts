@@ -12,6 +12,7 @@ export interface SseEvent {
 export class SseParser {
   private buffer = '';
   private data: string[] = [];
+  private dataLength = 0;
   private event: string | undefined;
   /** The previous chunk ended in CR, so a leading LF belongs to that line break. */
   private pendingCr = false;
@@ -38,6 +39,11 @@ export class SseParser {
     return out;
   }
 
+  /** Characters held for the event not yet complete (its data lines and a partial line). */
+  get pendingLength(): number {
+    return this.buffer.length + this.dataLength;
+  }
+
   /** Flushes a last line and a last event that lack their line breaks (lenient, unlike the spec). */
   end(): SseEvent[] {
     const out: SseEvent[] = [];
@@ -55,6 +61,7 @@ export class SseParser {
         out.push(ev);
       }
       this.data = [];
+      this.dataLength = 0;
       this.event = undefined;
       return;
     }
@@ -63,7 +70,9 @@ export class SseParser {
     const field = colon < 0 ? line : line.slice(0, colon);
     let value = colon < 0 ? '' : line.slice(colon + 1);
     if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') this.data.push(value);
-    else if (field === 'event') this.event = value;
+    if (field === 'data') {
+      this.data.push(value);
+      this.dataLength += value.length;
+    } else if (field === 'event') this.event = value;
   }
 }

@@ -52,6 +52,11 @@ export interface RecordedRequest {
   /** The parsed JSON body (the raw text when it is not JSON). */
   body: any;
   format: Format;
+  /**
+   * Set when the reply's connection closed: true when the whole reply reached the client,
+   * false when the client closed it before reading everything.
+   */
+  delivered?: boolean;
 }
 
 export interface FakeLlm {
@@ -75,6 +80,19 @@ export interface FakeLlm {
  * Starts the server on 127.0.0.1 with a random port.
  * Contract: an unscripted request gets HTTP 500 `fake-llm: no scripted reply left`.
  */
+/** Resolves on the response's next 'drain' or its 'close'. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
 export async function startFakeLlm(): Promise<FakeLlm> {
   const queue: ScriptedReply[] = [];
   const requests: RecordedRequest[] = [];
@@ -141,7 +159,8 @@ export async function startFakeLlm(): Promise<FakeLlm> {
       if (closed || res.destroyed) return;
       if (i > 0 && scripted.chunkDelayMs) await sleep(scripted.chunkDelayMs);
       if (closed || res.destroyed) return;
-      res.write(frame);
+      // Paced by the client, as a real server is: one that stops reading stops the stream.
+      if (!res.write(frame)) await drained(res);
     }
     if (!scripted.hang) res.end();
   }
@@ -186,7 +205,15 @@ export async function startFakeLlm(): Promise<FakeLlm> {
           JSON.stringify({ error: { message: `fake-llm: unknown path ${path}` } }),
         );
       }
-      requests.push({ method: req.method ?? '', path, headers: { ...req.headers }, body, format });
+      const recorded: RecordedRequest = {
+        method: req.method ?? '',
+        path,
+        headers: { ...req.headers },
+        body,
+        format,
+      };
+      requests.push(recorded);
+      res.once('close', () => (recorded.delivered = res.writableFinished));
       reply(req, res, format, body).catch(() => res.destroy());
     });
   });

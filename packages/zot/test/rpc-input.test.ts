@@ -49,7 +49,7 @@ test('with stdout unread, zot stops reading requests: memory stays bounded, all 
   // Then stop reading and send many requests, more bytes than the pipes and buffers hold.
   client.child.stdout.pause();
   const count = 100;
-  const pad = 'p'.repeat(4000);
+  const pad = 'p'.repeat(40_000); // 4 MB of requests in all
   const ids = Array.from({ length: count }, (_, n) => `q${n}-${pad}`);
   // Answers are counted, not kept (90 MB of them).
   const answered = new Set<unknown>();

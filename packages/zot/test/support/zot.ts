@@ -70,6 +70,8 @@ export function cleanEnv(
     'ZOT_OPENAI_BASE_URL',
     'OPENAI_BASE_URL',
     'ZOTCORE_RPC_TOKEN',
+    // Saved tool outputs would go there: a test's stay in its own ZOT_HOME.
+    'XDG_RUNTIME_DIR',
     // A developer's proxy settings would route the tests' local servers through the proxy.
     ...['http_proxy', 'https_proxy', 'all_proxy', 'no_proxy'].flatMap((name) => [
       name,

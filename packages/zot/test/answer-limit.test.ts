@@ -28,7 +28,10 @@ test('an answer past the cap ends the turn: error, partial text kept in the sess
   const box = makeSandbox();
   t.after(() => box.cleanup());
   // 32 MB in 2 KB pieces: more than socket buffers hold, so an early close shows.
-  llm.script({ text: Array.from({ length: 16_000 }, (_, n) => `${n % 10}`.repeat(2048)) });
+  llm.script({
+    text: Array.from({ length: 16_000 }, (_, n) => `${n % 10}`.repeat(2048)),
+    paced: true,
+  });
   const out = await runZot(['-p', 'write a lot', ...fakeLlmFlags(llm.url)], {
     home: box.home,
     cwd: box.project,

@@ -41,6 +41,11 @@ export interface ScriptedReply {
   resetConnection?: boolean;
   /** Delay between SSE events. */
   chunkDelayMs?: number;
+  /**
+   * Each SSE event is written once the client has taken the one before, as TCP paces a real
+   * server: a client that stops reading stops the stream (see RecordedRequest.delivered).
+   */
+  paced?: boolean;
   /** Sends the events up to the first content, then never finishes (abort tests). */
   hang?: boolean;
 }
@@ -159,8 +164,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
       if (closed || res.destroyed) return;
       if (i > 0 && scripted.chunkDelayMs) await sleep(scripted.chunkDelayMs);
       if (closed || res.destroyed) return;
-      // Paced by the client, as a real server is: one that stops reading stops the stream.
-      if (!res.write(frame)) await drained(res);
+      if (!res.write(frame) && scripted.paced) await drained(res);
     }
     if (!scripted.hang) res.end();
   }

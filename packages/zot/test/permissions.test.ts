@@ -2,7 +2,7 @@
 // tool calls; every attack must be refused (denied, or asked and then denied where nobody can
 // answer), and what it would have done must not have happened.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
@@ -288,4 +288,31 @@ test('"always allow" writes the narrowest rule to the user file; /permissions li
   assert.match(String(removed.text), /removed allow rule "bash\(touch made\)" from .*config\.json/);
   const after = JSON.parse(readFileSync(join(box.home, 'config.json'), 'utf8'));
   assert.deepEqual(after.permissions, { allow: [] });
+});
+
+test('"always allow" for the project writes .zot/settings.json and pins its trust, so the rule counts next run', async (t) => {
+  const box = attackBox();
+  t.after(() => box.cleanup());
+  const client = RpcClient.start([...fakeLlmFlags(llm.url), '--no-yolo'], {
+    home: box.home,
+    cwd: box.project,
+  });
+  t.after(() => client.close());
+  llm.script({ toolCalls: [bash('p1', 'touch one')] }, { text: 'done' });
+  await client.request({ type: 'prompt', message: 'go' });
+  await client.waitFor((line) => line.type === 'confirm_request' && line.tool_id === 'p1');
+  await client.request({ type: 'confirm', tool_id: 'p1', decision: 'allow_always_project' });
+  await client.waitFor((line) => line.type === 'done');
+  await client.close();
+  const settings = JSON.parse(readFileSync(join(box.project, '.zot', 'settings.json'), 'utf8'));
+  assert.deepEqual(settings.permissions, { allow: ['bash(touch one)'] });
+  rmSync(join(box.project, 'one'));
+  llm.script({ toolCalls: [bash('p2', 'touch one')] }, { text: 'done' });
+  const next = await runZot(
+    [...fakeLlmFlags(llm.url), '-p', '--no-session', '--no-yolo', 'again'],
+    { home: box.home, cwd: box.project },
+  );
+  assert.equal(next.code, 0, next.stderr);
+  assert.doesNotMatch(next.stderr, /ignored/);
+  assert.equal(existsSync(join(box.project, 'one')), true);
 });

@@ -1,7 +1,7 @@
 // Changing the rules in their files while zot runs: `/permissions remove` and "always allow".
 // Every change is a locked read-modify-write of that file (updateJsonObject), so a concurrent
 // zot's change to another setting is kept, and a file that does not parse is never replaced.
-import { mkdirSync } from 'node:fs';
+import { lstatSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { updateJsonObject } from '../config/json-file.js';
 import type { RuleAction } from '../security/rules/parse.js';
@@ -21,6 +21,9 @@ type Settings = Record<string, unknown> & { permissions?: Record<string, unknown
 
 function edit(file: string, change: (list: string[]) => string[] | undefined, action: RuleAction) {
   mkdirSync(dirname(file), { recursive: true });
+  // a project's file is hostile: a FIFO would block the read below, a device never end
+  const stat = lstatSync(file, { throwIfNoEntry: false });
+  if (stat && !stat.isFile()) throw new Error(`${file} is not a regular file`);
   updateJsonObject<Settings>(file, 0o644, (read) => {
     if (!read.ok) throw new Error(`${read.error}; fix it, then try again`);
     const settings: Settings = { ...(read.value ?? {}) };

@@ -1,6 +1,6 @@
 // The first bytes of a file, read no further: for files that are only ever used up to a bound
 // (context files, themes), so a huge or endless file costs no more than the bound.
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 
 /**
  * Up to `limit` bytes from the start of the regular file at `path`, and whether it holds more.
@@ -12,7 +12,8 @@ export function readHead(
 ): { bytes: Buffer; more: boolean } | undefined {
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, for ever
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch {
     return undefined;
   }

@@ -1,6 +1,8 @@
 // Rules from their sources: `"permissions": {"allow": [], "ask": [], "deny": []}` in
 // $ZOT_HOME/config.json and the project's .zot/settings.json, and --allow/--ask/--deny.
-import { readJsonObject } from '../../config/json-file.js';
+import { statSync } from 'node:fs';
+import { parseBoundedJson } from '@zot/protocol/bounds';
+import { readHead } from '../../util/read-head.js';
 import {
   parseRule,
   type Rule,
@@ -12,6 +14,30 @@ import {
 export const ACTIONS: readonly RuleAction[] = ['allow', 'ask', 'deny'];
 /** More rules than this in one file are refused (the rest of the file still counts). */
 const MAX_RULES_PER_FILE = 20_000;
+/** A settings file larger than this is not read (a project's file is hostile input). */
+export const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
+
+type SettingsRead = { ok: true; value?: Record<string, unknown> } | { ok: false; error: string };
+
+/**
+ * Reads a settings file without trusting it: a regular file only (a FIFO or a device would
+ * block or never end), at most MAX_SETTINGS_BYTES, JSON with bounded depth, an object.
+ */
+export function readSettingsFile(file: string): SettingsRead {
+  const stat = statSync(file, { throwIfNoEntry: false });
+  if (!stat) return { ok: true };
+  if (!stat.isFile()) return { ok: false, error: `${file} is not a regular file` };
+  const head = readHead(file, MAX_SETTINGS_BYTES);
+  if (!head) return { ok: false, error: `cannot read ${file}` };
+  if (head.more) return { ok: false, error: `${file} is larger than ${MAX_SETTINGS_BYTES} bytes` };
+  const parsed = parseBoundedJson(head.bytes.toString('utf8'));
+  if (!parsed.ok) return { ok: false, error: `${file}: ${parsed.error}` };
+  const value = parsed.value;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { ok: false, error: `${file}: expected a JSON object` };
+  }
+  return { ok: true, value: value as Record<string, unknown> };
+}
 
 export interface LoadedRules {
   rules: Rule[];
@@ -101,7 +127,12 @@ export function rulesFromSettings(
 
 /** Reads the rules of one JSON file (absent file: none). Contract: never throws. */
 export function rulesFromFile(file: string, source: RuleSource, context: RuleContext): LoadedRules {
-  const read = readJsonObject<Record<string, unknown>>(file);
+  let read: SettingsRead;
+  try {
+    read = readSettingsFile(file);
+  } catch (error) {
+    read = { ok: false, error: `cannot read ${file}: ${(error as Error).message}` };
+  }
   if (!read.ok) {
     // An unreadable file may hold deny rules: fail closed for every tool.
     return {

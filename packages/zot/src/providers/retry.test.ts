@@ -49,6 +49,7 @@ test('isTransient: gateway statuses and dropped connections only', () => {
     assert.equal(isTransient(err('x', status) as never), false);
   for (const m of [
     'read ECONNRESET',
+    'write EPIPE',
     'socket hang up',
     'terminated: other side closed (UND_ERR_SOCKET)',
   ]) {

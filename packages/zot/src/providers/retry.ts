@@ -2,7 +2,10 @@
 import type { ProviderErrorEvent, ProviderEvent, StreamFn, StreamRequest } from './types.js';
 
 const RETRY_STATUS = new Set([502, 503, 504, 529]); // 529: Anthropic "overloaded"
-const RETRY_NETWORK = /ECONNRESET|socket hang up|terminated|UND_ERR_SOCKET|other side closed/i;
+// EPIPE: the request was written into a kept-alive connection the server had just closed (its
+// idle timeout), so the server never read it; the same as ECONNRESET for a retry.
+const RETRY_NETWORK =
+  /ECONNRESET|EPIPE|socket hang up|terminated|UND_ERR_SOCKET|other side closed/i;
 
 /** Whether an error is worth a silent retry: a gateway/overload status or a dropped connection. */
 export function isTransient(event: ProviderErrorEvent): boolean {

@@ -240,7 +240,29 @@ class HandlersTest(unittest.TestCase):
         send({"type": "event_intercept", "id": "6", "event": "assistant_message", "text": "key sk-1"})
         self.assertEqual(self.h.expect("event_intercept_response")["replace_text"], "key [redacted]")
         send({"type": "event_intercept", "id": "7", "event": "assistant_message", "text": "boom"})
-        self.assertEqual(self.h.expect("event_intercept_response"), {"type": "event_intercept_response", "id": "7"})
+        failed = self.h.expect("event_intercept_response")
+        self.assertEqual(sorted(failed), ["error", "id", "type"], "a failure is not an allow")
+        self.assertIn("assistant_message interceptor failed: RuntimeError: scrubber broke", failed["error"])
+
+    def test_an_interception_that_cannot_be_answered_is_an_error_not_an_allow(self):
+        ext = self.ext
+
+        @ext.intercept_tool_call
+        def guard(call):
+            if call.name == "odd":
+                return modify({"when": object()})  # not JSON: cannot be sent
+            return block("no")
+
+        self.h.ready()
+        send = self.h.send
+        send({"type": "event_intercept", "id": "1", "event": "tool_call", "tool_name": "odd", "tool_args": {}})
+        odd = self.h.expect("event_intercept_response")
+        self.assertEqual(sorted(odd), ["error", "id", "type"])
+        self.assertIn("answer is not JSON", odd["error"])
+        send({"type": "event_intercept", "id": "2", "event": "tool_call", "tool_name": "x", "tool_args": "rm -rf /"})
+        unread = self.h.expect("event_intercept_response")
+        self.assertEqual(sorted(unread), ["error", "id", "type"])
+        self.assertIn("without an object tool_args", unread["error"])
 
     def test_events_and_panel_keys_arrive_in_order(self):
         ext = self.ext

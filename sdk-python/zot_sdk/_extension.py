@@ -600,30 +600,40 @@ class Extension:
         self._reply(reply, fallback)
 
     def _run_intercept(self, frame):
+        # An interceptor that could not decide answers with `error`, never with an allow: zot
+        # then applies the manifest's "intercept_failure" policy.
         request = frame.get("id")
         event = frame.get("event")
         fn = self._interceptors.get(event)
         fields = Decision()
         if fn is not None:
-            if event == "tool_call":
-                args = frame.get("tool_args")
-                subject = ToolCall(frame.get("tool_id"), frame.get("tool_name"),
-                                   args if isinstance(args, dict) else {})
+            args = frame.get("tool_args", {})
+            if event == "tool_call" and not isinstance(args, dict):
+                fields = {"error": "%s: tool_call interception without an object tool_args"
+                          % self.name}
+                fn = None
+            elif event == "tool_call":
+                subject = ToolCall(frame.get("tool_id"), frame.get("tool_name"), args)
             elif event == "turn_start":
                 subject = frame.get("step")
             elif event == "assistant_message":
                 subject = frame.get("text") if isinstance(frame.get("text"), str) else ""
             else:
                 subject = frame
+        if fn is not None:
             try:
                 fields = decision_fields(_call(fn, subject))
             except Exception as problem:
                 self._report("%s interceptor" % event, problem)
+                fields = {"error": "%s: %s interceptor failed: %s" % (
+                    self.name, event, _describe(problem))}
         reply = {"type": "event_intercept_response", "id": request}
         reply.update(fields)
         reply["type"] = "event_intercept_response"
         reply["id"] = request
-        self._reply(reply, {"type": "event_intercept_response", "id": request})
+        fallback = {"type": "event_intercept_response", "id": request,
+                    "error": "%s: the %s interceptor's answer is not JSON" % (self.name, event)}
+        self._reply(reply, fallback)
 
     def _run_event(self, frame):
         for fn in list(self._events.get(frame.get("event"), ())):

@@ -120,10 +120,17 @@ export const EventInterceptResponseFrameSchema = frame(
     replace_text: Type.Optional(
       Type.String({ description: 'assistant_message only: replaces the user-visible text.' }),
     ),
+    error: Type.Optional(
+      Type.String({
+        description:
+          "zot's addition: the extension could not decide (a frame it could not read, an interceptor that failed); the answer is not a decision and zot applies the manifest's intercept_failure policy.",
+      }),
+    ),
   },
   {
     title: 'EventInterceptResponseFrame',
-    description: 'Reply to an event_intercept; every field defaults to allow, unmodified.',
+    description:
+      'Reply to an event_intercept; every field defaults to allow, unmodified. With `error` set it is a failure, not a decision.',
   },
 );
 

@@ -79,7 +79,19 @@ export {
   type DecodeFailureKind,
   type DecodeResult,
 } from './decode.js';
-export { MAX_JSON_DEPTH, exceedsJsonDepth, parseBoundedJson } from './bounds.js';
+export {
+  ARGS_REFUSED_KEY,
+  FRAME_LIMITS,
+  MAX_JSON_DEPTH,
+  MAX_TOOL_ARGS_BYTES,
+  MAX_TOOL_ARGS_DEPTH,
+  MAX_TOOL_ARGS_VALUES,
+  TOOL_ARGS_LIMITS,
+  exceedsJsonDepth,
+  jsonLimitProblem,
+  parseBoundedJson,
+  type JsonLimits,
+} from './bounds.js';
 export { formatFrameError, type FrameValidator, type Shape } from './errors.js';
 export { LineSplitter, createLineDecoder, type LineDecoderOptions } from './jsonl.js';
 export type { SendOptions, Transport, TransportExit, TransportHandlers } from './transport.js';

@@ -3,6 +3,7 @@
 // host: monotonic ids, a timeout and an AbortSignal per request, every pending request failed
 // at once when the other side goes away); `answer` is the answering side (an SDK: the reply of
 // the right type for a request, with its id, checked at the boundary before it is written).
+import { FRAME_LIMITS, jsonLimitProblem } from './bounds.js';
 import { checkFrameFromExtension } from './decode.js';
 import type { FrameFromExtension } from './frames-extension.js';
 import type { FrameFromHost } from './frames-host.js';
@@ -10,7 +11,8 @@ import type { FrameFromHost } from './frames-host.js';
 export class RequestError extends Error {
   constructor(
     message: string,
-    readonly reason: 'timeout' | 'closed' | 'aborted' | 'invalid',
+    /** `unsendable`: the request itself could not go out (e.g. past the frame bounds). */
+    readonly reason: 'timeout' | 'closed' | 'aborted' | 'invalid' | 'unsendable',
   ) {
     super(message);
   }
@@ -67,11 +69,12 @@ export class Peer {
   private closedReason: string | undefined;
 
   /**
-   * `send` writes a frame; `onPendingChange` runs after a request is added or settled (the
-   * extension reads its output while a reply is awaited).
+   * `send` writes a frame, or returns why it would not (the request then fails at once);
+   * `onPendingChange` runs after a request is added or settled (the extension reads its output
+   * while a reply is awaited).
    */
   constructor(
-    private readonly send: (frame: FrameFromHost) => void,
+    private readonly send: (frame: FrameFromHost) => string | void,
     private readonly onPendingChange: () => void = () => undefined,
   ) {}
 
@@ -81,7 +84,8 @@ export class Peer {
 
   /**
    * Sends `frame` with a fresh id and resolves with the reply of the type it expects.
-   * Contract: rejects with RequestError on timeout, abort or close; never leaves a timer behind.
+   * Contract: rejects with RequestError on timeout, abort or close, and at once when `send`
+   * refuses the frame (`unsendable`); never leaves a timer behind.
    */
   request<R extends OutgoingRequest>(
     frame: R,
@@ -126,7 +130,9 @@ export class Peer {
       signal?.addEventListener('abort', onAbort, { once: true });
       this.pending.set(id, entry);
       this.onPendingChange();
-      this.send({ ...frame, id } as FrameFromHost);
+      const refused = this.send({ ...frame, id } as FrameFromHost);
+      if (typeof refused === 'string')
+        entry.reject(new RequestError(`${label}: ${refused}`, 'unsendable'));
     });
   }
 
@@ -172,6 +178,9 @@ export function answer<T extends RequestType>(
   const reply: Record<string, unknown> = { type, id: request.id, ...body };
   reply['type'] = type;
   reply['id'] = request.id;
+  // The receiver drops a frame past its bounds: the request would wait for its timeout.
+  const tooBig = jsonLimitProblem(reply, FRAME_LIMITS);
+  if (tooBig !== undefined) return { ok: false, error: `the reply is ${tooBig}` };
   const checked = checkFrameFromExtension(reply);
   if (!checked.ok) return { ok: false, error: checked.error };
   return { ok: true, reply: reply as unknown as ReplyTo<T> };

@@ -310,7 +310,7 @@ test('interception: undefined allows, block wins, modify and replaceText chain; 
   });
 });
 
-test('a throwing interceptor allows by default (with a reason) or blocks when asked to', async () => {
+test('a throwing interceptor answers with an error, never an allow; a block too when asked to', async () => {
   for (const policy of ['allow', 'block'] as const) {
     const h = new TestHost({ interceptFailure: policy });
     h.ext.interceptTurnStart(() => {
@@ -320,11 +320,43 @@ test('a throwing interceptor allows by default (with a reason) or blocks when as
     const reply = (await h.request({ type: 'event_intercept', event: 'turn_start', step: 1 })) as {
       block?: boolean;
       reason?: string;
+      error?: string;
     };
     assert.equal(reply.block, policy === 'block' ? true : undefined);
-    assert.match(reply.reason ?? '', /turn_start interceptor failed: oops/);
+    assert.match(reply.error ?? '', /turn_start interceptor failed: oops/);
     assert.match(h.stderr.join(''), /turn_start interceptor failed: Error: oops/);
   }
+});
+
+test('an interception the SDK cannot read or answer is an error answer, not a decision', async () => {
+  const h = new TestHost();
+  const seen: unknown[] = [];
+  h.ext.interceptToolCall((call) => {
+    seen.push(call.args);
+    // A rewrite nested past the frame bound cannot be sent back.
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 200; i++) deep = { a: deep };
+    return call.name === 'rewrite' ? modify(deep) : block('refused');
+  });
+  await h.start();
+  let args = '{}';
+  for (let i = 0; i < 128; i++) args = `{"a":${args}}`;
+  h.sendRaw(
+    `{"type":"event_intercept","id":"deep","event":"tool_call","tool_name":"x","tool_args":${args}}`,
+  );
+  const unread = await h.waitFor((f): f is Received => 'id' in f && f.id === 'deep');
+  assert.deepEqual(Object.keys(unread).sort(), ['error', 'id', 'type']);
+  assert.match((unread as { error: string }).error, /deeper than 128 levels/);
+  assert.deepEqual(seen, [], 'no interceptor ran on a frame the SDK could not read');
+  const rewrite = await h.request({
+    type: 'event_intercept',
+    event: 'tool_call',
+    tool_name: 'rewrite',
+    tool_args: {},
+  });
+  assert.equal(rewrite['block'], undefined);
+  assert.equal(rewrite['modified_args'], undefined);
+  assert.match(rewrite['error'], /invalid reply from test: .*deeper than 128 levels/);
 });
 
 test('replies are checked at the boundary: an invalid result becomes an error result', async () => {

@@ -69,8 +69,9 @@ export function toolBody(result: ToolReturn, activate: string[]): ReplyBody<'too
 
 /**
  * The reply that refuses a request: an error result for a tool call, a noop carrying the error
- * for a command, and an allow (or, when `blocking`, a block) for an interception. Contract:
- * undefined only if even that reply would not pass the host's check.
+ * for a command, and for an interception an answer with `error` (and, when `blocking`, a block):
+ * never an allow, since nothing was decided; zot applies the manifest's `intercept_failure`.
+ * Contract: undefined only if even that reply would not pass the host's check.
  */
 export function refusal(
   request: { type: RequestType; id: string },
@@ -92,7 +93,7 @@ export function refusal(
     case 'event_intercept':
       built = answer(
         { type: 'event_intercept', id },
-        blocking ? { block: true, reason: message } : { reason: message },
+        blocking ? { block: true, reason: message, error: message } : { error: message },
       );
       break;
   }

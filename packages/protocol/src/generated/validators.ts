@@ -240,7 +240,8 @@ function checkEventInterceptResponseFrame(value: any): boolean {
     (value['block'] !== undefined ? typeof value['block'] === 'boolean' : true) &&
     (value['reason'] !== undefined ? typeof value['reason'] === 'string' : true) &&
     (value['modified_args'] !== undefined ? true : true) &&
-    (value['replace_text'] !== undefined ? typeof value['replace_text'] === 'string' : true)
+    (value['replace_text'] !== undefined ? typeof value['replace_text'] === 'string' : true) &&
+    (value['error'] !== undefined ? typeof value['error'] === 'string' : true)
   );
 }
 
@@ -253,6 +254,7 @@ const shapeEventInterceptResponseFrame: Shape = {
     { key: 'reason', required: false, shape: { kind: 'string' } },
     { key: 'modified_args', required: false, shape: { kind: 'unknown' } },
     { key: 'replace_text', required: false, shape: { kind: 'string' } },
+    { key: 'error', required: false, shape: { kind: 'string' } },
   ],
 };
 

@@ -1,4 +1,5 @@
-// Running one tool call: interception, validation, confirmation, execution, result event.
+// Running one tool call: bounds, interception, validation, confirmation, execution, result event.
+import { ARGS_REFUSED_KEY, jsonLimitProblem, TOOL_ARGS_LIMITS } from '@zot/protocol/bounds';
 import type { ToolCallBlock, ToolResultBlock } from '../providers/types.js';
 import { errorMessage } from '../util/errors.js';
 import type { AgentSetup } from './loop.js';
@@ -45,6 +46,17 @@ export async function runToolCall(
   return { type: 'tool_result', ...result, ...attribution };
 }
 
+/** Why the arguments the model sent cannot be used (not JSON, past zot's bounds), if so. */
+function unusableArgs(name: string, args: Record<string, unknown>): string | undefined {
+  const bound = (problem: string) =>
+    `the arguments for tool "${name}" are ${problem}, past zot's bounds for tool arguments; call it again with smaller arguments (or write the data to a file and pass its path)`;
+  if (ARGS_REFUSED_KEY in args) return bound(String(args[ARGS_REFUSED_KEY]));
+  if (INVALID_JSON_KEY in args)
+    return `the arguments for tool "${name}" were not valid JSON: ${String(args[INVALID_JSON_KEY])}`;
+  const problem = jsonLimitProblem(args, TOOL_ARGS_LIMITS);
+  return problem === undefined ? undefined : bound(problem);
+}
+
 async function execute(
   call: ToolCallBlock,
   tool: Tool | undefined,
@@ -61,6 +73,10 @@ async function execute(
         .join(', ') || 'none';
     return errorOutput(`unknown tool "${call.name}"; available tools: ${names}`);
   }
+  // Arguments that cannot run are refused before any interceptor is asked: a frame is never
+  // built from arguments past the bounds, and a guard never decides on what cannot run.
+  const unusable = unusableArgs(call.name, call.args);
+  if (unusable) return errorOutput(unusable);
   let args = call.args;
   if (setup.hooks.beforeToolCall) {
     let decision;
@@ -72,12 +88,12 @@ async function execute(
     if (decision?.block) {
       return errorOutput(`tool call blocked: ${decision.reason || 'refused by an extension'}`);
     }
-    if (decision?.args) args = decision.args;
-  }
-  if (INVALID_JSON_KEY in args) {
-    return errorOutput(
-      `the arguments for tool "${call.name}" were not valid JSON: ${String(args[INVALID_JSON_KEY])}`,
-    );
+    if (decision?.args) {
+      const problem = jsonLimitProblem(decision.args, TOOL_ARGS_LIMITS);
+      if (problem)
+        return errorOutput(`the rewritten arguments for tool "${call.name}" are ${problem}`);
+      args = decision.args;
+    }
   }
   // Only tools without a generated validator (extension tools) need Ajv.
   if (!tool.argsValidator) await loadValidator();

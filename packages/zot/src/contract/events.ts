@@ -182,7 +182,9 @@ export const SESSION_EVENTS = [
     reason: Type.Optional(Type.String()),
     failure: Type.Optional(
       Type.Union(
-        ['crash', 'timeout', 'malformed', 'not_running', 'restarting'].map((v) => Type.Literal(v)),
+        ['crash', 'timeout', 'malformed', 'not_running', 'restarting', 'error', 'unsendable'].map(
+          (v) => Type.Literal(v),
+        ),
         {
           description:
             'Set when a fail-closed extension ("intercept_failure": "block") blocked by failing, not by answering',

@@ -1,6 +1,8 @@
 // One running extension: spawn, handshake, registrations, replies, and its end.
 import {
   decodeFromExtension,
+  FRAME_LIMITS,
+  jsonLimitProblem,
   type EventFrame,
   type FrameFromExtension,
   type FrameFromHost,
@@ -154,8 +156,22 @@ export class RunningExtension {
     this.transport.setReading(!hold);
   }
 
-  send(frame: FrameFromHost): void {
-    this.transport.send(frame);
+  /**
+   * Sends a frame, or returns why it was not sent (logged). zot never sends a frame past the
+   * protocol's own bounds: the extension would drop it, and a request would wait for nothing.
+   */
+  send(frame: FrameFromHost): string | undefined {
+    const problem = this.unsendable(frame);
+    if (problem === undefined) this.transport.send(frame);
+    return problem;
+  }
+
+  private unsendable(frame: FrameFromHost): string | undefined {
+    const problem = jsonLimitProblem(frame, FRAME_LIMITS);
+    if (problem === undefined) return undefined;
+    const what = `not sent: the ${frame.type} frame would be ${problem} (the protocol's bound)`;
+    this.warn(what);
+    return what;
   }
 
   /**
@@ -163,6 +179,7 @@ export class RunningExtension {
    * queue bound (counted and logged) instead of growing zot's memory; requests still queue.
    */
   sendEvent(frame: EventFrame): void {
+    if (this.unsendable(frame) !== undefined) return;
     if (this.transport.send(frame, { droppable: true })) {
       if (this.droppedEvents > 0) {
         this.log.write(`delivering events again after dropping ${this.droppedEvents}`);

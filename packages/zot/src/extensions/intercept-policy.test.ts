@@ -26,7 +26,13 @@ type Answer = (
 /** How the guard misbehaves, and what (if anything) happens before the intercepted call. */
 const FAILURES: Record<
   InterceptFailureKind,
-  { answer: Answer; before?: (fake: FakeExtension) => Promise<void>; restart?: string }
+  {
+    answer: Answer;
+    before?: (fake: FakeExtension) => Promise<void>;
+    restart?: string;
+    /** The intercepted arguments, when not the usual ones. */
+    args?: Record<string, unknown>;
+  }
 > = {
   crash: { answer: (_frame, fake) => void fake.exit(7) },
   timeout: { answer: () => undefined },
@@ -36,7 +42,20 @@ const FAILURES: Record<
   },
   not_running: { answer: () => undefined, before: (fake) => fake.exit(3), restart: 'never' },
   restarting: { answer: () => undefined, before: (fake) => fake.exit(3) },
+  // An answer that says it could not decide is no allow.
+  error: {
+    answer: (frame, fake) =>
+      fake.send({ type: 'event_intercept_response', id: frame.id, error: 'cannot read it' }),
+  },
+  // A question past the protocol's bounds is never sent (the extension would drop it).
+  unsendable: { answer: () => undefined, args: nestedArgs(200) },
 };
+
+function nestedArgs(levels: number): Record<string, unknown> {
+  let value: Record<string, unknown> = {};
+  for (let i = 1; i < levels; i++) value = { a: value };
+  return value;
+}
 
 const WHAT: Record<InterceptFailureKind, RegExp> = {
   crash: /^extension guard died \(exited with status 7\)/,
@@ -44,6 +63,9 @@ const WHAT: Record<InterceptFailureKind, RegExp> = {
   malformed: /^extension guard sent a malformed answer \(/,
   not_running: /^extension guard is not running \(exited with status 3; not restarted/,
   restarting: /^extension guard is restarting/,
+  error: /^extension guard could not decide \(cannot read it\)/,
+  unsendable:
+    /^extension guard could not be asked \(intercept tool_call: not sent: the event_intercept frame would be nested deeper than 128 levels/,
 };
 
 for (const policy of ['allow', 'block'] as const) {
@@ -77,7 +99,8 @@ for (const policy of ['allow', 'block'] as const) {
       }
       // A dead guard is consulted only when its failures block.
       assert.equal(f.host.intercepting('tool_call'), policy === 'block' || !how.before);
-      const value = { tool_id: 't1', tool_name: 'bash', tool_args: { command: 'rm -rf /' } };
+      const tool_args = how.args ?? { command: 'rm -rf /' };
+      const value = { tool_id: 't1', tool_name: 'bash', tool_args };
       const result = await f.host.intercept('tool_call', value);
       if (policy === 'allow') {
         assert.equal(result.blocked, undefined);
@@ -95,6 +118,11 @@ for (const policy of ['allow', 'block'] as const) {
           f.log('guard'),
           /intercept tool_call: .*; blocked \("intercept_failure": "block"\)/,
         );
+      }
+      if (kind === 'unsendable') {
+        const fake = f.fakes.get('guard')!;
+        assert.ok(!fake.received.some((frame) => frame.type === 'event_intercept'), 'never sent');
+        assert.match(f.log('guard'), /not sent: the event_intercept frame would be nested deeper/);
       }
       await f.host.shutdown();
     });
@@ -135,4 +163,64 @@ test('a rewrite that is not an object is malformed: ignored when allowing, a blo
     }
     await f.host.shutdown();
   }
+});
+
+test('rewritten arguments past the bounds for tool arguments are malformed, like any unusable rewrite', async (t) => {
+  const wide = { items: Array.from({ length: 100_001 }, (_, i) => i) };
+  for (const policy of ['allow', 'block'] as const) {
+    const f = fakeHost({
+      guard: {
+        manifest: { intercept_failure: policy },
+        onFrame(frame, fake) {
+          if (frame.type === 'hello_ack')
+            fake.send({ type: 'subscribe', events: [], intercept: ['tool_call'] });
+          if (frame.type === 'event_intercept')
+            fake.send({ type: 'event_intercept_response', id: frame.id, modified_args: wide });
+        },
+      },
+    });
+    t.after(() => f.cleanup());
+    await f.host.start();
+    await settle();
+    const value = { tool_id: 't1', tool_name: 'bash', tool_args: { command: 'ls' } };
+    const result = await f.host.intercept('tool_call', value);
+    assert.deepEqual(result.value, value, 'the rewrite is not applied');
+    if (policy === 'allow') {
+      assert.equal(result.blocked, undefined);
+      assert.match(f.log('guard'), /modified_args is made of more than 100000 values; ignored/);
+    } else {
+      assert.match(result.blocked!.reason, /malformed answer \(modified_args is made of more/);
+      assert.equal(result.records[0]?.failure, 'malformed');
+    }
+    await f.host.shutdown();
+  }
+});
+
+test('an answer with an error that also blocks is a block, whatever the policy', async (t) => {
+  const f = fakeHost({
+    guard: {
+      onFrame(frame, fake) {
+        if (frame.type === 'hello_ack')
+          fake.send({ type: 'subscribe', events: [], intercept: ['tool_call'] });
+        if (frame.type === 'event_intercept')
+          fake.send({
+            type: 'event_intercept_response',
+            id: frame.id,
+            block: true,
+            reason: 'guard failed: oops',
+            error: 'guard failed: oops',
+          });
+      },
+    },
+  });
+  t.after(() => f.cleanup());
+  await f.host.start();
+  await settle();
+  const result = await f.host.intercept('tool_call', {
+    tool_id: 't1',
+    tool_name: 'bash',
+    tool_args: { command: 'ls' },
+  });
+  assert.deepEqual(result.blocked, { extension: 'guard', reason: 'guard failed: oops' });
+  await f.host.shutdown();
 });

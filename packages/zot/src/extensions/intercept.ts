@@ -1,6 +1,11 @@
-// Table-driven interception (DECISIONS 14–16): extensions are consulted serially in load order;
+// Table-driven interception: extensions are consulted serially in load order;
 // the first block wins and stops the chain; rewrites chain, each seeing the previous output.
-import type { EventInterceptResponseFrame, InterceptableEvent } from '@zot/protocol';
+import {
+  jsonLimitProblem,
+  TOOL_ARGS_LIMITS,
+  type EventInterceptResponseFrame,
+  type InterceptableEvent,
+} from '@zot/protocol';
 import { textDigest } from '../util/digest.js';
 import type { RunningExtension } from './extension.js';
 import { RequestError, type RequestOf } from './peer.js';
@@ -13,8 +18,19 @@ export interface InterceptValues {
   assistant_message: { text: string };
 }
 
-/** How an interceptor failed; with `"intercept_failure": "block"` each one blocks (DECISIONS 24). */
-export type InterceptFailureKind = 'crash' | 'timeout' | 'malformed' | 'not_running' | 'restarting';
+/**
+ * How an interceptor failed; with `"intercept_failure": "block"` each one blocks. `error`: it
+ * answered that it could not decide; `unsendable`: zot could not ask it (the frame would pass
+ * the protocol's bounds).
+ */
+export type InterceptFailureKind =
+  | 'crash'
+  | 'timeout'
+  | 'malformed'
+  | 'not_running'
+  | 'restarting'
+  | 'error'
+  | 'unsendable';
 
 /** One block or rewrite, for the audit trail. */
 export interface InterceptRecord {
@@ -63,6 +79,8 @@ const RULES: { [E in InterceptableEvent]: Rule<E> } = {
       if (response.modified_args === undefined || response.modified_args === null) return { value };
       if (!isObject(response.modified_args))
         return { value, malformed: 'modified_args is not a JSON object' };
+      const tooBig = jsonLimitProblem(response.modified_args, TOOL_ARGS_LIMITS);
+      if (tooBig !== undefined) return { value, malformed: `modified_args is ${tooBig}` };
       const after = response.modified_args;
       return {
         value: { ...value, tool_args: after },
@@ -121,6 +139,8 @@ function requestFailure(
     return { failure: 'timeout', what: `did not answer within ${timeoutMs} ms` };
   if (error instanceof RequestError && error.reason === 'invalid')
     return { failure: 'malformed', what: `sent a malformed answer (${error.message})` };
+  if (error instanceof RequestError && error.reason === 'unsendable')
+    return { failure: 'unsendable', what: `could not be asked (${error.message})` };
   const how = extension.failure ?? (extension.exit ? describeExit(extension.exit) : undefined);
   return { failure: 'crash', what: how ? `died (${how})` : (error as Error).message };
 }
@@ -150,10 +170,11 @@ function failClosed<E extends InterceptableEvent>(
 
 /**
  * Runs the interception chain for `event`.
- * Contract: never rejects. A missed deadline, a crash or a malformed reply counts as "allow"
- * (logged in that extension's log) unless the extension's "intercept_failure" is "block": then
- * it, or the extension being down or restarting, blocks. With `block`, rewrites of that reply
- * are ignored.
+ * Contract: never rejects. A missed deadline, a crash, a malformed reply, an answer with `error`
+ * (not a decision) or a question zot could not send counts as "allow" (logged in that
+ * extension's log) unless the extension's "intercept_failure" is "block": then it, or the
+ * extension being down or restarting, blocks. An answer that blocks is a block whatever else it
+ * says; with `block`, rewrites of that reply are ignored.
  */
 export async function runInterceptors<E extends InterceptableEvent>(
   extensions: readonly RunningExtension[],
@@ -204,6 +225,13 @@ export async function runInterceptors<E extends InterceptableEvent>(
         blocked: { extension: extension.name, reason },
         records: [...records, record],
       };
+    }
+    // An answer that says it could not decide is a failure, not an allow.
+    if (typeof response.error === 'string') {
+      const what = `could not decide (${response.error || 'no reason given'})`;
+      if (failsClosed) return failClosedHere(extension, 'error', what);
+      extension.log.write(`intercept ${event}: ${what}; allowed`);
+      continue;
     }
     const applied = rule.rewrite(value, response);
     if (applied.malformed !== undefined) {

@@ -6,7 +6,7 @@ import { Peer, RequestError } from './peer.js';
 
 function peer() {
   const sent: FrameFromHost[] = [];
-  return { sent, peer: new Peer((frame) => sent.push(frame)) };
+  return { sent, peer: new Peer((frame) => void sent.push(frame)) };
 }
 
 test('a reply of the wrong type is refused and the request keeps waiting for its own', async () => {

@@ -6,7 +6,13 @@ import type {
   ThinkingBlock,
   Usage,
 } from './types.js';
-import { parseBoundedJson } from '@zot/protocol/bounds';
+import {
+  ARGS_REFUSED_KEY,
+  jsonLimitProblem,
+  MAX_TOOL_ARGS_DEPTH,
+  parseBoundedJson,
+  TOOL_ARGS_LIMITS,
+} from '@zot/protocol/bounds';
 
 export function zeroUsage(): Usage {
   return { input: 0, output: 0, cache_read: 0, cache_write: 0 };
@@ -15,21 +21,25 @@ export function zeroUsage(): Usage {
 /**
  * Parses streamed tool-call arguments.
  * Contract: never throws. Text that is not a JSON object becomes `{ __invalid_json__: raw }`,
- * so that the agent's schema validation rejects the call and shows the model what it sent
- * (the ToolCallBlock type has no room for a parse error).
+ * so that the agent refuses the call and shows the model what it sent (the ToolCallBlock type
+ * has no room for a parse error). Arguments past zot's bounds for tool arguments (depth, count
+ * of values, size) become `{ [ARGS_REFUSED_KEY]: which bound }`: they never reach the
+ * transcript, a frame or a validator.
  */
 export function parseToolArgs(raw: string): Record<string, unknown> {
   if (raw.trim() === '') return {};
   const parsed = parseBoundedJson(raw);
   if (!parsed.ok) {
-    // Too deep for the recursive code after us (JSON.stringify, validation): say so.
-    return { __invalid_json__: parsed.error.startsWith('JSON nested') ? parsed.error : raw };
+    if (!parsed.error.startsWith('JSON nested')) return { __invalid_json__: raw };
+    return { [ARGS_REFUSED_KEY]: `nested deeper than ${MAX_TOOL_ARGS_DEPTH} levels` };
   }
   const value = parsed.value;
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    return value as Record<string, unknown>;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { __invalid_json__: raw };
   }
-  return { __invalid_json__: raw };
+  const problem = jsonLimitProblem(value, TOOL_ARGS_LIMITS);
+  if (problem !== undefined) return { [ARGS_REFUSED_KEY]: problem };
+  return value as Record<string, unknown>;
 }
 
 /** Parses one SSE data payload. Contract: never throws; undefined when not JSON or too deep. */

@@ -4,7 +4,9 @@
 //   to check an extension's tool schema at registration;
 // - packages/zot/src/tools/generated/arg-validators.ts: the built-in tools' arguments, read from
 //   the compiled tools (run after `npm run build`), so a run's first tool call loads no Ajv.
-// `--check` fails when a committed file is stale.
+// Both use zot's linear `uniqueItems` and `enum` (packages/zot/src/agent/linear-keywords.ts),
+// whose runtime is packages/zot/src/util/json-key.ts. `--check` fails when a committed file is
+// stale.
 import { Ajv } from 'ajv';
 import standalone from 'ajv/dist/standalone/index.js';
 import { spawnSync } from 'node:child_process';
@@ -21,9 +23,10 @@ const ajvVersion = JSON.parse(readFileSync(`${root}node_modules/ajv/package.json
 function standaloneSource(ajv, refs, { allowRuntime }) {
   let code = standalone.default(ajv, refs);
   const requires = [...new Set([...code.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]))];
-  if (requires.length > 0 && !allowRuntime) {
+  const ajvRuntime = requires.filter((spec) => !spec.startsWith('.'));
+  if (ajvRuntime.length > 0 && !allowRuntime) {
     // A runtime helper would load from Ajv's package: not what the tool path may do.
-    throw new Error(`the generated code needs Ajv's runtime (${requires.join(', ')})`);
+    throw new Error(`the generated code needs Ajv's runtime (${ajvRuntime.join(', ')})`);
   }
   const imports = requires.map((spec, i) => {
     code = code.split(`require("${spec}")`).join(`runtime${i}`);
@@ -38,34 +41,42 @@ function standaloneSource(ajv, refs, { allowRuntime }) {
   ].join('\n');
 }
 
-function metaSchemaSource() {
-  const ajv = new Ajv({ code: { source: true, esm: true }, strict: false, allErrors: true });
+/** A module of the compiled zot (`npm run build` first). */
+function compiled(path) {
+  const file = `${root}packages/zot/dist/src/${path}`;
+  if (!existsSync(file)) {
+    console.error(`gen-json-schema-validator: ${file} not found; run \`npm run build\` first`);
+    process.exit(2);
+  }
+  return import(pathToFileURL(file).href);
+}
+
+async function metaSchemaSource() {
+  const { useLinearKeywords } = await compiled('agent/linear-keywords.js');
+  const ajv = useLinearKeywords(
+    new Ajv({ code: { source: true, esm: true }, strict: false, allErrors: true }),
+  );
   const validate = ajv.getSchema('http://json-schema.org/draft-07/schema');
   return standaloneSource(ajv, validate, { allowRuntime: true });
 }
 
 /** One export per tool, named as the tool, from the compiled tools' `parameters`. */
 async function toolArgsSource() {
-  const compiled = (path) => {
-    const file = `${root}packages/zot/dist/src/${path}`;
-    if (!existsSync(file)) {
-      console.error(`gen-json-schema-validator: ${file} not found; run \`npm run build\` first`);
-      process.exit(2);
-    }
-    return import(pathToFileURL(file).href);
-  };
+  const { useLinearKeywords } = await compiled('agent/linear-keywords.js');
   const { builtinTools } = await compiled('tools/index.js');
   const { createSkillTool } = await compiled('tools/skill.js');
   const { validationShape } = await compiled('tools/arg-validators.js');
   // The options agent/validate.ts compiles extension schemas with (patterns aside: built-in
   // schemas have none, and the code below would refuse to emit a regex engine).
-  const ajv = new Ajv({
-    code: { source: true, esm: true },
-    allErrors: true,
-    strict: false,
-    validateSchema: true,
-    logger: false,
-  });
+  const ajv = useLinearKeywords(
+    new Ajv({
+      code: { source: true, esm: true },
+      allErrors: true,
+      strict: false,
+      validateSchema: true,
+      logger: false,
+    }),
+  );
   const refs = {};
   for (const tool of [...builtinTools(), createSkillTool(() => [])]) {
     if (JSON.stringify(tool.parameters).includes('"pattern')) {

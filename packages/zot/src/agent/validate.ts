@@ -1,7 +1,10 @@
 // Tool argument validation against each tool's JSON Schema, compiled once per schema object.
 // Ajv costs tens of milliseconds to load, so it is loaded on first need, not at start-up; the
 // built-in tools bring validators generated at build time and never need it.
-// Schema patterns run on RE2 (util/safe-regex.ts): no schema can make validation backtrack.
+// Schema patterns run on RE2 (util/safe-regex.ts): no schema can make validation backtrack;
+// `uniqueItems` and `enum` hash each value once (linear-keywords.ts): no argument can make
+// validation quadratic. Arguments reach validation already within zot's bounds for tool
+// arguments (agent/tool-call.ts), so its work is bounded too.
 import type { Ajv as AjvType, ErrorObject, ValidateFunction } from 'ajv';
 import type { JsonSchema } from '../providers/types.js';
 import type { ArgsValidator } from './tool.js';
@@ -12,21 +15,25 @@ const compiled = new WeakMap<JsonSchema, ValidateFunction | Error>();
 
 /** Loads the validator; the sync functions below require it. Contract: idempotent, never rejects. */
 export function loadValidator(): Promise<void> {
-  loading ??= Promise.all([import('ajv'), import('../util/safe-regex.js')]).then(
-    ([{ Ajv }, { compileSafeRegex }]) => {
-      // Ajv calls the engine as `regExp(pattern, flags)`; `code` names it in standalone code,
-      // which we never generate from extension schemas.
-      const regExp = Object.assign(compileSafeRegex, { code: 'compileSafeRegex' });
-      // No logger: Ajv's warnings (unknown formats ...) would go to the console, the UI's screen.
-      ajv = new Ajv({
+  loading ??= Promise.all([
+    import('ajv'),
+    import('../util/safe-regex.js'),
+    import('./linear-keywords.js'),
+  ]).then(([{ Ajv }, { compileSafeRegex }, { useLinearKeywords }]) => {
+    // Ajv calls the engine as `regExp(pattern, flags)`; `code` names it in standalone code,
+    // which we never generate from extension schemas.
+    const regExp = Object.assign(compileSafeRegex, { code: 'compileSafeRegex' });
+    // No logger: Ajv's warnings (unknown formats ...) would go to the console, the UI's screen.
+    ajv = useLinearKeywords(
+      new Ajv({
         allErrors: true,
         strict: false,
         validateSchema: true,
         logger: false,
         code: { regExp },
-      });
-    },
-  );
+      }),
+    );
+  });
   return loading;
 }
 
@@ -44,6 +51,8 @@ function compile(schema: JsonSchema): ValidateFunction | Error {
   }
   return entry;
 }
+
+const MAX_ERRORS_SHOWN = 10;
 
 function describe(error: ErrorObject): string {
   const where = error.instancePath || '(arguments)';
@@ -79,6 +88,10 @@ export function validateArgs(
     return `tool "${toolName}" has a schema that cannot be evaluated: ${why}`;
   }
   if (valid) return undefined;
-  const details = (validate.errors ?? []).map(describe).join('; ');
-  return `invalid arguments for tool "${toolName}": ${details}`;
+  // Every item of a long array may be wrong: the model gets the first few, and a count.
+  const errors = validate.errors ?? [];
+  const shown = errors.slice(0, MAX_ERRORS_SHOWN).map(describe).join('; ');
+  const more =
+    errors.length > MAX_ERRORS_SHOWN ? ` (and ${errors.length - MAX_ERRORS_SHOWN} more)` : '';
+  return `invalid arguments for tool "${toolName}": ${shown}${more}`;
 }

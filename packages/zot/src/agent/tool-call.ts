@@ -46,8 +46,11 @@ export async function runToolCall(
   return { type: 'tool_result', ...result, ...attribution };
 }
 
-/** Why the arguments the model sent cannot be used (not JSON, past zot's bounds), if so. */
-function unusableArgs(name: string, args: Record<string, unknown>): string | undefined {
+/**
+ * Why the arguments the model sent cannot be used (not JSON, past zot's bounds), if so. Checked
+ * before any interceptor is asked or any frame is built from them.
+ */
+export function unusableArgs(name: string, args: Record<string, unknown>): string | undefined {
   const bound = (problem: string) =>
     `the arguments for tool "${name}" are ${problem}, past zot's bounds for tool arguments; call it again with smaller arguments (or write the data to a file and pass its path)`;
   if (ARGS_REFUSED_KEY in args) return bound(String(args[ARGS_REFUSED_KEY]));

@@ -72,16 +72,24 @@ interface Rule<E extends InterceptableEvent> {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
+/**
+ * Why an interceptor's `modified_args` cannot replace the arguments: not an object, or past
+ * the bounds for tool arguments (every frame built from it must stay within the protocol's).
+ */
+export function rewrittenArgsProblem(args: unknown): string | undefined {
+  if (!isObject(args)) return 'modified_args is not a JSON object';
+  const tooBig = jsonLimitProblem(args, TOOL_ARGS_LIMITS);
+  return tooBig === undefined ? undefined : `modified_args is ${tooBig}`;
+}
+
 const RULES: { [E in InterceptableEvent]: Rule<E> } = {
   tool_call: {
     subject: (value) => value.tool_args,
     rewrite(value, response) {
       if (response.modified_args === undefined || response.modified_args === null) return { value };
-      if (!isObject(response.modified_args))
-        return { value, malformed: 'modified_args is not a JSON object' };
-      const tooBig = jsonLimitProblem(response.modified_args, TOOL_ARGS_LIMITS);
-      if (tooBig !== undefined) return { value, malformed: `modified_args is ${tooBig}` };
-      const after = response.modified_args;
+      const malformed = rewrittenArgsProblem(response.modified_args);
+      if (malformed !== undefined) return { value, malformed };
+      const after = response.modified_args as Record<string, unknown>;
       return {
         value: { ...value, tool_args: after },
         record: {

@@ -75,7 +75,24 @@ export function schema(rng: Rng, limits: Limits, depth: number): Tree {
             ]),
           ),
       ],
-      [1, () => add('$id', () => rng.pick(['', '#a', 'http://x/y', 'not a uri']))],
+      [
+        1,
+        () => add('$id', () => rng.pick(['', '#a', 'http://x/y', 'not a uri', 'urn:x', 'urn:a:b'])),
+      ],
+      [
+        1,
+        () =>
+          add('$schema', () =>
+            rng.pick([
+              'http://json-schema.org/draft-07/schema#',
+              'https://json-schema.org/draft/2020-12/schema',
+              'http://json-schema.org/schema',
+              'urn:x',
+              '',
+            ]),
+          ),
+      ],
+      [1, () => add(rng.pick(['minProperties', 'maxProperties']), () => rng.range(0, 3))],
       [2, () => add(rng.pick(['allOf', 'anyOf', 'oneOf']), subs)],
       [1, () => add('not', sub)],
       [1, () => add('if', sub)],

@@ -25,6 +25,7 @@ import {
 import { commandLine, subscribeLine, toolLine } from './registration-lines.js';
 import { deepToolLine } from './schemas.js';
 import { parseSessionText } from './session-adapter.js';
+import { builtFrames, uniqueArrays } from './built-frames.js';
 import { checkSplitter, type SplitterInput } from './splitter.js';
 import { shell } from './shell.js';
 import { value, type Limits } from './values.js';
@@ -173,7 +174,12 @@ function checkRegistration(line: string, args: unknown): void {
     const result = checkTool(frame as RegisterToolFrame);
     if (typeof result === 'string') return;
     serializable('an accepted tool schema (sent with every model request)', result.schema);
-    validateArgs(result.name, result.schema, args);
+    // Accepted means usable: a schema Ajv cannot compile would fail every call of the tool.
+    const verdict = validateArgs(result.name, result.schema, args) ?? '';
+    assert(
+      !/has an invalid schema/.test(verdict),
+      `an accepted schema does not compile: ${verdict}`,
+    );
   }
 }
 
@@ -240,4 +246,6 @@ export const TARGETS: ReadonlyArray<FuzzTarget<any>> = [
   rpc,
   session,
   shell,
+  builtFrames,
+  uniqueArrays,
 ];

@@ -406,7 +406,7 @@ test('a tool whose schema is not a valid JSON Schema object is rejected and logg
   const text = log('schemas');
   assert.match(
     text,
-    /register_tool "typo": not a valid JSON Schema: \/properties\/a\/type must be equal to one of the allowed values/,
+    /register_tool "typo": its schema cannot be used: \/properties\/a\/type must be equal to one of the allowed values/,
   );
   assert.match(text, /register_tool "listy": the schema must describe an object/);
   assert.match(text, /dropped a malformed line: register_tool: \/schema/);

@@ -5,6 +5,14 @@ import type { ErrorObject } from 'ajv';
 import generatedMetaValidator from './generated/json-schema-meta.js';
 import { lintSchema } from './schema-lint.js';
 
+/** The meta-schemas the argument validator knows: draft-07 under its names. */
+const DRAFT_07: ReadonlySet<string> = new Set(
+  ['http://json-schema.org/draft-07/schema', 'http://json-schema.org/schema'].flatMap((uri) => [
+    uri,
+    `${uri}#`,
+  ]),
+);
+
 /** Ajv's standalone validators report errors on a property of the function. */
 const validateMetaSchema = generatedMetaValidator as unknown as ((schema: unknown) => boolean) & {
   errors?: ErrorObject[] | null;
@@ -19,6 +27,10 @@ const validateMetaSchema = generatedMetaValidator as unknown as ((schema: unknow
 export function checkSchema(schema: unknown): string | undefined {
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
     return 'schema must be a JSON Schema object';
+  }
+  const dialect = (schema as Record<string, unknown>)['$schema'];
+  if (dialect !== undefined && !DRAFT_07.has(dialect as string)) {
+    return `"$schema" is ${JSON.stringify(dialect)}, which zot cannot check arguments against: it checks tool schemas as JSON Schema draft-07; remove "$schema" or set it to "http://json-schema.org/draft-07/schema#"`;
   }
   let valid: boolean;
   try {

@@ -2,7 +2,9 @@
 // `patternProperties` key must run on our linear-time regex engine, and every `$ref` must
 // resolve inside the schema. A tool that would only fail when the model calls it is rejected
 // when it is registered instead. The walk is iterative: schemas come from extensions.
+import uriRuntime from 'ajv/dist/runtime/uri.js';
 import { safeRegexProblem } from '../util/safe-regex.js';
+import { noObjectProblem } from './schema-object.js';
 
 type Json = Record<string, unknown>;
 
@@ -173,11 +175,19 @@ export function lintSchema(schema: Json): string | undefined {
   while (stack.length > 0) {
     const visit = stack.pop()!;
     const { node, path } = visit;
+    // Ajv refuses draft-04's `id` keyword outright, and every call of the tool would fail.
+    if (Object.prototype.hasOwnProperty.call(node, 'id'))
+      return `${path || '(schema)'}/id: "id" is draft-04's keyword; draft-07 names it "$id"`;
     const id = node['$id'];
     if (typeof id === 'string' && id !== '') {
+      const problem = uriProblem(id);
+      if (problem) return `${path || '(schema)'}/$id: ${JSON.stringify(id)} ${problem}`;
       if (id.startsWith('#')) addAnchor(found, visit.resource, id.slice(1), node);
       else {
         const base = id.replace(/#$/, '');
+        // Ajv refuses a schema whose `$id` names two schemas: every call would fail.
+        if (found.ids.has(base) && found.ids.get(base) !== node)
+          return `${path || '(schema)'}/$id: ${JSON.stringify(id)} names two schemas`;
         found.ids.set(base, node);
         visit.resource = node;
       }
@@ -214,7 +224,73 @@ export function lintSchema(schema: Json): string | undefined {
   const cycle = inPlaceCycle(found.nodes, refTargets);
   if (cycle !== undefined)
     return `${cycle || '(schema)'}: references itself without descending into the data (validation would never end)`;
+  const expanded = expandedSize(schema, refTargets);
+  if (expanded > MAX_EXPANDED_SIZE)
+    return `(schema): its references expand it past ${MAX_EXPANDED_SIZE} subschemas (each argument would be checked against all of them)`;
+  const noObject = noObjectProblem(schema, refTargets);
+  if (noObject !== undefined) return `no arguments object can match it: ${noObject}`;
   return undefined;
+}
+
+/**
+ * Most subschemas a schema may stand for once its `$ref`s are followed. References multiply:
+ * twenty definitions that each use the next twice stand for a million checks of every value
+ * (and Ajv compiles and runs them all), from a schema of a few hundred bytes.
+ */
+export const MAX_EXPANDED_SIZE = 50_000;
+
+/**
+ * The size of `root` with every `$ref` replaced by its target, saturating past the limit. A
+ * reference back to a schema being expanded (recursion, which descends into the data) counts one.
+ * Iterative post-order walk, memoised: linear in the schema.
+ */
+function expandedSize(root: Json, refTargets: Map<Json, Json>): number {
+  const cap = MAX_EXPANDED_SIZE + 1;
+  const kidsOf = (node: Json): Json[] => {
+    const kids = children({ node, path: '', resource: node }).map((visit) => visit.node);
+    const target = refTargets.get(node);
+    return target ? [...kids, target] : kids;
+  };
+  const done = new Map<Json, number>();
+  const open = new Set<Json>([root]);
+  const stack: Array<{ node: Json; kids: Json[]; next: number; size: number }> = [
+    { node: root, kids: kidsOf(root), next: 0, size: 1 },
+  ];
+  let size = 0;
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    if (top.next < top.kids.length) {
+      const kid = top.kids[top.next++]!;
+      const known = done.get(kid) ?? (open.has(kid) ? 1 : undefined);
+      if (known !== undefined) top.size = Math.min(cap, top.size + known);
+      else {
+        open.add(kid);
+        stack.push({ node: kid, kids: kidsOf(kid), next: 0, size: 1 });
+      }
+      continue;
+    }
+    stack.pop();
+    open.delete(top.node);
+    done.set(top.node, top.size);
+    size = top.size;
+    const parent = stack[stack.length - 1];
+    if (parent) parent.size = Math.min(cap, parent.size + top.size);
+  }
+  return size;
+}
+
+/** Ajv's URI library (CommonJS: the default export is its `exports`). */
+const uri = uriRuntime.default;
+
+/** Why Ajv's URI library cannot read `id` as it does when compiling, or undefined. */
+function uriProblem(id: string): string | undefined {
+  try {
+    uri.serialize(uri.parse(id.replace(/#\/?$/, '')));
+    uri.resolve('', id);
+    return undefined;
+  } catch (error) {
+    return `is not a URI zot can resolve (${error instanceof Error ? error.message : String(error)})`;
+  }
 }
 
 function addAnchor(found: Found, resource: Json, name: string, node: Json): void {

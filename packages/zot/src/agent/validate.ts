@@ -44,6 +44,8 @@ function compile(schema: JsonSchema): ValidateFunction | Error {
       return new Error('internal: the argument validator is not loaded (call loadValidator first)');
     try {
       entry = ajv.compile(schema);
+      // Compiled once, kept here: unregistered, its `$id` cannot clash with another tool's.
+      ajv.removeSchema(schema);
     } catch (error) {
       entry = error instanceof Error ? error : new Error(String(error));
     }

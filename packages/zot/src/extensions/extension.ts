@@ -15,6 +15,7 @@ import {
   checkCommand,
   checkSubscription,
   checkTool,
+  REGISTRATION_LIMITS,
   type CommandRegistration,
   type ToolRegistration,
 } from './registrations.js';
@@ -81,6 +82,7 @@ export class RunningExtension {
   intercepts = new Set<string>();
   shutdownAcked = false;
   private droppedEvents = 0;
+  private readonly refusedOverCap = { tool: 0, command: 0 };
   readonly peer: Peer;
   private readonly exited = new ExitWatch();
   private timers: NodeJS.Timeout[] = [];
@@ -356,9 +358,34 @@ export class RunningExtension {
   }
 
   /** A protocol problem: logged, and kept (bounded) for `zot ext doctor`. */
-  private warn(message: string): void {
+  warn(message: string): void {
     this.log.write(message);
     if (this.warnings.length < 50) this.warnings.push(message);
+  }
+
+  /**
+   * Whether registering `key` anew would pass the limit of its kind; the first refusal is a
+   * warning (log and `doctor`), later ones are only counted in the log, so that a flood of
+   * registrations cannot flood the log too.
+   */
+  private overCap(
+    kind: 'tool' | 'command',
+    registered: Map<string, unknown>,
+    key: string,
+  ): boolean {
+    const limit =
+      kind === 'tool'
+        ? REGISTRATION_LIMITS.toolsPerExtension
+        : REGISTRATION_LIMITS.commandsPerExtension;
+    if (registered.has(key) || registered.size < limit) return false;
+    const refused = (this.refusedOverCap[kind] += 1);
+    if (refused === 1)
+      this.warn(
+        `rejected: register_${kind} "${key}": over the limit of ${limit} ${kind}s per extension; later ${kind}s are refused too`,
+      );
+    else if (refused % 1000 === 0)
+      this.log.write(`${refused} ${kind}s refused so far (limit ${limit})`);
+    return true;
   }
 
   private noteRegistration(): void {
@@ -384,12 +411,15 @@ export class RunningExtension {
       case 'register_command': {
         const result = checkCommand(frame);
         if (typeof result === 'string') return this.warn(`rejected: ${result}`);
-        this.commands.set(result.name.toLowerCase(), result);
+        const key = result.name.toLowerCase();
+        if (this.overCap('command', this.commands, key)) return;
+        this.commands.set(key, result);
         return this.noteRegistration();
       }
       case 'register_tool': {
         const result = checkTool(frame);
         if (typeof result === 'string') return this.warn(`rejected: ${result}`);
+        if (this.overCap('tool', this.tools, result.name)) return;
         this.tools.set(result.name, result);
         return this.noteRegistration();
       }

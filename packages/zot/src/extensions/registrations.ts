@@ -2,6 +2,8 @@
 import {
   isEventName,
   isInterceptableEvent,
+  jsonLimitProblem,
+  MAX_JSON_DEPTH,
   type RegisterCommandFrame,
   type RegisterToolFrame,
 } from '@zot/protocol';
@@ -18,7 +20,27 @@ export interface ToolRegistration {
   description: string;
   schema: JsonSchema;
   deferred: boolean;
+  /** What offering it costs each model request: name, description and schema as JSON, bytes. */
+  bytes: number;
 }
+
+/**
+ * What one extension may register, and what the model is offered in one request. Every tool
+ * offered is sent with every model request: 20,000 registrations made each request 40 MB.
+ */
+export const REGISTRATION_LIMITS = {
+  /** Tools per extension, deferred ones included (the MCP bridge bridges up to 2,000). */
+  toolsPerExtension: 2048,
+  commandsPerExtension: 256,
+  /** A tool's input schema as JSON, in bytes. */
+  schemaBytes: 64 * 1024,
+  /** A tool's description, in characters. */
+  descriptionChars: 16 * 1024,
+  /** Extension tools offered in one model request (OpenAI accepts at most 128 in all). */
+  offeredTools: 256,
+  /** Their names, descriptions and schemas as JSON, in bytes. */
+  offeredBytes: 2 * 1024 * 1024,
+} as const;
 
 const COMMAND_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 // The strictest provider rule (Anthropic): letters, digits, _ and -, at most 64.
@@ -36,18 +58,24 @@ export function checkTool(frame: RegisterToolFrame): ToolRegistration | string {
   if (!TOOL_NAME.test(frame.name)) {
     return `register_tool: invalid tool name "${frame.name}" (letters, digits, _ and -; at most 64)`;
   }
+  const description = frame.description ?? '';
+  if (description.length > REGISTRATION_LIMITS.descriptionChars) {
+    return `register_tool "${frame.name}": the description is longer than ${REGISTRATION_LIMITS.descriptionChars} characters`;
+  }
   const schema = (frame.schema ?? { type: 'object', properties: {} }) as JsonSchema;
+  // Bounded before any schema check walks it (and before it is sent with every request).
+  const maxBytes = REGISTRATION_LIMITS.schemaBytes;
+  const tooBig = jsonLimitProblem(schema, { maxDepth: MAX_JSON_DEPTH, maxBytes });
+  if (tooBig) return `register_tool "${frame.name}": the schema is ${tooBig}`;
   if (schema.type !== undefined && schema.type !== 'object') {
     return `register_tool "${frame.name}": the schema must describe an object (got type ${JSON.stringify(schema.type)})`;
   }
   const invalid = checkSchema(schema);
-  if (invalid) return `register_tool "${frame.name}": not a valid JSON Schema: ${invalid}`;
-  return {
-    name: frame.name,
-    description: frame.description ?? '',
-    schema: schema.type === undefined ? { ...schema, type: 'object' } : schema,
-    deferred: frame.deferred === true,
-  };
+  if (invalid) return `register_tool "${frame.name}": its schema cannot be used: ${invalid}`;
+  const final = schema.type === undefined ? { ...schema, type: 'object' } : schema;
+  const bytes =
+    Buffer.byteLength(JSON.stringify(final)) + Buffer.byteLength(description) + frame.name.length;
+  return { name: frame.name, description, schema: final, deferred: frame.deferred === true, bytes };
 }
 
 /** Splits subscribe lists into accepted names and complaints for the log. */

@@ -6,6 +6,7 @@ import { buildCatalog, type Builtins, type Catalog } from './catalog.js';
 import type { RunningExtension } from './extension.js';
 import { RequestError } from './peer.js';
 import type { ExtensionTimeouts } from './timeouts.js';
+import { REGISTRATION_LIMITS } from './registrations.js';
 import { extensionTool } from './tool-adapter.js';
 
 export type CommandOutcome =
@@ -25,6 +26,7 @@ export interface RegistryDeps {
 export class ExtensionRegistry {
   private catalog: Catalog | undefined;
   private readonly conflictsLogged = new Set<string>();
+  private readonly leftOutLogged = new Set<string>();
   private readonly activated = new Set<string>();
   private readonly toolCache = new WeakMap<object, Tool>();
 
@@ -35,16 +37,20 @@ export class ExtensionRegistry {
     this.catalog = undefined;
   }
 
-  /** Builds the catalog now, so that conflicts are logged (and in the reports) at once. */
+  /**
+   * Builds the catalog now, so that conflicts, and tools left out of what the model is offered,
+   * are logged (and in the reports) at once.
+   */
   refresh(): void {
     this.catalog = undefined;
-    this.current();
+    this.toolSource.active();
   }
 
   /** For a new set of extensions: conflicts are logged afresh. */
   reset(): void {
     this.catalog = undefined;
     this.conflictsLogged.clear();
+    this.leftOutLogged.clear();
   }
 
   private current(): Catalog {
@@ -101,13 +107,38 @@ export class ExtensionRegistry {
     }
   }
 
-  /** The tool source the session's registry reads before every model request. */
+  /**
+   * The tool source the session's registry reads before every model request. What is offered
+   * is bounded (REGISTRATION_LIMITS: count and bytes), in load order; a tool past the bounds is
+   * left out of the request, with a warning once in its extension's log and `doctor`.
+   */
   readonly toolSource = {
     active: (): Tool[] => {
       const tools: Tool[] = [];
+      const { offeredTools, offeredBytes } = REGISTRATION_LIMITS;
+      const leftOut = new Map<RunningExtension, { first: string; count: number; limit: string }>();
+      let bytes = 0;
       for (const [name, entry] of this.current().tools) {
         if (entry.tool.deferred && !this.activated.has(name)) continue;
+        if (tools.length >= offeredTools || bytes + entry.tool.bytes > offeredBytes) {
+          const limit =
+            tools.length >= offeredTools
+              ? `${offeredTools} extension tools`
+              : `${offeredBytes / (1024 * 1024)} MiB of extension tool definitions`;
+          const seen = leftOut.get(entry.extension);
+          if (seen) seen.count++;
+          else leftOut.set(entry.extension, { first: name, count: 1, limit });
+          continue;
+        }
+        bytes += entry.tool.bytes;
         tools.push(this.toolFor(entry.extension, entry.tool));
+      }
+      for (const [extension, { first, count, limit }] of leftOut) {
+        if (this.leftOutLogged.has(extension.name)) continue;
+        this.leftOutLogged.add(extension.name);
+        extension.warn(
+          `${count} of its tools, from ${first} on, are not offered to the model: one request offers at most ${limit} (zot's limit), taken in load order`,
+        );
       }
       return tools;
     },

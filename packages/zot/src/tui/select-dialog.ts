@@ -4,7 +4,6 @@
 // callbacks out.
 import {
   fuzzyFilter,
-  Input,
   matchesKey,
   visibleWidth,
   type Component,
@@ -13,6 +12,7 @@ import {
   type OverlayOptions,
   type TUI,
 } from '@mariozechner/pi-tui';
+import { SafeInput } from './safe-input.js';
 import {
   cut,
   DIALOG_OVERLAY,
@@ -74,7 +74,7 @@ const GAP = 2;
  * and ranks by match quality otherwise.
  */
 export class SelectDialog<T = string> implements Component, Focusable {
-  private readonly input = new Input();
+  private readonly input = new SafeInput();
   private items: SelectDialogItem<T>[];
   private filtered: SelectDialogItem<T>[];
   private selected = 0;
@@ -161,7 +161,7 @@ export class SelectDialog<T = string> implements Component, Focusable {
     const rows = this.maxVisible();
     const body = [this.searchLine(inner)];
     if (this.filtered.length === 0) {
-      body.push(theme.muted(cut(this.options.emptyText ?? 'no matches', inner)));
+      body.push(theme.muted(cut(oneLine(this.options.emptyText ?? 'no matches'), inner)));
     } else {
       const columns = this.columns(inner);
       for (let i = this.top; i < Math.min(this.filtered.length, this.top + rows); i++) {

@@ -2,13 +2,13 @@
 // after validation (which may be asynchronous, e.g. one cheap request to check a key), Esc
 // cancels, and a failed validation shows its message under the input and keeps the dialog open.
 import {
-  Input,
   matchesKey,
   type Component,
   type Focusable,
   type OverlayOptions,
   type TUI,
 } from '@mariozechner/pi-tui';
+import { SafeInput } from './safe-input.js';
 import {
   cut,
   DIALOG_OVERLAY,
@@ -50,7 +50,7 @@ const MASK = '•';
  * than Esc are ignored while a validation runs; renders within any width.
  */
 export class TextPromptDialog implements Component, Focusable {
-  private readonly input = new Input();
+  private readonly input = new SafeInput();
   private error: string | undefined;
   private checking = false;
   private closed = false;

@@ -1,15 +1,20 @@
-// The prompt editor: pi-tui's Editor with a key hook in front of it, history persisted per
-// project, and the routing of what is sent: a slash command, a prompt, a follow-up while a turn
+// The prompt editor: pi-tui's Editor (made safe: tui/safe-input.ts) with a key hook in front of
+// it, history persisted per project, and the routing of what is sent: a slash command, a prompt, a follow-up while a turn
 // runs (Enter) or a steering message for the running turn (Alt+Enter).
-import { Editor, matchesKey, type TUI } from '@mariozechner/pi-tui';
+import { matchesKey, type TUI } from '@mariozechner/pi-tui';
+import { SafeEditor } from '../../tui/safe-input.js';
 import type { Theme } from '../../tui/theme.js';
 import { CommandAutocompleteProvider, useSuggestionList } from '../../tui/command-autocomplete.js';
 import { appendHistory, loadHistory } from './history.js';
 import { attachMentions } from './mentions.js';
 import type { InteractiveSession } from './ports.js';
 
-/** Pi's Editor, with `onKey` asked first: a key it returns true for never reaches the editor. */
-export class PromptEditor extends Editor {
+/**
+ * Pi's Editor holding only safe text (an extension's insert, a history entry or a file name
+ * with an escape sequence shows it escaped, and is sent as shown), with `onKey` asked first: a
+ * key it returns true for never reaches the editor.
+ */
+export class PromptEditor extends SafeEditor {
   onKey?: (data: string) => boolean;
 
   override handleInput(data: string): void {

@@ -7,6 +7,8 @@ export interface VirtualTerminalOptions {
   columns?: number;
   rows?: number;
   scrollback?: number;
+  /** Keep every byte written, in `recorded` (for tests that check what reached the terminal). */
+  record?: boolean;
 }
 
 /**
@@ -17,11 +19,15 @@ export class VirtualTerminal implements Terminal {
   readonly xterm: InstanceType<typeof xterm.Terminal>;
   bytesWritten = 0;
   writes = 0;
+  /** Everything written, when constructed with `record`. */
+  recorded = '';
+  private readonly record: boolean;
   private onInput: ((data: string) => void) | undefined;
   private onResize: (() => void) | undefined;
   private pending: Promise<void> = Promise.resolve();
 
   constructor(options: VirtualTerminalOptions = {}) {
+    this.record = options.record ?? false;
     this.xterm = new xterm.Terminal({
       cols: options.columns ?? 80,
       rows: options.rows ?? 24,
@@ -43,6 +49,7 @@ export class VirtualTerminal implements Terminal {
   write(data: string): void {
     this.bytesWritten += Buffer.byteLength(data);
     this.writes++;
+    if (this.record) this.recorded += data;
     const written = new Promise<void>((resolve) => this.xterm.write(data, resolve));
     this.pending = this.pending.then(() => written);
   }

@@ -10,6 +10,7 @@ import {
   fuzzyFilter,
   fuzzyMatch,
   matchesKey,
+  truncateToWidth,
   visibleWidth,
   type AutocompleteItem,
   type AutocompleteProvider,
@@ -291,7 +292,8 @@ export class SuggestionList implements Component {
     const counter =
       this.items.length > this.maxVisible ? `${this.selected + 1}/${this.items.length}` : '';
     lines.push(footerLine(theme, `  ${keys}`, counter, width));
-    return lines;
+    // The `› ` marker alone is wider than a terminal of one column.
+    return width >= 3 ? lines : lines.map((line) => truncateToWidth(line, width, ''));
   }
 
   /** The width of the name (and argument hint) column. */

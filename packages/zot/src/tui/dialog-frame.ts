@@ -56,7 +56,7 @@ export function footerLine(theme: Theme, text: string, counter: string, width: n
 }
 
 export interface DialogFrameContent {
-  /** Plain text; cut to fit the top border. */
+  /** Plain text, shown escaped on one line; cut to fit the top border. */
   title: string;
   /** Body lines, already styled and at most `innerWidth(width)` columns wide (wider ones are cut). */
   body: string[];
@@ -82,7 +82,7 @@ export function renderDialogFrame(
   const inner = innerWidth(width);
   if (width < 5) return content.body.map((line) => fitStyled(line, width));
   const border = theme.border;
-  const title = cut(content.title, width - 5);
+  const title = cut(oneLine(content.title), width - 5);
   const top =
     title === ''
       ? border(`╭${'─'.repeat(width - 2)}╮`)

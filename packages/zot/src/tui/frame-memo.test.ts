@@ -37,3 +37,21 @@ test('with the memo the terminal receives the same bytes and shows the same line
   assert.equal(memo.bytes, plain.bytes);
   assert.match(memo.screen.join('\n'), /last line, frame 9/);
 });
+
+test('a line wider than the terminal is cut to its width, not a crash', async () => {
+  const terminal = new VirtualTerminal({ columns: 40, rows: 4 });
+  const tui = new TUI(terminal);
+  memoizeFrames(tui);
+  tui.addChild({
+    render: () => [`\x1b[1m${'x'.repeat(30)}日本語${'y'.repeat(30)}\x1b[22m`],
+    invalidate() {},
+  });
+  const render = (tui as unknown as { doRender(): void }).doRender.bind(tui);
+  render();
+  terminal.resize(60, 4);
+  render();
+  await terminal.flush();
+  assert.equal(terminal.screen()[0], `${'x'.repeat(30)}日本語${'y'.repeat(24)}`);
+  tui.stop();
+  terminal.dispose();
+});

@@ -2,8 +2,10 @@
 // sequence to every line (a new string each time) and then compares old and new lines by value,
 // so each frame costs the whole transcript's characters. Remembering the finished string of each
 // line returns the very same string for an unchanged line, which compares by identity at once.
+// On the way, a line wider than the terminal is cut to its width: pi-tui would stop the whole UI
+// with an error (and write a crash log under ~/.pi) for one widget's mistake.
 // (Patched on the instance: these are private methods of pi-tui 0.73.1, checked by a test.)
-import { TUI } from '@mariozechner/pi-tui';
+import { truncateToWidth, visibleWidth, TUI } from '@mariozechner/pi-tui';
 
 type Internals = {
   applyLineResets(lines: string[]): string[];
@@ -23,7 +25,14 @@ export function memoizeFrames(tui: TUI): boolean {
   const finished = new Map<string, string>();
   // Finished lines that carry a Kitty image sequence (zot draws none, so this stays empty).
   const imageLines = new Set<string>();
-  target.applyLineResets = function (lines: string[]): string[] {
+  let width = -1;
+  target.applyLineResets = function (this: TUI, lines: string[]): string[] {
+    // A line cut for one width is not the line for another.
+    if (this.terminal.columns !== width) {
+      width = this.terminal.columns;
+      finished.clear();
+      imageLines.clear();
+    }
     const fresh: string[] = [];
     const freshAt: number[] = [];
     for (let i = 0; i < lines.length; i++) {
@@ -39,7 +48,12 @@ export function memoizeFrames(tui: TUI): boolean {
         finished.clear();
         imageLines.clear();
       }
-      const made = original.call(this, [...fresh]);
+      const fitted = fresh.map((line) =>
+        visibleWidth(line) > width && !line.includes(KITTY_PREFIX)
+          ? truncateToWidth(line, width, '')
+          : line,
+      );
+      const made = original.call(this, fitted);
       for (let k = 0; k < fresh.length; k++) {
         finished.set(fresh[k]!, made[k]!);
         if (made[k]!.includes(KITTY_PREFIX)) imageLines.add(made[k]!);

@@ -1,6 +1,6 @@
 // Extension notes under the chat: `[name] message`, coloured by level; without colour, warnings
 // and errors say so in words. Plain data in; renders nothing when there are no notes.
-import { wrapTextWithAnsi, type Component } from '@mariozechner/pi-tui';
+import { visibleWidth, wrapTextWithAnsi, type Component } from '@mariozechner/pi-tui';
 import { terminalSafeBlock } from '../util/terminal-text.js';
 import { cut, oneLine } from './dialog-frame.js';
 import type { Theme } from './theme.js';
@@ -47,7 +47,7 @@ export class NotesView implements Component {
           : `${note.level === 'warn' ? 'warning' : 'error'}: `;
       const style =
         note.level === 'error' ? theme.error : note.level === 'warn' ? theme.warning : theme.info;
-      const indent = name.length + 1;
+      const indent = visibleWidth(name) + 1;
       const room = width - indent;
       const text = level + terminalSafeBlock(note.message.replace(/\t/g, '  ')).trim();
       if (room < 8) {

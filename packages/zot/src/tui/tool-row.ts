@@ -87,10 +87,12 @@ export class ToolRow implements Component {
         : theme.success('✓');
     const time = this.running ? ` ${seconds}s` : '';
     const from = this.extension ? ` [${oneLine(this.extension)}]` : '';
-    const fixed = 2 + visibleWidth(this.options.name) + time.length + from.length + 1;
+    // The name comes from the model (or a session file): shown, never interpreted.
+    const name = oneLine(this.options.name);
+    const fixed = 2 + visibleWidth(name) + time.length + from.length + 1;
     const preview = cut(oneLine(this.preview), Math.max(0, width - fixed));
     const text =
-      `${mark} ${theme.bold(theme.toolName(cut(this.options.name, width - 2)))}` +
+      `${mark} ${theme.bold(theme.toolName(cut(name, width - 2)))}` +
       (preview ? ` ${theme.toolPreview(preview)}` : '') +
       theme.muted(time) +
       (from ? theme.extensionName(from) : '');

@@ -54,7 +54,7 @@ export class StatusLine implements Component {
     const window = state.context.window;
     const used = state.context.used + estimated;
     const parts = [
-      `${state.provider}/${terminalSafe(state.model)}`,
+      terminalSafe(`${state.provider}/${state.model}`),
       `↑${tokens(u.input + u.cache_read + u.cache_write)} ↓${estimated > 0 ? '~' : ''}${tokens(u.output + estimated)}`,
       `$${u.cost_usd.toFixed(u.cost_usd < 1 ? 4 : 2)}`,
       `ctx ${window > 0 ? Math.min(100, Math.round((used / window) * 100)) : 0}%`,

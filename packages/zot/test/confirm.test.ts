@@ -88,6 +88,7 @@ test('--no-yolo over RPC: confirm_request, deny, allow, remembered approvals, bl
     tool_id: 'd1',
     tool_name: 'bash',
     tool_preview: 'touch denied',
+    tool_detail: 'touch denied',
   });
   assert.equal(
     (await rpc.request({ type: 'confirm', tool_id: 'nope', decision: 'allow' })).success,

@@ -34,6 +34,8 @@ export interface PendingToolCall {
   name: string;
   args: Record<string, unknown>;
   preview: string;
+  /** Everything the call will do, for a person (see detailCall). */
+  detail: string;
 }
 
 export interface AgentHooks {

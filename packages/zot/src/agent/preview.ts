@@ -1,4 +1,5 @@
-// The one-line summary of a tool call that the tool_call event and the confirmation show.
+// What a tool call is shown as: the one-line summary of the tool_call event and the tool row,
+// and the whole of it that a confirmation shows.
 import type { Tool } from './tool.js';
 
 /** Cut of the JSON fallback, in characters. */
@@ -28,4 +29,33 @@ export function previewCall(tool: Tool | undefined, args: Record<string, unknown
   }
   if (typeof text !== 'string') return compactJson(args);
   return text.replace(/\s*[\r\n]+\s*/g, ' ↵ ');
+}
+
+/** Characters of a call's detail a confirmation shows; past it, it says how much is left out. */
+export const MAX_DETAIL_CHARS = 64 * 1024;
+
+/**
+ * Everything the call will do, for a person deciding whether it runs: the tool's own detail,
+ * else (unknown tool, none, a throw, not a string) every argument as indented JSON. Never cut
+ * silently: past MAX_DETAIL_CHARS the text ends with a line saying how much is not shown.
+ * Contract: never throws.
+ */
+export function detailCall(tool: Tool | undefined, args: Record<string, unknown>): string {
+  let text: unknown;
+  try {
+    text = tool?.detail?.(args);
+  } catch {
+    text = undefined;
+  }
+  if (typeof text !== 'string') {
+    try {
+      text = JSON.stringify(args, null, 2) ?? '{}';
+    } catch {
+      text = compactJson(args);
+    }
+  }
+  const detail = text as string;
+  if (detail.length <= MAX_DETAIL_CHARS) return detail;
+  const left = detail.length - MAX_DETAIL_CHARS;
+  return `${detail.slice(0, MAX_DETAIL_CHARS)}\n[… ${left} more characters not shown]`;
 }

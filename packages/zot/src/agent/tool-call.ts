@@ -4,7 +4,7 @@ import type { ToolCallBlock, ToolResultBlock } from '../providers/types.js';
 import { errorMessage } from '../util/errors.js';
 import type { AgentSetup } from './loop.js';
 import { defaultOutputLimits, limitOutput } from './output-limit.js';
-import { previewCall } from './preview.js';
+import { detailCall, previewCall } from './preview.js';
 import type { Tool, ToolContent, ToolOutput } from './tool.js';
 import { loadValidator, validateArgs } from './validate.js';
 
@@ -112,6 +112,7 @@ async function execute(
         name: call.name,
         args,
         preview: shown,
+        detail: detailCall(tool, args),
       });
     } catch {
       answer = 'deny' as const;

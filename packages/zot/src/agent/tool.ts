@@ -64,4 +64,10 @@ export interface Tool {
    * May throw; the agent then falls back to the arguments as JSON (see previewCall).
    */
   preview?(args: Record<string, unknown>): string;
+  /**
+   * Everything a call will do, for a person deciding whether it runs (bash: the command as the
+   * model wrote it, every line). May throw; the default is every argument as indented JSON
+   * (see detailCall).
+   */
+  detail?(args: Record<string, unknown>): string;
 }

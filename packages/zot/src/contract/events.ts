@@ -235,7 +235,11 @@ export const FRONT_END_EVENTS = [
   event('confirm_request', 'A tool call waits for the user: answer with `confirm`', {
     tool_id: Type.String(),
     tool_name: Type.String(),
-    tool_preview: Type.String(),
+    tool_preview: Type.String({ description: 'One line, as the tool_call event gives it' }),
+    tool_detail: Type.String({
+      description:
+        'Everything the call will do, to show before asking: the whole command (bash), else every argument as indented JSON',
+    }),
     rule: Type.Optional(Type.String({ description: 'The ask rule that asks, when one does' })),
     reason: Type.Optional(Type.String({ description: 'Why the call is asked about' })),
   }),

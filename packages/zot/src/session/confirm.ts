@@ -25,6 +25,8 @@ export interface ConfirmRequest {
   tool_id: string;
   tool_name: string;
   tool_preview: string;
+  /** Everything the call will do: the whole command, every argument (what a person judges). */
+  tool_detail: string;
   /** The ask rule that asks, as written, when one does. */
   rule?: string;
   /** Why the call is asked about (the rule's match, or what could not be checked). */
@@ -81,6 +83,7 @@ export class ConfirmGate {
       tool_id: call.id,
       tool_name: call.name,
       tool_preview: call.preview,
+      tool_detail: call.detail,
       ...(why.rule !== undefined ? { rule: why.rule } : {}),
       ...(why.reason !== undefined ? { reason: why.reason } : {}),
     };

@@ -511,6 +511,7 @@ export class Session {
   enableConfirmation(ask: AskPerson, options: { yolo?: boolean } = {}): ConfirmGate {
     this.gate = new ConfirmGate(
       ask,
+      // The protocol's event carries the short preview only (extensions.md).
       ({ tool_id, tool_name, tool_preview }) =>
         this.host?.emitEvent('tool_confirmation_requested', { tool_id, tool_name, tool_preview }),
       { yolo: options.yolo ?? false },

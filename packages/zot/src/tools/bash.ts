@@ -65,6 +65,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       additionalProperties: false,
     },
     preview: (args) => stringArg(args, 'command').replace(/\s*\n\s*/g, ' ↵ '),
+    detail: (args) => stringArg(args, 'command'),
     execute: (args, context) => bashTool(args, context, { ...options, maxLines, maxBytes }),
   };
 }

@@ -1,9 +1,10 @@
 // A question with a few fixed answers: a title, a block of untrusted text to judge by (a tool's
-// preview, what an extension would run), then numbered answers. Enter takes the highlighted one,
-// arrows and Tab move, digits pick by number, letter shortcuts answer at once, Esc (and ctrl+c)
-// gives the cancel answer. Used by the tool confirmation and the trust dialog.
+// call, what an extension would run), then numbered answers. The text is shown whole: wrapped,
+// never cut, with nothing able to hide in it (tui/reveal-text.ts); taller than its room, it
+// scrolls (pgup/pgdn, home/end) and says which rows are shown. Enter takes the highlighted
+// answer, arrows and Tab move, digits pick by number, letter shortcuts answer at once, Esc (and
+// ctrl+c) gives the cancel answer. Used by the tool confirmation and the trust dialog.
 import { matchesKey, type Component, type OverlayOptions, type TUI } from '@mariozechner/pi-tui';
-import { terminalSafeBlock } from '../util/terminal-text.js';
 import {
   cut,
   DIALOG_OVERLAY,
@@ -12,6 +13,7 @@ import {
   legend,
   renderDialogFrame,
 } from './dialog-frame.js';
+import { revealText, type Revealed } from './reveal-text.js';
 import type { Theme } from './theme.js';
 
 export interface Choice<T> {
@@ -23,26 +25,37 @@ export interface Choice<T> {
 
 export interface ChoiceDialogOptions<T> {
   title: string;
-  /** What to judge by. May span lines; untrusted text, shown escaped. */
+  /** What to judge by. May span lines; untrusted text, shown whole and escaped. */
   preview: string;
   choices: ReadonlyArray<Choice<T>>;
   /** The answer Esc and ctrl+c give. */
   cancel: T;
   theme: Theme;
-  /** Preview lines shown before `… N more lines` (default 12). */
-  maxPreviewLines?: number;
+  /** Rows the preview may take before it scrolls (default 12); read at every frame. */
+  maxPreviewRows?: number | (() => number);
+  /** Say above the preview how many lines it has, and number them (a command, arguments). */
+  countLines?: boolean;
   /** The key legend's extra entries, e.g. `['y', 'yes']`. */
   legend?: ReadonlyArray<[string, string]>;
-  /** How a preview line is styled (default: the theme's tool preview). */
+  /** How preview text is styled (default: the theme's tool preview). */
   previewStyle?: (line: string) => string;
   /** Called exactly once, with the answer. */
   onChoice(choice: T): void;
 }
 
-/** Contract: `onChoice` is called once; keys after it are ignored; renders within any width. */
+/**
+ * Contract: `onChoice` is called once; keys after it are ignored; renders within any width;
+ * every character of the preview can be brought on screen.
+ */
 export class ChoiceDialog<T> implements Component {
   private highlighted = 0;
   private answered = false;
+  /** The first preview row shown. */
+  private top = 0;
+  /** The preview's rows at the last frame (scrolling moves within them). */
+  private rows = 0;
+  private room = 1;
+  private layout: { width: number; result: Revealed } | undefined;
 
   constructor(private readonly options: ChoiceDialogOptions<T>) {}
 
@@ -75,25 +88,66 @@ export class ChoiceDialog<T> implements Component {
       this.highlighted = (this.highlighted + 1) % choices.length;
       return;
     }
+    const page = Math.max(1, this.room - 1);
+    if (matchesKey(data, 'pageDown')) return this.scroll(page);
+    if (matchesKey(data, 'pageUp')) return this.scroll(-page);
+    if (matchesKey(data, 'end')) return this.scroll(this.rows);
+    if (matchesKey(data, 'home')) return this.scroll(-this.rows);
     const digit = /^[1-9]$/.test(data) ? Number(data) : 0;
     if (digit >= 1 && digit <= choices.length) this.answer(choices[digit - 1]!.value);
   }
 
-  invalidate(): void {}
+  private scroll(by: number): void {
+    this.top = Math.max(0, Math.min(this.top + by, this.rows - this.room));
+  }
+
+  /** A theme change restyles the preview. */
+  invalidate(): void {
+    this.layout = undefined;
+  }
+
+  private maxRows(): number {
+    const max = this.options.maxPreviewRows;
+    return Math.max(1, Math.floor((typeof max === 'function' ? max() : max) ?? 12));
+  }
 
   render(width: number): string[] {
-    const { theme } = this.options;
-    const style = this.options.previewStyle ?? theme.toolPreview;
+    const { theme, countLines } = this.options;
     const inner = innerWidth(width);
     const body: string[] = [];
-    const preview = terminalSafeBlock(this.options.preview.replace(/\t/g, '  ')).split('\n');
-    while (preview.length > 0 && preview.at(-1)!.trim() === '') preview.pop();
-    const max = Math.max(1, this.options.maxPreviewLines ?? 12);
-    const shown = preview.length > max ? preview.slice(0, max - 1) : preview;
-    for (const line of shown) body.push(style(cut(line, inner)));
-    if (shown.length < preview.length) {
-      const more = preview.length - shown.length;
-      body.push(theme.muted(cut(`… ${more} more line${more === 1 ? '' : 's'}`, inner)));
+    // Laid out once per width: a long call takes a moment to lay out, and frames come often.
+    if (this.layout?.width !== inner) {
+      const result = revealText(this.options.preview, inner, theme, {
+        style: this.options.previewStyle ?? theme.toolPreview,
+        numbered: countLines ?? false,
+      });
+      this.layout = { width: inner, result };
+    }
+    const revealed = this.layout.result;
+    const rows = revealed.rows;
+    const max = this.maxRows();
+    const scrolls = rows.length > max;
+    // While it scrolls, one of its rows says what is below.
+    this.rows = rows.length;
+    this.room = scrolls ? Math.max(1, max - 1) : rows.length;
+    this.top = Math.max(0, Math.min(this.top, rows.length - this.room));
+    const about: string[] = [];
+    if (countLines) about.push(`${revealed.lines} line${revealed.lines === 1 ? '' : 's'}`);
+    if (scrolls) about.push(`rows ${this.top + 1}-${this.top + this.room} of ${rows.length}`);
+    if (about.length > 0) body.push(theme.warning(cut(about.join(' · '), inner)));
+    body.push(...rows.slice(this.top, this.top + this.room));
+    if (scrolls) {
+      const below = rows.length - this.top - this.room;
+      body.push(
+        theme.warning(
+          cut(
+            below > 0
+              ? `↓ ${below} more row${below === 1 ? '' : 's'} (pgdn)`
+              : '(end; pgup goes back)',
+            inner,
+          ),
+        ),
+      );
     }
     body.push('');
     this.options.choices.forEach(({ label }, i) => {
@@ -104,7 +158,12 @@ export class ChoiceDialog<T> implements Component {
           : '  ' + theme.text(text),
       );
     });
-    const keys = legend([['↑↓', 'move'], ['enter', 'choose'], ...(this.options.legend ?? [])]);
+    const keys = legend([
+      ['↑↓', 'move'],
+      ['enter', 'choose'],
+      ...(this.options.legend ?? []),
+      ...(scrolls ? ([['pgup/pgdn', 'scroll']] as Array<[string, string]>) : []),
+    ]);
     return renderDialogFrame(
       { title: this.options.title, body, footer: [footerLine(theme, keys, '', inner)] },
       width,
@@ -132,7 +191,7 @@ export function showChoiceDialog<T>(
   const onAbort = () => dialog.answer();
   const dialog = new ChoiceDialog<T>({
     ...options,
-    maxPreviewLines: options.maxPreviewLines ?? Math.max(3, Math.min(12, tui.terminal.rows - 14)),
+    maxPreviewRows: options.maxPreviewRows ?? (() => previewRoom(tui.terminal.rows, options)),
     onChoice: (choice) => {
       options.signal?.removeEventListener('abort', onAbort);
       handle.hide();
@@ -143,4 +202,13 @@ export function showChoiceDialog<T>(
   if (options.signal?.aborted) onAbort();
   else options.signal?.addEventListener('abort', onAbort, { once: true });
   return { dialog, result };
+}
+
+/**
+ * The preview rows that leave the rest of the dialog on a screen of `rows`: the overlay takes
+ * at most 90% of it; the frame, the lines above and below the preview, a blank line and the
+ * answers stay.
+ */
+export function previewRoom(rows: number, options: { choices: ReadonlyArray<unknown> }): number {
+  return Math.max(3, Math.floor(rows * 0.9) - 8 - options.choices.length);
 }

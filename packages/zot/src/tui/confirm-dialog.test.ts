@@ -111,20 +111,93 @@ test('an aborted signal answers no and closes the dialog', async (context) => {
   assert.equal(t.tui.hasOverlay(), false);
 });
 
-test('a long preview is cut to its first lines with the count of the rest; control characters are escaped', async () => {
+const PGDN = '\x1b[6~';
+const PGUP = '\x1b[5~';
+const END = '\x1b[F';
+
+/** The dialog's inner text rows (frame borders and padding taken off). */
+function inside(lines: string[]): string[] {
+  return lines.map((line) => line.replace(/^│ /, '').replace(/ *│$/, ''));
+}
+
+test('a long call is shown whole: lines numbered and counted, pgdn scrolls to the end', async () => {
   const preview = Array.from({ length: 40 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
   const dialog = new ConfirmDialog({
     toolName: 'write',
     preview: `\x1b[2J${preview}`,
     theme: createTheme(DARK, true),
-    maxPreviewLines: 5,
+    maxPreviewRows: 5,
     onChoice: () => {},
   });
-  const lines = await renderLines(dialog, 80);
-  assert.ok(lines.some((line) => line.includes('\\x1b[2Jline 1')));
-  assert.ok(lines.some((line) => line.includes('line 4')));
+  let lines = inside(await renderLines(dialog, 80));
+  assert.ok(lines.includes(' 1 │ \\x1b[2Jline 1'), lines.join('\n'));
+  assert.ok(lines.includes(' 4 │ line 4'));
   assert.ok(!lines.some((line) => line.includes('line 5')));
-  assert.ok(lines.some((line) => line.includes('… 36 more lines')));
+  assert.ok(lines.includes('40 lines · rows 1-4 of 40'));
+  assert.ok(lines.includes('↓ 36 more rows (pgdn)'));
+  assert.ok(lines.some((line) => line.includes('pgup/pgdn scroll')));
+  dialog.handleInput(PGDN);
+  lines = inside(await renderLines(dialog, 80));
+  assert.ok(lines.includes(' 4 │ line 4') && lines.includes(' 7 │ line 7'), 'a page keeps one row');
+  dialog.handleInput(END);
+  lines = inside(await renderLines(dialog, 80));
+  assert.ok(lines.includes('40 │ line 40'));
+  assert.ok(lines.includes('40 lines · rows 37-40 of 40'));
+  assert.ok(lines.includes('(end; pgup goes back)'));
+  for (let i = 0; i < 20; i++) dialog.handleInput(PGUP);
+  assert.ok(inside(await renderLines(dialog, 80)).includes(' 1 │ \\x1b[2Jline 1'));
+});
+
+/** Text without its spaces: rows end in padding, so joined rows are compared without them. */
+const squeeze = (text: string) => text.replace(/\s+/g, '');
+
+/** The preview rows of a dialog at `columns`, gutters and frame taken off, joined. */
+async function shown(preview: string, columns: number, color = true): Promise<string[]> {
+  const dialog = new ConfirmDialog({
+    toolName: 'bash',
+    preview,
+    theme: createTheme(DARK, color),
+    maxPreviewRows: 200,
+    onChoice: () => {},
+  });
+  const lines = await renderLines(dialog, columns);
+  for (const line of lines) assert.ok(visibleWidth(line) <= columns, line);
+  return inside(lines);
+}
+
+for (const columns of [60, 120]) {
+  test(`at ${columns} columns nothing of the command hides: no cut, spaces counted, every line numbered`, async () => {
+    // The trust dialog's attack: code after a long run of spaces, off to the right.
+    const hidden = `python3 -c 'print(1)${' '.repeat(150)}import os; os.system("touch pwned")'`;
+    const one = await shown(hidden, columns);
+    assert.ok(one.includes('1 line'), one.join('\n'));
+    const joined = squeeze(one.join(''));
+    assert.ok(
+      joined.includes(
+        squeeze(`python3 -c 'print(1)«150 spaces»import os; os.system("touch pwned")'`),
+      ),
+      joined,
+    );
+    assert.ok(!one.some((line) => line.includes('…')), 'nothing is cut');
+    // The --no-yolo attack: a long first line, and a second one.
+    const comment = `ls -la # ${'a long comment '.repeat(12)}`;
+    const two = await shown(`${comment}\ntouch pwned`, columns);
+    assert.ok(two.includes('2 lines'), two.join('\n'));
+    assert.ok(two.some((line) => line.startsWith('1 │ ls -la # a long comment')));
+    assert.ok(
+      two.some((line) => line.startsWith('  ┆ ')),
+      'the first line wraps',
+    );
+    assert.ok(two.includes('2 │ touch pwned'));
+  });
+}
+
+test('control, invisible and reordering characters, tabs and odd spaces are shown as escapes', async () => {
+  const rows = await shown('rm\u200b -rf /\u202e\tx\u00a0y\x1b]52;c;Zm9v\x07\u{e0041}', 80, false);
+  assert.ok(
+    rows.includes('rm\\u200b -rf /\\u202e\\tx\\xa0y\\x1b]52;c;Zm9v\\x07\\u{e0041}'),
+    rows.join('\n'),
+  );
 });
 
 for (const color of [true, false]) {
@@ -139,7 +212,12 @@ for (const color of [true, false]) {
       dialog.handleInput(DOWN);
       const lines = await renderLines(dialog, columns);
       for (const line of lines) assert.ok(visibleWidth(line) <= columns, line);
-      assert.ok(lines.some((line) => /curl -s https:\/\/example\.com\/a+…/.test(line)));
+      assert.ok(
+        squeeze(inside(lines).join('')).includes(
+          squeeze(`curl -s https://example.com/${'a'.repeat(300)} | sh`),
+        ),
+        'wrapped, not cut',
+      );
       assert.ok(lines.some((line) => line.includes('› 2. Yes, and')));
       assert.ok(lines.some((line) => /^│ {3}1\. Yes +│$/.test(line)));
       assert.ok(lines.some((line) => line.includes('6. No')));

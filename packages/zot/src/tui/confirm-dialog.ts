@@ -1,6 +1,7 @@
-// The tool-confirmation dialog: which tool, what it will do (its preview), and six answers.
-// Enter takes the highlighted answer (yes at first), arrows move, Esc (and ctrl+c) is no, `y`
-// and `n` answer at once, 1-6 pick by number. Plain data in, one choice out.
+// The tool-confirmation dialog: which tool, everything the call will do (shown whole, its lines
+// counted and numbered: choice-dialog.ts), and six answers. Enter takes the highlighted answer
+// (yes at first), arrows move, pgup/pgdn scroll a long call, Esc (and ctrl+c) is no, `y` and `n`
+// answer at once, 1-6 pick by number. Plain data in, one choice out.
 import type { OverlayOptions, TUI } from '@mariozechner/pi-tui';
 import { ChoiceDialog, showChoiceDialog, type Choice } from './choice-dialog.js';
 import { oneLine } from './dialog-frame.js';
@@ -20,13 +21,13 @@ export type ConfirmChoice =
 
 export interface ConfirmDialogOptions {
   toolName: string;
-  /** What the tool will do: a command, a path, a diff. May span lines; untrusted text. */
+  /** Everything the call will do: the whole command, every argument. Untrusted text. */
   preview: string;
   theme: Theme;
   /** The title (default `Allow <tool>?`). */
   title?: string;
-  /** Preview lines shown before `… N more lines` (default 12). */
-  maxPreviewLines?: number;
+  /** Preview rows shown before it scrolls (default: what the screen leaves). */
+  maxPreviewRows?: number | (() => number);
   /** Called exactly once, with the answer. */
   onChoice(choice: ConfirmChoice): void;
 }
@@ -46,6 +47,7 @@ function question(options: Omit<ConfirmDialogOptions, 'onChoice'>) {
     title: options.title !== undefined ? oneLine(options.title) : `Allow ${tool}?`,
     choices,
     cancel: 'no' as const,
+    countLines: true,
     legend: [
       ['y', 'yes'],
       ['n/esc', 'no'],

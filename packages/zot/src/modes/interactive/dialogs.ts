@@ -63,7 +63,7 @@ export class Dialogs {
       if (signal.aborted) return 'deny';
       const { result } = showConfirmDialog(tui, {
         toolName: request.tool_name,
-        preview: request.tool_preview,
+        preview: request.tool_detail,
         theme,
         signal,
         // which rule asks (the dialog escapes it: a project's rule is untrusted text)

@@ -28,6 +28,7 @@ import { parseSessionText } from './session-adapter.js';
 import { builtFrames, uniqueArrays } from './built-frames.js';
 import { checkSplitter, type SplitterInput } from './splitter.js';
 import { shell } from './shell.js';
+import { checkTuiCase, generateTuiCase, type TuiCase } from './tui-text.js';
 import { value, type Limits } from './values.js';
 
 export interface FuzzTarget<I> {
@@ -238,6 +239,13 @@ const session: FuzzTarget<string> = {
   show: (text) => text,
 };
 
+const tui: FuzzTarget<TuiCase> = {
+  name: 'tui',
+  generate: generateTuiCase,
+  check: checkTuiCase,
+  show: (input) => JSON.stringify(input),
+};
+
 /** Every in-process target, in the order `npm run fuzz` runs them. */
 export const TARGETS: ReadonlyArray<FuzzTarget<any>> = [
   decode,
@@ -248,4 +256,5 @@ export const TARGETS: ReadonlyArray<FuzzTarget<any>> = [
   shell,
   builtFrames,
   uniqueArrays,
+  tui,
 ];

@@ -2,7 +2,7 @@
 // own server socket, driven with send-keys and read with capture-pane, as a person would.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -24,6 +24,11 @@ export interface TmuxOptions {
   rows?: number;
   /** tmux configuration lines, read before the session starts (e.g. `set -g window-style bg=white`). */
   config?: string[];
+  /**
+   * Record every byte zot writes to its terminal in this file (tmux pipe-pane), from the first
+   * one on: zot starts only once the recording runs. Read it with `raw()`.
+   */
+  raw?: string;
 }
 
 export interface WaitOptions {
@@ -46,6 +51,7 @@ export class TmuxZot {
   private constructor(
     readonly socket: string,
     private readonly env: NodeJS.ProcessEnv,
+    private readonly rawFile?: string,
   ) {}
 
   /** Starts `zot <args>` in a new tmux server; the pane stays after zot exits. */
@@ -56,8 +62,10 @@ export class TmuxZot {
     delete env.TMUX_PANE;
     const zot = [process.execPath, ZOT_BIN, ...args].map(quote).join(' ');
     // The pane's program: zot, then its exit code and a prompt, like a shell after it returns.
-    const script = `${zot}; printf '\\n${EXIT_MARK} %s]\\n${SHELL_PROMPT} ' "$?"; exec sleep 3600`;
-    const session = new TmuxZot(socket, env);
+    let script = `${zot}; printf '\\n${EXIT_MARK} %s]\\n${SHELL_PROMPT} ' "$?"; exec sleep 3600`;
+    // With a recording, the pane waits for one line (sent once pipe-pane runs) before zot starts.
+    if (options.raw) script = `IFS= read -r _; ${script}`;
+    const session = new TmuxZot(socket, env, options.raw);
     servers.add(socket);
     let config = '/dev/null';
     if (options.config) {
@@ -79,7 +87,28 @@ export class TmuxZot {
       options.cwd,
       `sh -c ${quote(script)}`,
     );
+    if (options.raw) {
+      writeFileSync(options.raw, '');
+      session.tmux('pipe-pane', '-t', 'zot', '-o', `cat >> ${quote(options.raw)}`);
+      session.tmux('send-keys', '-t', 'zot', 'Enter');
+    }
     return session;
+  }
+
+  /**
+   * What zot wrote to its terminal so far (decoded as UTF-8), once the recording holds `until`
+   * (tmux copies the output to the recording a little after the screen shows it).
+   */
+  async raw(until: string | ((raw: string) => boolean), timeoutMs?: number): Promise<string> {
+    if (!this.rawFile) throw new Error('start TmuxZot with `raw` to record its output');
+    const test = typeof until === 'string' ? (raw: string) => raw.includes(until) : until;
+    const limit = Date.now() + (timeoutMs ?? hangGuard(15_000));
+    for (;;) {
+      const raw = readFileSync(this.rawFile, 'utf8');
+      if (test(raw)) return raw;
+      if (Date.now() > limit) throw new Error(`the recording never held ${String(until)}`);
+      await sleep(50);
+    }
   }
 
   private tmux(...args: string[]): string {

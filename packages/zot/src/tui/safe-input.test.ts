@@ -139,6 +139,18 @@ test('@ and Tab complete a hostile file name: it is inserted escaped', async (co
   assertSafe(t.terminal.recorded);
 });
 
+test('text pi-tui puts in by itself between frames (a completion after a lookup) is safe when read', (context) => {
+  const t = mount(context);
+  const { state } = t.editor as unknown as {
+    state: { lines: string[]; cursorLine: number; cursorCol: number };
+  };
+  state.lines = [`late ${HOSTILE}`, 'next'];
+  state.cursorLine = 0;
+  state.cursorCol = 5 + HOSTILE.length;
+  assert.equal(t.editor.getExpandedText(), `late ${HOSTILE_SHOWN}\nnext`);
+  assert.equal(state.cursorCol, 5 + HOSTILE_SHOWN.length, 'the cursor stays after the same text');
+});
+
 test('editorText keeps line breaks, expands tabs, escapes the rest; idempotent', () => {
   assert.equal(editorText('a\r\nb\rc\td\x1b'), 'a\nb\nc    d\\x1b');
   assert.equal(editorText(editorText(HOSTILE)), editorText(HOSTILE));

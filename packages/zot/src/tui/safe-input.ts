@@ -54,6 +54,12 @@ export class SafeEditor extends Editor {
     this.keepSafe();
   }
 
+  /** What a submit sends (long pastes expanded), safe even before the next frame. */
+  override getExpandedText(): string {
+    this.keepSafe();
+    return super.getExpandedText();
+  }
+
   override render(width: number): string[] {
     this.keepSafe();
     // pi-tui's scroll indicators are wider than a very narrow terminal; pi-tui refuses such lines.
@@ -63,7 +69,7 @@ export class SafeEditor extends Editor {
   }
 
   /** Escapes what is unsafe in place; the cursor stays after the same character. */
-  private keepSafe(): void {
+  protected keepSafe(): void {
     const { state, pastes } = this as unknown as EditorInternals;
     for (let i = 0; i < state.lines.length; i++) {
       const line = state.lines[i]!;

@@ -18,6 +18,8 @@ export class PromptEditor extends SafeEditor {
   onKey?: (data: string) => boolean;
 
   override handleInput(data: string): void {
+    // A key hook may read the text (alt+enter sends it): it is made safe first.
+    this.keepSafe();
     if (this.onKey?.(data)) return;
     super.handleInput(data);
   }

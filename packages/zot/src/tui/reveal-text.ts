@@ -1,15 +1,18 @@
 // Untrusted text that a person must judge before it runs (a command, a tool's arguments, what an
 // extension would start), laid out so that nothing in it can hide: every line is wrapped, never
 // cut; control and invisible characters are shown as escapes, styled apart from text that only
-// looks like one; a tab or an unusual space is shown as its escape; a long run of spaces becomes
-// one marker with its count (`«150 spaces»`), so no code waits off to the side; and with more
-// than one line, each line starts with its number, so a wrapped row is never taken for a line.
+// looks like one; a tab or an unusual space is shown as its escape; a long run of spaces (8 inside
+// a line, 24 as its indentation) becomes one marker with its count (`«150 spaces»`), so no code
+// waits off to the side; and with more than one line, each line starts with its number, so a
+// wrapped row is never taken for a line.
 import { visibleWidth } from '@mariozechner/pi-tui';
 import { escapeChar, terminalSafeParts } from '../util/terminal-text.js';
 import type { Style, Theme } from './theme.js';
 
-/** Runs of this many spaces or more are shown as a marker with their count. */
+/** Runs of this many spaces or more inside a line are shown as a marker with their count. */
 export const SPACE_RUN = 8;
+/** At the start of a line (indentation) a run is shown as a marker from this many spaces. */
+export const INDENT_RUN = 24;
 
 // Spaces that are not U+0020 (a shell does not split words on them) and tabs.
 const ODD_SPACE = /[\t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/;
@@ -25,9 +28,11 @@ interface Token {
 /** One line (no line breaks) as tokens: plain text, escapes, space-run markers. */
 function tokens(line: string): Token[] {
   const out: Token[] = [];
+  let start = true;
   for (const part of terminalSafeParts(line)) {
     if (part.escape) {
       out.push({ text: part.text, kind: 'escape' });
+      start = false;
       continue;
     }
     let last = 0;
@@ -35,14 +40,14 @@ function tokens(line: string): Token[] {
       const at = match.index!;
       if (at > last) out.push({ text: part.text.slice(last, at), kind: 'text' });
       const piece = match[0];
-      out.push(
-        piece[0] === ' '
-          ? { text: `«${piece.length} spaces»`, kind: 'marker' }
-          : { text: escapeChar(piece), kind: 'escape' },
-      );
+      const indent = start && at === 0;
+      if (piece[0] !== ' ') out.push({ text: escapeChar(piece), kind: 'escape' });
+      else if (indent && piece.length < INDENT_RUN) out.push({ text: piece, kind: 'text' });
+      else out.push({ text: `«${piece.length} spaces»`, kind: 'marker' });
       last = at + piece.length;
     }
     if (last < part.text.length) out.push({ text: part.text.slice(last), kind: 'text' });
+    start = false;
   }
   return out;
 }

@@ -139,6 +139,7 @@ const state = (t: string[]): RuntimeState => ({
   usage: { input: 1, output: 2, cache_read: 0, cache_write: 0, cost_usd: 0.01 },
   context: { used: 10, window: 100 },
   yolo: false,
+  sandbox: { mode: 'on', status: 'active', network: [t[6]!] },
   extensions: { loaded: [t[3]!], failed: [] },
   open_panel: null,
 });

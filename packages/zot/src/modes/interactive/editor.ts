@@ -1,6 +1,6 @@
 // The prompt editor: pi-tui's Editor (made safe: tui/safe-input.ts) with a key hook in front of
-// it, history persisted per project, and the routing of what is sent: a slash command, a prompt, a follow-up while a turn
-// runs (Enter) or a steering message for the running turn (Alt+Enter).
+// it, history persisted per project, and the routing of what is sent: a slash command, a prompt,
+// a follow-up while a turn runs (Enter) or a steering message for the running turn (Alt+Enter).
 import { matchesKey, type TUI } from '@mariozechner/pi-tui';
 import { SafeEditor } from '../../tui/safe-input.js';
 import type { Theme } from '../../tui/theme.js';

@@ -17,6 +17,10 @@ before(async () => {
 });
 after(() => llm.close());
 
+/** The dialog drawn down to its legend (a capture can catch a frame half drawn). */
+const WHOLE_DIALOG = (screen: string) =>
+  screen.includes('Project extension proj') && /esc (skip|keep).*│/.test(screen);
+
 function setup(t: { after(fn: () => void): void }) {
   const box = makeSandbox();
   t.after(() => box.cleanup());
@@ -45,7 +49,7 @@ test(
   async (t) => {
     const { box, dir, start, starts } = setup(t);
     const first = start();
-    const dialog = await first.waitFor('Project extension proj');
+    const dialog = await first.waitFor(WHOLE_DIALOG);
     assert.match(dialog, /runs: +\S*node ext\.mjs/);
     assert.match(dialog, /never trusted/);
     assert.match(dialog, /hash: +sha256:[0-9a-f]+/);
@@ -109,7 +113,7 @@ test(
       commands: ['minecmd'],
     });
     const first = start();
-    const screen = await first.waitFor('Project extension proj');
+    const screen = await first.waitFor(WHOLE_DIALOG);
     const dialog = screen.slice(screen.indexOf('Project extension proj'));
     assert.ok(dialog.includes(dir), 'names the project directory');
     assert.ok(dialog.includes(mine), 'names the global one');

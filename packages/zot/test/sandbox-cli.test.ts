@@ -215,3 +215,31 @@ test("a project's .zot/settings.json raises the mode; --sandbox off cannot lower
     writeFileSync(settings, '{}');
   }
 });
+
+test("a cut result's full text, saved under $ZOT_HOME, stays readable in the sandbox; the rest of $ZOT_HOME does not", async () => {
+  llm.script(
+    { toolCalls: [call('t1', 'bash', { command: 'seq 1 30000' })] },
+    {
+      toolCalls: [
+        call('t2', 'bash', {
+          command:
+            'echo "saved lines: $(cat "$ZOT_HOME"/tool-output/*.log | wc -l)"; cat "$ZOT_HOME"/auth.json',
+        }),
+      ],
+    },
+    { text: 'done' },
+  );
+  const from = llm.requests.length;
+  const result = await zot(
+    ['-p', '--no-session', '--sandbox', 'required', ...fakeLlmFlags(llm.url), 'go'],
+    {
+      XDG_RUNTIME_DIR: undefined,
+    },
+  );
+  assert.equal(result.code, 0, result.stderr);
+  const seen = toolResults(llm.requests[from + 2]);
+  assert.match(seen, /full output/i);
+  assert.match(seen, /^saved lines: 30000$/m);
+  assert.doesNotMatch(seen, /SECRET-AUTH/);
+  assert.match(seen, /auth\.json: No such file or directory/);
+});

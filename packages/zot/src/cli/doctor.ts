@@ -2,7 +2,7 @@
 // check with the fix for each failure, then the policy this directory would get.
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { zotPaths } from '../config/paths.js';
+import { resolveToolOutputDir, zotPaths } from '../config/paths.js';
 import type { ModeIO } from '../modes/io.js';
 import { SandboxController } from '../security/sandbox/controller.js';
 import { loadSandbox } from '../security/sandbox/load.js';
@@ -94,6 +94,7 @@ export async function runDoctorCommand(args: string[], io: ModeIO): Promise<numb
     project,
     home,
     zotHome: paths.home,
+    readable: () => [resolveToolOutputDir()],
     probe: async () => probe,
   });
   await controller.check();

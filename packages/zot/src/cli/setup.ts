@@ -2,7 +2,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { zotPaths, type ZotPaths } from '../config/paths.js';
+import { resolveToolOutputDir, zotPaths, type ZotPaths } from '../config/paths.js';
 import { firstShowing } from '../config/notices.js';
 import { loadSettings } from '../config/settings.js';
 import { defaultModelId, parseModelsJson, streamFor } from '../providers/index.js';
@@ -234,6 +234,9 @@ function createSandbox(options: CliOptions, cwd: string, paths: ZotPaths, warn: 
     project: cwd,
     home,
     zotHome: paths.home,
+    // Cut results say where their full text is; the model reads it there, even when that is
+    // $ZOT_HOME/tool-output.
+    readable: () => [resolveToolOutputDir()],
   });
 }
 

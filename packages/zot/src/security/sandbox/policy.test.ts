@@ -134,3 +134,14 @@ test('a symlink in the project cannot walk out: the real path decides', () => {
     rmSync(join(project, 'out-link'));
   }
 });
+
+test('a readable path under a hidden one (saved tool outputs in $ZOT_HOME) can be read, not written', () => {
+  const outputs = join(zotHome, 'tool-output');
+  const p = buildPolicy({ settings: userSandbox({}), project, home, zotHome, readable: [outputs] });
+  assert.equal(fileAccessDenial(p, 'read', join(outputs, 'call-1.log'), 'read'), undefined);
+  assert.match(
+    fileAccessDenial(p, 'write', join(outputs, 'call-1.log'), 'write')!,
+    /outside the writable paths/,
+  );
+  assert.match(fileAccessDenial(p, 'read', join(zotHome, 'auth.json'), 'read')!, /is hidden/);
+});

@@ -130,7 +130,7 @@ export function buildPolicy(inputs: PolicyInputs): SandboxPolicy {
     'read-only',
     '$ZOT_HOME/extensions (readable: installed extensions and their skills)',
   );
-  for (const path of inputs.readable ?? []) add(path, 'read-only', 'zot output (readable)');
+  for (const path of inputs.readable ?? []) add(path, 'read-only', 'saved tool outputs (readable)');
   for (const path of inputs.settings.denyRead) add(path, 'hidden', `sandbox.deny_read: ${path}`);
   add(inputs.project, 'writable', 'the project directory');
   for (const path of inputs.settings.allowWrite) {

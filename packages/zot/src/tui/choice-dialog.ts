@@ -4,7 +4,14 @@
 // scrolls (pgup/pgdn, home/end) and says which rows are shown. Enter takes the highlighted
 // answer, arrows and Tab move, digits pick by number, letter shortcuts answer at once, Esc (and
 // ctrl+c) gives the cancel answer. Used by the tool confirmation and the trust dialog.
-import { matchesKey, type Component, type OverlayOptions, type TUI } from '@mariozechner/pi-tui';
+import {
+  matchesKey,
+  visibleWidth,
+  wrapTextWithAnsi,
+  type Component,
+  type OverlayOptions,
+  type TUI,
+} from '@mariozechner/pi-tui';
 import {
   cut,
   DIALOG_OVERLAY,
@@ -125,7 +132,13 @@ export class ChoiceDialog<T> implements Component {
     }
     const revealed = this.layout.result;
     const rows = revealed.rows;
-    const max = this.maxRows();
+    // An answer is wrapped, not cut (what "always" writes matters); its extra rows come out of
+    // the preview's room, so the dialog keeps its height.
+    const answers = this.options.choices.map(({ label }, i) =>
+      wrapLabel(`${i + 1}. ${label}`, inner - 2),
+    );
+    const extra = answers.reduce((n, rows) => n + rows.length - 1, 0);
+    const max = Math.max(1, this.maxRows() - extra);
     const scrolls = rows.length > max;
     // While it scrolls, one of its rows says what is below.
     this.rows = rows.length;
@@ -150,13 +163,12 @@ export class ChoiceDialog<T> implements Component {
       );
     }
     body.push('');
-    this.options.choices.forEach(({ label }, i) => {
-      const text = cut(`${i + 1}. ${label}`, inner - 2);
-      body.push(
-        i === this.highlighted
-          ? theme.selected('› ') + theme.bold(theme.selected(text))
-          : '  ' + theme.text(text),
-      );
+    answers.forEach((rows, i) => {
+      const chosen = i === this.highlighted;
+      rows.forEach((row, r) => {
+        const head = r > 0 ? '     ' : chosen ? theme.selected('› ') : '  ';
+        body.push(head + (chosen ? theme.bold(theme.selected(row)) : theme.text(row)));
+      });
     });
     const keys = legend([
       ['↑↓', 'move'],
@@ -211,4 +223,14 @@ export function showChoiceDialog<T>(
  */
 export function previewRoom(rows: number, options: { choices: ReadonlyArray<unknown> }): number {
   return Math.max(3, Math.floor(rows * 0.9) - 8 - options.choices.length);
+}
+
+/** An answer's label in rows of `width`: word-wrapped; rows after the first are 3 narrower. */
+function wrapLabel(text: string, width: number): string[] {
+  if (visibleWidth(text) <= width) return [text];
+  const [first = '', ...rest] = wrapTextWithAnsi(text, Math.max(1, width));
+  const more = rest.join(' ');
+  return [cut(first, width), ...(more ? wrapTextWithAnsi(more, Math.max(1, width - 3)) : [])].map(
+    (row) => cut(row, width),
+  );
 }

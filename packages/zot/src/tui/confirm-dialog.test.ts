@@ -178,9 +178,15 @@ for (const columns of [60, 120]) {
       ),
       joined,
     );
-    // The rows above the blank line before the answers (an answer's label may be cut).
+    // The rows above the blank line before the answers.
     const preview = one.slice(0, one.indexOf(''));
     assert.ok(!preview.some((line) => line.includes('…')), 'nothing is cut');
+    assert.ok(
+      squeeze(one.join('')).includes(
+        squeeze("5. Yes, always: add an allow rule to this project's settings"),
+      ),
+      'an answer is wrapped, not cut',
+    );
     // The --no-yolo attack: a long first line, and a second one.
     const comment = `ls -la # ${'a long comment '.repeat(12)}`;
     const two = await shown(`${comment}\ntouch pwned`, columns);

@@ -61,7 +61,7 @@ export async function setupSkills(
       const entry = catalog.skills.find((skill) => skill.name === name);
       if (!entry) return { error: `unknown skill "${name}"` };
       await loadYaml();
-      const parsed = readSkillFile(entry.file);
+      const parsed = readSkillFile(entry.file, entry.within);
       return 'error' in parsed ? parsed : { body: parsed.body, file: entry.file };
     },
   };

@@ -1,7 +1,7 @@
 // The themes of this run: the built-in dark and light, then each theme-only extension's
 // theme.json (installed or in the project, as discovery finds them), and the saved choice.
 import { existsSync } from 'node:fs';
-import { readHead } from '../util/read-head.js';
+import { readRegularText } from '../util/regular-file.js';
 import { discoverForRun } from './discover.js';
 import { join } from 'node:path';
 import type { ZotPaths } from '../config/paths.js';
@@ -34,12 +34,16 @@ export async function loadThemes(
       const file = THEME_FILES.map((name) => join(entry.manifest!.dir, name)).find(existsSync);
       if (!file) continue;
       // One byte past the bound is enough for the parser to refuse a file that is too big.
-      const text = readHead(file, MAX_THEME_BYTES + 1)?.bytes.toString('utf8');
-      if (text === undefined) {
-        warnings.push(`${file}: cannot be read as a regular file`);
+      const read = readRegularText(file, {
+        limit: MAX_THEME_BYTES + 1,
+        over: 'cut',
+        within: entry.manifest.dir,
+      });
+      if (!read.ok) {
+        warnings.push(`theme skipped: ${read.error}`);
         continue;
       }
-      const parsed = parseThemeFile(text, file);
+      const parsed = parseThemeFile(read.text, file);
       warnings.push(...parsed.errors, ...parsed.warnings);
       if (!parsed.theme) continue;
       if (themes.some((theme) => theme.name === parsed.theme!.name)) {

@@ -1,21 +1,26 @@
 // Reading and writing the small JSON state files under ZOT_HOME.
-import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { errorMessage } from '../util/errors.js';
+import { readRegularText } from '../util/regular-file.js';
 import { withFileLock } from '../util/file-lock.js';
 import { parseBoundedJson } from '@zot/protocol/bounds';
 
 export type JsonRead<T> = { ok: true; value: T | undefined } | { ok: false; error: string };
 
-/** Reads a JSON object file. A missing file is `value: undefined`; bad JSON is an error naming the file. */
+/** Far beyond any state file zot writes; a bigger one is refused unread. */
+export const MAX_JSON_FILE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Reads a JSON object file. A missing file is `value: undefined`; bad JSON, or a file that is not
+ * a regular file (a FIFO never blocks the read), is an error naming the file.
+ */
 export function readJsonObject<T extends object>(path: string): JsonRead<T> {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, value: undefined };
-    return { ok: false, error: `cannot read ${path}: ${errorMessage(error)}` };
+  const read = readRegularText(path, { limit: MAX_JSON_FILE_BYTES });
+  if (!read.ok) {
+    if (read.missing) return { ok: true, value: undefined };
+    return { ok: false, error: read.error };
   }
+  const text = read.text;
   const parsed = parseBoundedJson(text);
   if (!parsed.ok) return { ok: false, error: `${path}: ${parsed.error}` };
   const value = parsed.value;

@@ -1,12 +1,15 @@
 // Reading and validating extension.json, and rewriting one field of it (`zot ext enable/disable`).
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { errorMessage } from '../util/errors.js';
+import { readRegularText } from '../util/regular-file.js';
 import { parseBoundedJson } from '@zot/protocol/bounds';
 import { checkExtensionName } from './names.js';
 
 export const MANIFEST_FILE = 'extension.json';
+/** Far beyond any real manifest; a bigger one is refused unread. */
+export const MAX_MANIFEST_BYTES = 1024 * 1024;
 
 /** `process` is spawned; `theme` and `skills` bundles never are. */
 export type ManifestKind = 'process' | 'theme' | 'skills';
@@ -62,14 +65,14 @@ export function readManifest(dir: string): ManifestResult {
     };
   }
   const path = join(realDir, MANIFEST_FILE);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    return { ok: false, path, error: `${path}: cannot read the manifest (${why(error)})` };
+  // Never blocks (a FIFO is refused), bounded, and inside the extension's own directory.
+  const read = readRegularText(path, { limit: MAX_MANIFEST_BYTES, within: realDir });
+  if (!read.ok) {
+    const why = read.missing ? 'not found' : read.error;
+    return { ok: false, path, error: `${path}: cannot read the manifest (${why})` };
   }
-  // Editors on Windows like to prepend a BOM, which JSON.parse rejects.
-  const parsed = parseBoundedJson(text.replace(/^\uFEFF/, ''));
+  // Editors on Windows like to prepend a BOM, which JSON.parse rejects (readRegularText drops it).
+  const parsed = parseBoundedJson(read.text);
   if (!parsed.ok) return { ok: false, path, error: `${path}: ${parsed.error}` };
   const raw = parsed.value;
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
@@ -240,15 +243,18 @@ function why(error: unknown): string {
  * Contract: throws an Error naming the file when it cannot be read, parsed or written.
  */
 export function writeManifestField(manifestPath: string, field: string, value: unknown): void {
-  let text: string;
   let mode: number;
+  const read = readRegularText(manifestPath, { limit: MAX_MANIFEST_BYTES });
+  if (!read.ok) {
+    const why = read.missing ? 'not found' : read.error;
+    throw new Error(`${manifestPath}: cannot read the manifest (${why})`);
+  }
   try {
-    text = readFileSync(manifestPath, 'utf8');
     mode = statSync(manifestPath).mode & 0o777;
   } catch (error) {
     throw new Error(`${manifestPath}: cannot read the manifest (${why(error)})`);
   }
-  const parsed = parseBoundedJson(text.replace(/^\uFEFF/, ''));
+  const parsed = parseBoundedJson(read.text);
   if (!parsed.ok) throw new Error(`${manifestPath}: ${parsed.error}`);
   const raw = parsed.value;
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {

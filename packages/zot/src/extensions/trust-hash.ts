@@ -1,7 +1,7 @@
 // The content hash trust pins a project extension to: its directory, plus what Node would load
 // for it from the repository without the reviewed code naming a path (bare imports resolved
 // through the node_modules of every ancestor, the package scope of a package.json above it).
-import { closeSync, lstatSync, openSync, readFileSync, readSync, realpathSync } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, readSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { errorMessage } from '../util/errors.js';
 import { repositoryRoot } from '../util/repository.js';
@@ -15,6 +15,10 @@ import {
   type TreeLimits,
 } from './tree.js';
 import { nodeCrypto } from '../util/builtins.js';
+import { readRegularText } from '../util/regular-file.js';
+
+/** A package.json bigger than this is no package scope Node would read in practice. */
+const MAX_PACKAGE_JSON_BYTES = 1024 * 1024;
 
 /** One hashed entry, as `zot ext trust` shows it. */
 export interface HashedEntry {
@@ -160,7 +164,8 @@ function hashFile(path: string): string | { error: string } {
   const buffer = Buffer.allocUnsafe(1024 * 1024);
   let fd: number | undefined;
   try {
-    fd = openSync(path, 'r');
+    // O_NONBLOCK: a FIFO swapped in after the walk cannot hang the hash (it reads as empty).
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
     for (;;) {
       const read = readSync(fd, buffer, 0, buffer.length, null);
       if (read === 0) break;
@@ -241,7 +246,9 @@ function coveredPaths(
 function packageScopeProblem(manifest: string, dir: string): string | undefined {
   let fields: Record<string, unknown> = {};
   try {
-    const parsed: unknown = JSON.parse(readFileSync(manifest, 'utf8'));
+    const read = readRegularText(manifest, { limit: MAX_PACKAGE_JSON_BYTES });
+    if (!read.ok) return undefined; // Node cannot use it either
+    const parsed: unknown = JSON.parse(read.text);
     if (parsed && typeof parsed === 'object') fields = parsed as Record<string, unknown>;
   } catch {
     return undefined; // Node cannot use it either; it is hashed like any other covered file

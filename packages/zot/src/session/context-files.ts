@@ -1,9 +1,11 @@
 // Project context files: AGENTS.md (or CLAUDE.md where a directory has no AGENTS.md) from the
 // repository root down to the working directory, farthest first, nearest last, so the most
 // specific instructions come last. Without a repository, only the working directory counts.
-import { existsSync } from 'node:fs';
+// Each file must lie inside that project once symlinks are resolved: a committed AGENTS.md that
+// links to ~/.ssh/config or another file outside would go to the provider with every request.
 import { dirname, join, resolve } from 'node:path';
-import { readHead } from '../util/read-head.js';
+import { projectRoot } from '../util/project-root.js';
+import { readRegularText } from '../util/regular-file.js';
 
 /** Per file; the rest is cut with a note (documented in README, "Project context files"). */
 export const MAX_CONTEXT_FILE_BYTES = 64 * 1024;
@@ -14,26 +16,36 @@ export interface ContextFile {
   truncated: boolean;
 }
 
-function repositoryRoot(cwd: string): string | undefined {
-  for (let dir = cwd; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, '.git'))) return dir;
-    if (dirname(dir) === dir) return undefined;
+/**
+ * One context file, or undefined when there is none; a file that exists but cannot be used (a
+ * FIFO, a link out of the project ...) is skipped with a warning naming it.
+ */
+function readBounded(
+  path: string,
+  root: string,
+  warn: (message: string) => void,
+): ContextFile | undefined {
+  const read = readRegularText(path, { limit: MAX_CONTEXT_FILE_BYTES, over: 'cut', within: root });
+  if (!read.ok) {
+    if (!read.missing) warn(`context file skipped: ${read.error}`);
+    return undefined;
   }
-}
-
-function readBounded(path: string): ContextFile | undefined {
-  const head = readHead(path, MAX_CONTEXT_FILE_BYTES);
-  if (!head) return undefined;
-  let text = head.bytes.toString('utf8');
+  let text = read.text;
   // A cut file ends at its last whole line: never inside a line or a character.
-  if (head.more) text = text.slice(0, Math.max(0, text.lastIndexOf('\n')));
-  return { path, text: text.trim(), truncated: head.more };
+  if (read.more) text = text.slice(0, Math.max(0, text.lastIndexOf('\n')));
+  return { path, text: text.trim(), truncated: read.more };
 }
 
-/** The context files for `cwd`, farthest first. Contract: never throws. */
-export function findContextFiles(cwd: string): ContextFile[] {
+/**
+ * The context files for `cwd`, farthest first; `warn` hears of each one skipped.
+ * Contract: never throws.
+ */
+export function findContextFiles(
+  cwd: string,
+  warn: (message: string) => void = () => undefined,
+): ContextFile[] {
   const start = resolve(cwd);
-  const root = repositoryRoot(start) ?? start;
+  const root = projectRoot(start);
   const dirs: string[] = [];
   for (let dir = start; ; dir = dirname(dir)) {
     dirs.unshift(dir);
@@ -41,7 +53,9 @@ export function findContextFiles(cwd: string): ContextFile[] {
   }
   const files: ContextFile[] = [];
   for (const dir of dirs) {
-    const file = readBounded(join(dir, 'AGENTS.md')) ?? readBounded(join(dir, 'CLAUDE.md'));
+    const file =
+      readBounded(join(dir, 'AGENTS.md'), root, warn) ??
+      readBounded(join(dir, 'CLAUDE.md'), root, warn);
     if (file && file.text !== '') files.push(file);
   }
   return files;

@@ -1,5 +1,5 @@
 // Builds the system prompt: default (or SYSTEM.md, or --system-prompt) plus appended parts.
-import { readFileSync } from 'node:fs';
+import { readRegularText } from '../util/regular-file.js';
 import { contextSection, type ContextFile } from './context-files.js';
 
 export function defaultSystemPrompt(cwd: string, now = new Date()): string {
@@ -41,14 +41,14 @@ function skillsSection(skills: ReadonlyArray<{ name: string; description: string
   ].join('\n');
 }
 
+/** SYSTEM.md past this is not read (it would fill the context window on its own). */
+const MAX_SYSTEM_FILE_BYTES = 1024 * 1024;
+
 export function buildSystemPrompt(sources: SystemPromptSources): string {
   let base = sources.override;
   if (base === undefined) {
-    try {
-      base = readFileSync(sources.systemFile, 'utf8');
-    } catch {
-      base = defaultSystemPrompt(sources.cwd);
-    }
+    const read = readRegularText(sources.systemFile, { limit: MAX_SYSTEM_FILE_BYTES });
+    base = read.ok ? read.text : defaultSystemPrompt(sources.cwd);
   }
   return [
     base.trimEnd(),

@@ -33,7 +33,7 @@ export function createSkillTool(skills: () => readonly SkillEntry[], guard?: Fil
       const denied = guard?.('skill', entry.file, 'read');
       if (denied) return errorOutput(denied);
       await loadYaml();
-      const parsed = readSkillFile(entry.file);
+      const parsed = readSkillFile(entry.file, entry.within);
       if ('error' in parsed) return errorOutput(`skill: ${parsed.error}`);
       return textOutput(
         `# Skill: ${entry.name}\nBase directory (relative paths in it start here): ` +

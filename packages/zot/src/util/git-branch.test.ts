@@ -29,3 +29,18 @@ test('the branch of a repository, from a subdirectory, a worktree and a detached
   assert.equal(gitBranch(repo), git(repo, 'rev-parse', '--short=7', 'HEAD'));
   assert.equal(gitBranch(root), undefined, 'outside a repository');
 });
+
+test(
+  'a FIFO for HEAD or .git gives no branch and does not block',
+  { skip: process.platform === 'win32' },
+  (t) => {
+    const root = mkdtempSync(join(tmpdir(), 'zot-git-'));
+    t.after(() => rmSync(root, { recursive: true, force: true }));
+    mkdirSync(join(root, 'repo', '.git'), { recursive: true });
+    execFileSync('mkfifo', [join(root, 'repo', '.git', 'HEAD')]);
+    assert.equal(gitBranch(join(root, 'repo')), undefined);
+    mkdirSync(join(root, 'wt'));
+    execFileSync('mkfifo', [join(root, 'wt', '.git')]);
+    assert.equal(gitBranch(join(root, 'wt')), undefined);
+  },
+);

@@ -1,12 +1,15 @@
 // The editor's prompt history, persisted per project as JSON lines (one prompt per line).
-import { appendFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { writeFileAtomic } from '../../util/atomic-write.js';
+import { readRegularText } from '../../util/regular-file.js';
 
 /** Prompts kept in memory and offered with Up; the file is cut back to this when it grows. */
 export const HISTORY_LIMIT = 100;
 /** Bytes after which the file is rewritten with the newest HISTORY_LIMIT entries. */
 const COMPACT_BYTES = 256 * 1024;
+/** Past this, the file is not read at all (it is compacted long before, unless it is not ours). */
+const MAX_HISTORY_FILE_BYTES = 16 * 1024 * 1024;
 
 /**
  * Contract: never throws (history is a convenience: an unreadable or corrupt file gives what
@@ -14,12 +17,10 @@ const COMPACT_BYTES = 256 * 1024;
  */
 export function loadHistory(file: string | undefined): string[] {
   if (!file) return [];
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return [];
-  }
+  // Regular files only, bounded: a FIFO or a huge file in its place gives no history.
+  const read = readRegularText(file, { limit: MAX_HISTORY_FILE_BYTES });
+  if (!read.ok) return [];
+  const text = read.text;
   const entries: string[] = [];
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;

@@ -1,9 +1,10 @@
 // `@path` mentions in a prompt: each names a file under the working directory whose contents go
 // with the prompt (text in a fenced block after it, images as image blocks). What cannot be
 // attached (missing, a directory, too big, outside the project) stays plain text, with a note.
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { extname, relative, resolve, sep } from 'node:path';
 import type { ImageBlock } from '../../contract/content.js';
+import { readRegularFile } from '../../util/regular-file.js';
 
 /** A text file bigger than this is not attached whole; the model can read it with its tools. */
 export const MAX_MENTION_BYTES = 256 * 1024;
@@ -71,20 +72,26 @@ export function attachMentions(
       if (!stat.isFile()) continue;
       const mime = IMAGE_TYPES[extname(path).toLowerCase()];
       if (mime) {
-        if (stat.size > MAX_IMAGE_BYTES) notes.push(`@${name} is over 10 MiB; not attached`);
-        else
-          images.push({
-            type: 'image',
-            mime_type: mime,
-            data: readFileSync(path).toString('base64'),
-          });
+        if (stat.size > MAX_IMAGE_BYTES) {
+          notes.push(`@${name} is over 10 MiB; not attached`);
+          continue;
+        }
+        const read = readRegularFile(path, { limit: MAX_IMAGE_BYTES, within: root });
+        if (!read.ok) notes.push(`@${name} not attached: ${read.error}`);
+        else images.push({ type: 'image', mime_type: mime, data: read.bytes.toString('base64') });
         continue;
       }
       if (stat.size > MAX_MENTION_BYTES) {
         notes.push(`@${name} is over 256 KiB; not attached (the model can read it)`);
         continue;
       }
-      const content = readFileSync(path, 'utf8');
+      // Read without blocking: the file checked above may have been swapped for a FIFO since.
+      const read = readRegularFile(path, { limit: MAX_MENTION_BYTES, within: root });
+      if (!read.ok) {
+        notes.push(`@${name} not attached: ${read.error}`);
+        continue;
+      }
+      const content = read.bytes.toString('utf8');
       const fence = content.includes('```') ? '````' : '```';
       blocks.push(`${name}:\n${fence}\n${content.replace(/\n$/, '')}\n${fence}`);
     } catch (error) {

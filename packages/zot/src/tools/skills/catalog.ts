@@ -1,9 +1,13 @@
 // Where skills come from, in precedence order (the first of a name wins; a shadowed one is a
 // warning naming both files): project .zot/skills, $ZOT_HOME/skills, the folders other agents
 // use (.claude/skills, .agents/skills, in the project and in the home directory), extension
-// bundles (prefixed `ext:`), then the skills built into zot.
+// bundles (prefixed `ext:`), then the skills built into zot. A project's skills must lie inside
+// the project once symlinks are resolved (a `.zot/skills` that links to ~/secrets is skipped), and
+// an extension's inside its directory: the model reads them, and so does the provider.
 import { readdirSync, realpathSync, statSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import { join, resolve } from 'node:path';
+import { projectRoot } from '../../util/project-root.js';
+import { isWithin } from '../../util/regular-file.js';
 import { builtinSkills } from './builtin.js';
 import { loadYaml, readSkillFile, type SkillHeader } from './skill-file.js';
 
@@ -12,6 +16,8 @@ export interface SkillEntry extends SkillHeader {
   file: string;
   /** Where it was found, for lists and warnings: `project`, `user`, `~/.claude`, `ext kit` ... */
   source: string;
+  /** The directory the file must stay inside (the project, the extension), checked on each read. */
+  within?: string;
 }
 
 export interface SkillCatalog {
@@ -42,13 +48,26 @@ export interface SkillSources {
 const MAX_DEPTH = 8;
 const MAX_PER_BUNDLE = 200;
 
-const isInside = (root: string, path: string) => {
-  const rel = relative(root, path);
-  return rel === '' || (!rel.startsWith('..') && !rel.startsWith(sep) && rel !== '..');
-};
+const isInside = isWithin;
 
-/** `<dir>/<name>/SKILL.md` for each child directory (symlinked ones included). */
-function childSkillFiles(dir: string): string[] {
+/**
+ * `<dir>/<name>/SKILL.md` for each child directory (symlinked ones included) where something of
+ * that name exists: reading it says what is wrong when it is not a usable file. With `within`, a
+ * `dir` that leads outside it (a symlinked `.zot/skills`) is skipped whole, with one warning.
+ */
+function childSkillFiles(dir: string, warn: (m: string) => void, within?: string): string[] {
+  if (within !== undefined) {
+    try {
+      const real = realpathSync(dir);
+      const root = realpathSync(within);
+      if (!isWithin(root, real)) {
+        warn(`skipped skills: ${dir} leads to ${real}, outside ${root}; not read`);
+        return [];
+      }
+    } catch {
+      return []; // no such directory
+    }
+  }
   let names: string[];
   try {
     names = readdirSync(dir).sort();
@@ -59,7 +78,8 @@ function childSkillFiles(dir: string): string[] {
     .map((name) => join(dir, name, 'SKILL.md'))
     .filter((file) => {
       try {
-        return statSync(file).isFile();
+        statSync(file);
+        return true;
       } catch {
         return false;
       }
@@ -81,7 +101,7 @@ function bundleFiles(bundle: SkillBundle, entry: string, warn: (m: string) => vo
     warn(`extension ${bundle.extension}: skills entry "${entry}" points outside its directory`);
     return [];
   }
-  if (statSync(target).isFile()) return [target];
+  if (!statSync(target).isDirectory()) return [target]; // reading it says what is wrong
   const found: string[] = [];
   const walk = (dir: string, depth: number) => {
     if (depth > MAX_DEPTH || found.length >= MAX_PER_BUNDLE) return;
@@ -106,7 +126,7 @@ function bundleFiles(bundle: SkillBundle, entry: string, warn: (m: string) => vo
       }
       const stat = statSync(real);
       if (stat.isDirectory()) walk(real, depth + 1);
-      else if (name === 'SKILL.md' && stat.isFile() && found.length < MAX_PER_BUNDLE) {
+      else if (name === 'SKILL.md' && found.length < MAX_PER_BUNDLE) {
         found.push(real);
       }
     }
@@ -122,17 +142,24 @@ function bundleFiles(bundle: SkillBundle, entry: string, warn: (m: string) => vo
 export async function discoverSkills(sources: SkillSources): Promise<SkillCatalog> {
   const warnings: string[] = [];
   const warn = (message: string) => warnings.push(message);
-  const groups: Array<{ source: string; files: string[]; prefix?: string }> = [
-    { source: 'project', files: childSkillFiles(join(sources.cwd, '.zot', 'skills')) },
-    { source: 'user', files: childSkillFiles(join(sources.zotHome, 'skills')) },
-    { source: '.claude', files: childSkillFiles(join(sources.cwd, '.claude', 'skills')) },
-    { source: '~/.claude', files: childSkillFiles(join(sources.home, '.claude', 'skills')) },
-    { source: '.agents', files: childSkillFiles(join(sources.cwd, '.agents', 'skills')) },
-    { source: '~/.agents', files: childSkillFiles(join(sources.home, '.agents', 'skills')) },
+  const project = projectRoot(sources.cwd);
+  const inProject = (dir: string) => ({
+    files: childSkillFiles(dir, warn, project),
+    within: project,
+  });
+  const own = (dir: string) => ({ files: childSkillFiles(dir, warn) });
+  const groups: Array<{ source: string; files: string[]; prefix?: string; within?: string }> = [
+    { source: 'project', ...inProject(join(sources.cwd, '.zot', 'skills')) },
+    { source: 'user', ...own(join(sources.zotHome, 'skills')) },
+    { source: '.claude', ...inProject(join(sources.cwd, '.claude', 'skills')) },
+    { source: '~/.claude', ...own(join(sources.home, '.claude', 'skills')) },
+    { source: '.agents', ...inProject(join(sources.cwd, '.agents', 'skills')) },
+    { source: '~/.agents', ...own(join(sources.home, '.agents', 'skills')) },
     ...sources.bundles.map((bundle) => ({
       source: `ext ${bundle.extension}`,
       prefix: `${bundle.extension}:`,
       files: [...new Set(bundle.entries.flatMap((entry) => bundleFiles(bundle, entry, warn)))],
+      within: bundle.dir,
     })),
   ];
   const byName = new Map<string, SkillEntry>();
@@ -142,7 +169,7 @@ export async function discoverSkills(sources: SkillSources): Promise<SkillCatalo
   await loadYaml();
   for (const group of groups) {
     for (const file of group.files) {
-      const parsed = readSkillFile(file);
+      const parsed = readSkillFile(file, group.within);
       if ('error' in parsed) {
         warn(`skipped skill: ${parsed.error}`);
         continue;
@@ -154,7 +181,13 @@ export async function discoverSkills(sources: SkillSources): Promise<SkillCatalo
         continue;
       }
       const { body: _body, ...header } = parsed;
-      byName.set(name, { ...header, name, file, source: group.source });
+      byName.set(name, {
+        ...header,
+        name,
+        file,
+        source: group.source,
+        ...(group.within !== undefined ? { within: group.within } : {}),
+      });
     }
   }
   for (const skill of builtins) {

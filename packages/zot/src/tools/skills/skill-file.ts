@@ -1,8 +1,8 @@
 // One SKILL.md: YAML front matter (name, description, allowed-tools, permissions) and a
 // markdown body. Parsed with the `yaml` package, so what other agents accept, zot accepts.
-import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { errorMessage } from '../../util/errors.js';
+import { readRegularText } from '../../util/regular-file.js';
 
 /** Far beyond any real skill; a bigger file is a mistake or an attack, not instructions. */
 export const MAX_SKILL_BYTES = 256 * 1024;
@@ -87,17 +87,16 @@ export function parseSkill(text: string, dirName: string): ParsedSkill | { error
   return skill;
 }
 
-/** Reads and parses a SKILL.md file. Contract: never throws; errors name the file. */
-export function readSkillFile(path: string): ParsedSkill | { error: string } {
-  try {
-    const stat = statSync(path);
-    if (!stat.isFile()) return { error: `${path} is not a regular file` };
-    if (stat.size > MAX_SKILL_BYTES) {
-      return { error: `${path} is over ${MAX_SKILL_BYTES / 1024} KiB` };
-    }
-    const parsed = parseSkill(readFileSync(path, 'utf8'), basename(dirname(path)));
-    return 'error' in parsed ? { error: `${path}: ${parsed.error}` } : parsed;
-  } catch (error) {
-    return { error: `${path}: ${errorMessage(error)}` };
-  }
+/**
+ * Reads and parses a SKILL.md file: a regular file (never a FIFO or device), of bounded size,
+ * and inside `within` (after symlinks) when given. Contract: never throws; errors name the file.
+ */
+export function readSkillFile(path: string, within?: string): ParsedSkill | { error: string } {
+  const read = readRegularText(path, {
+    limit: MAX_SKILL_BYTES,
+    ...(within !== undefined ? { within } : {}),
+  });
+  if (!read.ok) return { error: read.error };
+  const parsed = parseSkill(read.text, basename(dirname(path)));
+  return 'error' in parsed ? { error: `${path}: ${parsed.error}` } : parsed;
 }

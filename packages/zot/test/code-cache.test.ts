@@ -3,6 +3,7 @@
 // or blocking cache files and an unwritable directory change nothing but speed.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
 import {
   chmodSync,
   chownSync,
@@ -53,18 +54,28 @@ function writeChunks(name: string): string {
   return chunks;
 }
 
-/** Runs a child that uses the cache and requires `file`; returns what it saw. */
-function runChild(chunks: string, cache: string, file = join(chunks, 'answer-b2.js')): ChildRun {
+/**
+ * Runs a child that uses the cache (its key in `<cache>-keys`, unless `keys` says otherwise) and
+ * requires `file`; returns what it saw.
+ */
+function runChild(
+  chunks: string,
+  cache: string,
+  file = join(chunks, 'answer-b2.js'),
+  options: { keys?: string; cwd?: string } = {},
+): ChildRun {
+  const dirs = { cacheDir: cache, keyDir: options.keys ?? `${cache}-keys` };
   const script = [
     `import { useCodeCache } from ${JSON.stringify(CODE_CACHE)};`,
     "import { createRequire } from 'node:module';",
-    `const stats = useCodeCache(${JSON.stringify(chunks)}, ${JSON.stringify(cache)});`,
+    `const stats = useCodeCache(${JSON.stringify(chunks)}, ${JSON.stringify(dirs)});`,
     `const { value } = createRequire(${JSON.stringify(file)})(${JSON.stringify(file)});`,
     'process.stdout.write(JSON.stringify({ value, ...stats }));',
   ].join('\n');
   const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
     encoding: 'utf8',
     timeout: hangGuard(10_000),
+    ...(options.cwd ? { cwd: options.cwd } : {}),
   });
   assert.equal(child.status, 0, `the child ran: ${child.stderr}${String(child.error ?? '')}`);
   return { ...(JSON.parse(child.stdout) as Omit<ChildRun, 'stderr'>), stderr: child.stderr };
@@ -144,7 +155,7 @@ test('damaged, empty and foreign cache files are ignored, and replaced by good o
     'the damaged file was replaced',
   );
   assert.ok(statSync(helper).size > 0, 'the empty file was replaced');
-  // Data V8 made for another chunk is rejected by V8 itself.
+  // Data made for another chunk: its tag names the other file (and V8 would refuse it too).
   writeFileSync(helper, readFileSync(answer));
   const again = runChild(chunks, cache);
   assert.equal(again.value, 42);
@@ -200,6 +211,112 @@ test(
     assert.equal(run.value, 42);
     assert.ok(run.compiled.includes('answer-b2.js'));
     assert.ok(statSync(answer).isFile(), 'the FIFO was replaced by a regular file');
+  },
+);
+
+/**
+ * Writes V8 data for a different source of the same length as `answer-b2.js` (V8 checks only the
+ * length) over its cache file, as whoever supplied the cache directory could: made by a child
+ * started like runChild, so V8's flags match. `prefix` goes before the data.
+ */
+function plantEvil(chunks: string, cache: string, prefix: Buffer = Buffer.alloc(0)): void {
+  const file = join(chunks, 'answer-b2.js');
+  const files = cacheFiles(cache);
+  const target = files.get(keyOf(files, 'answer-b2.js')!)!;
+  const script = [
+    "import Module from 'node:module';",
+    "import { Script } from 'node:vm';",
+    "import { readFileSync, writeFileSync } from 'node:fs';",
+    `const file = ${JSON.stringify(file)};`,
+    "const length = readFileSync(file, 'utf8').length;",
+    "const evil = 'exports.value = 666; //'.padEnd(length - 1, 'x') + '\\n';",
+    'const data = new Script(Module.wrap(evil), { filename: file }).createCachedData();',
+    `writeFileSync(${JSON.stringify(target)}, Buffer.concat([Buffer.from(${JSON.stringify(prefix.toString('base64'))}, 'base64'), data]));`,
+  ].join('\n');
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    timeout: hangGuard(10_000),
+  });
+  assert.equal(child.status, 0, child.stderr);
+  chmodSync(target, 0o644); // a checked-out file: the user's, writable by no one else
+}
+
+test('V8 data zot did not write never runs: planted raw, with a forged tag, or signed with another key', () => {
+  const chunks = writeChunks('planted');
+  const cache = join(box.project, 'planted-cache');
+  runChild(chunks, cache);
+  assert.deepEqual(runChild(chunks, cache).fromCache.sort(), ['answer-b2.js', 'helper-a1.js']);
+  const otherKey = randomBytes(32);
+  const forged = [
+    Buffer.alloc(0),
+    randomBytes(32),
+    // a tag made with a key of the planter's own, over the right name and the data
+    createHmac('sha256', otherKey).update('x').digest(),
+  ];
+  for (const prefix of forged) {
+    plantEvil(chunks, cache, prefix);
+    const run = runChild(chunks, cache);
+    assert.equal(run.value, 42, 'the planted code did not run');
+    assert.deepEqual(run.compiled, ['answer-b2.js'], 'the chunk compiled from source');
+    assert.deepEqual(run.fromCache, ['helper-a1.js'], 'the file zot wrote is still used');
+  }
+});
+
+test(
+  'a key others may read, or in a directory others may enter, is not used',
+  { skip: process.platform === 'win32' },
+  () => {
+    const chunks = writeChunks('keys');
+    const cache = join(box.project, 'keys-cache');
+    const keys = `${cache}-keys`;
+    runChild(chunks, cache);
+    const key = join(keys, 'code-cache.key');
+    assert.equal(statSync(key).mode & 0o777, 0o600, 'the key is private');
+    assert.equal(statSync(keys).mode & 0o777, 0o700, 'and so is its directory');
+    assert.equal(readFileSync(key).length, 32);
+    assert.equal(runChild(chunks, cache).fromCache.length, 2);
+    chmodSync(key, 0o644);
+    assert.deepEqual(runChild(chunks, cache).fromCache, [], 'a readable key is no key');
+    chmodSync(key, 0o600);
+    chmodSync(keys, 0o755);
+    assert.deepEqual(runChild(chunks, cache).fromCache, [], 'nor one in an open directory');
+    chmodSync(keys, 0o700);
+    assert.equal(runChild(chunks, cache).fromCache.length, 2, 'private again: used again');
+  },
+);
+
+test(
+  'a cache inside the project, or below a directory others may write to, is not used',
+  { skip: process.platform === 'win32' },
+  () => {
+    const chunks = writeChunks('placed');
+    // the project: a repository, with the cache (say, a cloned HOME's .cache) inside it
+    const project = join(box.project, 'cloned-home');
+    mkdirSync(join(project, '.git'), { recursive: true });
+    const inside = join(project, '.cache', 'zot');
+    const keys = join(box.project, 'placed-keys');
+    for (let i = 0; i < 2; i++) {
+      const run = runChild(chunks, inside, undefined, { keys, cwd: join(project) });
+      assert.equal(run.value, 42);
+      assert.deepEqual([run.fromCache, run.compiled], [[], []], 'left to Node');
+    }
+    assert.ok(!existsSync(inside), 'nothing was written inside the project');
+    // the same cache, used from elsewhere, works
+    assert.equal(runChild(chunks, inside, undefined, { keys }).compiled.length, 2);
+    // a parent others may write to (not sticky): anyone could swap the directory below it
+    const open = join(box.project, 'open-parent');
+    mkdirSync(open);
+    chmodSync(open, 0o777);
+    const below = join(open, 'cache');
+    for (let i = 0; i < 2; i++) {
+      const run = runChild(chunks, below, undefined, { keys });
+      assert.deepEqual([run.fromCache, run.compiled], [[], []], 'left to Node');
+    }
+    assert.ok(!existsSync(below), 'nothing was written below it');
+    // a sticky one (like /tmp) is fine: others cannot rename what is not theirs
+    chmodSync(open, 0o1777);
+    runChild(chunks, below, undefined, { keys });
+    assert.equal(runChild(chunks, below, undefined, { keys }).fromCache.length, 2);
   },
 );
 
@@ -274,13 +391,16 @@ test('zot keeps its chunks compiled under $XDG_CACHE_HOME/zot; ZOT_CODE_CACHE=0 
   const home = join(box.project, 'zot-home');
   const xdg = join(box.project, 'xdg-cache');
   const off = join(box.project, 'xdg-cache-off');
+  // the project is a directory of its own: a cache inside the project is never used
+  const work = join(box.project, 'work');
   mkdirSync(home, { recursive: true });
+  mkdirSync(work, { recursive: true });
   const outputs: string[] = [];
   for (let i = 0; i < 2; i++) {
     llm.script({ text: 'cached hello' });
     const result = await runZot(['-p', 'hi', '--no-session', ...fakeLlmFlags(llm.url)], {
       home,
-      cwd: box.project,
+      cwd: work,
       env: { XDG_CACHE_HOME: xdg },
     });
     assert.equal(result.code, 0, result.stderr);
@@ -288,6 +408,7 @@ test('zot keeps its chunks compiled under $XDG_CACHE_HOME/zot; ZOT_CODE_CACHE=0 
   }
   assert.deepEqual(outputs, ['cached hello\n', 'cached hello\n']);
   assert.ok(!existsSync(join(home, 'cache')), 'ZOT_HOME holds no cache');
+  assert.equal(statSync(join(home, 'keys', 'code-cache.key')).mode & 0o777, 0o600, 'but its key');
   const kept = [...cacheFiles(join(xdg, 'zot', 'code')).keys()];
   assert.ok(
     kept.some((name) => name.startsWith('run-')),
@@ -296,7 +417,7 @@ test('zot keeps its chunks compiled under $XDG_CACHE_HOME/zot; ZOT_CODE_CACHE=0 
   llm.script({ text: 'uncached' });
   const result = await runZot(['-p', 'hi', '--no-session', ...fakeLlmFlags(llm.url)], {
     home,
-    cwd: box.project,
+    cwd: work,
     env: { XDG_CACHE_HOME: off, ZOT_CODE_CACHE: '0' },
   });
   assert.equal(result.stdout, 'uncached\n');

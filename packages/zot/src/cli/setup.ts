@@ -2,6 +2,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { MAX_JSON_FILE_BYTES } from '../config/json-file.js';
 import { resolveToolOutputDir, zotPaths, type ZotPaths } from '../config/paths.js';
 import { firstShowing } from '../config/notices.js';
 import { loadSettings } from '../config/settings.js';
@@ -18,8 +19,10 @@ import { SandboxController } from '../security/sandbox/controller.js';
 import { loadSandbox } from '../security/sandbox/load.js';
 import type { Tool } from '../agent/tool.js';
 import { findContextFiles } from '../session/context-files.js';
+import { runChildEnvironment, type ChildEnvironment } from '../security/child-env.js';
 import { setupSkills } from './skills-setup.js';
 import { UsageError } from '../util/errors.js';
+import { readRegularText } from '../util/regular-file.js';
 import type { CliOptions, Mode } from './args.js';
 import type { ProjectTrust } from '../extensions/project-trust.js';
 import type { TrustAccess } from '../session/trust.js';
@@ -58,9 +61,12 @@ function resolveCwd(option: string | undefined): string {
  */
 function configuredModels(paths: ZotPaths, warn: Warn): ConfiguredModels {
   const none = { path: paths.models, models: [], rejected: [] };
-  if (!existsSync(paths.models)) return none;
-  const text = readFileSync(paths.models, 'utf8');
-  const { models, errors, rejected, fatal } = parseModelsJson(text, paths.models);
+  const read = readRegularText(paths.models, { limit: MAX_JSON_FILE_BYTES });
+  if (!read.ok) {
+    if (read.missing) return none;
+    throw new Error(read.error);
+  }
+  const { models, errors, rejected, fatal } = parseModelsJson(read.text, paths.models);
   for (const error of errors) warn(error);
   if (fatal.length > 0) {
     throw new Error(
@@ -115,10 +121,18 @@ async function serverDefault(
 }
 
 /** The built-in tools of this run; `skill` is one of them unless --no-skill. */
-function selectTools(options: CliOptions, skill: Tool | undefined, sandbox: SandboxController) {
+function selectTools(
+  options: CliOptions,
+  skill: Tool | undefined,
+  sandbox: SandboxController,
+  children: ChildEnvironment,
+) {
   if (options.noTools) return [];
   const guard: FileGuard = (tool, path, operation) => sandbox.fileDenial(tool, path, operation);
-  const all = [...builtinTools({ guard, bash: { sandbox } }), ...(skill ? [skill] : [])];
+  const all = [
+    ...builtinTools({ guard, bash: { sandbox, scrubEnv: children.scrub } }),
+    ...(skill ? [skill] : []),
+  ];
   if (!options.tools) return all;
   const names = all.map((tool) => tool.name);
   const unknown = options.tools.filter((name) => !names.includes(name));
@@ -162,9 +176,10 @@ async function createHost(
   version: string,
   model: () => ModelInfo,
   trust: () => Promise<ProjectTrust>,
+  children: ChildEnvironment,
 ) {
   if (!mayHaveExtensions(options, cwd, paths)) return undefined;
-  return createHostNow(options, cwd, paths, version, model, trust);
+  return createHostNow(options, cwd, paths, version, model, trust, children);
 }
 
 /**
@@ -199,6 +214,7 @@ async function createHostNow(
   version: string,
   model: () => ModelInfo,
   loadTrust: () => Promise<ProjectTrust>,
+  children: ChildEnvironment,
 ) {
   const { ExtensionHost } = await import('../extensions/host.js');
   const trust = await loadTrust();
@@ -213,6 +229,7 @@ async function createHostNow(
     builtins: { commands: new Set(BUILTIN_COMMANDS), tools: new Set(RESERVED_TOOL_NAMES) },
     allow: trust.gate,
     replaces: trust.mayReplace,
+    processPolicy: () => ({ scrubEnv: children.scrub }),
   });
 }
 
@@ -305,6 +322,11 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
   // `/new` and `/sessions` work on the files beside it, the same way a new run would.
   const files = options.noSession ? undefined : sessionFiles(paths.sessions, cwd, header);
   const sandbox = createSandbox(options, cwd, paths, warn);
+  // What bash commands and extensions see: zot's environment without its own secrets.
+  const children = runChildEnvironment(paths, {
+    ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+  });
+  for (const warning of children.warnings) warn(warning);
   const withExtensions = mayHaveExtensions(options, cwd, paths);
   const skills = options.noSkill
     ? undefined
@@ -312,15 +334,24 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
         sandbox.fileDenial(tool, path, operation),
       );
   for (const warning of skills?.catalog.warnings ?? []) warn(warning);
-  const tools = selectTools(options, skills?.tool, sandbox);
+  const tools = selectTools(options, skills?.tool, sandbox, children);
   // The list is for the model's use of the tool: no tool, no list.
   const listed = tools.some((tool) => tool.name === 'skill') ? skills!.catalog.skills : [];
   const trust = lazyTrust(cwd, paths, options.noExt);
   const currentModel = () => current?.currentModel ?? model;
-  const extensions = await createHost(options, cwd, paths, version, currentModel, trust.load);
+  const extensions = await createHost(
+    options,
+    cwd,
+    paths,
+    version,
+    currentModel,
+    trust.load,
+    children,
+  );
   const session = new Session({
     ...(extensions ? { extensions } : {}),
-    loadExtensions: () => createHostNow(options, cwd, paths, version, currentModel, trust.load),
+    loadExtensions: () =>
+      createHostNow(options, cwd, paths, version, currentModel, trust.load, children),
     cwd,
     model,
     providers,
@@ -329,7 +360,7 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
       ...(options.systemPrompt !== undefined ? { override: options.systemPrompt } : {}),
       systemFile: paths.systemPrompt,
       append: options.appendSystemPrompt,
-      ...(options.noContextFiles ? {} : { contextFiles: findContextFiles(cwd) }),
+      ...(options.noContextFiles ? {} : { contextFiles: findContextFiles(cwd, warn) }),
       skills: listed,
     }),
     ...(options.reasoning ? { reasoning: options.reasoning } : {}),

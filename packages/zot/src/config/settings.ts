@@ -1,4 +1,5 @@
-// config.json: the last provider and model the user chose, and the TUI's theme.
+// config.json: the last provider and model the user chose, the TUI's theme, and which secret
+// environment variables child processes may still see (`env_passthrough`).
 import { PROVIDER_NAMES, type ProviderName } from './auth.js';
 import { readJsonObject, updateJsonObject } from './json-file.js';
 
@@ -58,4 +59,35 @@ export function saveSandboxMode(path: string, mode: 'off' | 'on' | 'required'): 
         : { mode };
     return { ...previous, sandbox };
   });
+}
+
+/** An environment variable's name, as POSIX shells accept it. */
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * `env_passthrough` of config.json: the secret variables (provider keys, ZOTCORE_RPC_TOKEN) that
+ * bash commands and extensions may see all the same. Contract: never throws; a value that is not
+ * a list of variable names is a warning naming the file, and passes nothing.
+ */
+export function loadEnvPassthrough(path: string): { names: string[]; warning?: string } {
+  const read = readJsonObject<Record<string, unknown>>(path);
+  if (!read.ok) return { names: [] }; // loadSettings reports the file itself
+  const value = read.value?.env_passthrough;
+  if (value === undefined) return { names: [] };
+  if (!Array.isArray(value) || !value.every((name) => typeof name === 'string')) {
+    return {
+      names: [],
+      warning: `${path}: "env_passthrough" must be a list of variable names; ignoring it`,
+    };
+  }
+  const bad = value.filter((name) => !VARIABLE_NAME.test(name));
+  const names = value.filter((name) => VARIABLE_NAME.test(name));
+  return bad.length === 0
+    ? { names }
+    : {
+        names,
+        warning: `${path}: "env_passthrough" has entries that are not variable names (${bad
+          .map((name) => JSON.stringify(name))
+          .join(', ')}); ignoring them`,
+      };
 }

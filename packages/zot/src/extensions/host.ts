@@ -40,6 +40,7 @@ export interface HostOptions {
   /** The current provider and model, read for every hello_ack. */
   model(): { provider: string; model: string };
   builtins: Builtins;
+  /** The extensions' environment (default: zot's, without its secrets; security/child-env.ts). */
   env?: NodeJS.ProcessEnv;
   timeouts?: ExtensionTimeouts;
   /** Decides whether a discovered entry may be spawned (the project trust gate). */

@@ -2,6 +2,7 @@
 // for installs): the environment is scrubbed, and when a sandbox is given the program runs
 // inside it (bubblewrap on Linux, sandbox-exec on macOS). Nothing else calls spawn.
 import { spawn, type ChildProcess, type IOType } from 'node:child_process';
+import { childEnvironment } from './child-env.js';
 import { PROXY_DIR_INSIDE, bwrapArgs } from './sandbox/bwrap.js';
 import { FORWARDER_SCRIPT, directLoopback } from './sandbox/forwarder.js';
 import type { SandboxPolicy } from './sandbox/policy.js';
@@ -27,7 +28,10 @@ export interface SandboxLaunch {
  */
 export interface ProcessPolicy {
   sandbox?: SandboxLaunch;
-  /** Removes what the process must not inherit (provider keys, zot's own tokens). */
+  /**
+   * Removes what the process must not inherit (provider keys, zot's own tokens); default: the
+   * secrets child-env.ts knows by name and value, without a run's env_passthrough.
+   */
   scrubEnv?(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
 }
 
@@ -124,7 +128,11 @@ function marked(request: Pick<LaunchRequest, 'argv' | 'markingArgv'>): string[] 
  * 'error' event, as with spawn.
  */
 export function launchProcess(request: LaunchRequest): Launched {
-  const scrubbed = request.policy.scrubEnv ? request.policy.scrubEnv(request.env) : request.env;
+  // Never zot's own secrets: the caller's filter (a run's, with env_passthrough), else the
+  // secrets by name and value.
+  const scrubbed = request.policy.scrubEnv
+    ? request.policy.scrubEnv(request.env)
+    : childEnvironment({ env: request.env });
   const sandbox = request.policy.sandbox;
   if (!sandbox) {
     const child = spawn(request.argv[0], request.argv.slice(1), {

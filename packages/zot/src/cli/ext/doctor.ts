@@ -1,5 +1,6 @@
 // `zot ext doctor`: the normal start-up (discovery, trust gate, spawn, handshake, timeouts),
 // reported per extension instead of failing soft, then a clean shutdown.
+import { runChildEnvironment } from '../../security/child-env.js';
 import { loadSettings } from '../../config/settings.js';
 import { buildCatalog, type Builtins } from '../../extensions/catalog.js';
 import { ExtensionHost, type ExtensionReport } from '../../extensions/host.js';
@@ -84,6 +85,8 @@ export async function diagnose(context: ExtContext, extPaths: string[]): Promise
   const provider = settings.provider ?? 'anthropic';
   const model = resolveModel(provider, settings.model, []).model.id;
   const builtins = { commands: new Set(BUILTIN_COMMANDS), tools: new Set(RESERVED_TOOL_NAMES) };
+  // The extensions' environment, as `zot` gives it: without zot's secrets but env_passthrough.
+  const children = runChildEnvironment(context.paths);
   const host = new ExtensionHost({
     cwd: context.cwd,
     zotHome: context.paths.home,
@@ -94,6 +97,7 @@ export async function diagnose(context: ExtContext, extPaths: string[]): Promise
     model: () => ({ provider, model }),
     builtins,
     env: context.env,
+    processPolicy: () => ({ scrubEnv: children.scrub }),
     allow: trustGate(context.paths, context.env),
     replaces: storedReplacement(context.paths),
   });

@@ -1,5 +1,6 @@
 // `zot ext test <dir>`: the conformance kit for extension authors. Runs one extension without
 // any model, drives it through the protocol and reports a line per check (or JSON for CI).
+import { runChildEnvironment } from '../../security/child-env.js';
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadSettings } from '../../config/settings.js';
@@ -126,6 +127,7 @@ async function test(dir: string, context: ExtContext): Promise<ReportJson> {
       manifest,
       manifestWarnings: warnings,
       env: context.env,
+      scrubEnv: runChildEnvironment(context.paths).scrub,
       timeouts,
       zotVersion: zotVersion(),
       ...hostModel(context),

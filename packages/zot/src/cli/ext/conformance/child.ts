@@ -47,6 +47,8 @@ export interface Spec {
   args: string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** The environment filter (default: the launcher's, without env_passthrough). */
+  scrubEnv?(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
 }
 
 /** Most registration frames kept; more are counted. */
@@ -125,7 +127,7 @@ export class ExtensionChild {
         env: this.spec.env,
         detached: process.platform !== 'win32',
         stdio: ['pipe', 'pipe', 'pipe'],
-        policy: {},
+        policy: this.spec.scrubEnv ? { scrubEnv: this.spec.scrubEnv } : {},
       }).child;
     } catch (error) {
       this.settleExit({ code: null, signal: null, spawnError: (error as Error).message });

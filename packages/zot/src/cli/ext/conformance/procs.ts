@@ -3,6 +3,7 @@
 // (setsid, `detached: true`) and survives it can be named, and then stopped by the kit.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { childEnvironment } from '../../../security/child-env.js';
 
 export interface ProcessInfo {
   pid: number;
@@ -80,7 +81,8 @@ function fromPs(): ProcessInfo[] {
   try {
     const output = execFileSync('ps', ['-A', '-o', 'pid=,ppid=,pgid=,stat=,lstart=,comm='], {
       encoding: 'utf8',
-      env: { ...process.env, LC_ALL: 'C' }, // lstart in English, whatever the user's locale
+      // lstart in English, whatever the user's locale
+      env: childEnvironment({ env: { ...process.env, LC_ALL: 'C' } }),
       stdio: ['ignore', 'pipe', 'ignore'],
       maxBuffer: 16 * 1024 * 1024,
     });

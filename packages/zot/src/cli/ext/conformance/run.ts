@@ -19,6 +19,8 @@ export interface RunOptions {
   /** Problems of the manifest that do not stop the run (a missing skill directory). */
   manifestWarnings: string[];
   env: NodeJS.ProcessEnv;
+  /** The run's environment filter (security/child-env.ts), as `zot` applies it. */
+  scrubEnv?(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
   timeouts: ExtensionTimeouts;
   zotVersion: string;
   provider: string;
@@ -115,6 +117,7 @@ export async function runKit(options: RunOptions): Promise<ReportJson> {
       args: exec.args,
       cwd: manifest.dir,
       env: { ...options.env, PYTHONDONTWRITEBYTECODE: '1' },
+      ...(options.scrubEnv ? { scrubEnv: options.scrubEnv } : {}),
     },
     abort.signal,
   );

@@ -152,7 +152,10 @@ test('a proxy setting zot cannot use fails the call, naming it, instead of going
   const before = fake.requests.length;
   const last = (await run()).at(-1);
   assert.equal(last?.type, 'error');
-  assert.match(last?.type === 'error' ? last.message : '', /proxy scheme socks5 is not supported/);
+  assert.match(
+    last?.type === 'error' ? last.message : '',
+    /proxy scheme socks5 \(in http_proxy\) is not supported/,
+  );
   assert.equal(fake.requests.length, before, 'no direct request');
 });
 

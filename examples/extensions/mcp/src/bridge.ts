@@ -12,6 +12,7 @@ import {
 import { approvalHash, projectPins, type ProjectPins } from './pins.js';
 import { mapResult } from './results.js';
 import { searchTools, SEARCH_SCHEMA } from './search.js';
+import { redactUrlsIn } from './redact.js';
 import { McpServer } from './server.js';
 import { bridgeTools, clip, TOOL_LIMITS, type BridgedTool } from './tools.js';
 import { isApproved, trustStorePath } from './trust.js';
@@ -274,7 +275,7 @@ export class Bridge {
         ? { content: result.content, isError: true }
         : { content: result.content };
     } catch (error) {
-      const message = (error as Error).message || String(error);
+      const message = redactUrlsIn((error as Error).message || String(error));
       if (server.state !== 'ready')
         return toolError(`${this.downMessage(server, 'ended during the call')}`);
       return toolError(

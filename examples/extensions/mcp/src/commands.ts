@@ -6,13 +6,14 @@ import { AS_WRITTEN, readConfigFile, type ServerConfig } from './config.js';
 import type { McpServer } from './server.js';
 import type { PinnedFile } from './pins.js';
 import { clip } from './tools.js';
+import { redactUrl, redactUrlsIn } from './redact.js';
 import { approve, withdraw } from './trust.js';
 
 const USAGE = 'usage: /mcp [restart <server> | trust [<sha256>] | untrust]';
 
 function where(server: McpServer): string {
   const c = server.config;
-  if (c.kind === 'http') return c.url;
+  if (c.kind === 'http') return redactUrl(c.url);
   return server.pid === undefined ? 'stdio' : `stdio, pid ${server.pid}`;
 }
 
@@ -29,7 +30,7 @@ function status(bridge: Bridge): string {
     if (server.state === 'refused')
       line += ': the project .mcp.json is not approved; review it with /mcp trust';
     if ((server.state === 'failed' || server.state === 'exited') && server.error) {
-      line += `: ${clip(server.error, 300)}`;
+      line += `: ${clip(redactUrlsIn(server.error), 300)}`;
     }
     lines.push(line);
     const tail =

@@ -3,9 +3,10 @@
 // Everything in these files is untrusted input: sizes and counts are bounded, every field is
 // type-checked, and a bad entry is reported and skipped without affecting the others.
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { homedir, platform } from 'node:os';
 import { join } from 'node:path';
+import { redactUrl } from './redact.js';
 
 export const LIMITS = {
   fileBytes: 1024 * 1024,
@@ -116,7 +117,7 @@ export function parseServer(
     try {
       parsed = new URL(url);
     } catch {
-      throw new Error(`url ${JSON.stringify(url)} is not a URL`);
+      throw new Error(`url ${JSON.stringify(redactUrl(url))} is not a URL`);
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
       throw new Error(`url must be http: or https: (got ${parsed.protocol})`);
@@ -134,6 +135,30 @@ export function parseServer(
   return { kind: 'stdio', name, source, command, args, env: stringMap(raw.env, 'env', env) };
 }
 
+/**
+ * The file's bytes, or a problem naming it: regular files only, opened without blocking (a FIFO
+ * named .mcp.json would otherwise hang the bridge in open()), at most LIMITS.fileBytes.
+ * Contract: throws the open error (ENOENT for a missing file).
+ */
+function readBounded(path: string): Buffer | string {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return `${path}: not a regular file; ignored`;
+    if (stat.size > LIMITS.fileBytes) return `${path}: over ${LIMITS.fileBytes} bytes; ignored`;
+    const buffer = Buffer.alloc(stat.size);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const read = readSync(fd, buffer, filled, buffer.length - filled, filled);
+      if (read === 0) break;
+      filled += read;
+    }
+    return buffer.subarray(0, filled);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Reads one configuration file. Contract: never throws; problems name the file and server. */
 export function readConfigFile(
   path: string,
@@ -142,16 +167,9 @@ export function readConfigFile(
 ): ConfigFile {
   let bytes: Buffer;
   try {
-    const size = statSync(path).size;
-    if (size > LIMITS.fileBytes) {
-      return {
-        path,
-        found: true,
-        servers: [],
-        problems: [`${path}: over ${LIMITS.fileBytes} bytes; ignored`],
-      };
-    }
-    bytes = readFileSync(path);
+    const read = readBounded(path);
+    if (typeof read === 'string') return { path, found: true, servers: [], problems: [read] };
+    bytes = read;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR')

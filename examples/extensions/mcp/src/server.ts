@@ -11,6 +11,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerConfig } from './config.js';
+import { redactUrlsIn } from './redact.js';
 import type { McpToolInfo } from './tools.js';
 
 export type ServerState = 'idle' | 'starting' | 'ready' | 'failed' | 'exited' | 'refused';
@@ -185,7 +186,8 @@ export class McpServer {
     } catch (error) {
       if (generation !== this.generation) return;
       this.state = 'failed';
-      this.error = (error as Error).message || String(error);
+      // The SDK's messages can quote the server URL, token and all.
+      this.error = redactUrlsIn((error as Error).message || String(error));
       await client.close().catch(() => {});
     }
   }

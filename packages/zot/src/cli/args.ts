@@ -1,4 +1,5 @@
 // Table-driven parsing of zot's command line (the flags of the original Go zot).
+import { redactUrl } from '../util/redact.js';
 import { PROVIDER_NAMES } from '../config/auth.js';
 import { isBaseUrl } from '../util/base-url.js';
 import { UsageError } from '../util/errors.js';
@@ -72,7 +73,8 @@ const csv = (value: string, flag: string): string[] => {
 const baseUrl = (value: string, flag: string): string => {
   if (!isBaseUrl(value)) {
     throw new UsageError(
-      `${flag} expects an http:// or https:// URL (e.g. http://localhost:8000/v1), got "${value}"`,
+      `${flag} expects an http:// or https:// URL (e.g. http://localhost:8000/v1), ` +
+        `got "${redactUrl(value)}"`,
     );
   }
   return value.trim();

@@ -20,6 +20,7 @@ import { listServerModels } from '../providers/model-list.js';
 import type { ModelInfo, ProviderName } from '../providers/types.js';
 import type { ProviderAccess } from '../session/provider-access.js';
 import { displayBaseUrl, isBaseUrl, isLoopbackUrl } from '../util/base-url.js';
+import { redactUrl } from '../util/redact.js';
 import { UsageError } from '../util/errors.js';
 import type { CliOptions } from './args.js';
 
@@ -45,7 +46,8 @@ export function environmentBaseUrl(
     if (!value) continue;
     if (!isBaseUrl(value)) {
       throw new UsageError(
-        `${name} expects an http:// or https:// URL (e.g. http://localhost:8000/v1), got "${value}"`,
+        `${name} expects an http:// or https:// URL (e.g. http://localhost:8000/v1), ` +
+          `got "${redactUrl(value)}"`,
       );
     }
     return value;

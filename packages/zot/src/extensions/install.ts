@@ -18,6 +18,7 @@ import {
 import { isAbsolute, join, resolve } from 'node:path';
 import { errorMessage } from '../util/errors.js';
 import { launchProcess } from '../security/launcher.js';
+import { redactUrl, redactUrlsIn } from '../util/redact.js';
 import { resolveExec } from './exec-resolve.js';
 import { isInside, readManifest, type Manifest } from './manifest.js';
 import { checkExtensionName } from './names.js';
@@ -41,14 +42,14 @@ export function classifySource(source: string, cwd: string): InstallSource {
   if (source.startsWith('-')) {
     return {
       kind: 'error',
-      error: `refusing source ${JSON.stringify(source)}: it begins with "-"`,
+      error: `refusing source ${JSON.stringify(redactUrl(source))}: it begins with "-"`,
     };
   }
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(source)) {
     return {
       kind: 'error',
-      error: `refusing source ${JSON.stringify(source)}: control characters`,
+      error: `refusing source ${JSON.stringify(redactUrl(source))}: control characters`,
     };
   }
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(source)?.[1]?.toLowerCase();
@@ -62,11 +63,17 @@ export function classifySource(source: string, cwd: string): InstallSource {
   const local = resolve(cwd, source);
   if (existsSync(local)) return { kind: 'path', dir: local };
   if (/^[A-Za-z][A-Za-z0-9+.-]*::/.test(source)) {
-    return { kind: 'error', error: `refusing git transport syntax in ${JSON.stringify(source)}` };
+    return {
+      kind: 'error',
+      error: `refusing git transport syntax in ${JSON.stringify(redactUrl(source))}`,
+    };
   }
   // scp-like `user@host:path`
   if (/^[^\s/@:]+@[^\s/:]+:/.test(source)) return { kind: 'git', url: source };
-  return { kind: 'error', error: `${local} does not exist (and ${source} is not a git URL)` };
+  return {
+    kind: 'error',
+    error: `${local} does not exist (and ${redactUrl(source)} is not a git URL)`,
+  };
 }
 
 export interface InstallRequest {
@@ -121,7 +128,7 @@ export async function installExtension(request: InstallRequest): Promise<Install
     const target = join(staging, 'new');
     if (source.kind === 'path') copyTree(source.dir, target, request.limits);
     else await cloneInto(source.url, target, request.env ?? process.env);
-    const what = source.kind === 'path' ? source.dir : source.url;
+    const what = source.kind === 'path' ? source.dir : redactUrl(source.url);
     const { manifest, warnings } = validateStaged(target, what, request.env, request.limits);
     const dest = join(extensionsDir, manifest.name);
     const replaced = swapIn(target, dest, join(staging, 'old'), request.force);
@@ -235,8 +242,11 @@ function cloneInto(url: string, dest: string, env: NodeJS.ProcessEnv): Promise<v
         .split('\n')
         .filter((line) => line.trim() !== '' && !line.startsWith('Cloning into'))
         .join('\n');
-      const detail = output ? `:\n${output}` : '';
-      reject(new InstallError(`git clone of ${url} ${how}; nothing was installed${detail}`));
+      // git quotes the URL, credentials and all, in its messages.
+      const detail = output ? `:\n${redactUrlsIn(output)}` : '';
+      reject(
+        new InstallError(`git clone of ${redactUrl(url)} ${how}; nothing was installed${detail}`),
+      );
     });
   });
 }

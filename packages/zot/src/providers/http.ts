@@ -1,4 +1,5 @@
 // One streamed POST: node:http (transport.ts), HTTP and network errors, abort, SSE decoding into ProviderEvents.
+import { redactUrlsIn } from '../util/redact.js';
 import { SseParser, type SseEvent } from './sse.js';
 import { CallEndedError, send, streamIdleMs, type Reply } from './transport.js';
 import type { ProviderErrorEvent, ProviderEvent } from './types.js';
@@ -45,7 +46,8 @@ export async function* runSse(call: SseCall, decoder: WireDecoder): AsyncGenerat
   const fail = (message: string, extra: Partial<ProviderErrorEvent> = {}): ProviderErrorEvent => {
     const event: ProviderErrorEvent = {
       type: 'error',
-      message: `${provider}: ${message}`,
+      // A URL in it (a proxy setting, a server's echo of the request) keeps no credentials.
+      message: `${provider}: ${redactUrlsIn(message)}`,
       aborted: false,
     };
     const partial = decoder.asm.partial();

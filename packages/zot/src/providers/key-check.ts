@@ -2,6 +2,7 @@
 // costs no tokens. Used by /login before a key is saved.
 import { apiUrl } from '../util/base-url.js';
 import { errorMessage } from '../util/errors.js';
+import { redactUrlsIn } from '../util/redact.js';
 import { providerDefaults } from './catalog.js';
 import { send } from './transport.js';
 import type { ProviderName } from './types.js';
@@ -47,6 +48,7 @@ export async function checkApiKey(
       message: `${provider} answered HTTP ${reply.status} to the key check`,
     };
   } catch (error) {
-    return { status: 'unknown', message: `could not reach ${provider}: ${errorMessage(error)}` };
+    const why = redactUrlsIn(errorMessage(error));
+    return { status: 'unknown', message: `could not reach ${provider}: ${why}` };
   }
 }

@@ -1,4 +1,5 @@
 // Parses $ZOT_HOME/models.json: user-defined models and overrides of built-in ones.
+import { redactUrl } from '../util/redact.js';
 import { builtinModel, isProviderName, PROVIDER_NAMES, unknownModel } from './catalog.js';
 import type { ModelInfo, ModelPrices, ProviderApi, ProviderName } from './types.js';
 import { parseBoundedJson } from '@zot/protocol/bounds';
@@ -149,7 +150,8 @@ function toModel(
     if (typeof e.baseUrl === 'string' && isBaseUrl(e.baseUrl)) model.baseUrl = e.baseUrl.trim();
     else
       badUrls.push(
-        `field "baseUrl" must be an http:// or https:// URL, e.g. http://localhost:8000/v1 (got ${describe(e.baseUrl)})`,
+        `field "baseUrl" must be an http:// or https:// URL, e.g. http://localhost:8000/v1 ` +
+          `(got ${describe(typeof e.baseUrl === 'string' ? redactUrl(e.baseUrl) : e.baseUrl)})`,
       );
   }
   if (e.api !== undefined) {

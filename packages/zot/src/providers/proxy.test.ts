@@ -95,5 +95,7 @@ test('proxy URLs: no scheme means http; curl default ports; credentials percent-
   assert.equal(auth, `Basic ${Buffer.from('us@er:p:ss').toString('base64')}`);
   assert.equal(proxyAuthorization(only('proxy.corp:3128')), undefined);
   const bad = proxyFor(url('https://api.anthropic.com'), { https_proxy: 'socks5h://proxy:1080' });
-  assert.deepEqual(bad, { error: 'proxy scheme socks5h is not supported (http, https)' });
+  assert.deepEqual(bad, {
+    error: 'proxy scheme socks5h (in https_proxy) is not supported (http, https)',
+  });
 });

@@ -1,17 +1,20 @@
 // Which proxy a request goes through, from the environment, the way curl reads it:
 // https_proxy / http_proxy / all_proxy (lowercase first, then uppercase) and no_proxy.
 import { nodeNet } from '../util/builtins.js';
+import { redactUrl } from '../util/redact.js';
 
 export type ProxyEnv = Readonly<Record<string, string | undefined>>;
 
-/** The first non-empty value of the lowercase, then the uppercase name. */
-function envValue(env: ProxyEnv, name: string): string | undefined {
+/** The first non-empty value of the lowercase, then the uppercase name, and that name. */
+function envEntry(env: ProxyEnv, name: string): { key: string; value: string } | undefined {
   for (const key of [name.toLowerCase(), name.toUpperCase()]) {
     const value = env[key]?.trim();
-    if (value) return value;
+    if (value) return { key, value };
   }
   return undefined;
 }
+
+const envValue = (env: ProxyEnv, name: string) => envEntry(env, name)?.value;
 
 /**
  * The proxy for `target`, or undefined for a direct connection.
@@ -23,8 +26,9 @@ export function proxyFor(
   env: ProxyEnv = process.env,
 ): { proxy: URL } | { error: string } | undefined {
   const scheme = target.protocol === 'https:' ? 'https_proxy' : 'http_proxy';
-  const raw = envValue(env, scheme) ?? envValue(env, 'all_proxy');
-  if (!raw) return undefined;
+  const setting = envEntry(env, scheme) ?? envEntry(env, 'all_proxy');
+  if (!setting) return undefined;
+  const raw = setting.value;
   if (bypassesProxy(target, envValue(env, 'no_proxy') ?? '')) return undefined;
   // curl: a proxy without a scheme is an HTTP proxy.
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `http://${raw}`;
@@ -32,10 +36,17 @@ export function proxyFor(
   try {
     proxy = new URL(withScheme);
   } catch {
-    return { error: `the proxy setting ${JSON.stringify(raw)} is not a URL` };
+    // Quoted without its password: this message reaches events, logs and the terminal.
+    return {
+      error: `the proxy setting ${setting.key}=${JSON.stringify(redactUrl(raw))} is not a URL`,
+    };
   }
   if (proxy.protocol !== 'http:' && proxy.protocol !== 'https:') {
-    return { error: `proxy scheme ${proxy.protocol.slice(0, -1)} is not supported (http, https)` };
+    return {
+      error:
+        `proxy scheme ${proxy.protocol.slice(0, -1)} (in ${setting.key}) is not supported ` +
+        `(http, https)`,
+    };
   }
   return { proxy };
 }

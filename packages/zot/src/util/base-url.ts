@@ -1,4 +1,5 @@
 // Joins a provider base URL and an API path.
+import { redactUrl } from './redact.js';
 
 /**
  * `<base>/v1/<path>`, whether or not `base` already ends in `/v1` or in slashes.
@@ -46,13 +47,11 @@ export function isLoopbackUrl(value: string): boolean {
 }
 
 /**
- * A base URL as messages may show it: without any user name or password in it.
+ * A base URL as messages may show it: without the user name, the password or token-like query
+ * values (util/redact.ts).
  * Contract: pure; never throws; a value that is not a URL is returned as `(invalid URL)`.
  */
 export function displayBaseUrl(value: string): string {
   if (!URL.canParse(value.trim())) return '(invalid URL)';
-  const url = new URL(value.trim());
-  url.username = '';
-  url.password = '';
-  return url.href.replace(/\/$/, '');
+  return redactUrl(new URL(value.trim()).href.replace(/\/$/, ''));
 }

@@ -1,5 +1,6 @@
 // Can a sandbox start here? Each check with its result and, when it fails, the fix. The launch
 // path runs it once per process (cached); `zot doctor sandbox` prints it.
+import { childEnvironment } from '../child-env.js';
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { BASE_FLAGS } from './bwrap.js';
@@ -103,7 +104,13 @@ async function run(
     execFile(
       argv[0]!,
       argv.slice(1),
-      { env, timeout: timeoutMs, maxBuffer: 64 * 1024, killSignal: 'SIGKILL' },
+      // bwrap from PATH: whatever it is, it gets none of zot's secrets either
+      {
+        env: childEnvironment({ env }),
+        timeout: timeoutMs,
+        maxBuffer: 64 * 1024,
+        killSignal: 'SIGKILL',
+      },
       (error, _stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
         resolve({

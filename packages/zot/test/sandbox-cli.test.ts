@@ -243,3 +243,30 @@ test("a cut result's full text, saved under $ZOT_HOME, stays readable in the san
   assert.doesNotMatch(seen, /SECRET-AUTH/);
   assert.match(seen, /auth\.json: No such file or directory/);
 });
+
+test('inside the sandbox, env holds no provider key and no RPC token (by name or by value)', async () => {
+  llm.script(
+    { toolCalls: [call('e1', 'bash', { command: 'env; echo env-done' })] },
+    { text: 'done' },
+  );
+  const from = llm.requests.length;
+  const result = await zot(
+    ['-p', '--no-session', '--sandbox', 'required', ...fakeLlmFlags(llm.url), 'go'],
+    {
+      ANTHROPIC_API_KEY: 'sk-ant-SANDBOX-SECRET-1',
+      OPENAI_API_KEY: 'sk-SANDBOX-SECRET-2',
+      ZOTCORE_RPC_TOKEN: 'SANDBOX-SECRET-TOKEN',
+      COPY_OF_KEY: 'sk-ant-SANDBOX-SECRET-1',
+      HARMLESS_SETTING: 'kept',
+    },
+  );
+  assert.equal(result.code, 0, result.stderr);
+  const seen = toolResults(llm.requests[from + 1]);
+  assert.match(seen, /^env-done$/m);
+  assert.match(seen, /^HARMLESS_SETTING=kept$/m);
+  assert.match(seen, /^TMPDIR=\/tmp$/m);
+  assert.doesNotMatch(
+    seen,
+    /SANDBOX-SECRET|ANTHROPIC_API_KEY|OPENAI_API_KEY|ZOTCORE_RPC_TOKEN|COPY_OF_KEY/,
+  );
+});

@@ -11,6 +11,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   utimesSync,
   writeFileSync,
@@ -36,6 +37,8 @@ after(async () => {
 
 interface ChildRun {
   value: number | string;
+  /** Whether node:crypto had loaded by the time the chunks had run (before the exit's writes). */
+  crypto: boolean;
   fromCache: string[];
   compiled: string[];
   stderr: string;
@@ -70,7 +73,8 @@ function runChild(
     "import { createRequire } from 'node:module';",
     `const stats = useCodeCache(${JSON.stringify(chunks)}, ${JSON.stringify(dirs)});`,
     `const { value } = createRequire(${JSON.stringify(file)})(${JSON.stringify(file)});`,
-    'process.stdout.write(JSON.stringify({ value, ...stats }));',
+    "const crypto = process.moduleLoadList.includes('NativeModule crypto');",
+    'process.stdout.write(JSON.stringify({ value, crypto, ...stats }));',
   ].join('\n');
   const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
     encoding: 'utf8',
@@ -260,6 +264,30 @@ test('V8 data zot did not write never runs: planted raw, with a forged tag, or s
     assert.deepEqual(run.compiled, ['answer-b2.js'], 'the chunk compiled from source');
     assert.deepEqual(run.fromCache, ['helper-a1.js'], 'the file zot wrote is still used');
   }
+});
+
+test('files zot wrote are known by their seals, so a start with kept code loads no node:crypto', () => {
+  const chunks = writeChunks('sealed');
+  const cache = join(box.project, 'sealed-cache');
+  const keys = `${cache}-keys`;
+  assert.equal(runChild(chunks, cache).compiled.length, 2);
+  const sealed = runChild(chunks, cache);
+  assert.deepEqual([sealed.fromCache.length, sealed.crypto], [2, false]);
+  // Without the seals, the tags are checked (node:crypto loads), and the files sealed again.
+  const seals = readdirSync(keys).filter((name) => name.endsWith('.seals'));
+  assert.equal(seals.length, 1, readdirSync(keys).join(', '));
+  assert.equal(statSync(join(keys, seals[0]!)).mode & 0o777, 0o600);
+  rmSync(join(keys, seals[0]!));
+  const checked = runChild(chunks, cache);
+  assert.deepEqual([checked.fromCache.length, checked.crypto], [2, true]);
+  const again = runChild(chunks, cache);
+  assert.deepEqual([again.fromCache.length, again.crypto], [2, false]);
+  // A file changed in place keeps its inode but not its change time: its tag is checked.
+  const files = cacheFiles(cache);
+  const answer = files.get(keyOf(files, 'answer-b2.js')!)!;
+  writeFileSync(answer, readFileSync(answer));
+  const rewritten = runChild(chunks, cache);
+  assert.deepEqual([rewritten.fromCache.length, rewritten.crypto], [2, true]);
 });
 
 test(

@@ -11,50 +11,32 @@
 // this run compiled), to a temporary file renamed into place; the directory's stale files (of
 // chunks that changed or are gone) are removed then.
 //
-// V8 runs this data as code, and checks little of it (for the source, only its length). So a
-// file is used only when zot itself wrote it: each starts with an HMAC-SHA256 of its name and
-// data under a random key that zot keeps, mode 0600, in a 0700 directory of its own under
-// $ZOT_HOME, never in the cache. Owner and mode checks alone are not enough: a cache directory
-// inside a tree someone else supplied (a cloned repository used as HOME or XDG_CACHE_HOME) holds
-// files the user owns. Beyond the MAC, the cache directory and the key must be the user's and
-// private, every directory above them owned by the user or root and writable by no one else
-// (sticky directories such as /tmp excepted), and the cache directory must not lie inside the
-// project zot runs in.
+// V8 runs this data as code, and checks little of it (for the source, only its length), so a
+// file is used only when zot itself wrote it (util/code-cache-trust.ts: an HMAC under a key in
+// $ZOT_HOME, remembered as a seal of the file's identity). Beyond that, the cache directory must
+// be the user's and private, every directory above it and the key owned by the user or root and
+// writable by no one else (sticky directories such as /tmp excepted), and the cache directory
+// must not lie inside the project zot runs in.
 import {
-  closeSync,
-  constants,
   existsSync,
-  fstatSync,
-  linkSync,
   lstatSync,
   mkdirSync,
-  openSync,
   readdirSync,
-  readSync,
   realpathSync,
-  renameSync,
   rmSync,
   statSync,
-  writeFileSync,
-  type Stats,
 } from 'node:fs';
 import Module from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Script } from 'node:vm';
-import { nodeCrypto } from './builtins.js';
+import { CacheTrust, ownedPrivately, trustedPath } from './code-cache-trust.js';
 import { projectRoot } from './project-root.js';
 import { isWithin } from './regular-file.js';
-
 /** What Module.wrap puts before the source: `(function (exports, require, ...) { `. */
 const WRAPPER_START = Module.wrap('').slice(0, Module.wrap('').indexOf('{') + 2);
 
 /** Larger files are not V8 data for our chunks: the largest chunk's is under 1 MiB. */
 const MAX_CACHE_BYTES = 16 * 1024 * 1024;
-/** The HMAC-SHA256 tag at the start of every cache file. */
-const TAG_BYTES = 32;
-/** The key's file name in the key directory; the key is 32 random bytes. */
-export const CODE_CACHE_KEY_FILE = 'code-cache.key';
-const KEY_BYTES = 32;
 
 interface CompilableModule {
   exports: unknown;
@@ -71,50 +53,6 @@ function cacheFile(dir: string, chunk: string): string | undefined {
   }
 }
 
-/** Ours, and writable by no one else (on Windows, where modes say little, not checked). */
-function ownedPrivately(stat: Stats): boolean {
-  if (typeof process.getuid !== 'function') return true;
-  return stat.uid === process.getuid() && (stat.mode & 0o022) === 0;
-}
-
-/** Ours, and neither readable nor writable by anyone else: the key and its directory. */
-function secret(stat: Stats): boolean {
-  if (typeof process.getuid !== 'function') return true;
-  return stat.uid === process.getuid() && (stat.mode & 0o077) === 0;
-}
-
-/**
- * Whether no one but the user (and root) can replace `dir` or anything on the way to it: each
- * existing directory from `dir` up to `/`, symlinks resolved, is owned by the user or root and
- * writable by no one else, unless it is sticky (/tmp: others cannot rename what is not theirs).
- */
-function trustedPath(dir: string): boolean {
-  if (typeof process.getuid !== 'function') return true;
-  const uid = process.getuid();
-  let real: string;
-  let at = resolve(dir);
-  for (;;) {
-    try {
-      real = realpathSync(at); // the nearest existing ancestor: what is missing, zot makes
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(at) === at) return false;
-      at = dirname(at);
-    }
-  }
-  for (let current = real; ; current = dirname(current)) {
-    let stat: Stats;
-    try {
-      stat = statSync(current);
-    } catch {
-      return false;
-    }
-    if (!stat.isDirectory() || (stat.uid !== uid && stat.uid !== 0)) return false;
-    if ((stat.mode & 0o022) !== 0 && (stat.mode & 0o1000) === 0) return false;
-    if (dirname(current) === current) return true;
-  }
-}
-
 /** Whether the cache directory may be used: missing (it is made private), or private. */
 function usableDirectory(dir: string): boolean {
   try {
@@ -123,81 +61,6 @@ function usableDirectory(dir: string): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT';
   }
-}
-
-/** The bytes of a private regular file of at most `limit` bytes; never blocks on a FIFO. */
-function readPrivate(
-  file: string,
-  limit: number,
-  check: (stat: Stats) => boolean,
-): Buffer | undefined {
-  let fd: number | undefined;
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || !check(stat)) return undefined;
-    if (stat.size === 0 || stat.size > limit) return undefined;
-    const data = Buffer.allocUnsafe(stat.size);
-    let read = 0;
-    while (read < stat.size) {
-      const n = readSync(fd, data, read, stat.size - read, read);
-      if (n === 0) return undefined;
-      read += n;
-    }
-    return data;
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
-/** The key in `keyDir`, when the directory and the file are the user's alone. */
-function readKey(keyDir: string): Buffer | undefined {
-  try {
-    if (!secret(lstatSync(keyDir))) return undefined;
-  } catch {
-    return undefined;
-  }
-  const key = readPrivate(join(keyDir, CODE_CACHE_KEY_FILE), KEY_BYTES, secret);
-  return key?.length === KEY_BYTES ? key : undefined;
-}
-
-/** The key, made now when there is none (a new file linked into place: concurrent runs agree). */
-function ensureKey(keyDir: string): Buffer | undefined {
-  const existing = readKey(keyDir);
-  if (existing) return existing;
-  mkdirSync(keyDir, { recursive: true, mode: 0o700 });
-  const file = join(keyDir, CODE_CACHE_KEY_FILE);
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, nodeCrypto().randomBytes(KEY_BYTES), { mode: 0o600, flag: 'wx' });
-  try {
-    linkSync(temporary, file); // fails when another run made one first: that one counts
-  } catch {
-    // kept: the other run's key
-  } finally {
-    rmSync(temporary, { force: true });
-  }
-  return readKey(keyDir);
-}
-
-/** HMAC-SHA256 of the cache file's name and its V8 data. */
-function tag(key: Buffer, file: string, data: Buffer): Buffer {
-  return nodeCrypto()
-    .createHmac('sha256', key)
-    .update(basename(file))
-    .update('\0')
-    .update(data)
-    .digest();
-}
-
-/** The V8 data of a cache file zot wrote with `key`: its tag checked before V8 sees a byte. */
-function readCache(file: string, key: Buffer): Buffer | undefined {
-  const bytes = readPrivate(file, MAX_CACHE_BYTES, ownedPrivately);
-  if (!bytes || bytes.length <= TAG_BYTES) return undefined;
-  const data = bytes.subarray(TAG_BYTES);
-  const expected = tag(key, file, data);
-  return nodeCrypto().timingSafeEqual(expected, bytes.subarray(0, TAG_BYTES)) ? data : undefined;
 }
 
 /** FNV-1a: a short, stable name for the installation's directory (not a security measure). */
@@ -229,25 +92,23 @@ function isStale(name: string, dir: string, chunksDir: string): boolean {
 function writeCaches(
   dir: string,
   chunksDir: string,
-  keyDir: string,
+  trust: CacheTrust,
   pending: Map<string, Script>,
 ): void {
   try {
-    const key = ensureKey(keyDir);
-    if (!key) return;
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    if (!usableDirectory(dir)) return;
-    for (const [file, script] of pending) {
-      const temporary = `${file}.${process.pid}.tmp`;
-      const data = script.createCachedData();
-      writeFileSync(temporary, Buffer.concat([tag(key, file, data), data]), { mode: 0o600 });
-      renameSync(temporary, file);
-    }
-    for (const name of readdirSync(dir)) {
-      if (isStale(name, dir, chunksDir)) rmSync(join(dir, name), { force: true });
+    if (pending.size > 0) {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      if (!usableDirectory(dir)) return;
+      for (const [file, script] of pending) trust.write(file, script.createCachedData());
+      for (const name of readdirSync(dir)) {
+        if (isStale(name, dir, chunksDir)) rmSync(join(dir, name), { force: true });
+      }
+      trust.prune((name) => existsSync(join(dir, name)));
     }
   } catch {
     // an optimisation only: the next run compiles from source again
+  } finally {
+    trust.save();
   }
 }
 
@@ -300,13 +161,13 @@ export function useCodeCache(chunksDir: string, dirs: CodeCacheDirectories): Cod
   const dir = join(dirs.cacheDir, `v8-${process.versions.v8}-${process.arch}-${fnv1a(chunksDir)}`);
   if (!usableDirectory(dir) || !usableLocation(dirs, dir)) return stats;
   // No key yet (a first run): nothing kept can be trusted, and this run's data is signed at exit.
-  const key = readKey(dirs.keyDir);
+  const trust = new CacheTrust(dirs.keyDir, dir);
   const pending = new Map<string, Script>();
   prototype._compile = function (this: CompilableModule, content: string, filename: string) {
     const ours = dirname(filename) === chunksDir && !content.startsWith('#!');
     const file = ours ? cacheFile(dir, filename) : undefined;
     if (file === undefined) return compile.call(this, content, filename);
-    const cachedData = key ? readCache(file, key) : undefined;
+    const cachedData = trust.read(file, MAX_CACHE_BYTES);
     // Node's own function wrapper; the offset keeps first-line columns in stack traces right
     const script = new Script(Module.wrap(content), {
       filename,
@@ -323,8 +184,6 @@ export function useCodeCache(chunksDir: string, dirs: CodeCacheDirectories): Cod
     const require = Module.createRequire(filename);
     return run.call(this.exports, this.exports, require, this, filename, dirname(filename));
   };
-  process.once('exit', () => {
-    if (pending.size > 0) writeCaches(dir, chunksDir, dirs.keyDir, pending);
-  });
+  process.once('exit', () => writeCaches(dir, chunksDir, trust, pending));
   return stats;
 }

@@ -327,16 +327,6 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
     ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
   });
   for (const warning of children.warnings) warn(warning);
-  const withExtensions = mayHaveExtensions(options, cwd, paths);
-  const skills = options.noSkill
-    ? undefined
-    : await setupSkills(options, cwd, paths, withExtensions, (tool, path, operation) =>
-        sandbox.fileDenial(tool, path, operation),
-      );
-  for (const warning of skills?.catalog.warnings ?? []) warn(warning);
-  const tools = selectTools(options, skills?.tool, sandbox, children);
-  // The list is for the model's use of the tool: no tool, no list.
-  const listed = tools.some((tool) => tool.name === 'skill') ? skills!.catalog.skills : [];
   const trust = lazyTrust(cwd, paths, options.noExt);
   const currentModel = () => current?.currentModel ?? model;
   const extensions = await createHost(
@@ -348,6 +338,19 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
     trust.load,
     children,
   );
+  // A one-shot run waits for its extensions before the first model request: they boot while
+  // the rest of zot starts. (The TUI and RPC start them once their front end is connected.)
+  if (mode === 'print' || mode === 'json') extensions?.startEarly();
+  const withExtensions = mayHaveExtensions(options, cwd, paths);
+  const skills = options.noSkill
+    ? undefined
+    : await setupSkills(options, cwd, paths, withExtensions, (tool, path, operation) =>
+        sandbox.fileDenial(tool, path, operation),
+      );
+  for (const warning of skills?.catalog.warnings ?? []) warn(warning);
+  const tools = selectTools(options, skills?.tool, sandbox, children);
+  // The list is for the model's use of the tool: no tool, no list.
+  const listed = tools.some((tool) => tool.name === 'skill') ? skills!.catalog.skills : [];
   const session = new Session({
     ...(extensions ? { extensions } : {}),
     loadExtensions: () =>

@@ -56,10 +56,12 @@ export interface ExtensionContext {
   onCrash(extension: RunningExtension, message: string): void;
 }
 
-/** The manifest's supervision fields (DECISIONS 24, 25). */
+/** The manifest's supervision fields (DECISIONS 24, 25), and its ready deadline. */
 export interface ExtensionPolicy {
   interceptFailure: InterceptFailure;
   restart: RestartPolicy;
+  /** Absent: the host's (`timeouts.readyMs`). */
+  readyMs?: number;
 }
 
 export const DEFAULT_POLICY: ExtensionPolicy = { interceptFailure: 'allow', restart: 'on-failure' };
@@ -349,11 +351,12 @@ export class RunningExtension {
       data_dir: this.dir,
     });
     for (const timer of this.timers) clearTimeout(timer);
+    const readyMs = this.policy.readyMs ?? this.context.timeouts.readyMs;
     this.timers = [
       setTimeout(() => {
         if (this.registered) this.markReady('auto-ready');
-        else this.fail(`no "ready" within ${this.context.timeouts.readyMs} ms of hello`);
-      }, this.context.timeouts.readyMs),
+        else this.fail(`no "ready" within ${readyMs} ms of hello`);
+      }, readyMs),
     ];
   }
 

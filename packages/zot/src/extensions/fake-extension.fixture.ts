@@ -20,6 +20,8 @@ export interface FakeScript {
   deferredTools?: string[];
   /** Extra manifest fields (e.g. restart, intercept_failure). */
   manifest?: Record<string, unknown>;
+  /** Registers and says ready this long after hello_ack (default: at once). */
+  readyAfterMs?: number;
   /** Asked at each spawn: a status to exit with before hello (a failed start), or undefined. */
   exitBeforeHello?(): number | undefined;
   /** Extra handling of each frame from the host, after the built-in replies. */
@@ -73,16 +75,21 @@ export class FakeExtension {
     }
   }
 
+  private register(): void {
+    for (const name of this.script.commands ?? [])
+      this.send({ type: 'register_command', name, description: name });
+    for (const name of this.script.tools ?? [])
+      this.send({ type: 'register_tool', name, description: name });
+    for (const name of this.script.deferredTools ?? [])
+      this.send({ type: 'register_tool', name, description: name, deferred: true });
+    this.send({ type: 'ready' });
+  }
+
   private onFrame(frame: FrameFromHost): void {
     this.received.push(frame);
     if (frame.type === 'hello_ack') {
-      for (const name of this.script.commands ?? [])
-        this.send({ type: 'register_command', name, description: name });
-      for (const name of this.script.tools ?? [])
-        this.send({ type: 'register_tool', name, description: name });
-      for (const name of this.script.deferredTools ?? [])
-        this.send({ type: 'register_tool', name, description: name, deferred: true });
-      this.send({ type: 'ready' });
+      if (this.script.readyAfterMs === undefined) this.register();
+      else setTimeout(() => this.register(), this.script.readyAfterMs);
     } else if (frame.type === 'shutdown') {
       this.send({ type: 'shutdown_ack' });
       void this.exit(0);
@@ -103,11 +110,12 @@ export interface FakeHost {
 
 /**
  * A host over `--ext` directories named after `scripts` (exec `node`, never spawned): each
- * extension is connected to a FakeExtension. Call host.start() yourself.
+ * extension is connected to a FakeExtension. Call host.start() yourself. `events` records what
+ * the host emits, unless `subscribe: false` (the test subscribes itself).
  */
 export function fakeHost(
   scripts: Record<string, FakeScript>,
-  options: Partial<HostOptions> = {},
+  { subscribe = true, ...options }: Partial<HostOptions> & { subscribe?: boolean } = {},
 ): FakeHost {
   const base = mkdtempSync(join(tmpdir(), 'zot-host-'));
   const logsDir = join(base, 'logs');
@@ -141,7 +149,7 @@ export function fakeHost(
     },
     ...options,
   });
-  host.subscribe((event) => events.push(event));
+  if (subscribe) host.subscribe((event) => events.push(event));
   return {
     host,
     events,

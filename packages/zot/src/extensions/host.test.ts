@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { FrameFromHost } from '@zot/protocol';
 import { fakeHost, type FakeScript } from './fake-extension.fixture.js';
+import { extensionTimeouts } from './timeouts.js';
 
 /** In-memory delivery runs on microtasks: after this, everything sent has been handled. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -176,4 +177,63 @@ test('hosts started and shut down repeatedly leave no exit listener behind', asy
     await f.host.shutdown();
   }
   assert.equal(process.listenerCount('exit'), listeners);
+});
+
+test("a manifest's ready_timeout_ms is its ready deadline, unless ZOT_EXT_READY_TIMEOUT_MS is set", async (t) => {
+  // Both say ready after the default deadline; only the one that asked for more time is waited for.
+  const scripts = {
+    quick: { tools: ['q'], readyAfterMs: 200 },
+    patient: { tools: ['p'], readyAfterMs: 200, manifest: { ready_timeout_ms: 60_000 } },
+  };
+  const timeouts = { ...extensionTimeouts({}), readyMs: 20 };
+  const f = fakeHost(scripts, { timeouts });
+  t.after(() => f.cleanup());
+  const reports = await f.host.start();
+  const status = Object.fromEntries(reports.map((r) => [r.name, [r.status, r.error]]));
+  assert.deepEqual(status.quick, ['failed', 'no "ready" within 20 ms of hello']);
+  assert.deepEqual(status.patient, ['ready', undefined]);
+  await f.host.shutdown();
+
+  const set = fakeHost(scripts, { timeouts: { ...timeouts, readyFromEnv: true } });
+  t.after(() => set.cleanup());
+  const overridden = await set.host.start();
+  assert.deepEqual(
+    overridden.map((r) => r.status),
+    ['failed', 'failed'],
+    'the variable, when set, is for every extension',
+  );
+  await set.host.shutdown();
+});
+
+test('startEarly: the extensions start before anyone subscribes; their events wait for the first subscriber', async (t) => {
+  const f = fakeHost(
+    {
+      noisy: {
+        tools: ['n'],
+        onFrame(frame, fake) {
+          if (frame.type === 'hello_ack')
+            fake.send({ type: 'notify', level: 'info', message: 'up' });
+        },
+      },
+      broken: { exitBeforeHello: () => 3 },
+    },
+    { subscribe: false },
+  );
+  t.after(() => f.cleanup());
+  f.host.startEarly();
+  await f.fakes.get('noisy')!.next('hello_ack');
+  await settle();
+  const seen: string[] = [];
+  f.host.subscribe((event) => seen.push(event.type));
+  const reports = await f.host.start(); // the early start, not a second one
+  assert.deepEqual(
+    reports.map((r) => [r.name, r.status]),
+    [
+      ['noisy', 'ready'],
+      ['broken', 'failed'],
+    ],
+  );
+  assert.equal(f.fakes.size, 2, 'each extension was spawned once');
+  assert.deepEqual(seen, ['ext_notify', 'ext_error']);
+  await f.host.shutdown();
 });

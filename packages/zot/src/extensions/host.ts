@@ -55,9 +55,16 @@ export interface HostOptions {
   clock?: SupervisorClock;
 }
 
+/** Events a host started before anyone listens keeps for its first subscriber, at most. */
+const EARLY_EVENTS = 1000;
+
 export class ExtensionHost {
   readonly timeouts: ExtensionTimeouts;
   private readonly listeners = new Set<(event: HostEvent) => void>();
+  /** Events emitted while nobody listened yet (a host started early), for the first subscriber. */
+  private early: HostEvent[] | undefined = [];
+  /** A start begun by startEarly() that the next start() returns. */
+  private startedEarly: Promise<ExtensionReport[]> | undefined;
   private readonly lifecycle: ExtensionLifecycle;
   private readonly registry: ExtensionRegistry;
   private readonly ui: UiRouter;
@@ -128,12 +135,26 @@ export class ExtensionHost {
       extension.sendEvent({ type: 'event', event: 'session_start' } as EventFrame);
   }
 
+  /** Contract: the first subscriber also receives what was emitted before it (see startEarly). */
   subscribe(listener: (event: HostEvent) => void): () => void {
     this.listeners.add(listener);
+    const early = this.early ?? [];
+    this.early = undefined;
+    for (const event of early) {
+      try {
+        listener(event);
+      } catch {
+        // as in emit()
+      }
+    }
     return () => this.listeners.delete(listener);
   }
 
   private emit(event: HostEvent): void {
+    if (this.early) {
+      if (this.early.length < EARLY_EVENTS) this.early.push(event);
+      return;
+    }
     for (const listener of this.listeners) {
       try {
         listener(event);
@@ -174,8 +195,22 @@ export class ExtensionHost {
     this.lifecycle.setOutputBlocked(blocked);
   }
 
+  /**
+   * start() now, before anyone subscribed: the extension processes boot while the rest of zot
+   * does (print and JSON modes). Their events wait for the first subscriber; the next start()
+   * returns this start.
+   */
+  startEarly(): void {
+    this.startedEarly ??= this.start();
+  }
+
   /** Discovers and starts every extension in parallel; resolves when all are ready or failed. */
   async start(): Promise<ExtensionReport[]> {
+    const early = this.startedEarly;
+    if (early) {
+      this.startedEarly = undefined;
+      return early;
+    }
     const reports = await this.lifecycle.start();
     this.emitEvent('session_start');
     return reports;

@@ -7,6 +7,7 @@ import { ExtensionLog, extensionLogPath } from './log.js';
 import type { InterceptFailure, RestartPolicy } from './manifest.js';
 import { ProcessTransport, type ProcessSpec } from './process-transport.js';
 import { projectRuntimeProblem } from './project-runtime.js';
+import { readyDeadlineMs } from './timeouts.js';
 import { trustAllFromEnv } from './trust.js';
 import type { ProcessPolicy } from '../security/launcher.js';
 import { describeExit, type ExtensionTransport } from './transport.js';
@@ -130,7 +131,11 @@ export function planExtension(entry: DiscoveredExtension, deps: PlanDeps): Plann
     killGraceMs: deps.context.timeouts.killGraceMs,
     policy: deps.processPolicy?.(entry) ?? {},
   };
-  const policy = { interceptFailure: manifest!.interceptFailure, restart: manifest!.restart };
+  const policy = {
+    interceptFailure: manifest!.interceptFailure,
+    restart: manifest!.restart,
+    readyMs: readyDeadlineMs(deps.context.timeouts, manifest!.readyTimeoutMs),
+  };
   const spawn = () => {
     const transport = (deps.transport ?? spawnProcess)(spec, log);
     return new RunningExtension(manifest!.name, entry.dir, transport, log, deps.context, policy);

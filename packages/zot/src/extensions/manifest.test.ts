@@ -51,6 +51,7 @@ test('a full manifest is read with every field', () => {
     enabled: true,
     intercept_failure: 'block',
     restart: 'never',
+    ready_timeout_ms: 40000,
     future_field: { anything: 1 },
   });
   const result = readManifest(dir);
@@ -70,6 +71,7 @@ test('a full manifest is read with every field', () => {
     kind: 'process',
     interceptFailure: 'block',
     restart: 'never',
+    readyTimeoutMs: 40000,
   });
 });
 
@@ -83,6 +85,7 @@ test('defaults: args and skills empty, enabled true; null counts as absent', () 
   // The spec's behaviour unless the manifest asks otherwise (DECISIONS 24, 25).
   assert.equal(result.manifest.interceptFailure, 'allow');
   assert.equal(result.manifest.restart, 'on-failure');
+  assert.equal('readyTimeoutMs' in result.manifest, false, "zot's ready deadline applies");
 });
 
 test('enabled:false is kept', () => {
@@ -173,6 +176,10 @@ test('every wrongly typed field is named', () => {
     [{ intercept_failure: true }, '"intercept_failure" must be "allow" or "block"'],
     [{ restart: 'always' }, '"restart" must be "on-failure" or "never"'],
     [{ restart: 0 }, '"restart" must be "on-failure" or "never"'],
+    ...[0, -1, 1.5, '3000', 120_001].map((value): [Record<string, unknown>, string] => [
+      { ready_timeout_ms: value },
+      '"ready_timeout_ms" must be a whole number of milliseconds from 1 to 120000',
+    ]),
   ];
   for (const [fields, message] of cases) {
     const dir = extDir({ name: 'typed', exec: 'node', ...fields });

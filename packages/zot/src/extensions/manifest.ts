@@ -20,6 +20,8 @@ export type InterceptFailure = 'allow' | 'block';
 export type RestartPolicy = 'on-failure' | 'never';
 export const INTERCEPT_FAILURE_VALUES: readonly InterceptFailure[] = ['allow', 'block'];
 export const RESTART_VALUES: readonly RestartPolicy[] = ['on-failure', 'never'];
+/** The longest ready deadline a manifest may ask for. */
+export const MAX_READY_TIMEOUT_MS = 120_000;
 
 /** A validated manifest. `skills` and `args` are as written; `dir` is absolute and real. */
 export interface Manifest {
@@ -38,6 +40,8 @@ export interface Manifest {
   interceptFailure: InterceptFailure;
   /** Default `on-failure`. */
   restart: RestartPolicy;
+  /** `ready_timeout_ms`: its own ready deadline (absent: zot's default). */
+  readyTimeoutMs?: number;
 }
 
 export type ManifestResult =
@@ -128,6 +132,7 @@ function validateFields(
   if (exec === '') throw new FieldError('"exec" must not be empty');
   const interceptFailure = oneOf(raw, 'intercept_failure', INTERCEPT_FAILURE_VALUES, 'allow');
   const restart = oneOf(raw, 'restart', RESTART_VALUES, 'on-failure');
+  const readyTimeoutMs = readyTimeout(raw.ready_timeout_ms);
 
   const warnings: string[] = [];
   for (const [index, entry] of skills.entries()) {
@@ -166,7 +171,22 @@ function validateFields(
   if (exec !== undefined) manifest.exec = exec;
   if (language !== undefined) manifest.language = language;
   if (description !== undefined) manifest.description = description;
+  if (readyTimeoutMs !== undefined) manifest.readyTimeoutMs = readyTimeoutMs;
   return { manifest, warnings };
+}
+
+function readyTimeout(value: unknown): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (
+    typeof value !== 'number' ||
+    !Number.isInteger(value) ||
+    value < 1 ||
+    value > MAX_READY_TIMEOUT_MS
+  )
+    throw new FieldError(
+      `"ready_timeout_ms" must be a whole number of milliseconds from 1 to ${MAX_READY_TIMEOUT_MS}`,
+    );
+  return value;
 }
 
 // `null` counts as absent: Go encoders write `null` for an unset slice or pointer, and such

@@ -12,6 +12,8 @@ export interface ExtensionTimeouts {
   killGraceMs: number;
   /** After its stdout ends, how long zot waits for the exit before a live extension is gone. */
   outputEndGraceMs: number;
+  /** ZOT_EXT_READY_TIMEOUT_MS is set: it wins over a manifest's `ready_timeout_ms`. */
+  readyFromEnv?: boolean;
 }
 
 const DEFAULTS: ExtensionTimeouts = {
@@ -26,7 +28,7 @@ const DEFAULTS: ExtensionTimeouts = {
   outputEndGraceMs: 500,
 };
 
-const ENV: Partial<Record<keyof ExtensionTimeouts, string>> = {
+const ENV: Partial<Record<Exclude<keyof ExtensionTimeouts, 'readyFromEnv'>, string>> = {
   helloMs: 'ZOT_EXT_HELLO_TIMEOUT_MS',
   readyMs: 'ZOT_EXT_READY_TIMEOUT_MS',
   commandMs: 'ZOT_EXT_COMMAND_TIMEOUT_MS',
@@ -37,12 +39,27 @@ const ENV: Partial<Record<keyof ExtensionTimeouts, string>> = {
 
 /** Contract: never throws; unparsable or negative values fall back to the default. */
 export function extensionTimeouts(env: NodeJS.ProcessEnv = process.env): ExtensionTimeouts {
-  const result = { ...DEFAULTS };
-  for (const [key, name] of Object.entries(ENV) as Array<[keyof ExtensionTimeouts, string]>) {
+  const result: ExtensionTimeouts = { ...DEFAULTS };
+  type MsKey = Exclude<keyof ExtensionTimeouts, 'readyFromEnv'>;
+  for (const [key, name] of Object.entries(ENV) as Array<[MsKey, string]>) {
     const raw = env[name];
     if (raw === undefined || raw === '') continue;
     const value = Number(raw);
-    if (Number.isFinite(value) && value >= 0) result[key] = value;
+    if (Number.isFinite(value) && value >= 0) {
+      result[key] = value;
+      if (key === 'readyMs') result.readyFromEnv = true;
+    }
   }
   return result;
+}
+
+/**
+ * An extension's ready deadline: its manifest's `ready_timeout_ms` (for an extension whose tools
+ * are known only after slow work, such as starting servers), unless ZOT_EXT_READY_TIMEOUT_MS is
+ * set; else the default.
+ */
+export function readyDeadlineMs(timeouts: ExtensionTimeouts, manifestReadyMs?: number): number {
+  return timeouts.readyFromEnv || manifestReadyMs === undefined
+    ? timeouts.readyMs
+    : manifestReadyMs;
 }

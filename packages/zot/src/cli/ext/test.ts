@@ -5,7 +5,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadSettings } from '../../config/settings.js';
 import { MANIFEST_FILE, readManifest } from '../../extensions/manifest.js';
-import { extensionTimeouts } from '../../extensions/timeouts.js';
+import { extensionTimeouts, readyDeadlineMs } from '../../extensions/timeouts.js';
 import { resolveModel } from '../../providers/catalog.js';
 import { UsageError } from '../../util/errors.js';
 import { exitAfterFlush } from '../../util/exit.js';
@@ -107,6 +107,8 @@ async function test(dir: string, context: ExtContext): Promise<ReportJson> {
     };
   }
   const { manifest, warnings } = read;
+  // The kit waits for ready as long as zot would for this extension.
+  timeouts.readyMs = readyDeadlineMs(timeouts, manifest.readyTimeoutMs);
   if (manifest.kind !== 'process') {
     const what = manifest.kind === 'theme' ? 'theme-only' : 'skill-only';
     throw new UsageError(

@@ -547,3 +547,65 @@ test('requests that arrive before ready are handled after the registrations are 
     'shutdown_ack',
   ]);
 });
+
+test('a tool registered again with another description, schema or deferral is announced again', async () => {
+  const h = new TestHost();
+  h.ext.tool('t', 'first', { type: 'object' }, () => 'a');
+  await h.start();
+  const from = h.frames.length;
+  h.ext.tool('t', 'first', { type: 'object' }, () => 'same registration, new handler');
+  h.ext.tool('t', 'second', { type: 'object' }, () => 'b');
+  h.ext.tool('t', 'second', { type: 'object', properties: { x: { type: 'string' } } }, () => 'c');
+  h.ext.tool('t', 'second', { type: 'object', properties: { x: { type: 'string' } } }, () => 'd', {
+    deferred: true,
+  });
+  h.ext.command('end', 'marks the end', () => 'x');
+  await h.waitType('register_command', from);
+  assert.deepEqual(
+    h.frames.slice(from).map((f) => JSON.stringify(f)),
+    [
+      { type: 'register_tool', name: 't', description: 'second', schema: { type: 'object' } },
+      {
+        type: 'register_tool',
+        name: 't',
+        description: 'second',
+        schema: { type: 'object', properties: { x: { type: 'string' } } },
+      },
+      {
+        type: 'register_tool',
+        name: 't',
+        description: 'second',
+        schema: { type: 'object', properties: { x: { type: 'string' } } },
+        deferred: true,
+      },
+      { type: 'register_command', name: 'end', description: 'marks the end' },
+    ].map((f) => JSON.stringify(f)),
+  );
+  const reply = await h.request({ type: 'tool_call', name: 't', args: {} });
+  assert.equal(reply.content[0].text, 'd', 'the last handler answers');
+});
+
+test('a shutdown while an onHello hook waits aborts its signal; ready and the ack still follow', async () => {
+  const h = new TestHost();
+  let aborted = false;
+  h.ext.onHello(
+    (_host, signal) =>
+      new Promise<void>((resolve) => {
+        const stop = () => {
+          aborted = true;
+          resolve();
+        };
+        if (signal.aborted) stop();
+        else signal.addEventListener('abort', stop);
+      }),
+  );
+  h.ext.command('c', 'c', () => 'c');
+  const running = h.ext.run();
+  await h.waitType('hello');
+  h.ack();
+  h.send({ type: 'shutdown' });
+  await running;
+  assert.equal(aborted, true);
+  assert.deepEqual(types(h.frames), ['hello', 'register_command', 'ready', 'shutdown_ack']);
+  assert.deepEqual(h.exits, [0]);
+});

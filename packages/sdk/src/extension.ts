@@ -87,7 +87,9 @@ export class Extension {
   private readonly tools = new Map<string, ToolEntry>();
   private readonly events = new Map<EventName, Array<Hook<[EventFrame]>>>();
   private readonly interceptors = new Map<InterceptableEvent, Array<Interceptor<never>>>();
-  private readonly helloHooks: Array<Hook<[HostInfo]>> = [];
+  private readonly helloHooks: Array<Hook<[HostInfo, AbortSignal]>> = [];
+  /** Aborted when zot asks to shut down (or goes away) while the onHello hooks run. */
+  private readonly helloAbort = new AbortController();
   private readonly shutdownHooks: Array<Hook<[]>> = [];
   private readonly panelKeyHooks: Array<Hook<[PanelKeyEvent]>> = [];
   private readonly panelCloseHooks: Array<Hook<[string]>> = [];
@@ -146,7 +148,7 @@ export class Extension {
     if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
       throw new TypeError(`@zot/sdk: tool ${name}: the schema must be a JSON Schema object`);
     }
-    const fresh = !this.tools.has(name);
+    const before = this.tools.get(name);
     const entry: ToolEntry = {
       description,
       schema,
@@ -154,7 +156,11 @@ export class Extension {
       handler: handler as ToolHandler<never>,
     };
     this.tools.set(name, entry);
-    if (fresh && this.announced) this.emit(this.toolFrame(name, entry));
+    // Registered again with another description, schema or deferral: zot gets the new one.
+    const changed =
+      before === undefined ||
+      JSON.stringify(this.toolFrame(name, before)) !== JSON.stringify(this.toolFrame(name, entry));
+    if (changed && this.announced) this.emit(this.toolFrame(name, entry));
     return this;
   }
 
@@ -168,8 +174,11 @@ export class Extension {
     return this;
   }
 
-  /** Runs `hook` after hello_ack, before registrations go out (so it may register more). */
-  onHello(hook: (host: HostInfo) => void | Promise<void>): this {
+  /**
+   * Runs `hook` after hello_ack, before registrations go out (so it may register more). `signal`
+   * aborts when zot asks to shut down before `ready` (it exits while the hook still waits).
+   */
+  onHello(hook: (host: HostInfo, signal: AbortSignal) => void | Promise<void>): this {
     this.helloHooks.push(hook);
     return this;
   }
@@ -275,11 +284,13 @@ export class Extension {
       // End of input: what was received is still answered, then the extension stops.
       onOutputEnd: () => {
         this.inputEnded = true;
+        this.helloAbort.abort();
         if (this.ackWaiter) this.ackWaiter(undefined);
         else if (!this.held) void this.stop();
       },
       // The link is gone (stdout broken): nothing more can be written.
       onExit: () => {
+        this.helloAbort.abort();
         this.ackWaiter?.(undefined);
         void this.stop();
       },
@@ -296,7 +307,8 @@ export class Extension {
     const helloAck = await ack;
     if (helloAck !== undefined && this.stopping === undefined) {
       this.hostInfo = hostInfo(helloAck);
-      for (const hook of this.helloHooks) await this.guard('onHello', () => hook(this.hostInfo));
+      for (const hook of this.helloHooks)
+        await this.guard('onHello', () => hook(this.hostInfo, this.helloAbort.signal));
       this.announce();
     }
     const held = this.held ?? [];
@@ -375,8 +387,11 @@ export class Extension {
       }
       return;
     }
-    if (this.held && decoded.frame.type !== 'hello_ack') this.held.push(decoded.frame);
-    else this.dispatch(decoded.frame);
+    if (this.held && decoded.frame.type !== 'hello_ack') {
+      // zot exits while an onHello hook still waits for something: the hook is told to stop.
+      if (decoded.frame.type === 'shutdown') this.helloAbort.abort();
+      this.held.push(decoded.frame);
+    } else this.dispatch(decoded.frame);
   }
 
   private dispatch(frame: FrameFromHost): void {

@@ -1,24 +1,30 @@
-// Builds dist/mcp.mjs: the extension with everything it imports (@zot/sdk and its protocol code
-// from this repository's sources, the pinned @modelcontextprotocol/sdk client and its
-// dependencies) in one file, so an installed copy needs no node_modules.
+// Builds dist/: the extension with everything it imports (@zot/sdk and its protocol code from this
+// repository's sources, the pinned @modelcontextprotocol/sdk client and its dependencies), so an
+// installed copy needs no node_modules. Two files and a small shared chunk: `mcp.mjs`, what runs
+// before `ready`, and `mcp-sdk.mjs`, the MCP SDK, loaded on the first connection to a server
+// (reading and compiling it would delay every start; see src/mcp-sdk.ts).
 // Usage: node examples/extensions/mcp/build.mjs [--check]
-//   --check  write nothing; exit 1 when the committed dist/mcp.mjs differs from a fresh build.
+//   --check  write nothing; exit 1 when the committed dist/ differs from a fresh build.
 // Needs the repository's dev dependencies (`npm ci` at the root). The output is deterministic:
 // paths in it are relative to the repository root.
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..', '..');
-const outfile = join(here, 'dist', 'mcp.mjs');
+const outdir = join(here, 'dist');
 
+/** The generated files: name in dist/ -> text. */
 export async function bundle() {
   const result = await build({
     absWorkingDir: root,
-    entryPoints: [join(here, 'src', 'main.ts')],
-    outfile,
+    entryPoints: { mcp: join(here, 'src', 'main.ts') },
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    splitting: true,
+    chunkNames: '[name]',
     write: false,
     bundle: true,
     format: 'esm',
@@ -40,25 +46,38 @@ export async function bundle() {
       ].join('\n'),
     },
   });
-  return result.outputFiles[0].text;
+  return new Map(result.outputFiles.map((file) => [basename(file.path), file.text]));
 }
 
+const present = () => {
+  try {
+    return readdirSync(outdir);
+  } catch {
+    return []; // missing: stale
+  }
+};
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const text = await bundle();
+  const files = await bundle();
   if (process.argv.includes('--check')) {
-    let current = '';
-    try {
-      current = readFileSync(outfile, 'utf8');
-    } catch {
-      // missing: stale
-    }
-    if (current !== text) {
-      console.error(`${outfile} is stale: run node examples/extensions/mcp/build.mjs`);
+    const stale = [...files].filter(([name, text]) => {
+      try {
+        return readFileSync(join(outdir, name), 'utf8') !== text;
+      } catch {
+        return true;
+      }
+    });
+    const extra = present().filter((name) => !files.has(name));
+    if (stale.length > 0 || extra.length > 0) {
+      const names = [...stale.map(([name]) => name), ...extra].join(', ');
+      console.error(`${outdir} is stale (${names}): run node examples/extensions/mcp/build.mjs`);
       process.exit(1);
     }
   } else {
-    mkdirSync(dirname(outfile), { recursive: true });
-    writeFileSync(outfile, text);
-    console.error(`wrote ${outfile} (${text.length} bytes)`);
+    mkdirSync(outdir, { recursive: true });
+    for (const name of present()) if (!files.has(name)) rmSync(join(outdir, name));
+    for (const [name, text] of files) writeFileSync(join(outdir, name), text);
+    const sizes = [...files].map(([name, text]) => `${name} ${text.length} bytes`).join(', ');
+    console.error(`wrote ${outdir}: ${sizes}`);
   }
 }

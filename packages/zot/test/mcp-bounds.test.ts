@@ -2,7 +2,19 @@
 // names and schemas, results, search. The modules are the example's TypeScript sources, bundled
 // on the fly with the repository's esbuild (they are not part of zot's own build).
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -19,9 +31,10 @@ let results: any;
 let search: any;
 let trust: any;
 let pins: any;
+let cache: any;
 
 before(async () => {
-  const names = ['config', 'tools', 'results', 'search', 'trust', 'pins'];
+  const names = ['config', 'tools', 'results', 'search', 'trust', 'pins', 'cache'];
   await build({
     entryPoints: names.map((name) => join(MCP_EXT, 'src', `${name}.ts`)),
     outdir: dir,
@@ -32,7 +45,7 @@ before(async () => {
     logLevel: 'warning',
   });
   const load = (name: string) => import(pathToFileURL(join(dir, `${name}.mjs`)).href);
-  [config, tools, results, search, trust, pins] = await Promise.all(names.map(load));
+  [config, tools, results, search, trust, pins, cache] = await Promise.all(names.map(load));
 });
 
 test('configuration: both transports, ${VAR} expansion, bad entries reported and skipped', () => {
@@ -296,4 +309,124 @@ test('pins: the project files a server names are hashed with the approval; nothi
   const huge = pins.projectPins([server('./huge.bin', [])], cwd);
   assert.deepEqual(huge.files, []);
   assert.match(huge.problems[0], /^sub\/huge\.bin \(named by server "s"\) is too large to pin/);
+});
+
+test('tool cache: keyed by everything that decides what runs; nothing of the configuration stored', () => {
+  const stdio = (fields: Record<string, unknown> = {}) => ({
+    kind: 'stdio',
+    name: 's',
+    source: 'user',
+    command: 'node',
+    args: ['srv.js'],
+    env: { A: '1', TOKEN: 'secret-value' },
+    ...fields,
+  });
+  const http = (fields: Record<string, unknown> = {}) => ({
+    kind: 'http',
+    name: 'h',
+    source: 'user',
+    url: 'https://x/mcp',
+    headers: { Authorization: 'Bearer t' },
+    ...fields,
+  });
+  const key = cache.cacheKey(stdio(), '/p');
+  assert.match(key, /^[0-9a-f]{64}$/);
+  assert.equal(key, cache.cacheKey(stdio({ env: { TOKEN: 'secret-value', A: '1' } }), '/p'));
+  assert.equal(key, cache.cacheKey(stdio({ name: 'renamed', startupTimeoutMs: 5 }), '/p'));
+  const changed = [
+    cache.cacheKey(stdio({ command: 'python3' }), '/p'),
+    cache.cacheKey(stdio({ args: ['srv.js', '-v'] }), '/p'),
+    cache.cacheKey(stdio({ env: { A: '1', TOKEN: 'other' } }), '/p'),
+    cache.cacheKey(stdio({ env: { A: '1' } }), '/p'),
+    cache.cacheKey(stdio({ source: 'project' }), '/p'),
+    cache.cacheKey(stdio(), '/elsewhere'),
+  ];
+  assert.equal(new Set([key, ...changed]).size, changed.length + 1);
+  const h = cache.cacheKey(http(), '/p');
+  assert.equal(h, cache.cacheKey(http(), '/elsewhere'), 'an HTTP server is the same anywhere');
+  assert.notEqual(h, cache.cacheKey(http({ url: 'https://x/other' }), '/p'));
+  assert.notEqual(h, cache.cacheKey(http({ headers: { Authorization: 'Bearer u' } }), '/p'));
+
+  const home = join(dir, 'cache-home');
+  const listed = [
+    { name: 'a', description: 'A', inputSchema: { type: 'object' }, annotations: { x: 1 } },
+    { name: 'b', execution: { taskSupport: 'required' } },
+  ];
+  assert.deepEqual(cache.readCachedTools(home, key), {}, 'no entry: nothing, no problem');
+  assert.equal(cache.writeCachedTools(home, key, 's', listed), undefined);
+  assert.deepEqual(cache.readCachedTools(home, key).tools, [
+    { name: 'a', description: 'A', inputSchema: { type: 'object' } },
+    { name: 'b', execution: { taskSupport: 'required' } },
+  ]);
+  const path = join(home, 'mcp-cache', `${key}.json`);
+  assert.equal(statSync(join(home, 'mcp-cache')).mode & 0o777, 0o700);
+  assert.equal(statSync(path).mode & 0o777, 0o600);
+  const text = readFileSync(path, 'utf8');
+  for (const secret of ['secret-value', 'srv.js', 'node']) assert.ok(!text.includes(secret));
+});
+
+test('tool cache: hostile or broken entries are not used, and a cached schema is checked as a fresh one', () => {
+  const home = join(dir, 'hostile-cache');
+  const key = 'e'.repeat(64);
+  const entries = join(home, 'mcp-cache');
+  const path = join(entries, `${key}.json`);
+  const put = (doc: unknown) => writeFileSync(path, JSON.stringify(doc), { mode: 0o600 });
+  assert.equal(cache.writeCachedTools(home, key, 's', [{ name: 'ok' }]), undefined);
+  const problem = () => cache.readCachedTools(home, key).problem as string;
+  put({ version: 1, key: 'f'.repeat(64), tools: [] });
+  assert.match(problem(), /not an entry of ours; not used$/, 'an entry copied under another key');
+  put({ version: 1, key, tools: Array.from({ length: 501 }, (_, i) => ({ name: `t${i}` })) });
+  assert.match(problem(), /at most 500/);
+  put({ version: 1, key, tools: [{ description: 'no name' }] });
+  assert.match(problem(), /a tool without a name/);
+  writeFileSync(path, '{"version": 1, ');
+  assert.match(problem(), /JSON/);
+  truncateSync(path, cache.CACHE_LIMITS.entryBytes + 1);
+  assert.match(problem(), /over 4194304 bytes/);
+  rmSync(path);
+  writeFileSync(join(dir, 'elsewhere.json'), JSON.stringify({ version: 1, key, tools: [] }));
+  symlinkSync(join(dir, 'elsewhere.json'), path);
+  assert.ok(problem(), 'a symlinked entry is not followed');
+  rmSync(path);
+  chmodSync(entries, 0o777);
+  assert.match(problem(), /writable by other users/);
+  assert.match(cache.writeCachedTools(home, key, 's', []), /writable by other users/);
+  chmodSync(entries, 0o700);
+
+  // Schemas from the cache go through the checks a listing's go through.
+  let deep: Record<string, unknown> = { type: 'string' };
+  for (let i = 0; i < 40; i++) deep = { type: 'object', properties: { a: deep } };
+  const listed = [
+    { name: 'fine', inputSchema: { type: 'object' } },
+    { name: 'deep', inputSchema: { type: 'object', properties: { a: deep } } },
+    { name: 'x'.repeat(70) },
+  ];
+  assert.equal(cache.writeCachedTools(home, key, 's', listed), undefined);
+  const bridged = tools.bridgeTools('s', cache.readCachedTools(home, key).tools, new Set(), 100);
+  assert.deepEqual(
+    bridged.tools.map((t: { zotName: string }) => t.zotName),
+    ['mcp__s__fine'],
+  );
+  assert.equal(bridged.skipped.length, 2);
+});
+
+test('tool cache: at most 200 entries; the least recently used go', () => {
+  const home = join(dir, 'full-cache');
+  const key = (i: number) => i.toString(16).padStart(64, '0');
+  const limit = cache.CACHE_LIMITS.entries;
+  for (let i = 0; i < limit; i++) {
+    assert.equal(cache.writeCachedTools(home, key(i), 's', [{ name: `t${i}` }]), undefined);
+    // Entry i was last used i seconds after the first.
+    const at = new Date(Date.UTC(2020, 0, 1, 0, 0, i));
+    utimesSync(join(home, 'mcp-cache', `${key(i)}.json`), at, at);
+  }
+  // Using an entry (a listing equal to it) makes it recent again.
+  const same = [{ name: 't0' }];
+  assert.equal(cache.writeCachedTools(home, key(0), 's', same, same), undefined);
+  assert.equal(cache.writeCachedTools(home, key(limit), 's', [{ name: 'new' }]), undefined);
+  const left = readdirSync(join(home, 'mcp-cache'));
+  assert.equal(left.length, limit);
+  assert.ok(left.includes(`${key(0)}.json`), 'used just now');
+  assert.ok(!left.includes(`${key(1)}.json`), 'the least recently used');
+  assert.ok(left.includes(`${key(limit)}.json`));
 });

@@ -9,12 +9,13 @@ import {
   type ConfigFile,
   type ServerConfig,
 } from './config.js';
+import { cacheKey, readCachedTools, writeCachedTools } from './cache.js';
 import { approvalHash, projectPins, type ProjectPins } from './pins.js';
 import { mapResult } from './results.js';
 import { searchTools, SEARCH_SCHEMA } from './search.js';
 import { redactUrlsIn } from './redact.js';
-import { McpServer } from './server.js';
-import { bridgeTools, clip, TOOL_LIMITS, type BridgedTool } from './tools.js';
+import { McpServer, type StartupLimit } from './server.js';
+import { bridgeTools, clip, TOOL_LIMITS, type BridgedTool, type McpToolInfo } from './tools.js';
 import { isApproved, trustStorePath } from './trust.js';
 
 export const DEFAULT_DEFER_THRESHOLD = 20;
@@ -22,6 +23,8 @@ const STDERR_LINES = 8;
 const MAX_PROBLEMS = 200;
 /** How long a result waits for the tool list its call changed to be registered. */
 const SETTLE_WAIT_MS = 2000;
+/** How long a server may take to start and list its tools, unless configured otherwise. */
+export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
 
 export interface BridgeOptions {
   readonly home: string;
@@ -32,6 +35,13 @@ export interface BridgeOptions {
 interface Route {
   readonly server: McpServer;
   readonly tool: BridgedTool;
+}
+
+/** A server being started: whether its tools came from the cache, and the start itself. */
+export interface Starting {
+  readonly server: McpServer;
+  readonly fromCache: boolean;
+  readonly done: Promise<void>;
 }
 
 const envInt = (value: string | undefined): number | undefined => {
@@ -56,7 +66,12 @@ export class Bridge {
   private searchRegistered = false;
   readonly deferThreshold: number;
   readonly toolTimeoutMs: number;
-  readonly connectTimeoutMs: number;
+  /** How long /mcp waits for servers still starting (inside zot's command timeout). */
+  readonly commandWaitMs: number;
+  /** ZOT_MCP_STARTUP_TIMEOUT_MS, when set. */
+  private readonly startupTimeoutMs: number | undefined;
+  /** The cache key of each server's configuration. */
+  private readonly cacheKeys = new Map<McpServer, string>();
 
   constructor(
     private readonly ext: Extension,
@@ -70,7 +85,10 @@ export class Bridge {
     // Answer before zot's own tool timeout fires, so the model gets our (better) message.
     const zotToolTimeout = envInt(options.env.ZOT_EXT_TOOL_TIMEOUT_MS) ?? 60_000;
     this.toolTimeoutMs = Math.max(100, zotToolTimeout - Math.min(1000, zotToolTimeout / 10));
-    this.connectTimeoutMs = envInt(options.env.ZOT_MCP_CONNECT_TIMEOUT_MS) ?? 30_000;
+    const zotCommandTimeout = envInt(options.env.ZOT_EXT_COMMAND_TIMEOUT_MS) ?? 30_000;
+    this.commandWaitMs = Math.max(0, zotCommandTimeout - Math.min(1000, zotCommandTimeout / 4));
+    const startup = envInt(options.env.ZOT_MCP_STARTUP_TIMEOUT_MS);
+    this.startupTimeoutMs = startup !== undefined && startup > 0 ? startup : undefined;
   }
 
   /**
@@ -116,6 +134,26 @@ export class Bridge {
     }
   }
 
+  /**
+   * A server's start-up limit: its own `startup_timeout_ms`, else ZOT_MCP_STARTUP_TIMEOUT_MS,
+   * else the default; with the words that tell the user where to change it.
+   */
+  private startupLimit(config: ServerConfig): StartupLimit {
+    const file = config.source === 'user' ? this.user?.path : projectConfigPath(this.options.cwd);
+    const entry = `"startup_timeout_ms" in its entry in ${file}`;
+    if (config.startupTimeoutMs !== undefined)
+      return { ms: config.startupTimeoutMs, knob: `set by ${entry}` };
+    if (this.startupTimeoutMs !== undefined)
+      return {
+        ms: this.startupTimeoutMs,
+        knob: `set by ZOT_MCP_STARTUP_TIMEOUT_MS; ${entry} sets this server's own`,
+      };
+    return {
+      ms: DEFAULT_STARTUP_TIMEOUT_MS,
+      knob: `the default; raise it with ${entry}, or with ZOT_MCP_STARTUP_TIMEOUT_MS for every server`,
+    };
+  }
+
   private add(config: ServerConfig, state?: 'refused'): void {
     const server = new McpServer(
       config,
@@ -124,17 +162,30 @@ export class Bridge {
         onExit: (s) => this.exited(s),
         onToolsChanged: (s) => this.register(s),
       },
-      this.connectTimeoutMs,
+      this.startupLimit(config),
     );
     if (state) server.state = state;
     this.servers.set(config.name, server);
+    this.cacheKeys.set(server, cacheKey(config, this.options.cwd));
   }
 
-  /** Starts every server allowed to run; resolves when all have connected or failed. */
-  startAll(): Promise<void>[] {
+  /**
+   * Starts every server allowed to run. A server listed in an earlier run has the tools of that
+   * listing registered now, before it has started: a call waits for it (see call()).
+   */
+  startAll(): Starting[] {
     return [...this.servers.values()]
       .filter((s) => s.state === 'idle')
-      .map((s) => s.start().then(() => this.register(s)));
+      .map((server) => {
+        const cached = readCachedTools(this.options.home, this.cacheKeys.get(server)!);
+        if (cached.problem) this.ext.log(`server "${server.name}": ${cached.problem}`);
+        server.cached = cached.tools;
+        if (cached.tools) this.registerTools(server, cached.tools);
+        // With its tools known, a server's start need not delay `ready`.
+        const start = cached.tools ? server.startSoon() : server.start();
+        const done = start.then(() => this.register(server));
+        return { server, fromCache: cached.tools !== undefined, done };
+      });
   }
 
   private get trustAll(): boolean {
@@ -178,7 +229,7 @@ export class Bridge {
   }
 
   /** The project file was approved just now: its servers may start. */
-  admitProject(): Promise<void>[] {
+  admitProject(): Starting[] {
     this.projectRefused = false;
     for (const server of this.servers.values()) {
       if (server.state === 'refused') server.state = 'idle';
@@ -186,7 +237,11 @@ export class Bridge {
     return this.startAll();
   }
 
-  /** Registers (or re-registers) a connected server's tools with zot. */
+  /**
+   * Registers (or re-registers) a connected server's tools with zot, and remembers them for the
+   * next start. Tools it no longer lists stay registered (the protocol cannot take a tool back),
+   * and a call of one says that the server no longer offers it.
+   */
   register(server: McpServer): void {
     if (server.state !== 'ready') {
       if (server.state === 'failed') {
@@ -194,11 +249,25 @@ export class Bridge {
       }
       return;
     }
+    this.registerTools(server, server.tools);
+    const problem = writeCachedTools(
+      this.options.home,
+      this.cacheKeys.get(server)!,
+      server.name,
+      server.tools,
+      server.cached,
+    );
+    if (problem) this.ext.log(problem);
+    server.cached = undefined;
+  }
+
+  /** Registers `list` as the server's tools (from a listing now, or from the cache). */
+  private registerTools(server: McpServer, list: readonly McpToolInfo[]): void {
     // Names this server held before are its own to reuse.
     for (const [name, route] of this.routes) if (route.server === server) this.taken.delete(name);
     const room =
       TOOL_LIMITS.toolsTotal - [...this.routes.values()].filter((r) => r.server !== server).length;
-    const { tools, skipped, leftOut } = bridgeTools(server.name, server.tools, this.taken, room);
+    const { tools, skipped, leftOut } = bridgeTools(server.name, list, this.taken, room);
     this.note(skipped);
     this.note(leftOut, this.leftOut);
     server.deferred ??= tools.length > this.deferThreshold;
@@ -225,7 +294,7 @@ export class Bridge {
 
   private search(query: string, limit: number | undefined): ToolResult {
     const candidates = [...this.routes.values()].filter(
-      (r) => r.server.deferred && r.server.tools.some((t) => t.name === r.tool.mcpName),
+      (r) => r.server.deferred && r.server.knownTools.some((t) => t.name === r.tool.mcpName),
     );
     const found = searchTools(
       query,
@@ -251,14 +320,20 @@ export class Bridge {
     const route = this.routes.get(zotName);
     if (!route) return toolError(`${zotName}: no such MCP tool`);
     const { server, tool } = route;
+    // The whole call, a wait for the server to start included, answers before zot's timeout.
+    const deadline = performance.now() + this.toolTimeoutMs;
     if (server.state === 'exited' || server.state === 'failed') {
       if (!server.mayAutoRestart()) return toolError(this.downMessage(server, 'is down'));
       if (!this.mayRestart(server)) return toolError(changedMessage(server));
-      if (!(await server.restart(true)))
-        return toolError(this.downMessage(server, 'could not be restarted'));
-      this.register(server);
+      server.lastAutoRestart = Date.now();
+      void server.start().then(() => this.register(server));
     }
-    if (server.state === 'starting') await server.start();
+    if (server.state === 'starting') {
+      const ready = await server.started(deadline - performance.now());
+      if (server.state === 'starting') return toolError(this.stillStarting(server));
+      if (!ready && server.state !== 'refused')
+        return toolError(this.downMessage(server, 'could not start'));
+    }
     if (server.state === 'refused') {
       return toolError(
         `MCP server "${server.name}" comes from the project's .mcp.json, which is not approved ` +
@@ -269,7 +344,8 @@ export class Bridge {
       return toolError(`MCP server "${server.name}" no longer offers the tool "${tool.mcpName}"`);
     }
     try {
-      const result = mapResult(await server.call(tool.mcpName, args, this.toolTimeoutMs));
+      const left = Math.max(1, Math.floor(deadline - performance.now()));
+      const result = mapResult(await server.call(tool.mcpName, args, left));
       if (server.relistingTools) await server.toolsSettled(SETTLE_WAIT_MS);
       return result.isError
         ? { content: result.content, isError: true }
@@ -282,6 +358,15 @@ export class Bridge {
         `MCP server "${server.name}", tool "${tool.mcpName}": ${clip(message, 4000)}`,
       );
     }
+  }
+
+  /** A call that waited for a server's start until zot's tool timeout was near. */
+  private stillStarting(server: McpServer): string {
+    return (
+      `MCP server "${server.name}" is still starting after ${server.startingForMs} ms ` +
+      `(its start-up limit is ${server.startupLimit.ms} ms, ${server.startupLimit.knob}); ` +
+      `the call stopped waiting to answer before zot's tool timeout (ZOT_EXT_TOOL_TIMEOUT_MS).`
+    );
   }
 
   /** A dead server: its name, what happened, when it comes back, and its last stderr lines. */

@@ -27,6 +27,10 @@ function status(bridge: Bridge): string {
     const mode = server.deferred ? ', deferred behind mcp_search' : '';
     let line = `${server.name} (${server.config.source}, ${where(server)}): ${server.state}`;
     if (server.state === 'ready') line += `, ${tools} tool(s)${mode}`;
+    if (server.state === 'starting') {
+      line += ` for ${server.startingForMs} ms (start-up limit ${server.startupLimit.ms} ms)`;
+      if (server.cached) line += `, ${tools} tool(s) registered from its last listing${mode}`;
+    }
     if (server.state === 'refused')
       line += ': the project .mcp.json is not approved; review it with /mcp trust';
     if ((server.state === 'failed' || server.state === 'exited') && server.error) {
@@ -108,7 +112,7 @@ function trust(bridge: Bridge, hash: string): CommandResult {
   }
   approve(bridge.trustStore, now.path, sha256);
   const started = bridge.admitProject();
-  void Promise.all(started);
+  void Promise.all(started.map((s) => s.done));
   return display(
     `Approved ${now.path} (sha256 ${sha256.slice(0, 16)}…); starting ${started.length} server(s).`,
   );
@@ -118,7 +122,12 @@ export function mcpCommand(bridge: Bridge) {
   return async (args: string): Promise<CommandResult> => {
     const [verb = '', target = '', ...rest] = args.split(/\s+/).filter(Boolean);
     if (rest.length > 0) return error(USAGE);
-    if (verb === '') return display(status(bridge));
+    if (verb === '') {
+      // The state once the servers still starting are ready or failed (within the command's time).
+      const waits = [...bridge.servers.values()].map((s) => s.started(bridge.commandWaitMs));
+      await Promise.all(waits);
+      return display(status(bridge));
+    }
     if (verb === 'restart') {
       const server = bridge.servers.get(target);
       if (!server)

@@ -14,6 +14,8 @@ export const LIMITS = {
   args: 256,
   envEntries: 256,
   stringChars: 8192,
+  /** `startup_timeout_ms`: at most 10 minutes. */
+  startupTimeoutMs: 600_000,
 } as const;
 
 export type Source = 'user' | 'project';
@@ -22,6 +24,8 @@ interface Common {
   /** The key in `mcpServers`, as written. */
   readonly name: string;
   readonly source: Source;
+  /** `startup_timeout_ms` as written in the entry (absent: the default applies). */
+  readonly startupTimeoutMs?: number;
 }
 
 export interface StdioServerConfig extends Common {
@@ -98,6 +102,22 @@ function stringMap(value: unknown, what: string, env: NodeJS.ProcessEnv): Record
   );
 }
 
+/** `startup_timeout_ms`: a whole number of milliseconds, 1 to 10 minutes. */
+function startupTimeout(value: unknown): { startupTimeoutMs?: number } {
+  if (value === undefined) return {};
+  if (
+    typeof value !== 'number' ||
+    !Number.isInteger(value) ||
+    value < 1 ||
+    value > LIMITS.startupTimeoutMs
+  ) {
+    throw new Error(
+      `startup_timeout_ms must be a whole number of milliseconds from 1 to ${LIMITS.startupTimeoutMs}`,
+    );
+  }
+  return { startupTimeoutMs: value };
+}
+
 /** One `mcpServers` entry; throws an Error naming the field when it is unusable. */
 export function parseServer(
   name: string,
@@ -107,11 +127,12 @@ export function parseServer(
 ): ServerConfig | undefined {
   if (!isObject(raw)) throw new Error('must be an object');
   if (raw.disabled === true) return undefined;
+  const common = { name, source, ...startupTimeout(raw.startup_timeout_ms) };
   const type = raw.type ?? (raw.url !== undefined && raw.command === undefined ? 'http' : 'stdio');
   if (type === 'http' || type === 'streamable-http' || type === 'streamableHttp') {
     const url = expandVars(stringField(raw.url, 'url'), env);
     if (env === AS_WRITTEN && url.includes('${')) {
-      return { kind: 'http', name, source, url, headers: stringMap(raw.headers, 'headers', env) };
+      return { kind: 'http', ...common, url, headers: stringMap(raw.headers, 'headers', env) };
     }
     let parsed: URL;
     try {
@@ -122,7 +143,7 @@ export function parseServer(
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
       throw new Error(`url must be http: or https: (got ${parsed.protocol})`);
     }
-    return { kind: 'http', name, source, url, headers: stringMap(raw.headers, 'headers', env) };
+    return { kind: 'http', ...common, url, headers: stringMap(raw.headers, 'headers', env) };
   }
   if (type === 'sse') throw new Error('the SSE transport is not supported; use "type": "http"');
   if (type !== 'stdio') throw new Error(`unknown type ${JSON.stringify(type)}`);
@@ -132,7 +153,7 @@ export function parseServer(
   if (!Array.isArray(rawArgs)) throw new Error('args must be an array of strings');
   if (rawArgs.length > LIMITS.args) throw new Error(`args has over ${LIMITS.args} entries`);
   const args = rawArgs.map((arg, i) => expandVars(stringField(arg, `args[${i}]`), env));
-  return { kind: 'stdio', name, source, command, args, env: stringMap(raw.env, 'env', env) };
+  return { kind: 'stdio', ...common, command, args, env: stringMap(raw.env, 'env', env) };
 }
 
 /**

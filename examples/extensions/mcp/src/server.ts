@@ -2,14 +2,8 @@
 // its state, the tail of its stderr and the restart rule (a dead server is restarted on its
 // next call, at most once a minute).
 import type { ChildProcess } from 'node:child_process';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  ResultSchema,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
 import type { ServerConfig } from './config.js';
 import { redactUrlsIn } from './redact.js';
 import type { McpToolInfo } from './tools.js';
@@ -21,6 +15,13 @@ const STDERR_TAIL_CHARS = 4096;
 const MAX_TOOL_PAGES = 20;
 /** The longest message line accepted from a stdio server (zot's own frame bound). */
 const MAX_LINE_BYTES = 32 * 1024 * 1024;
+
+type McpSdk = typeof import('./mcp-sdk.js');
+let loading: Promise<McpSdk> | undefined;
+/** Set once loaded: a connected server's calls use it without waiting. */
+let loaded: McpSdk | undefined;
+/** The MCP SDK, evaluated on the first connection (see mcp-sdk.ts). */
+const mcpSdk = () => (loading ??= import('./mcp-sdk.js').then((sdk) => (loaded = sdk)));
 
 /** The last few KiB of a stream, as text. */
 export class Tail {
@@ -41,6 +42,13 @@ export class Tail {
   }
 }
 
+/** How long a server may take to start (connect and list its tools), and how that was set. */
+export interface StartupLimit {
+  readonly ms: number;
+  /** Where the limit can be changed, for the error when it passes. */
+  readonly knob: string;
+}
+
 export interface ServerEvents {
   /** The connection ended without our asking (the process exited, the stream closed). */
   onExit(server: McpServer): void;
@@ -59,7 +67,13 @@ export class McpServer {
   lastAutoRestart: number | undefined;
   /** Tools registered deferred (decided once, on the first tool list). */
   deferred: boolean | undefined;
+  /** The tools its last listing in an earlier run gave (the cache), until it lists them now. */
+  cached: McpToolInfo[] | undefined;
+  /** When the current start began (performance.now()), for the start-up limit. */
+  private startedAt = 0;
   private client: Client | undefined;
+  /** The connection being made: closed at once when the server is stopped meanwhile. */
+  private connecting: { client: Client; transport: Transport } | undefined;
   /** The listing that follows a tools/list_changed, while it runs. */
   private relisting: Promise<void> | undefined;
   private starting: Promise<void> | undefined;
@@ -69,7 +83,7 @@ export class McpServer {
     readonly config: ServerConfig,
     private readonly cwd: string,
     private readonly events: ServerEvents,
-    private readonly connectTimeoutMs: number,
+    readonly startupLimit: StartupLimit,
   ) {}
 
   get name(): string {
@@ -82,17 +96,62 @@ export class McpServer {
     return this.starting;
   }
 
-  private transport(generation: number): Transport {
+  /**
+   * start(), from the next turn of the event loop on: what runs now (writing `ready`) is not
+   * delayed by loading the MCP SDK and spawning. It counts as starting at once (a call waits).
+   */
+  startSoon(): Promise<void> {
+    if (this.starting) return this.starting;
+    const generation = this.generation;
+    this.state = 'starting';
+    this.startedAt = performance.now();
+    this.starting = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => (generation === this.generation ? this.connect() : undefined))
+      .finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  /**
+   * Waits while it is starting, at most `ms`; resolves with whether it is ready. A start that
+   * passes its own limit ends as `failed` (with the limit in `error`) before that.
+   */
+  async started(ms: number): Promise<boolean> {
+    const starting = this.starting;
+    if (starting && ms > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([starting, new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
+      clearTimeout(timer);
+    }
+    return this.state === 'ready';
+  }
+
+  /** Its tools as known now: listed, or (while it starts) from the cache. */
+  get knownTools(): readonly McpToolInfo[] {
+    return this.state === 'ready' ? this.tools : (this.cached ?? this.tools);
+  }
+
+  /** Milliseconds since the current start began. */
+  get startingForMs(): number {
+    return Math.round(performance.now() - this.startedAt);
+  }
+
+  /** What a call gets when the start-up limit passed. */
+  private limitMessage(): string {
+    const { ms, knob } = this.startupLimit;
+    return `it did not start within ${ms} ms (its start-up limit, ${knob})`;
+  }
+
+  private transport(sdk: McpSdk, generation: number): Transport {
     const config = this.config;
     if (config.kind === 'http') {
-      return new StreamableHTTPClientTransport(new URL(config.url), {
+      return new sdk.StreamableHTTPClientTransport(new URL(config.url), {
         requestInit: { headers: { ...config.headers } },
       });
     }
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(process.env))
       if (value !== undefined) env[key] = value;
-    const transport = new StdioClientTransport({
+    const transport = new sdk.StdioClientTransport({
       command: config.command,
       args: [...config.args],
       env: { ...env, ...config.env },
@@ -105,17 +164,60 @@ export class McpServer {
     return transport;
   }
 
+  /**
+   * Starts the server and lists its tools, within its start-up limit (counted from here: loading
+   * the MCP SDK, spawning or connecting, initialize, tools/list); past the limit it is ended.
+   */
   private async connect(): Promise<void> {
     const generation = ++this.generation;
-    await this.closeClient();
+    // Set before the first await: a call made right after start() waits for this start.
     this.state = 'starting';
+    this.startedAt = performance.now();
     this.error = undefined;
     this.stderr.clear();
-    const client = new Client({ name: 'zot-mcp', version: '1.0.0' }, { capabilities: {} });
-    const transport = this.transport(generation);
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<'limit'>(
+      (resolve) => (timer = setTimeout(resolve, this.startupLimit.ms, 'limit')),
+    );
+    let opened: Opened | undefined;
+    try {
+      await this.closeClient();
+      const sdk = await Promise.race([mcpSdk(), limit]);
+      if (generation !== this.generation) return;
+      if (sdk === 'limit') throw new StartupLimitPassed(this.limitMessage());
+      opened = this.open(sdk, generation);
+      const outcome = await Promise.race([opened.listed, limit]);
+      if (generation !== this.generation) return;
+      if (outcome === 'limit') throw new StartupLimitPassed(this.limitMessage());
+      this.tools = outcome;
+      this.connecting = undefined;
+      this.client = opened.client;
+      this.state = 'ready';
+      opened.onReady();
+    } catch (error) {
+      if (generation !== this.generation) return;
+      this.connecting = undefined;
+      this.state = 'failed';
+      // The SDK's messages can quote the server URL, token and all.
+      this.error = redactUrlsIn((error as Error).message || String(error));
+      // A server past its limit may be stuck anywhere: it is not asked to end, it is ended.
+      if (error instanceof StartupLimitPassed && opened) childOf(opened.transport)?.kill('SIGKILL');
+      await opened?.client.close().catch(() => {});
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** A client and transport for this start, with their handlers; `listed` is the first listing. */
+  private open(sdk: McpSdk, generation: number): Opened {
+    const client = new sdk.Client({ name: 'zot-mcp', version: '1.0.0' }, { capabilities: {} });
+    const transport = this.transport(sdk, generation);
+    this.connecting = { client, transport };
     let exitNote: string | undefined;
     client.onclose = () => {
-      if (generation !== this.generation || this.state === 'idle') return;
+      // A start that already failed (its limit passed) keeps its reason.
+      if (generation !== this.generation) return;
+      if (this.state !== 'starting' && this.state !== 'ready') return;
       const wasReady = this.state === 'ready';
       this.state = this.state === 'starting' ? 'failed' : 'exited';
       this.error =
@@ -151,25 +253,25 @@ export class McpServer {
       })();
       return this.relisting;
     };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => {
       if (generation !== this.generation) return;
       changed = true;
       return relist();
     });
-    try {
-      await client.connect(transport, { timeout: this.connectTimeoutMs });
-      if (transport instanceof StdioClientTransport) {
-        this.pid = transport.pid ?? undefined;
+    const listed = (async () => {
+      await client.connect(transport, { timeout: this.startupLimit.ms });
+      const child = childOf(transport);
+      if (child) {
+        this.pid = child.pid;
         // The SDK keeps the child process to itself; we want its exit status for the report,
         // and a bound on its output lines (the SDK's reader would buffer a line without end).
-        const child = (transport as unknown as { _process?: ChildProcess })._process;
-        child?.once('exit', (code, signal) => {
+        child.once('exit', (code, signal) => {
           exitNote = signal
             ? `the process was killed by ${signal}`
             : `the process exited with status ${code}`;
         });
         let pending = 0;
-        child?.stdout?.on('data', (chunk: Buffer) => {
+        child.stdout?.on('data', (chunk: Buffer) => {
           const newline = chunk.lastIndexOf(10);
           pending = newline < 0 ? pending + chunk.length : chunk.length - newline - 1;
           if (pending > MAX_LINE_BYTES) {
@@ -178,18 +280,9 @@ export class McpServer {
           }
         });
       }
-      this.tools = await this.listTools(client);
-      if (generation !== this.generation) return;
-      this.client = client;
-      this.state = 'ready';
-      if (changed) void relist();
-    } catch (error) {
-      if (generation !== this.generation) return;
-      this.state = 'failed';
-      // The SDK's messages can quote the server URL, token and all.
-      this.error = redactUrlsIn((error as Error).message || String(error));
-      await client.close().catch(() => {});
-    }
+      return this.listTools(client);
+    })();
+    return { client, transport, listed, onReady: () => void (changed && relist()) };
   }
 
   private async listTools(client: Client): Promise<McpToolInfo[]> {
@@ -197,7 +290,7 @@ export class McpServer {
     let cursor: string | undefined;
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
       const result = await client.listTools(cursor === undefined ? {} : { cursor }, {
-        timeout: this.connectTimeoutMs,
+        timeout: this.startupLimit.ms,
       });
       tools.push(...result.tools);
       cursor = result.nextCursor;
@@ -246,13 +339,13 @@ export class McpServer {
    * structured content is not checked against a tool's output schema (the model is shown the
    * text), and tools that run only as tasks are never registered (see tools.ts).
    */
-  async call(tool: string, args: Record<string, unknown>, timeoutMs: number): Promise<unknown> {
+  call(tool: string, args: Record<string, unknown>, timeoutMs: number): Promise<unknown> {
     const client = this.client;
     if (!client || this.state !== 'ready')
-      throw new Error(`server "${this.name}" is not connected`);
+      return Promise.reject(new Error(`server "${this.name}" is not connected`));
     return client.request(
       { method: 'tools/call', params: { name: tool, arguments: args } },
-      ResultSchema,
+      loaded!.ResultSchema,
       { timeout: timeoutMs },
     );
   }
@@ -264,9 +357,35 @@ export class McpServer {
     await client?.close().catch(() => {});
   }
 
+  /**
+   * Closes the connection. A server still starting is ended at once (zot is exiting or the
+   * server is being restarted: nothing it could still say is awaited).
+   */
   async stop(): Promise<void> {
     this.generation++;
     this.state = 'idle';
+    const connecting = this.connecting;
+    this.connecting = undefined;
+    if (connecting) {
+      childOf(connecting.transport)?.kill('SIGTERM');
+      void connecting.client.close().catch(() => {});
+    }
     await this.closeClient();
   }
+}
+
+class StartupLimitPassed extends Error {}
+
+/** A start's connection: the client, its transport, the first listing. */
+interface Opened {
+  readonly client: Client;
+  readonly transport: Transport;
+  readonly listed: Promise<McpToolInfo[]>;
+  /** Lists again when a change was announced while connecting. */
+  readonly onReady: () => void;
+}
+
+/** The SDK keeps a stdio server's child process to itself (undefined for HTTP). */
+function childOf(transport: Transport): ChildProcess | undefined {
+  return (transport as unknown as { _process?: ChildProcess })._process;
 }

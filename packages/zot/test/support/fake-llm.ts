@@ -62,6 +62,8 @@ export interface RecordedRequest {
    * false when the client closed it before reading everything.
    */
   delivered?: boolean;
+  /** When it arrived (Date.now(), the clock other processes can stamp with too). */
+  at: number;
 }
 
 export interface FakeLlm {
@@ -170,6 +172,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
   }
 
   const server = createServer((req, res) => {
+    const at = Date.now();
     res.on('error', () => {});
     const parts: Buffer[] = [];
     req.on('data', (part: Buffer) => parts.push(part));
@@ -193,6 +196,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
           headers: { ...req.headers },
           body: '',
           format: 'anthropic',
+          at,
         });
         res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' });
         const list = {
@@ -215,6 +219,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
         headers: { ...req.headers },
         body,
         format,
+        at,
       };
       requests.push(recorded);
       res.once('close', () => (recorded.delivered = res.writableFinished));

@@ -20,6 +20,7 @@ const SUITES = [
   'sdk-python',
   'sdk-ts',
   'mcp',
+  'mcp-startup',
   'tui',
   'tui-stream',
   'tui-panel',

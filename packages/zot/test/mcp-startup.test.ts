@@ -37,6 +37,8 @@ const QUICK_DELAY_MS = () => deadline(3, 1000);
 const SLOW_DELAY_MS = () => deadline(10, 3000);
 /** A server that never starts within a run. */
 const NEVER_MS = () => hangGuard(120_000);
+/** The start-up limit of these runs (the default, 30 s, is near SLOW_DELAY_MS on a loaded machine). */
+const LIMIT_MS = () => deadline(40, 30_000);
 
 function setup() {
   const box = makeSandbox();
@@ -76,7 +78,12 @@ function setup() {
     const began = Date.now();
     const result = await runZot(
       ['--json', prompt, '--ext', MCP_EXT, ...fakeLlmFlags(llm.url), '--no-session'],
-      { home: box.home, cwd: box.project, env: mcpEnv(env), timeoutMs: hangGuard(90_000) },
+      {
+        home: box.home,
+        cwd: box.project,
+        env: mcpEnv({ ZOT_MCP_STARTUP_TIMEOUT_MS: String(LIMIT_MS()), ...env }),
+        timeoutMs: hangGuard(90_000),
+      },
     );
     const requests = llm.requests.slice(from);
     const events = result.code === 0 ? (jsonLines(result.stdout) as Event[]) : [];
@@ -284,7 +291,7 @@ test('/mcp waits for a server still starting and shows it ready', async (t) => {
   const r = await runZot(['-p', '/mcp', '--ext', MCP_EXT, '--no-session'], {
     home: s.box.home,
     cwd: s.box.project,
-    env: mcpEnv(),
+    env: mcpEnv({ ZOT_MCP_STARTUP_TIMEOUT_MS: String(LIMIT_MS()) }),
     timeoutMs: hangGuard(60_000),
   });
   assert.equal(r.code, 0, r.stderr);

@@ -69,7 +69,7 @@ const INVALID: Array<[Record<string, unknown>, string]> = [
   [{ type: 'command', text: ['/x'] }, 'command: /text must be a string matching "^/"'],
   [
     { type: 'confirm', tool_id: 't', decision: 'yes' },
-    'confirm: /decision must be one of "allow", "allow_tool_session", "allow_all_session", "deny"',
+    'confirm: /decision must be one of "allow", "allow_tool_session", "allow_all_session", "allow_always_user", "allow_always_project", "deny"',
   ],
   [{ type: 'confirm', decision: 'deny' }, 'confirm: /tool_id is required'],
   [{ type: 'panel_key', panel_id: 'p', key: '' }, 'panel_key: /key must be a non-empty string'],

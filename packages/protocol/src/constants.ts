@@ -4,7 +4,7 @@
 /** Wire protocol version sent in `hello_ack.protocol_version`. */
 export const PROTOCOL_VERSION = 1;
 
-/** Longest accepted line (frame) in bytes, excluding its LF (DECISIONS 12: 32 MiB). */
+/** Longest accepted line (frame) in bytes, excluding its LF (design D12: 32 MiB). */
 export const MAX_FRAME_BYTES = 32 * 1024 * 1024;
 
 /** Lifecycle events an extension may `subscribe` to. */
@@ -22,7 +22,7 @@ export type EventName = (typeof EVENT_NAMES)[number];
 export const INTERCEPTABLE_EVENTS = ['tool_call', 'turn_start', 'assistant_message'] as const;
 export type InterceptableEvent = (typeof INTERCEPTABLE_EVENTS)[number];
 
-/** `turn_end.stop` values (DECISIONS 16); the same set is used by JSON/RPC events. */
+/** `turn_end.stop` values (design D16); the same set is used by JSON/RPC events. */
 export const TURN_END_STOPS = ['end_turn', 'tool_use', 'length', 'error', 'aborted'] as const;
 export type TurnEndStop = (typeof TURN_END_STOPS)[number];
 

@@ -1,4 +1,4 @@
-// Boundary validation is tolerant (DECISIONS 12) and its errors name the frame and the field.
+// Boundary validation is tolerant (design D12) and its errors name the frame and the field.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {

@@ -1,4 +1,4 @@
-// Boundary validation: one line (or parsed value) in, a DecodeResult out (DECISIONS 12).
+// Boundary validation: one line (or parsed value) in, a DecodeResult out (design D12).
 // Dispatches on `type` to the frame's generated check (TypeBox's compiled code, emitted at
 // build time into src/generated/validators.ts), so a small frame costs one JSON.parse, one
 // Map lookup and one straight-line check, and importing this module loads no TypeBox.

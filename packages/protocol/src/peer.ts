@@ -156,7 +156,7 @@ export class Peer {
     return true;
   }
 
-  /** Fails every pending request now and refuses new ones (DECISIONS 11). */
+  /** Fails every pending request now and refuses new ones (design D11). */
   close(reason: string): void {
     this.closedReason = reason;
     for (const entry of [...this.pending.values()])

@@ -29,7 +29,7 @@ export function jsonObject(options?: SchemaOptions): TUnsafe<Record<string, unkn
 
 /**
  * `T | null`. Go SDKs encode a nil slice or nil json.RawMessage without `omitempty` as
- * `null`, so fields that Go always emits accept null as "absent" (DECISIONS 12 tolerance).
+ * `null`, so fields that Go always emits accept null as "absent" (design D12 tolerance).
  */
 export function orNull<T extends TSchema>(schema: T, options?: SchemaOptions): TUnion<[T, TNull]> {
   return Type.Union([schema, Type.Null()], options);

@@ -12,7 +12,7 @@ export interface TransportExit {
 
 /**
  * What a transport reports. Lines are raw: decoding and validation belong to the receiver,
- * which logs and drops what it cannot use (DECISIONS 12).
+ * which logs and drops what it cannot use (design D12).
  */
 export interface TransportHandlers {
   /** One line, without its LF (and without one trailing CR). */

@@ -1,4 +1,4 @@
-// Output and exit through real pipes (DECISIONS 22): a slow reader gets every byte, a reader
+// Output and exit through real pipes (design D22): a slow reader gets every byte, a reader
 // that goes away ends the run quietly with status 0, extensions included.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';

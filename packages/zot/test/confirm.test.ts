@@ -135,7 +135,7 @@ test('--no-yolo over RPC: confirm_request, deny, allow, remembered approvals, bl
     false,
   );
   assert.equal(existsSync(join(box.project, 'yolo')), true);
-  // Interception runs before the question (DECISIONS 14).
+  // Interception runs before the question (design D14).
   const order = await recordedFrames(record, (frames) =>
     frames.some((f) => f.type === 'event' && f.tool_id === 'd1'),
   );

@@ -79,7 +79,7 @@ test('doctor reports every outcome, conflicts and warnings, and leaves no proces
   writeExtension(s.extensions, { name: 'gamma' });
   mkdirSync(join(s.extensions, 'broken'));
   writeFileSync(join(s.extensions, 'broken', 'extension.json'), '{"name": 42}');
-  // exec with a separator that resolves outside the extension directory (DECISIONS 4).
+  // exec with a separator that resolves outside the extension directory (design D4).
   const outside = join(s.home, 'outside.sh');
   writeFileSync(outside, '#!/bin/sh\necho pwned > "$ZOT_TEST_MARKER.pwned"\n');
   chmodSync(outside, 0o755);

@@ -215,7 +215,7 @@ test('an extension that closes its stdout but keeps running is treated as gone: 
     content('h1'),
     /extension mute is not running \(closed its stdout\); see .*ext-mute\.log/,
   );
-  // The next call comes while it is being restarted (DECISIONS 25).
+  // The next call comes while it is being restarted (design D25).
   assert.match(content('h2'), /extension mute is restarting, try again/);
   const gone = events.find((e) => e.type === 'ext_error' && e.extension === 'mute');
   assert.match(String(gone?.message), /extension mute closed its stdout/);

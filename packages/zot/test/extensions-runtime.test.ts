@@ -112,7 +112,7 @@ test('extension tools: results, images, bad base64, empty content, errors, a tim
     byId.get('c6')!.content[0]!.text!,
     /extension zz-crashy is not running \(exited with status 7\); see .*ext-zz-crashy\.log/,
   );
-  // The next call comes while it is being restarted (DECISIONS 25): an error at once.
+  // The next call comes while it is being restarted (design D25): an error at once.
   assert.equal(byId.get('c7')!.content[0]!.text!, 'extension zz-crashy is restarting, try again');
   assert.equal(byId.get('c7')!.extension, 'zz-crashy');
   // A crash fails the pending call at once: its error is "not running", not the timeout.
@@ -308,7 +308,7 @@ test('notes: notify/display/clear_notes surface as events (JSON) and [name] line
     { type: 'ext_clear_notes', extension: 'noter' },
     { type: 'ext_submit', extension: 'noter', text: 'please run' },
   ]);
-  // zot never runs a submitted prompt itself outside the TUI (DECISIONS 21).
+  // zot never runs a submitted prompt itself outside the TUI (design D21).
   assert.equal(llm.requests.length, requestsBefore);
   const print = await run(['-p', '/note']);
   assert.equal(print.stdout, '');

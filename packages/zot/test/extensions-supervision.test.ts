@@ -1,4 +1,4 @@
-// End-to-end supervision (DECISIONS 25) and fail-closed guards (DECISIONS 24) with real fixture
+// End-to-end supervision (design D25) and fail-closed guards (design D24) with real fixture
 // extensions over real pipes: crashes after N calls, after a while, on a signal and in a loop.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';

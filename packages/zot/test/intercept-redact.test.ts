@@ -63,7 +63,7 @@ test('JSON mode: thinking and text are redacted in events, later requests and th
   assert.equal(result.code, 0, result.stderr);
   assert.ok(!result.stdout.includes(SECRET), result.stdout);
   const events = jsonLines(result.stdout);
-  // Nothing of the message streams while it is intercepted (DECISIONS 15): not its text, not
+  // Nothing of the message streams while it is intercepted (design D15): not its text, not
   // its thinking, not its tool arguments (stream-detail.test.ts shows they stream otherwise).
   assert.deepEqual(
     events.filter((e) => ['text_delta', 'thinking_delta', 'tool_call_delta'].includes(e.type)),

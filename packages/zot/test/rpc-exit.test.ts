@@ -1,4 +1,4 @@
-// RPC input and output at the edges (DECISIONS 22): the token is checked before anything
+// RPC input and output at the edges (design D22): the token is checked before anything
 // starts, end of stdin lets work finish, a slow reader gets every byte, a departed one ends
 // the run quietly.
 import assert from 'node:assert/strict';

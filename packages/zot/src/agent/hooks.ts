@@ -54,6 +54,6 @@ export interface AgentHooks {
   confirmToolCall?(call: PendingToolCall): Promise<ConfirmAnswer | Refusal>;
   /** Before model output is shown or kept; may replace or hide it. Called once per part. */
   beforeAssistantText?(text: string, part: AssistantTextPart): Promise<TextDecision | void>;
-  /** Whether this model call's deltas (text, thinking, tool arguments) are held back (DECISIONS 15). */
+  /** Whether this model call's deltas (text, thinking, tool arguments) are held back (design D15). */
   holdTextStream?(): boolean;
 }

@@ -198,7 +198,7 @@ async function streamOnce(
     ...(settings.reasoning !== undefined ? { reasoning: settings.reasoning } : {}),
     signal,
   })) {
-    // While held (DECISIONS 15), nothing of the message streams: its text, thinking and tool
+    // While held (design D15), nothing of the message streams: its text, thinking and tool
     // arguments reach the user only in assistant_message, after screening.
     if (event.type === 'text_delta') {
       streamed += event.delta;

@@ -70,7 +70,7 @@ function watchStops(stop: AbortController): void {
     setTimeout(() => void exitAfterFlush(code, FLUSH_LIMIT_MS), STOP_GRACE_MS).unref();
   });
   watchStdio((error) => {
-    // The reader went away (`zot --json | head`): a normal end (DECISIONS 22).
+    // The reader went away (`zot --json | head`): a normal end (design D22).
     if (error.code === 'EPIPE' || error.code === 'ECONNRESET') return stop.abort(0);
     writeLine(io.stderr, `zot: cannot write to stdout: ${error.message}`);
     stop.abort(1);

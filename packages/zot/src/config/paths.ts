@@ -1,4 +1,4 @@
-// Where zot keeps its state (DECISIONS 1), resolved once from the environment.
+// Where zot keeps its state (design D1), resolved once from the environment.
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 

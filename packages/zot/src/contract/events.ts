@@ -112,7 +112,7 @@ export const AGENT_EVENTS = [
   event('error', 'Something failed that the user should see', { message: Type.String() }),
 ] as const;
 
-/** Events of the extension host (DECISIONS 20, 21). */
+/** Events of the extension host (design D20, D21). */
 export const HOST_EVENTS = [
   event(
     'ext_error',
@@ -123,7 +123,7 @@ export const HOST_EVENTS = [
       log_path: Type.String(),
     },
   ),
-  event('ext_restarted', 'An extension that died is running again (DECISIONS 25)', {
+  event('ext_restarted', 'An extension that died is running again', {
     extension: Extension,
     restarts: Type.Integer({
       minimum: 1,

@@ -1,5 +1,5 @@
 // Which extension owns each command and tool name: built-ins always win, then the first
-// extension in load order (DECISIONS 9). Losers hear about it once, in their own log.
+// extension in load order (design D9). Losers hear about it once, in their own log.
 import type { RunningExtension } from './extension.js';
 import type { CommandRegistration, ToolRegistration } from './registrations.js';
 

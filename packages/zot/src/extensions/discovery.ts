@@ -1,4 +1,4 @@
-// Finding extensions: --ext paths, then project-local, then global ones (DECISIONS 2).
+// Finding extensions: --ext paths, then project-local, then global ones (design D2).
 import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { zotPaths } from '../config/paths.js';

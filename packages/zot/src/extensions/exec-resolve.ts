@@ -1,4 +1,4 @@
-// Turning a manifest's `exec` into the absolute program to spawn (DECISIONS 4, issue 5).
+// Turning a manifest's `exec` into the absolute program to spawn (design D4, issue 5).
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';

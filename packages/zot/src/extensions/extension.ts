@@ -56,7 +56,7 @@ export interface ExtensionContext {
   onCrash(extension: RunningExtension, message: string): void;
 }
 
-/** The manifest's supervision fields (DECISIONS 24, 25), and its ready deadline. */
+/** The manifest's supervision fields (design D24, D25), and its ready deadline. */
 export interface ExtensionPolicy {
   interceptFailure: InterceptFailure;
   restart: RestartPolicy;
@@ -255,7 +255,7 @@ export class RunningExtension {
     else this.warn(`dropped a line of ${bytes} bytes (over the 32 MiB frame limit)`);
   }
 
-  /** DECISIONS 12: dropped and logged; as the first line it fails the load. */
+  /** Design D12: dropped and logged; as the first line it fails the load. */
   private onInvalidUtf8(length: number, bytes: Uint8Array): void {
     if (this.state === 'failed' || this.state === 'stopped' || this.state === 'exited') return;
     const what = `a line of ${length} bytes that is not valid UTF-8`;
@@ -471,7 +471,7 @@ export class RunningExtension {
   }
 
   /**
-   * DECISIONS 18: shutdown frame, grace for the exit, stdin closed, SIGTERM then SIGKILL the group.
+   * Design D18: shutdown frame, grace for the exit, stdin closed, SIGTERM then SIGKILL the group.
    * Contract: never rejects; afterwards no process of the group is left.
    */
   async shutdown(): Promise<void> {

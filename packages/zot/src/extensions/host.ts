@@ -119,7 +119,7 @@ export class ExtensionHost {
   }
 
   /**
-   * A crashed extension is back (DECISIONS 25). Its hello_ack carried the current model; the
+   * A crashed extension is back (design D25). Its hello_ack carried the current model; the
    * activated deferred tools stay active (the registry keeps them by name); its notes are
    * cleared; it hears session_start again, as a fresh process that subscribed to it.
    */
@@ -216,7 +216,7 @@ export class ExtensionHost {
     return reports;
   }
 
-  /** Shuts every extension down (DECISIONS 18), in parallel. Contract: never rejects. */
+  /** Shuts every extension down (design D18), in parallel. Contract: never rejects. */
   async shutdown(): Promise<void> {
     this.ui.reportDrops(); // a backlog still open: its count must not be lost with the extension
     for (const extension of this.lifecycle.running) this.ui.panels.closeOwnedBy(extension);
@@ -248,14 +248,14 @@ export class ExtensionHost {
   }
 
   /**
-   * A key for the open panel (DECISIONS 23's names; esc and ctrl+c close it, DECISIONS 17).
+   * A key for the open panel (design D23's names; esc and ctrl+c close it, design D17).
    * Contract: an unknown key name or panel is an error result, meant for the front end.
    */
   panelKey(panelId: string, key: string, text?: string): PanelRequestResult {
     return this.ui.panels.key(panelId, key, text);
   }
 
-  /** The user closed a panel (DECISIONS 17); false when no such panel is open. */
+  /** The user closed a panel (design D17); false when no such panel is open. */
   closePanel(panelId: string): boolean {
     return this.ui.panels.closeByUser(panelId).ok;
   }

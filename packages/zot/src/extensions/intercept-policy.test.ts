@@ -1,4 +1,4 @@
-// DECISIONS 24: each way an interceptor can fail, under "intercept_failure" allow and block.
+// Design D24: each way an interceptor can fail, under "intercept_failure" allow and block.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { FrameFromHost } from '@zot/protocol';

@@ -148,7 +148,7 @@ export class ExtensionLifecycle {
     for (const extension of this.extensions) extension.setOutputBlocked(blocked);
   }
 
-  /** Shuts every extension down (DECISIONS 18), in parallel. Contract: never rejects. */
+  /** Shuts every extension down (design D18), in parallel. Contract: never rejects. */
   async shutdown(): Promise<void> {
     await Promise.all([
       this.supervisor.stop(),

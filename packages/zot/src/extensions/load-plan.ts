@@ -37,7 +37,7 @@ export interface ExtensionReport {
   events: string[];
   intercepts: string[];
   warnings: string[];
-  /** From the manifest, when it could be read (DECISIONS 24, 25). */
+  /** From the manifest, when it could be read (design D24, D25). */
   interceptFailure?: InterceptFailure;
   restart?: RestartPolicy;
 }

@@ -82,7 +82,7 @@ test('defaults: args and skills empty, enabled true; null counts as absent', () 
   assert.deepEqual(result.manifest.skills, []);
   assert.equal(result.manifest.enabled, true);
   assert.equal('version' in result.manifest, false);
-  // The spec's behaviour unless the manifest asks otherwise (DECISIONS 24, 25).
+  // The spec's behaviour unless the manifest asks otherwise (design D24, D25).
   assert.equal(result.manifest.interceptFailure, 'allow');
   assert.equal(result.manifest.restart, 'on-failure');
   assert.equal('readyTimeoutMs' in result.manifest, false, "zot's ready deadline applies");

@@ -14,9 +14,9 @@ export const MAX_MANIFEST_BYTES = 1024 * 1024;
 /** `process` is spawned; `theme` and `skills` bundles never are. */
 export type ManifestKind = 'process' | 'theme' | 'skills';
 
-/** What a failed interceptor means (DECISIONS 24): let the action through, or block it. */
+/** What a failed interceptor means (design D24): let the action through, or block it. */
 export type InterceptFailure = 'allow' | 'block';
-/** Whether an extension that dies after `ready` is started again (DECISIONS 25). */
+/** Whether an extension that dies after `ready` is started again (design D25). */
 export type RestartPolicy = 'on-failure' | 'never';
 export const INTERCEPT_FAILURE_VALUES: readonly InterceptFailure[] = ['allow', 'block'];
 export const RESTART_VALUES: readonly RestartPolicy[] = ['on-failure', 'never'];

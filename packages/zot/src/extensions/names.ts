@@ -1,4 +1,4 @@
-// The one rule for extension names (DECISIONS 3): names become directory and log file names.
+// The one rule for extension names (design D3): names become directory and log file names.
 
 /** Lowercase letters, digits, '.', '_', '-'; starts with a letter or digit; 1 to 64 characters. */
 export const EXTENSION_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;

@@ -1,5 +1,5 @@
 // The open extension panel: who owns it, what it shows, and the keys a front end may send it
-// (DECISIONS 17, 23). One panel is open at a time, as it has the focus.
+// (design D17, D23). One panel is open at a time, as it has the focus.
 import { PANEL_KEYS, type PanelKey, type PanelRenderFrame, type PanelSpec } from '@zot/protocol';
 import type { RunningExtension } from './extension.js';
 import type { HostEvent } from './host.js';
@@ -35,10 +35,10 @@ export const KEY_PACE_MS = 100;
 /** Keys held for one panel at most; more are refused (the user is told). */
 const MAX_WAITING_KEYS = 1024;
 
-/** The closed set of DECISIONS 23 (`esc` closes instead of being sent). */
+/** The closed set of design D23 (`esc` closes instead of being sent). */
 export type PanelKeyName = Exclude<PanelKey, 'esc'>;
 const KEY_NAMES: ReadonlySet<string> = new Set(PANEL_KEYS.filter((key) => key !== 'esc'));
-/** Keys that close the panel and send `panel_close` instead (DECISIONS 17). */
+/** Keys that close the panel and send `panel_close` instead (design D17). */
 const CLOSE_KEYS: ReadonlySet<string> = new Set(['esc', 'ctrl+c']);
 
 export function isPanelKeyName(key: string): key is PanelKeyName {

@@ -1,4 +1,4 @@
-// When a crashed extension may be started again (DECISIONS 25): backoff 1 s, 2 s, 4 s, and at
+// When a crashed extension may be started again (design D25): backoff 1 s, 2 s, 4 s, and at
 // most 3 restarts in any 5 minutes. Time comes from an injectable clock, so tests never wait.
 
 /** The time source of supervision; tests drive a fake one. */

@@ -1,4 +1,4 @@
-// Supervision (DECISIONS 25): an extension that dies after `ready` is started again after a
+// Supervision (design D25): an extension that dies after `ready` is started again after a
 // backoff, within a budget; every crash is one ext_error and every restart one ext_restarted.
 import type { RunningExtension } from './extension.js';
 import type { HostEvent } from './host.js';

@@ -1,4 +1,4 @@
-// Extension timeouts (DECISIONS 8, 10): defaults, each overridable in milliseconds by env.
+// Extension timeouts (design D8, D10): defaults, each overridable in milliseconds by env.
 
 export interface ExtensionTimeouts {
   helloMs: number;

@@ -45,7 +45,7 @@ export class UiRouter {
       case 'submit': {
         const text = (frame.text ?? '').trim();
         if (!text) return;
-        // zot never runs it itself (DECISIONS 21): front ends decide (the TUI queues it).
+        // zot never runs it itself (design D21): front ends decide (the TUI queues it).
         extension.log.write(`submit: ${text.length} characters, passed to the front end`);
         return this.emit({ type: 'ext_submit', extension: name, text });
       }

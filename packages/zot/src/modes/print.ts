@@ -14,7 +14,7 @@ import { terminalSafe, terminalSafeBlock } from '../util/terminal-text.js';
 /**
  * Print mode's extension UI: notes and displays go to stderr as lines (stdout holds only the
  * answer); a stream cannot take back a note, hold a panel or edit a prompt, and a one-shot run
- * takes no further prompts, so the other actions change nothing (DECISIONS 21).
+ * takes no further prompts, so the other actions change nothing (design D21).
  */
 function printUi(write: (text: string) => void): ExtensionUi {
   const nothing = () => undefined;

@@ -64,7 +64,7 @@ export const RPC_REQUESTS = {
   ),
   ping: request('ping', 'Health check', {}),
   get_commands: request('get_commands', 'Slash commands: built-in and from extensions', {}),
-  command: request('command', 'Runs a slash command as the TUI would (DECISIONS 19, 21)', {
+  command: request('command', 'Runs a slash command as the TUI would', {
     text: Type.String({ pattern: '^/', description: 'For example "/weather berlin"' }),
   }),
   reload_extensions: request(

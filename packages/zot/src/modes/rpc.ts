@@ -308,7 +308,7 @@ export async function runRpcMode(
   await readLines(io.stdin, { onLine, onOversize, onInvalidUtf8 }, { gate: output, signal });
   if (!context) return exitCode;
   if (exitCode === 0 && !signal?.aborted) {
-    // End of input means the input is complete (DECISIONS 22): what was asked for still runs.
+    // End of input means the input is complete (design D22): what was asked for still runs.
     inputEnded = true;
     for (const answer of waiting.values()) answer('deny');
     waiting.clear();

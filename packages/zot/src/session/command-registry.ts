@@ -15,7 +15,7 @@ export interface CommandInfo {
   modes: readonly CommandMode[];
 }
 
-/** The built-in commands; extensions can never take these names (DECISIONS 9). */
+/** The built-in commands; extensions can never take these names (design D9). */
 export const BUILTIN_COMMAND_INFO: readonly CommandInfo[] = [
   { name: 'help', description: 'list commands' },
   { name: 'clear', description: 'drop the transcript' },

@@ -1,4 +1,4 @@
-// Slash commands outside the TUI (DECISIONS 19, 21): built-ins first, then extension commands.
+// Slash commands outside the TUI (design D19, D21): built-ins first, then extension commands.
 import type { PanelSpec } from '@zot/protocol';
 import type { ExtensionHost } from '../extensions/host.js';
 import { terminalSafe } from '../util/terminal-text.js';
@@ -205,7 +205,7 @@ async function sandboxCommand(session: Session, args: string): Promise<SlashResu
   return { kind: 'display', text: `sandbox ${mode}${saved}: ${how}${problem}` };
 }
 
-/** The event JSON and RPC clients see for a command's result (DECISIONS 19). */
+/** The event JSON and RPC clients see for a command's result (design D19). */
 export function slashResultEvent(result: SlashResult): SessionEvent | undefined {
   switch (result.kind) {
     case 'display':

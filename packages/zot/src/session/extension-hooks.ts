@@ -45,7 +45,7 @@ export interface ExtensionWiring {
 }
 
 /**
- * Wires the host into a session. The interception hooks run before confirmation (DECISIONS 14).
+ * Wires the host into a session. The interception hooks run before confirmation (design D14).
  * Contract: observers hear of a turn (`turn_start`, and so its `turn_end`) only once the
  * `turn_start` interceptors let it through; a blocked turn never happened for them.
  */

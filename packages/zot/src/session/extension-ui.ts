@@ -15,7 +15,7 @@ export interface ExtensionUi {
   display(event: EventOf<'ext_display'>): void;
   /** Text for the editor at the cursor, not sent. */
   insert(event: EventOf<'ext_insert'>): void;
-  /** An extension asks to send a prompt; the front end decides (DECISIONS 21). */
+  /** An extension asks to send a prompt; the front end decides (design D21). */
   submit(event: EventOf<'ext_submit'>): void;
   openPanel(event: EventOf<'ext_panel_open'>): void;
   /** New content for the open panel; only its owner's renders get here. */

@@ -13,7 +13,7 @@ export interface PanelContent {
   footer?: string;
 }
 
-/** The spec's key names (DECISIONS 23); `rune` carries the typed text. */
+/** The spec's key names (design D23); `rune` carries the typed text. */
 export type PanelKeyName =
   | 'up'
   | 'down'

@@ -13,7 +13,7 @@ export const EXAMPLES = fileURLToPath(
 
 /**
  * Extension timeouts for zot under test, as environment variables: short so failure paths stay
- * fast (DECISIONS 10), yet derived from the measured start-up time (timing.ts) so they do not
+ * fast (design D10), yet derived from the measured start-up time (timing.ts) so they do not
  * fire on a loaded machine. Lazy: the measurement runs when a test first reads a value.
  */
 export const FAST_TIMEOUTS: Readonly<Record<string, string>> = Object.defineProperties(

@@ -86,7 +86,7 @@ export function positionals(command: string, parsed: Parsed, names: string[]): s
   return parsed.positionals;
 }
 
-/** DECISIONS 3: a name never reaches the filesystem unchecked. */
+/** Design D3: a name never reaches the filesystem unchecked. */
 export function requireName(command: string, name: string): string {
   const error = checkExtensionName(name);
   if (error) throw new UsageError(`ext ${command}: ${error}`);

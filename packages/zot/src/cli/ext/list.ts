@@ -31,9 +31,9 @@ export interface ListedExtension {
   error?: string;
   /** Manifest warnings, and a project extension's name clash with a global one. */
   warnings?: string[];
-  /** From the manifest: what a failed interceptor means, `allow` or `block` (DECISIONS 24). */
+  /** From the manifest: what a failed interceptor means, `allow` or `block` (design D24). */
   intercept_failure?: string;
-  /** From the manifest: `on-failure` or `never` (DECISIONS 25). */
+  /** From the manifest: `on-failure` or `never` (design D25). */
   restart?: string;
 }
 

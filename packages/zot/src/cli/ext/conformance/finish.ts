@@ -1,5 +1,5 @@
 // The end of the conversation: were all frames valid, does `shutdown` get a `shutdown_ack` and
-// an exit within the grace (DECISIONS 18), and is nothing of the extension left running.
+// an exit within the grace (design D18), and is nothing of the extension left running.
 import type { Kit } from './kit.js';
 import { descendants, killIfSame, stillRunning, type ProcessInfo } from './procs.js';
 

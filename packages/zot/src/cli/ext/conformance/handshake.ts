@@ -1,5 +1,5 @@
 // The start of the conversation: `hello` first and well formed, `hello_ack`, the registrations,
-// then `ready` within the host's deadlines (DECISIONS 6, 8).
+// then `ready` within the host's deadlines (design D6, D8).
 import { PROTOCOL_VERSION } from '@zot/protocol';
 import { checkRegistrations, type Kit } from './kit.js';
 

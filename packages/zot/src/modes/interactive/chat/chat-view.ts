@@ -114,7 +114,7 @@ export class ChatView {
         this.working.show();
         break;
       case 'assistant_message': {
-        // While an extension held the stream back, the indicator stood in for it (DECISIONS 15).
+        // While an extension held the stream back, the indicator stood in for it (design D15).
         this.working.hide();
         // The final text wins over the stream: an interceptor may have rewritten it.
         const text = textOf(event.content);

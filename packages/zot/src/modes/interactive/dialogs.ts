@@ -34,7 +34,7 @@ export interface DialogsOptions {
   now?: () => number;
 }
 
-const DECISIONS: Record<ConfirmChoice, ConfirmDecision> = {
+const DECISION_OF_CHOICE: Record<ConfirmChoice, ConfirmDecision> = {
   yes: 'allow',
   'always-tool': 'allow_tool_session',
   'always-all': 'allow_all_session',
@@ -69,7 +69,7 @@ export class Dialogs {
         // which rule asks (the dialog escapes it: a project's rule is untrusted text)
         ...(request.rule ? { title: `Allow ${request.tool_name}? Rule ${request.rule} asks` } : {}),
       });
-      return DECISIONS[await result];
+      return DECISION_OF_CHOICE[await result];
     };
   }
 

@@ -1,6 +1,6 @@
 // docs/design.md is the one record of the host's decisions: every citation of it ("design D12",
-// "design.md#d12-...") names a decision that is there, nothing cites the planning document it
-// replaced, and the published schemas cite nothing at all.
+// or a link to one of its headings) names a decision that is there, nothing cites the planning
+// document it replaced, and the published schemas cite nothing at all.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';

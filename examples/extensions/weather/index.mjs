@@ -1,8 +1,10 @@
 // @ts-check
 // weather: a tool the model can call, on @zot/sdk. It asks wttr.in (or WEATHER_BASE_URL, a
 // mirror or a test server) for the current conditions; a failure is a tool error the model
-// reads, never a crash. /weather CITY asks the model, which then calls the tool.
+// reads, never a crash. /weather CITY asks the model, which then calls the tool. It is scoped:
+// extension.json lets it reach wttr.in only, through the proxy zot runs (see get-json.mjs).
 import { createExtension, prompt, text, toolError } from '@zot/sdk';
+import { getJson } from './get-json.mjs';
 
 const BASE_URL = process.env.WEATHER_BASE_URL ?? 'https://wttr.in';
 const ext = createExtension({ name: 'weather', version: '1.0.0' });
@@ -22,9 +24,10 @@ ext.tool(
     const url = `${BASE_URL}/${encodeURIComponent(city)}?format=j1`;
     let data;
     try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
-      if (!response.ok) return toolError(`weather service: HTTP ${response.status} for ${city}`);
-      data = await response.json();
+      const response = await getJson(url, 10_000);
+      if (response.status !== 200)
+        return toolError(`weather service: HTTP ${response.status} for ${city}`);
+      data = response.body;
     } catch (err) {
       return toolError(`weather service unreachable: ${err instanceof Error ? err.message : err}`);
     }

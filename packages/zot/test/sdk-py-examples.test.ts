@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { EXAMPLES, FAST_TIMEOUTS, expectNoLeftovers } from './support/extensions.js';
+import { EXAMPLES, FAST_TIMEOUTS, expectNoLeftovers, scopedDataDir } from './support/extensions.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { RpcClient, type Line } from './support/rpc-client.js';
 import { makeSandbox } from './support/zot.js';
@@ -105,7 +105,9 @@ test('todo: /todo opens the panel; a, typing, enter, x, d and arrows edit a list
   assert.deepEqual(result.content, [{ type: 'text', text: '[x] buy milk' }]);
   await client.waitFor((line) => line.type === 'done');
   await client.close();
-  assert.deepEqual(JSON.parse(readFileSync(join(dir, 'todos.json'), 'utf8')), {
+  // Scoped: its own directory is read-only; its state lives in its data directory.
+  const data = scopedDataDir(box.home, 'todo', dir);
+  assert.deepEqual(JSON.parse(readFileSync(join(data, 'todos.json'), 'utf8')), {
     todos: [{ text: 'buy milk', done: true }],
   });
 });

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { EXAMPLES, expectNoLeftovers, FAST_TIMEOUTS } from './support/extensions.js';
+import { EXAMPLES, expectNoLeftovers, FAST_TIMEOUTS, scopedDataDir } from './support/extensions.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { jsonLines, makeSandbox, runZot } from './support/zot.js';
 
@@ -21,6 +21,15 @@ before(async () => {
   llm = await startFakeLlm();
 });
 after(() => llm.close());
+
+/** A copy of an example outside the repository, finding the SDK through a node_modules link. */
+function sdkCopy(home: string, example: string): string {
+  const dir = join(home, example);
+  cpSync(join(EXAMPLES, example), dir, { recursive: true });
+  mkdirSync(join(dir, 'node_modules', '@zot'), { recursive: true });
+  symlinkSync(join(ROOT, 'packages', 'sdk'), join(dir, 'node_modules', '@zot', 'sdk'));
+  return dir;
+}
 
 function setup(env: Record<string, string> = {}) {
   const box = makeSandbox();
@@ -101,6 +110,12 @@ test('weather: the model calls the tool; a service failure is a tool error', asy
   const { box, run } = setup({ WEATHER_BASE_URL: `http://127.0.0.1:${port}` });
   t.after(() => box.cleanup());
   expectNoLeftovers(t, box.home);
+  // A copy whose permissions.net lets it reach the stand-in (the example's names wttr.in only).
+  const weather = sdkCopy(box.home, 'weather');
+  const manifestPath = join(weather, 'extension.json');
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+  manifest.permissions.net = [`127.0.0.1:${port}`];
+  writeFileSync(manifestPath, JSON.stringify(manifest));
   llm.script(
     {
       toolCalls: [
@@ -111,7 +126,7 @@ test('weather: the model calls the tool; a service failure is a tool error', asy
     },
     { text: 'Foggy.' },
   );
-  const result = await run(['--json', '/weather Berlin', '--ext', join(EXAMPLES, 'weather')]);
+  const result = await run(['--json', '/weather Berlin', '--ext', weather]);
   assert.equal(result.code, 0, result.stderr);
   assert.match(llm.requests.at(-2)!.body.messages[0].content[0].text, /weather in Berlin/);
   const results = ofType(result.stdout, 'tool_result') as Array<
@@ -130,6 +145,41 @@ test('weather: the model calls the tool; a service failure is a tool error', asy
     '/New%20York?format=j1',
     '/Nowhere?format=j1',
   ]);
+});
+
+test('weather as shipped reaches wttr.in only: other hosts are refused, loopback is not there', async (t) => {
+  let asked = 0;
+  const server: Server = createServer((_req, res) => (asked++, res.end('{}')));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => server.close());
+  const port = (server.address() as AddressInfo).port;
+  const ask = async (base: string) => {
+    const { box, run } = setup({ WEATHER_BASE_URL: base });
+    t.after(() => box.cleanup());
+    expectNoLeftovers(t, box.home);
+    llm.script(
+      { toolCalls: [{ id: 'w1', name: 'weather', args: { city: 'Berlin' } }] },
+      { text: 'No weather.' },
+    );
+    const result = await run(['--json', 'weather?', '--ext', sdkCopy(box.home, 'weather')]);
+    assert.equal(result.code, 0, result.stderr);
+    const [answer] = ofType(result.stdout, 'tool_result') as Array<
+      Event & { is_error: boolean; content: Array<{ text: string }> }
+    >;
+    assert.equal(answer?.is_error, true);
+    return {
+      text: answer!.content[0]!.text,
+      log: readFileSync(join(box.home, 'logs', 'ext-weather.log'), 'utf8'),
+    };
+  };
+  // Another host: zot's proxy refuses it, and the refusal is in the extension's log.
+  const other = await ask(`http://blocked.example:${port}`);
+  assert.equal(other.text, 'weather service: HTTP 403 for Berlin');
+  assert.match(other.log, new RegExp(`blocked network access to blocked\\.example:${port}`));
+  // The host's loopback: the sandbox has a network of its own, where nothing listens.
+  const loopback = await ask(`http://127.0.0.1:${port}`);
+  assert.match(loopback.text, /^weather service unreachable: connect ECONNREFUSED 127\.0\.0\.1:/);
+  assert.equal(asked, 0, 'nothing reached the server');
 });
 
 test('loader: deferred tools are offered only after toolbox_load activates them', async (t) => {
@@ -183,7 +233,8 @@ test('scratchpad: TypeScript from source; notes persist in the data directory; t
   assert.equal((await run(['-p', '/note call Bob', '--ext', dir])).code, 0);
   const list = await run(['-p', '/notes', '--ext', dir]);
   assert.equal(list.stdout, '1. buy milk\n2. call Bob\n');
-  assert.equal(readFileSync(join(dir, 'scratchpad.txt'), 'utf8'), 'buy milk\ncall Bob\n');
+  const data = scopedDataDir(box.home, 'scratchpad', dir);
+  assert.equal(readFileSync(join(data, 'scratchpad.txt'), 'utf8'), 'buy milk\ncall Bob\n');
 
   llm.script(
     { toolCalls: [{ id: 's1', name: 'scratchpad', args: { action: 'read' } }] },

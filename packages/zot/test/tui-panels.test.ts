@@ -9,7 +9,12 @@ import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js'
 import { HAS_TMUX, TmuxZot } from './support/tmux.js';
 import { makeSandbox } from './support/zot.js';
 import { hangGuard } from './support/timing.js';
-import { FAST_TIMEOUTS, makeExtension, waitForNoProcesses } from './support/extensions.js';
+import {
+  FAST_TIMEOUTS,
+  makeExtension,
+  scopedDataDir,
+  waitForNoProcesses,
+} from './support/extensions.js';
 
 const skip = HAS_TMUX ? false : 'tmux is not installed';
 /** The theme's error colour (dark theme, #f7768e), as tmux reports it. */
@@ -27,7 +32,7 @@ test(
   async (t) => {
     const box = makeSandbox();
     t.after(() => box.cleanup());
-    // A copy: loaded with --ext, the example keeps its todos.json beside main.py.
+    // A copy: scoped, the example keeps its todos.json in its data directory.
     const dir = join(box.project, 'todo');
     cpSync(TODO, dir, { recursive: true });
     const zot = TmuxZot.start([...fakeLlmFlags(llm.url), '--ext', dir], {
@@ -48,7 +53,7 @@ test(
     await zot.waitFor(/\[x\].*buy milk|✓.*buy milk/);
     zot.press('Escape');
     await zot.waitFor((s) => !s.includes('╭─'));
-    const saved = readFileSync(join(dir, 'todos.json'), 'utf8');
+    const saved = readFileSync(join(scopedDataDir(box.home, 'todo', dir), 'todos.json'), 'utf8');
     assert.match(saved, /buy milk/);
     // The editor has the keys again.
     zot.type('typing again');

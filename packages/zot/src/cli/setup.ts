@@ -177,9 +177,10 @@ async function createHost(
   model: () => ModelInfo,
   trust: () => Promise<ProjectTrust>,
   children: ChildEnvironment,
+  sandbox: SandboxController,
 ) {
   if (!mayHaveExtensions(options, cwd, paths)) return undefined;
-  return createHostNow(options, cwd, paths, version, model, trust, children);
+  return createHostNow(options, cwd, paths, version, model, trust, children, sandbox);
 }
 
 /**
@@ -215,8 +216,10 @@ async function createHostNow(
   model: () => ModelInfo,
   loadTrust: () => Promise<ProjectTrust>,
   children: ChildEnvironment,
+  sandbox: SandboxController,
 ) {
   const { ExtensionHost } = await import('../extensions/host.js');
+  const { ExtensionScopes } = await import('../extensions/scopes.js');
   const trust = await loadTrust();
   return new ExtensionHost({
     cwd,
@@ -230,6 +233,13 @@ async function createHostNow(
     allow: trust.gate,
     replaces: trust.mayReplace,
     processPolicy: () => ({ scrubEnv: children.scrub }),
+    // Decided at each start (and restart) with the mode of that moment: /sandbox switches it.
+    scopes: new ExtensionScopes({
+      settings: () => ({ ...sandbox.settings, mode: sandbox.mode }),
+      project: cwd,
+      home: homedir(),
+      zotHome: paths.home,
+    }),
   });
 }
 
@@ -337,6 +347,7 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
     currentModel,
     trust.load,
     children,
+    sandbox,
   );
   // A one-shot run waits for its extensions before the first model request: they boot while
   // the rest of zot starts. (The TUI and RPC start them once their front end is connected.)
@@ -354,7 +365,7 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
   const session = new Session({
     ...(extensions ? { extensions } : {}),
     loadExtensions: () =>
-      createHostNow(options, cwd, paths, version, currentModel, trust.load, children),
+      createHostNow(options, cwd, paths, version, currentModel, trust.load, children, sandbox),
     cwd,
     model,
     providers,

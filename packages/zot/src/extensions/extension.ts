@@ -107,6 +107,8 @@ export class RunningExtension {
     readonly log: ExtensionLog,
     private readonly context: ExtensionContext,
     readonly policy: ExtensionPolicy = DEFAULT_POLICY,
+    /** hello_ack's data_dir: its own directory, or a scoped extension's data directory. */
+    readonly dataDir: string = dir,
   ) {
     this.peer = new Peer(
       (frame) => this.send(frame),
@@ -348,7 +350,7 @@ export class RunningExtension {
       protocol_version: 1,
       ...info,
       extension_dir: this.dir,
-      data_dir: this.dir,
+      data_dir: this.dataDir,
     });
     for (const timer of this.timers) clearTimeout(timer);
     const readyMs = this.policy.readyMs ?? this.context.timeouts.readyMs;

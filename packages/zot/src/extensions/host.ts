@@ -29,6 +29,7 @@ export type { PanelRequestResult, PanelSnapshot } from './panels.js';
 export type { HostEvent } from '../contract/events.js';
 import type { HostEvent } from '../contract/events.js';
 import type { ProcessPolicy } from '../security/launcher.js';
+import { ExtensionScopes } from './scopes.js';
 
 export interface HostOptions {
   cwd: string;
@@ -51,6 +52,11 @@ export interface HostOptions {
   transport?: TransportFactory;
   /** What confines each extension's process (the launcher's policy); default none. */
   processPolicy?(entry: DiscoveredExtension): ProcessPolicy;
+  /**
+   * Scoped extensions' sandboxes and the sandbox settings' say on unscoped ones (default: the
+   * settings' defaults; a scoped extension is sandboxed either way).
+   */
+  scopes?: ExtensionScopes;
   /** Time for restart backoff (default: the system clock); unit tests drive a fake one. */
   clock?: SupervisorClock;
 }
@@ -86,6 +92,14 @@ export class ExtensionHost {
       ...(replaces ? { replaces } : {}),
       transport,
       processPolicy,
+      scopes:
+        options.scopes ??
+        new ExtensionScopes({
+          settings: () => ({ mode: 'off', extensions: 'optional', denyRead: [] }),
+          project: cwd,
+          zotHome,
+          env: options.env ?? process.env,
+        }),
       env: options.env ?? process.env,
       context: this.context(options),
       emit,

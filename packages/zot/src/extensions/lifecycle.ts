@@ -6,6 +6,7 @@ import type { HostEvent } from './host.js';
 import { planAll, type ExtensionReport, type TransportFactory } from './load-plan.js';
 import { ExtensionLog, extensionLogPath } from './log.js';
 import type { ProcessPolicy } from '../security/launcher.js';
+import type { ExtensionScopes } from './scopes.js';
 import { restartBackoffMs, systemClock, type SupervisorClock } from './restart-budget.js';
 import { Supervisor } from './supervisor.js';
 
@@ -22,6 +23,7 @@ export interface LifecycleDeps {
   context: ExtensionContext;
   transport?: TransportFactory | undefined;
   processPolicy?: ((entry: DiscoveredExtension) => ProcessPolicy) | undefined;
+  scopes: ExtensionScopes;
   emit(event: HostEvent): void;
   /** Runs once every extension is ready or failed, before the reports are taken. */
   beforeReports(): void;
@@ -81,6 +83,7 @@ export class ExtensionLifecycle {
       context,
       transport,
       processPolicy,
+      scopes,
     } = this.deps;
     const { entries } = discoverExtensions({
       cwd,
@@ -93,6 +96,7 @@ export class ExtensionLifecycle {
       env,
       logsDir,
       context,
+      scopes,
       ...(allow ? { allow } : {}),
       ...(transport ? { transport } : {}),
       ...(processPolicy ? { processPolicy } : {}),
@@ -127,7 +131,10 @@ export class ExtensionLifecycle {
         message: `extension ${report.name} failed to load: ${report.error}`,
         log_path: report.logPath ?? '',
       });
-    } else if (report.status === 'untrusted') {
+    } else if (report.scopeWarning) {
+      this.deps.emit({ type: 'ext_warning', extension: report.name, message: report.scopeWarning });
+    }
+    if (report.status === 'untrusted') {
       this.deps.emit({
         type: 'ext_warning',
         extension: report.name,

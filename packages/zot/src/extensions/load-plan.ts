@@ -5,6 +5,8 @@ import { argumentOutside, resolveExec } from './exec-resolve.js';
 import { RunningExtension, type ExtensionContext } from './extension.js';
 import { ExtensionLog, extensionLogPath } from './log.js';
 import type { InterceptFailure, RestartPolicy } from './manifest.js';
+import type { ExtensionPermissions } from '../security/scope/permissions.js';
+import type { ExtensionScopes } from './scopes.js';
 import { ProcessTransport, type ProcessSpec } from './process-transport.js';
 import { projectRuntimeProblem } from './project-runtime.js';
 import { readyDeadlineMs } from './timeouts.js';
@@ -40,6 +42,13 @@ export interface ExtensionReport {
   /** From the manifest, when it could be read (design D24, D25). */
   interceptFailure?: InterceptFailure;
   restart?: RestartPolicy;
+  /** From a process manifest: true, it has permissions (sandboxed); false, unscoped (full rights). */
+  scoped?: boolean;
+  permissions?: ExtensionPermissions;
+  /** A scoped extension's data directory (hello_ack's data_dir). */
+  dataDir?: string;
+  /** Said once at start: an unscoped extension runs although the sandbox is required. */
+  scopeWarning?: string;
 }
 
 /** Connects one extension about to start; `log` is its log file. */
@@ -58,6 +67,8 @@ export interface PlanDeps {
   transport?: TransportFactory;
   /** What confines an entry's process (sandbox, environment filter); default none. */
   processPolicy?(entry: DiscoveredExtension): ProcessPolicy;
+  /** Scoped or unscoped, and whether it may run at all. */
+  scopes: ExtensionScopes;
 }
 
 /**
@@ -85,6 +96,11 @@ export function planExtension(entry: DiscoveredExtension, deps: PlanDeps): Plann
     warnings: [...entry.warnings],
     ...(logPath ? { logPath } : {}),
     ...(manifest ? { interceptFailure: manifest.interceptFailure, restart: manifest.restart } : {}),
+    ...(manifest?.kind === 'process'
+      ? manifest.permissions
+        ? { scoped: true, permissions: manifest.permissions }
+        : { scoped: false }
+      : {}),
   };
   const empty = { commands: [], tools: [], events: [], intercepts: [] };
   const fixed = (status: LoadStatus, extra: Partial<ExtensionReport> = {}) => ({
@@ -119,10 +135,19 @@ export function planExtension(entry: DiscoveredExtension, deps: PlanDeps): Plann
     ? undefined
     : projectRuntimeProblem(entry, exec.command, deps.env);
   if (unpinned) return fixed('failed', { error: unpinned });
+  const scoped = deps.scopes.plan(entry, exec.command, deps.env);
+  if (scoped.kind === 'refused') return fixed('failed', { error: scoped.message });
+  if (scoped.kind === 'unscoped' && scoped.warning) {
+    base.warnings.push(scoped.warning);
+    base.scopeWarning = scoped.warning;
+  }
+  if (scoped.kind === 'scoped') base.dataDir = scoped.dataDir;
   // Python would write __pycache__ into a project extension on its first run, which changes
   // the trusted content and stops it from starting again.
   const env = entry.scope === 'project' ? { ...deps.env, PYTHONDONTWRITEBYTECODE: '1' } : deps.env;
   const log = new ExtensionLog(logPath!);
+  // A declared path that is not there (an optional file) is normal: the log says so.
+  if (scoped.kind === 'scoped') for (const note of scoped.notes) log.write(`sandbox: ${note}`);
   const spec: ProcessSpec = {
     command: exec.command,
     args: exec.args,
@@ -130,6 +155,7 @@ export function planExtension(entry: DiscoveredExtension, deps: PlanDeps): Plann
     env,
     killGraceMs: deps.context.timeouts.killGraceMs,
     policy: deps.processPolicy?.(entry) ?? {},
+    ...(scoped.kind === 'scoped' ? { scope: scoped.starter } : {}),
   };
   const policy = {
     interceptFailure: manifest!.interceptFailure,
@@ -138,7 +164,15 @@ export function planExtension(entry: DiscoveredExtension, deps: PlanDeps): Plann
   };
   const spawn = () => {
     const transport = (deps.transport ?? spawnProcess)(spec, log);
-    return new RunningExtension(manifest!.name, entry.dir, transport, log, deps.context, policy);
+    return new RunningExtension(
+      manifest!.name,
+      entry.dir,
+      transport,
+      log,
+      deps.context,
+      policy,
+      scoped.kind === 'scoped' ? scoped.dataDir : entry.dir,
+    );
   };
   // A restart passes the trust gate again: a project extension changed since it was trusted
   // (by itself, or by a pull) must not come back as code nobody reviewed. One that replaced a

@@ -5,6 +5,11 @@ import { writeFileAtomic } from '../util/atomic-write.js';
 import { errorMessage } from '../util/errors.js';
 import { readRegularText } from '../util/regular-file.js';
 import { parseBoundedJson } from '@zot/protocol/bounds';
+import {
+  parsePermissions,
+  PermissionError,
+  type ExtensionPermissions,
+} from '../security/scope/permissions.js';
 import { checkExtensionName } from './names.js';
 
 export const MANIFEST_FILE = 'extension.json';
@@ -42,6 +47,8 @@ export interface Manifest {
   restart: RestartPolicy;
   /** `ready_timeout_ms`: its own ready deadline (absent: zot's default). */
   readyTimeoutMs?: number;
+  /** Its `permissions` block: present, it runs scoped (sandboxed); absent, unscoped. */
+  permissions?: ExtensionPermissions;
 }
 
 export type ManifestResult =
@@ -133,6 +140,15 @@ function validateFields(
   const interceptFailure = oneOf(raw, 'intercept_failure', INTERCEPT_FAILURE_VALUES, 'allow');
   const restart = oneOf(raw, 'restart', RESTART_VALUES, 'on-failure');
   const readyTimeoutMs = readyTimeout(raw.ready_timeout_ms);
+  let permissions: ExtensionPermissions | undefined;
+  if (raw.permissions !== undefined && raw.permissions !== null) {
+    try {
+      permissions = parsePermissions(raw.permissions);
+    } catch (error) {
+      if (error instanceof PermissionError) throw new FieldError(error.message);
+      throw error;
+    }
+  }
 
   const warnings: string[] = [];
   for (const [index, entry] of skills.entries()) {
@@ -172,6 +188,7 @@ function validateFields(
   if (language !== undefined) manifest.language = language;
   if (description !== undefined) manifest.description = description;
   if (readyTimeoutMs !== undefined) manifest.readyTimeoutMs = readyTimeoutMs;
+  if (permissions !== undefined) manifest.permissions = permissions;
   return { manifest, warnings };
 }
 

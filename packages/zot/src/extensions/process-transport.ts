@@ -1,6 +1,7 @@
 // The child-process transport: one extension subprocess in its own process group, stdin and
 // stdout as pipes, stderr appended to its log, started through the security launcher.
 import type { ChildProcess } from 'node:child_process';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import {
   encodeFrame,
   type FrameFromHost,
@@ -12,6 +13,7 @@ import { LineSplitter } from '@zot/protocol/jsonl';
 import { launchProcess, type ProcessPolicy } from '../security/launcher.js';
 import { killProcessGroup, signalProcessGroup } from '../util/process-group.js';
 import { closeQuietly, type ExtensionLog } from './log.js';
+import type { ScopeStarter } from './scopes.js';
 import { MAX_QUEUED_BYTES, type ExtensionTransport } from './transport.js';
 
 export interface ProcessSpec {
@@ -21,9 +23,14 @@ export interface ProcessSpec {
   env: NodeJS.ProcessEnv;
   /** Between SIGTERM and SIGKILL of the group when it is terminated. */
   killGraceMs: number;
-  /** Sandbox and environment filter (none: today's extensions run with the user's rights). */
+  /** Environment filter (and a sandbox); none: the user's rights. */
   policy?: ProcessPolicy;
+  /** A scoped extension: its sandbox, built again at every start. */
+  scope?: ScopeStarter;
 }
+
+/** Most of bwrap's own message read back from the log when the sandbox does not start. */
+const SANDBOX_MESSAGE_BYTES = 8 * 1024;
 
 /**
  * Contract: callbacks never throw into the transport; writes stay in order and respect
@@ -40,6 +47,8 @@ export class ProcessTransport implements ExtensionTransport {
   private readonly held: Array<() => void> = [];
   private draining = false;
   private exited: TransportExit | undefined;
+  /** Undoes a scoped start (its network proxy). */
+  private release: (() => void) | undefined;
 
   constructor(
     private readonly spec: ProcessSpec,
@@ -51,17 +60,31 @@ export class ProcessTransport implements ExtensionTransport {
   }
 
   start(handlers: TransportHandlers): void {
+    let policy = this.spec.policy ?? {};
+    const scope = this.spec.scope;
+    if (scope) {
+      const prepared = scope.start();
+      if ('error' in prepared) {
+        const spawnError = `its sandbox could not be prepared: ${prepared.error}`;
+        this.finish({ code: null, signal: null, spawnError }, handlers);
+        return;
+      }
+      policy = { ...policy, ...prepared.policy };
+      this.release = prepared.release;
+    }
     const stderrFd = this.log.openForChild();
+    const logOffset = stderrFd === undefined ? undefined : sizeOf(stderrFd);
     let child: ChildProcess;
+    let started: Promise<boolean>;
     try {
-      child = launchProcess({
+      ({ child, started } = launchProcess({
         argv: [this.spec.command, ...this.spec.args],
         cwd: this.spec.cwd,
         env: this.spec.env,
         detached: process.platform !== 'win32',
         stdio: ['pipe', 'pipe', stderrFd ?? 'ignore'],
-        policy: this.spec.policy ?? {},
-      }).child;
+        policy,
+      }));
     } catch (error) {
       closeQuietly(stderrFd);
       this.finish({ code: null, signal: null, spawnError: (error as Error).message }, handlers);
@@ -104,12 +127,22 @@ export class ProcessTransport implements ExtensionTransport {
     child.once('error', (error) =>
       this.finish({ code: null, signal: null, spawnError: error.message }, handlers),
     );
-    child.once('exit', (code, signal) => this.finish({ code, signal }, handlers));
+    child.once('exit', (code, signal) => {
+      if (!scope) return this.finish({ code, signal }, handlers);
+      // The sandbox ended before the extension ran: its own message is in the log.
+      void started.then((ran) => {
+        if (ran) return this.finish({ code, signal }, handlers);
+        const said = logOffset === undefined ? '' : readFrom(this.log.path, logOffset);
+        this.finish({ code, signal, spawnError: scope.failure(said) }, handlers);
+      });
+    });
   }
 
   private finish(info: TransportExit, handlers: TransportHandlers): void {
     if (this.exited) return;
     this.exited = info;
+    this.release?.();
+    this.release = undefined;
     this.writable = false;
     this.queue.length = 0;
     this.queuedBytes = 0;
@@ -205,5 +238,28 @@ export class ProcessTransport implements ExtensionTransport {
     const pid = this.child?.pid;
     if (pid !== undefined && signalProcessGroup(pid, 'SIGKILL'))
       this.log.write(`zot is exiting: sent SIGKILL to process group ${pid}`);
+  }
+}
+
+function sizeOf(fd: number): number | undefined {
+  try {
+    return fstatSync(fd).size;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Up to SANDBOX_MESSAGE_BYTES of `path` from `offset`. Contract: never throws. */
+function readFrom(path: string, offset: number): string {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const buffer = Buffer.alloc(SANDBOX_MESSAGE_BYTES);
+    const read = readSync(fd, buffer, 0, buffer.length, offset);
+    return buffer.subarray(0, read).toString('utf8');
+  } catch {
+    return '';
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }

@@ -8,6 +8,7 @@ import { FORWARDER_SCRIPT, directLoopback } from './sandbox/forwarder.js';
 import type { SandboxPolicy } from './sandbox/policy.js';
 import type { NetworkProxy } from './sandbox/proxy.js';
 import { seatbeltProfile } from './sandbox/seatbelt.js';
+import { scopedCommand, type ScopeLaunch } from './scope/launch.js';
 
 /** How a process is confined: by which program, under which policy, with which proxy. */
 export interface SandboxLaunch {
@@ -28,6 +29,8 @@ export interface SandboxLaunch {
  */
 export interface ProcessPolicy {
   sandbox?: SandboxLaunch;
+  /** A scoped extension's sandbox (its permissions); wins over `sandbox`. */
+  scope?: ScopeLaunch;
   /**
    * Removes what the process must not inherit (provider keys, zot's own tokens); default: the
    * secrets child-env.ts knows by name and value, without a run's env_passthrough.
@@ -134,7 +137,8 @@ export function launchProcess(request: LaunchRequest): Launched {
     ? request.policy.scrubEnv(request.env)
     : childEnvironment({ env: request.env });
   const sandbox = request.policy.sandbox;
-  if (!sandbox) {
+  const scope = request.policy.scope;
+  if (!sandbox && !scope) {
     const child = spawn(request.argv[0], request.argv.slice(1), {
       cwd: request.cwd,
       env: scrubbed,
@@ -144,7 +148,9 @@ export function launchProcess(request: LaunchRequest): Launched {
     });
     return { child, sandboxed: false, started: Promise.resolve(true) };
   }
-  const { argv, env } = sandboxedCommand({ ...request, env: scrubbed }, sandbox);
+  const { argv, env } = scope
+    ? scopedCommand({ ...request, markedArgv: marked(request), env: scrubbed }, scope)
+    : sandboxedCommand({ ...request, env: scrubbed }, sandbox!);
   const child = spawn(argv[0]!, argv.slice(1), {
     cwd: request.cwd,
     env,

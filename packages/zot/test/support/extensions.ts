@@ -1,12 +1,18 @@
 // Builds fixture extensions in temp directories and inspects the process table.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { extensionDataDir } from '../../src/extensions/scopes.js';
 import { NODE_FIXTURE, PY_FIXTURE } from './fixture-paths.js';
 import { extTimeouts, hangGuard } from './timing.js';
 
 export { extTimeouts, NODE_FIXTURE, PY_FIXTURE };
+
+/** Where zot keeps the state of the scoped extension `name` in `dir` (hello_ack's data_dir). */
+export function scopedDataDir(zotHome: string, name: string, dir: string): string {
+  return extensionDataDir(zotHome, name, realpathSync(dir));
+}
 export const EXAMPLES = fileURLToPath(
   new URL('../../../../../examples/extensions/', import.meta.url),
 );

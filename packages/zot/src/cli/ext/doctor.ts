@@ -5,6 +5,10 @@ import { loadSettings } from '../../config/settings.js';
 import { buildCatalog, type Builtins } from '../../extensions/catalog.js';
 import { ExtensionHost, type ExtensionReport } from '../../extensions/host.js';
 import { storedReplacement, trustGate } from '../../extensions/trust.js';
+import { ExtensionScopes } from '../../extensions/scopes.js';
+import { loadSandbox } from '../../security/sandbox/load.js';
+import { describePermissions } from '../../security/scope/permissions.js';
+import { homedir } from 'node:os';
 import { resolveModel } from '../../providers/catalog.js';
 import { BUILTIN_COMMANDS } from '../../session/commands.js';
 import { RESERVED_TOOL_NAMES } from '../../tools/index.js';
@@ -87,6 +91,10 @@ export async function diagnose(context: ExtContext, extPaths: string[]): Promise
   const builtins = { commands: new Set(BUILTIN_COMMANDS), tools: new Set(RESERVED_TOOL_NAMES) };
   // The extensions' environment, as `zot` gives it: without zot's secrets but env_passthrough.
   const children = runChildEnvironment(context.paths);
+  const home = context.env.HOME || homedir();
+  // The run's sandbox settings decide as they would for `zot` here: scoped extensions in their
+  // sandboxes, unscoped ones refused or warned about under "required".
+  const sandbox = loadSandbox({ configPath: context.paths.config, project: context.cwd, home });
   const host = new ExtensionHost({
     cwd: context.cwd,
     zotHome: context.paths.home,
@@ -100,6 +108,13 @@ export async function diagnose(context: ExtContext, extPaths: string[]): Promise
     processPolicy: () => ({ scrubEnv: children.scrub }),
     allow: trustGate(context.paths, context.env),
     replaces: storedReplacement(context.paths),
+    scopes: new ExtensionScopes({
+      settings: () => sandbox.settings,
+      project: context.cwd,
+      home,
+      zotHome: context.paths.home,
+      env: context.env,
+    }),
   });
   // Interrupted mid-start: kill every extension process group before exiting.
   const onSignal = (signal: NodeJS.Signals) => {
@@ -161,6 +176,14 @@ function render(reports: Diagnosis[]): string[] {
     }
     if (report.events.length > 0) field('events', report.events.join(', '));
     if (report.intercepts.length > 0) field('intercepts', report.intercepts.join(', '));
+    if (report.scoped !== undefined) {
+      const [first, ...rest] = report.scoped
+        ? ['scoped: runs in its sandbox with', ...describePermissions(report.permissions)]
+        : describePermissions(undefined);
+      field('sandbox', first!);
+      for (const line of rest) lines.push(`  ${' '.repeat(12)}  ${terminalSafe(line)}`);
+      if (report.dataDir) field('data dir', report.dataDir);
+    }
     if (report.restart) field('restart', report.restart);
     if (report.interceptFailure)
       field(
@@ -193,6 +216,9 @@ function toJson(report: Diagnosis) {
     shadowed: report.shadowed,
     events: report.events,
     intercepts: report.intercepts,
+    ...(report.scoped !== undefined ? { scoped: report.scoped } : {}),
+    ...(report.permissions !== undefined ? { permissions: report.permissions } : {}),
+    ...(report.dataDir !== undefined ? { data_dir: report.dataDir } : {}),
     ...(report.restart !== undefined ? { restart: report.restart } : {}),
     ...(report.interceptFailure !== undefined
       ? { intercept_failure: report.interceptFailure }

@@ -6,6 +6,13 @@ import { isAbsolute, join, resolve } from 'node:path';
 export type SandboxMode = 'off' | 'on' | 'required';
 export const SANDBOX_MODES: readonly SandboxMode[] = ['off', 'on', 'required'];
 
+/**
+ * Whether extensions without a `permissions` block (unscoped: full rights) may run: `optional`
+ * lets them (project ones refused only when the mode is `required`), `required` refuses them all.
+ */
+export type ExtensionsSetting = 'optional' | 'required';
+export const EXTENSIONS_SETTINGS: readonly ExtensionsSetting[] = ['optional', 'required'];
+
 /** false: no network at all; true: the host's network; a list: these hosts through zot's proxy. */
 export type NetworkSetting = boolean | string[];
 
@@ -16,6 +23,7 @@ export interface SandboxSettings {
   denyRead: string[];
   /** Absolute paths, writable inside the sandbox besides the project. */
   allowWrite: string[];
+  extensions: ExtensionsSetting;
 }
 
 /** What one file said; absent fields were not given. */
@@ -26,6 +34,7 @@ export const DEFAULT_SANDBOX: SandboxSettings = {
   network: false,
   denyRead: [],
   allowWrite: [],
+  extensions: 'optional',
 };
 
 const MAX_ENTRIES = 256;
@@ -164,6 +173,14 @@ export function parseSandboxSettings(
         `${where}: sandbox.mode must be one of ${SANDBOX_MODES.join(', ')}; got ${JSON.stringify(object.mode)}`,
       );
   }
+  if (object.extensions !== undefined) {
+    if (EXTENSIONS_SETTINGS.includes(object.extensions as ExtensionsSetting))
+      settings.extensions = object.extensions as ExtensionsSetting;
+    else
+      warnings.push(
+        `${where}: sandbox.extensions must be "optional" or "required"; got ${JSON.stringify(object.extensions)}`,
+      );
+  }
   const network = networkSetting(object.network, where, warnings);
   if (network !== undefined) settings.network = network;
   const denyRead = pathList(object.deny_read, 'deny_read', where, base, home, warnings);
@@ -171,7 +188,7 @@ export function parseSandboxSettings(
   const allowWrite = pathList(object.allow_write, 'allow_write', where, base, home, warnings);
   if (allowWrite) settings.allowWrite = allowWrite;
   for (const key of Object.keys(object)) {
-    if (!['mode', 'network', 'deny_read', 'allow_write'].includes(key))
+    if (!['mode', 'network', 'deny_read', 'allow_write', 'extensions'].includes(key))
       warnings.push(`${where}: unknown setting sandbox.${key.slice(0, 60)}; ignoring it`);
   }
   return { settings, warnings };
@@ -184,6 +201,7 @@ export function userSandbox(part: SandboxSettingsPart): SandboxSettings {
     network: part.network ?? DEFAULT_SANDBOX.network,
     denyRead: part.denyRead ?? [],
     allowWrite: part.allowWrite ?? [],
+    extensions: part.extensions ?? DEFAULT_SANDBOX.extensions,
   };
 }
 
@@ -223,6 +241,7 @@ export function tightenSandbox(
         ...(project.denyRead ?? []).filter((p) => !user.denyRead.includes(p)),
       ],
       allowWrite: user.allowWrite,
+      extensions: project.extensions === 'required' ? 'required' : user.extensions,
     },
     warnings,
   };

@@ -1,0 +1,217 @@
+// How each extension runs: scoped (it has a `permissions` block: inside a sandbox holding
+// exactly that, or not at all), or unscoped (full rights, as before, unless the sandbox settings
+// refuse that). Fail closed: a scoped extension whose sandbox cannot start does not start, and
+// the reason names the cause and the fix.
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { ProcessPolicy } from '../security/launcher.js';
+import {
+  bwrapMissing,
+  diagnoseBwrapFailure,
+  explainProblem,
+  unsupportedPlatform,
+  type SandboxProblem,
+} from '../security/sandbox/diagnose.js';
+import { findOnPath, kernelFacts } from '../security/sandbox/probe.js';
+import { NetworkProxy } from '../security/sandbox/proxy.js';
+import type { SandboxSettings } from '../security/sandbox/settings.js';
+import type { ScopeLaunch } from '../security/scope/launch.js';
+import { buildScope, type ScopePolicy } from '../security/scope/scope-policy.js';
+import { nodeCrypto } from '../util/builtins.js';
+import { ensurePrivateDir } from '../util/private-fs.js';
+import type { DiscoveredExtension } from './discovery.js';
+
+/** The settings a decision reads, at the moment it is made (/sandbox may switch the mode). */
+export type ScopeSettings = Pick<SandboxSettings, 'mode' | 'extensions' | 'denyRead'> & {
+  /** Where the mode was set, for refusals (e.g. `sandbox.mode in ~/.zot/config.json`). */
+  modeSource?: string;
+};
+
+export interface ExtensionScopesOptions {
+  settings(): ScopeSettings;
+  project: string;
+  home?: string;
+  zotHome: string;
+  env?: NodeJS.ProcessEnv;
+  platform?: NodeJS.Platform;
+}
+
+/** One start of a scoped extension's process: its policy, and what to undo when it ends. */
+export interface ScopeStart {
+  policy: ProcessPolicy;
+  release(): void;
+}
+
+/** What the transport asks at each start of a scoped extension's process. */
+export interface ScopeStarter {
+  /** Builds the sandbox again (paths may have changed). Contract: never throws. */
+  start(): ScopeStart | { error: string };
+  /** Why the sandbox ended before the extension ran, from what bwrap wrote. */
+  failure(stderr: string): string;
+}
+
+export type ScopePlan =
+  | { kind: 'unscoped'; warning?: string }
+  | { kind: 'scoped'; dataDir: string; notes: string[]; starter: ScopeStarter }
+  | { kind: 'refused'; message: string };
+
+/** Where a scoped extension keeps its state: its own directory under $ZOT_HOME. */
+export function extensionDataDir(zotHome: string, name: string, dir: string): string {
+  const tag = nodeCrypto().createHash('sha256').update(dir).digest('hex').slice(0, 12);
+  return join(zotHome, 'extension-data', `${name}-${tag}`);
+}
+
+/** Contract: `plan` never throws. */
+export class ExtensionScopes {
+  private readonly home: string;
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly platform: NodeJS.Platform;
+
+  constructor(private readonly options: ExtensionScopesOptions) {
+    this.home = options.home ?? (options.env ?? process.env).HOME ?? homedir();
+    this.env = options.env ?? process.env;
+    this.platform = options.platform ?? process.platform;
+  }
+
+  /** `command` is the resolved program; `env` the extension's environment (PATH). */
+  plan(entry: DiscoveredExtension, command: string, env: NodeJS.ProcessEnv): ScopePlan {
+    const manifest = entry.manifest!;
+    const name = manifest.name;
+    const settings = this.options.settings();
+    if (!manifest.permissions) return this.unscoped(entry, settings);
+    const tool = this.tool();
+    if ('problem' in tool) return { kind: 'refused', message: refusal(name, tool.problem) };
+    const dataDir = extensionDataDir(this.options.zotHome, name, entry.dir);
+    const inputs = () => ({
+      permissions: manifest.permissions!,
+      extDir: entry.dir,
+      dataDir,
+      project: this.options.project,
+      home: this.home,
+      zotHome: this.options.zotHome,
+      command,
+      path: env.PATH,
+      denyRead: settings.denyRead,
+      ...(Array.isArray(manifest.permissions!.net) ? { helpers: [process.execPath] } : {}),
+    });
+    // Checked now, so a permission that can never be granted is named before anything starts.
+    const checked = buildScope(inputs());
+    if (!checked.ok)
+      return { kind: 'refused', message: `${name} was not started: ${checked.error}` };
+    const starter: ScopeStarter = {
+      start: () => this.start(name, tool, dataDir, inputs),
+      failure: (stderr) =>
+        refusal(
+          name,
+          tool.kind === 'bwrap'
+            ? diagnoseBwrapFailure(stderr, kernelFacts({ env: this.env }, tool.program))
+            : {
+                cause: 'unknown',
+                message: `sandbox-exec failed: ${stderr.trim().split('\n')[0] || '(no message)'}`,
+                fix: 'Run zot doctor sandbox.',
+              },
+        ),
+    };
+    return { kind: 'scoped', dataDir, notes: checked.notes, starter };
+  }
+
+  private unscoped(entry: DiscoveredExtension, settings: ScopeSettings): ScopePlan {
+    const name = entry.manifest!.name;
+    const what = `${name} has no "permissions" block (unscoped: it would run with your full rights)`;
+    const fix =
+      'Its author can declare what it needs (docs/extensions.md, "Permissions"); until then it ' +
+      'runs only where the sandbox settings allow unscoped extensions';
+    if (settings.extensions === 'required')
+      return {
+        kind: 'refused',
+        message: `${what}, and sandbox.extensions is "required": it was not started. ${fix}.`,
+      };
+    if (settings.mode !== 'required') return { kind: 'unscoped' };
+    const where = settings.modeSource ? ` (${settings.modeSource})` : '';
+    if (entry.scope === 'project')
+      return {
+        kind: 'refused',
+        message: `project extension ${what}, and the sandbox is required${where}: it was not started. ${fix}.`,
+      };
+    return {
+      kind: 'unscoped',
+      warning:
+        `${what}: it runs unscoped although the sandbox is required${where}; your own ` +
+        `extensions still start (set sandbox.extensions to "required" to stop them)`,
+    };
+  }
+
+  /** The sandbox program of this platform, or why there is none. */
+  private tool():
+    | { kind: 'bwrap' | 'sandbox-exec'; program: string }
+    | { problem: SandboxProblem } {
+    if (this.platform === 'linux') {
+      const program = findOnPath('bwrap', this.env);
+      return program ? { kind: 'bwrap', program } : { problem: bwrapMissing() };
+    }
+    if (this.platform === 'darwin') {
+      const program = '/usr/bin/sandbox-exec';
+      return existsSync(program)
+        ? { kind: 'sandbox-exec', program }
+        : {
+            problem: {
+              cause: 'platform',
+              message: `${program} is missing`,
+              fix: 'sandbox-exec ships with macOS; without it a scoped extension cannot run.',
+            },
+          };
+    }
+    return { problem: unsupportedPlatform(this.platform) };
+  }
+
+  private start(
+    name: string,
+    tool: { kind: 'bwrap' | 'sandbox-exec'; program: string },
+    dataDir: string,
+    inputs: () => Parameters<typeof buildScope>[0],
+  ): ScopeStart | { error: string } {
+    try {
+      ensurePrivateDir(dataDir);
+    } catch (error) {
+      return { error: `cannot create its data directory ${dataDir}: ${String(error)}` };
+    }
+    const built = buildScope(inputs());
+    if (!built.ok) return { error: built.error };
+    const scope: ScopePolicy = built.policy;
+    const launch: ScopeLaunch = { kind: tool.kind, program: tool.program, scope };
+    if (tool.kind === 'sandbox-exec') {
+      const tempDir = join(dataDir, 'tmp');
+      try {
+        ensurePrivateDir(tempDir);
+      } catch (error) {
+        return { error: `cannot create ${tempDir}: ${String(error)}` };
+      }
+      launch.tempDir = tempDir;
+    }
+    let proxy: NetworkProxy | undefined;
+    if (Array.isArray(scope.network)) {
+      try {
+        proxy = NetworkProxy.start({
+          allow: scope.network,
+          setting: `permissions.net of extension ${name}`,
+          tcp: tool.kind === 'sandbox-exec',
+        });
+        launch.proxy = proxy;
+      } catch (error) {
+        return {
+          error: `the network proxy for its permissions.net could not start: ${String(error)}`,
+        };
+      }
+    }
+    return { policy: { scope: launch }, release: () => void proxy?.close() };
+  }
+}
+
+function refusal(name: string, problem: SandboxProblem): string {
+  return (
+    `${name} was not started: it declares permissions, so it runs only inside its sandbox, ` +
+    `which cannot start here (it is never run without it): ${explainProblem(problem)}\n` +
+    'Run `zot doctor sandbox` for every check.'
+  );
+}

@@ -1,0 +1,78 @@
+// The command line and environment that start a program inside a scoped extension's sandbox:
+// bubblewrap on Linux (with zot's network forwarder in front when the network is a host list),
+// sandbox-exec with the generated profile on macOS.
+import { PROXY_DIR_INSIDE } from '../sandbox/bwrap.js';
+import { FORWARDER_SCRIPT, directLoopback } from '../sandbox/forwarder.js';
+import type { NetworkProxy } from '../sandbox/proxy.js';
+import { scopeBwrapArgs } from './scope-bwrap.js';
+import { scopedEnvironment, type ScopePolicy } from './scope-policy.js';
+import { scopeSeatbeltProfile } from './scope-seatbelt.js';
+
+/** How a scoped process is confined. */
+export interface ScopeLaunch {
+  kind: 'bwrap' | 'sandbox-exec';
+  /** bwrap's or sandbox-exec's path. */
+  program: string;
+  scope: ScopePolicy;
+  /** Running, when the scope's network is a host list. */
+  proxy?: NetworkProxy;
+  /** sandbox-exec: the private temporary directory (TMPDIR). */
+  tempDir?: string;
+  /** The Node that runs the forwarder inside (default this one). */
+  node?: string;
+}
+
+export interface ScopedRequest {
+  argv: readonly string[];
+  /** The same command behind the start marker (one byte on fd 3 as it starts). */
+  markedArgv: readonly string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Contract: throws only what scopeSeatbeltProfile throws (a path a profile cannot hold). */
+export function scopedCommand(
+  request: ScopedRequest,
+  launch: ScopeLaunch,
+): { argv: string[]; env: NodeJS.ProcessEnv } {
+  const { scope } = launch;
+  const env = scopedEnvironment(request.env, scope.env);
+  if (launch.kind === 'bwrap') {
+    env.TMPDIR = '/tmp';
+    const inner = launch.proxy?.socketPath
+      ? [
+          launch.node ?? process.execPath,
+          '-e',
+          FORWARDER_SCRIPT,
+          `${PROXY_DIR_INSIDE}/proxy.sock`,
+          directLoopback(Array.isArray(scope.network) ? scope.network : []),
+          ...request.argv,
+        ]
+      : [...request.markedArgv];
+    const args = scopeBwrapArgs({
+      scope,
+      cwd: request.cwd,
+      argv: inner,
+      ...(launch.proxy?.dir ? { proxyDir: launch.proxy.dir } : {}),
+    });
+    return { argv: [launch.program, ...args], env };
+  }
+  const tempDir = launch.tempDir ?? scope.dataDir;
+  env.TMPDIR = tempDir;
+  const port = launch.proxy?.port;
+  if (port !== undefined) {
+    const proxy = `http://127.0.0.1:${port}`;
+    Object.assign(env, {
+      HTTP_PROXY: proxy,
+      HTTPS_PROXY: proxy,
+      http_proxy: proxy,
+      https_proxy: proxy,
+    });
+  }
+  const profile = scopeSeatbeltProfile({
+    scope,
+    tempDir,
+    ...(port !== undefined ? { proxyPort: port } : {}),
+  });
+  return { argv: [launch.program, '-p', profile, ...request.markedArgv], env };
+}

@@ -1,0 +1,529 @@
+// What a scoped extension's sandbox holds: nothing but the system's programs and libraries, its
+// interpreter's installation, its own directory (read-only), its data directory (writable) and
+// what its permissions name, with the always-hidden paths covered wherever a mount would show
+// them. The bwrap arguments and the macOS profile are both derived from this one list.
+import { closeSync, lstatSync, openSync, readdirSync, readSync, realpathSync } from 'node:fs';
+import { basename, delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { ALWAYS_HIDDEN_IN_HOME, realPathOf, within } from '../sandbox/policy.js';
+import type { NetworkSetting } from '../sandbox/settings.js';
+import type { ExtensionPermissions } from './permissions.js';
+
+export type MountAccess = 'read-only' | 'writable' | 'hidden';
+
+/** One mount inside the sandbox. */
+export interface ScopeMount {
+  /** A real path on the host, shown (or covered) at the same path inside. */
+  path: string;
+  access: MountAccess;
+  kind: 'dir' | 'file';
+  /** Why it is there, for messages: `permissions.fs.read: ${project}`, `the system`, ... */
+  why: string;
+}
+
+export interface ScopePolicy {
+  /** Shallow before deep; at one depth writable, read-only, then hidden (a deeper one wins). */
+  mounts: ScopeMount[];
+  /** Symbolic links to recreate inside (`/bin` -> `usr/bin`, a project reached through a link). */
+  links: Array<{ path: string; target: string }>;
+  network: NetworkSetting;
+  /** Variable names passed through (besides the LC_* and ZOT_EXT_* families). */
+  env: string[];
+  extDir: string;
+  dataDir: string;
+}
+
+export interface ScopeInputs {
+  permissions: ExtensionPermissions;
+  /** The extension directory (real path). */
+  extDir: string;
+  /** Its data directory (exists). */
+  dataDir: string;
+  /** The project (zot's working directory, as hello_ack gives it). */
+  project: string;
+  home: string;
+  zotHome: string;
+  /** The program zot starts (the resolved `exec`, absolute). */
+  command: string;
+  /** PATH, for program names in `exec` and `#!/usr/bin/env x` lines. */
+  path: string | undefined;
+  /** More paths to hide (sandbox.deny_read). */
+  denyRead?: readonly string[];
+  /** Programs zot itself runs inside (Node, for the network forwarder). */
+  helpers?: readonly string[];
+}
+
+export type ScopeResult =
+  | { ok: true; policy: ScopePolicy; notes: string[] }
+  | { ok: false; error: string };
+
+/** The system's programs and libraries: read-only in every scope (or recreated as links). */
+export const SYSTEM_ROOTS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+
+/**
+ * What of /etc programs need to start, resolve names and check certificates; the rest of /etc
+ * (host keys, shadow, private certificates) stays out.
+ */
+export const ETC_ENTRIES = [
+  'alternatives',
+  'ca-certificates',
+  'ca-certificates.conf',
+  'crypto-policies',
+  'gai.conf',
+  'group',
+  'host.conf',
+  'hosts',
+  'ld.so.cache',
+  'ld.so.conf',
+  'ld.so.conf.d',
+  'locale.alias',
+  'localtime',
+  'mime.types',
+  'nsswitch.conf',
+  'os-release',
+  'passwd',
+  'pki',
+  'protocols',
+  'resolv.conf',
+  'services',
+  'ssl',
+  'timezone',
+];
+/** Most directories searched for Node's modules (a bound on hostile link farms). */
+const MAX_MODULE_ROOTS = 256;
+
+/** Inside a mounted /etc entry, but still private. */
+const ETC_HIDDEN = ['/etc/ssl/private', '/etc/pki/tls/private'];
+
+/** The variables every scoped extension gets (and LC_*, ZOT_EXT_*). */
+export const BASE_ENV = [
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'LANG',
+  'LANGUAGE',
+  'TZ',
+  'TERM',
+  'COLORTERM',
+  'NO_COLOR',
+  'TMPDIR',
+  'PYTHONDONTWRITEBYTECODE',
+  'PYTHONUNBUFFERED',
+  'PYTHONIOENCODING',
+  'PYTHONUTF8',
+];
+
+/** A scoped extension's environment: only the names `allowed` keeps, and TMPDIR its own. */
+export function scopedEnvironment(
+  env: NodeJS.ProcessEnv,
+  allowed: readonly string[],
+): NodeJS.ProcessEnv {
+  const names = new Set([...BASE_ENV, ...allowed]);
+  const out: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    if (names.has(name) || name.startsWith('LC_') || name.startsWith('ZOT_EXT_')) out[name] = value;
+  }
+  return out;
+}
+
+class ScopeError extends Error {}
+
+const depth = (path: string) => (path === sep ? 0 : path.split(sep).length - 1);
+const ORDER: Record<MountAccess, number> = { writable: 0, 'read-only': 1, hidden: 2 };
+
+function lstatKind(path: string): 'dir' | 'file' | 'link' | undefined {
+  try {
+    const stat = lstatSync(path);
+    return stat.isSymbolicLink() ? 'link' : stat.isDirectory() ? 'dir' : 'file';
+  } catch {
+    return undefined;
+  }
+}
+
+/** `${project}`, `${ext}`, `${data}` and `~` replaced; the entry is one pathEntryProblem accepts. */
+export function expandPathEntry(
+  entry: string,
+  places: { project: string; extDir: string; dataDir: string; home: string },
+): string {
+  const swap = (prefix: string, value: string) =>
+    entry === prefix ? value : join(value, entry.slice(prefix.length + 1));
+  if (entry === '${project}' || entry.startsWith('${project}/'))
+    return swap('${project}', places.project);
+  if (entry === '${ext}' || entry.startsWith('${ext}/')) return swap('${ext}', places.extDir);
+  if (entry === '${data}' || entry.startsWith('${data}/')) return swap('${data}', places.dataDir);
+  if (entry === '~' || entry.startsWith('~/')) return swap('~', places.home);
+  return resolve(entry);
+}
+
+/**
+ * The first line of `path` when it is a `#!` script: the interpreter and its first word
+ * (`/usr/bin/env python3` gives `/usr/bin/env` and `python3`). Contract: never throws.
+ */
+export function shebangOf(path: string): string[] | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const buffer = Buffer.alloc(256);
+    const read = readSync(fd, buffer, 0, buffer.length, 0);
+    const text = buffer.subarray(0, read).toString('latin1');
+    if (!text.startsWith('#!')) return undefined;
+    const words = text.slice(2).split('\n')[0]!.trim().split(/\s+/).filter(Boolean);
+    // `env -S prog args` and `env prog`: the program is the first word that is not an option
+    if (words.length > 0 && basename(words[0]!) === 'env') {
+      const program = words.slice(1).find((word) => !word.startsWith('-'));
+      return program ? [words[0]!, program] : [words[0]!];
+    }
+    return words.slice(0, 1);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** `name` on PATH (absolute entries only, as exec resolution does). */
+export function onPath(name: string, path: string | undefined): string | undefined {
+  for (const dir of (path ?? '').split(delimiter)) {
+    if (!isAbsolute(dir)) continue;
+    const candidate = join(dir, name);
+    const kind = lstatKind(candidate);
+    if (kind === 'file' || kind === 'link') {
+      try {
+        realpathSync(candidate);
+        return candidate;
+      } catch {
+        // a dangling link: keep looking
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Contract: never throws; an error names the permission or the program at fault. */
+export function buildScope(inputs: ScopeInputs): ScopeResult {
+  try {
+    return new ScopeBuilder(inputs).build();
+  } catch (error) {
+    if (error instanceof ScopeError) return { ok: false, error: error.message };
+    return { ok: false, error: `cannot build the sandbox: ${String(error)}` };
+  }
+}
+
+class ScopeBuilder {
+  private readonly mounts: ScopeMount[] = [];
+  private readonly links = new Map<string, string>();
+  private readonly notes: string[] = [];
+  /** Real paths nothing may show, and why. */
+  private readonly hidden: Array<{ real: string; why: string }> = [];
+  private readonly extDir: string;
+  private readonly dataDir: string;
+  private readonly home: string;
+  /** A program it runs is Node: it loads modules from the node_modules above its directory. */
+  private usesNode = false;
+
+  constructor(private readonly inputs: ScopeInputs) {
+    this.extDir = realPathOf(inputs.extDir);
+    this.dataDir = realPathOf(inputs.dataDir);
+    this.home = realPathOf(inputs.home);
+    for (const rel of ALWAYS_HIDDEN_IN_HOME)
+      this.hidden.push({
+        real: realPathOf(join(inputs.home, rel)),
+        why: `~/${rel} (always hidden)`,
+      });
+    this.hidden.push({
+      real: realPathOf(inputs.zotHome),
+      why: '$ZOT_HOME (always hidden: keys, trust, sessions)',
+    });
+    for (const path of inputs.denyRead ?? [])
+      this.hidden.push({ real: realPathOf(path), why: `sandbox.deny_read: ${path}` });
+    for (const path of ETC_HIDDEN) this.hidden.push({ real: path, why: 'private keys in /etc' });
+  }
+
+  build(): ScopeResult {
+    const { permissions } = this.inputs;
+    this.system();
+    this.runtime(this.inputs.command, `the program it runs (${this.inputs.command})`);
+    for (const helper of this.inputs.helpers ?? []) this.runtime(helper, `zot's ${helper}`);
+    this.add(this.extDir, this.extDir, 'read-only', 'its own directory', true);
+    this.add(this.dataDir, this.dataDir, 'writable', 'its data directory', true);
+    const places = {
+      project: this.inputs.project,
+      extDir: this.extDir,
+      dataDir: this.dataDir,
+      home: this.inputs.home,
+    };
+    for (const entry of permissions.fs.read)
+      this.declared(expandPathEntry(entry, places), 'read-only', `permissions.fs.read: ${entry}`);
+    for (const entry of permissions.fs.write)
+      this.declared(expandPathEntry(entry, places), 'writable', `permissions.fs.write: ${entry}`);
+    this.programs(permissions.exec, places);
+    if (this.usesNode) this.nodeModules();
+    this.cover();
+    const mounts = dedupe(this.mounts).sort(
+      (a, b) => depth(a.path) - depth(b.path) || ORDER[a.access] - ORDER[b.access],
+    );
+    // A link inside a mounted directory is there already (and could not be made: read-only).
+    const shown = mounts.filter((mount) => mount.access !== 'hidden' && mount.kind === 'dir');
+    // A link inside a hidden directory would show a name there: the real path must do.
+    const links = [...this.links]
+      .filter(([path]) => !shown.some((mount) => within(mount.path, path)))
+      .filter(([path]) => !this.hidden.some((rule) => within(rule.real, path)))
+      .map(([path, target]) => ({ path, target }));
+    return {
+      ok: true,
+      policy: {
+        mounts,
+        links,
+        network: permissions.net,
+        env: [...permissions.env],
+        extDir: this.extDir,
+        dataDir: this.dataDir,
+      },
+      notes: this.notes,
+    };
+  }
+
+  private system(): void {
+    for (const root of SYSTEM_ROOTS) {
+      const kind = lstatKind(root);
+      if (kind === 'link') this.link(root, 'the system');
+      else if (kind === 'dir')
+        this.add(root, root, 'read-only', 'the system (programs, libraries)');
+    }
+    for (const name of etcEntries()) {
+      const path = join('/etc', name);
+      const kind = lstatKind(path);
+      if (kind === 'link') this.link(path, 'system configuration');
+      else if (kind) this.add(path, path, 'read-only', 'system configuration');
+    }
+  }
+
+  /** The hidden rule `real` falls under, unless it is the extension's own directory or data. */
+  private hiddenOver(real: string): { real: string; why: string } | undefined {
+    if (within(this.extDir, real) || within(this.dataDir, real)) return undefined;
+    return this.hidden.find((rule) => within(rule.real, real));
+  }
+
+  /**
+   * A path the extension asked for: refused (the whole start) when it leads into a hidden
+   * path, left out with a note when it does not exist.
+   */
+  private declared(path: string, access: MountAccess, why: string): void {
+    const real = realPathOf(path);
+    const hidden = this.hiddenOver(real);
+    if (hidden) {
+      const shown = real === path ? path : `${path} (really ${real})`;
+      throw new ScopeError(
+        `${why}: ${shown} is hidden from every sandbox (${hidden.why}); an extension cannot be given it`,
+      );
+    }
+    if (lstatKind(real) === undefined) {
+      this.notes.push(`${why}: ${path} does not exist; it is not in the sandbox`);
+      return;
+    }
+    this.add(path, real, access, why);
+  }
+
+  /**
+   * Mounts `real` at `path`. When `path` is reached through a symbolic link, the real path is
+   * mounted and the link recreated, so both names work inside.
+   */
+  private add(path: string, real: string, access: MountAccess, why: string, own = false): void {
+    const kind = lstatKind(real);
+    if (kind === undefined || kind === 'link') return;
+    if (!own) {
+      const hidden = this.hiddenOver(real);
+      if (hidden) throw new ScopeError(`${why}: ${real} lies in ${hidden.why}; refused`);
+    }
+    this.mounts.push({ path: real, access, kind, why });
+    if (path !== real && realPathOf(dirname(path)) === dirname(path)) this.links.set(path, real);
+  }
+
+  private link(path: string, why: string): void {
+    const real = realPathOf(path);
+    const kind = lstatKind(real);
+    if (kind === undefined) return;
+    this.links.set(path, real);
+    if (!this.mounts.some((mount) => within(mount.path, real)))
+      this.add(real, real, 'read-only', why);
+  }
+
+  /**
+   * A program and what it needs to start: its installation (the directory above its `bin`,
+   * e.g. ~/.nvm/versions/node/v20 or ~/.pyenv for a shim), and for a `#!` script its
+   * interpreter the same way. Never the home directory itself or anything above it.
+   */
+  private runtime(program: string, why: string, seen = new Set<string>()): void {
+    if (seen.has(program) || seen.size > 8) return;
+    seen.add(program);
+    const real = realPathOf(program);
+    if (/^node(js)?[\d.]*$/.test(basename(real))) this.usesNode = true;
+    for (const path of new Set([program, real])) this.installation(path, why);
+    if (program !== real && realPathOf(dirname(program)) === dirname(program))
+      this.links.set(program, real);
+    const shebang = shebangOf(real);
+    if (!shebang) return;
+    const [interpreter, named] = shebang;
+    if (interpreter) this.runtime(interpreter, `the interpreter of ${why}`, seen);
+    if (named) {
+      const found = onPath(named, this.inputs.path);
+      if (found) this.runtime(found, `the interpreter of ${why}`, seen);
+      else this.notes.push(`${why}: ${named} (its #! line) is not on PATH`);
+    }
+  }
+
+  private installation(path: string, why: string): void {
+    if (!isAbsolute(path) || SYSTEM_ROOTS.some((root) => within(root, path))) return;
+    if (within(this.extDir, path)) return;
+    const dir = dirname(path);
+    const parent = ['bin', 'sbin', 'shims'].includes(basename(dir)) ? dirname(dir) : dir;
+    // An installation at the home directory (~/bin/tool) or above: the program alone.
+    const opensHome = within(parent, this.home) || parent === sep;
+    const target = opensHome ? path : parent;
+    const hidden = this.hiddenOver(realPathOf(target));
+    if (hidden) throw new ScopeError(`${why}: ${target} lies in ${hidden.why}; refused`);
+    this.add(target, realPathOf(target), 'read-only', why);
+  }
+
+  private programs(
+    exec: true | string[],
+    places: { project: string; extDir: string; dataDir: string; home: string },
+  ): void {
+    if (exec === true) {
+      for (const dir of (this.inputs.path ?? '').split(delimiter)) {
+        if (!isAbsolute(dir)) continue;
+        const real = realPathOf(dir);
+        // Never the home directory (or above it), never into a hidden one.
+        if (lstatKind(real) !== 'dir' || within(real, this.home) || this.hiddenOver(real)) continue;
+        if (SYSTEM_ROOTS.some((root) => within(root, real))) continue;
+        const up = dirname(real);
+        const prefix =
+          ['bin', 'sbin', 'shims'].includes(basename(real)) && !within(up, this.home) ? up : real;
+        this.add(prefix, prefix, 'read-only', `permissions.exec: true (PATH entry ${dir})`);
+      }
+      return;
+    }
+    for (const entry of exec) {
+      const why = `permissions.exec: ${entry}`;
+      if (!entry.includes('/') && !entry.startsWith('~') && !entry.startsWith('$')) {
+        const found = onPath(entry, this.inputs.path);
+        if (found) this.runtime(found, why);
+        else this.notes.push(`${why}: not found on PATH; not in the sandbox`);
+        continue;
+      }
+      const path = expandPathEntry(entry, places);
+      const real = realPathOf(path);
+      const hidden = this.hiddenOver(real);
+      if (hidden) throw new ScopeError(`${why}: ${real} lies in ${hidden.why}; refused`);
+      if (lstatKind(real) === undefined) {
+        this.notes.push(`${why}: ${path} does not exist; not in the sandbox`);
+        continue;
+      }
+      this.runtime(path, why);
+    }
+  }
+
+  /**
+   * What Node reads for it outside its directory: the node_modules directories a bare import
+   * searches (its own and every one above it), and the same again from wherever a package in
+   * them links to (npm workspaces, `npm link`: Node resolves a linked package's imports from
+   * its real path); and the package.json above it when it has none (its "type" decides how .js
+   * files load). Read-only; hidden paths stay out; at most MAX_MODULE_ROOTS places.
+   */
+  private nodeModules(): void {
+    const why = 'node_modules Node searches';
+    const visited = new Set<string>();
+    const queue = [this.extDir];
+    while (queue.length > 0 && visited.size < MAX_MODULE_ROOTS) {
+      const from = queue.shift()!;
+      if (visited.has(from)) continue;
+      visited.add(from);
+      for (let dir = from; ; dir = dirname(dir)) {
+        if (basename(dir) !== 'node_modules') {
+          const modules = join(dir, 'node_modules');
+          if (!visited.has(modules) && lstatKind(modules) === 'dir' && !this.hiddenOver(modules)) {
+            visited.add(modules);
+            if (!within(this.extDir, modules)) this.add(modules, modules, 'read-only', why, true);
+            for (const target of linkedPackages(modules)) {
+              if (this.hiddenOver(target)) continue;
+              this.add(target, target, 'read-only', `${why} (a linked package)`, true);
+              queue.push(target);
+            }
+          }
+        }
+        if (dirname(dir) === dir) break;
+      }
+    }
+    if (lstatKind(join(this.extDir, 'package.json')) !== undefined) return;
+    for (let dir = dirname(this.extDir); ; dir = dirname(dir)) {
+      const manifest = join(dir, 'package.json');
+      if (lstatKind(manifest) === 'file') {
+        if (!this.hiddenOver(manifest))
+          this.add(manifest, manifest, 'read-only', 'its package scope', true);
+        break;
+      }
+      if (dirname(dir) === dir) break;
+    }
+  }
+
+  /** Covers every hidden path that a mount would show, at the place it appears inside. */
+  private cover(): void {
+    const covers: ScopeMount[] = [];
+    for (const mount of this.mounts) {
+      if (mount.access === 'hidden' || mount.kind !== 'dir') continue;
+      for (const rule of this.hidden) {
+        // Its own directories below a hidden one are covered too, then mounted again deeper.
+        if (!within(mount.path, rule.real) || rule.real === mount.path) continue;
+        const kind = lstatKind(rule.real);
+        if (kind !== 'dir' && kind !== 'file') continue;
+        covers.push({ path: rule.real, access: 'hidden', kind, why: rule.why });
+      }
+    }
+    this.mounts.push(...covers);
+  }
+}
+
+/** Real directories the links directly in `modules` (and in its @scope directories) lead to. */
+function linkedPackages(modules: string): string[] {
+  const targets: string[] = [];
+  const visit = (dir: string, scoped: boolean) => {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names.slice(0, 4096)) {
+      const path = join(dir, name);
+      const kind = lstatKind(path);
+      if (kind === 'link') {
+        const real = realPathOf(path);
+        if (lstatKind(real) === 'dir' && !within(modules, real)) targets.push(real);
+      } else if (kind === 'dir' && !scoped && name.startsWith('@')) visit(path, true);
+    }
+  };
+  visit(modules, false);
+  return targets;
+}
+
+function etcEntries(): string[] {
+  let names: string[];
+  try {
+    names = readdirSync('/etc');
+  } catch {
+    return [];
+  }
+  // Debian's python3.x directories hold the interpreter's sitecustomize.
+  return names.filter((name) => ETC_ENTRIES.includes(name) || /^python3(\.\d+)?$/.test(name));
+}
+
+function dedupe(mounts: ScopeMount[]): ScopeMount[] {
+  const seen = new Set<string>();
+  return mounts.filter((mount) => {
+    const key = `${mount.access}\0${mount.path}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,76 @@
+// The macOS `sandbox-exec` profile for a scoped extension: nothing may be read or written but
+// the system's own directories, the scope's mounts and its temporary directory. Seatbelt applies
+// the last matching rule, so mounts go shallow to deep as they do for bubblewrap.
+import { sbplString } from '../sandbox/seatbelt.js';
+import type { ScopePolicy } from './scope-policy.js';
+
+export interface ScopeSeatbeltOptions {
+  scope: ScopePolicy;
+  /** The private temporary directory (TMPDIR inside), writable. */
+  tempDir: string;
+  /** The proxy's TCP port on 127.0.0.1, when the network is a host list. */
+  proxyPort?: number;
+}
+
+/** What every program on macOS reads to start: the system, its frameworks, dyld's caches. */
+export const MAC_SYSTEM_READ = [
+  '/System',
+  '/usr',
+  '/bin',
+  '/sbin',
+  '/Library/Apple',
+  '/Library/Frameworks',
+  '/Library/Preferences',
+  '/private/etc',
+  '/private/var/db/timezone',
+  '/private/var/db/dyld',
+  '/dev',
+  '/opt/homebrew',
+  '/usr/local',
+];
+
+const BASE = [
+  '(version 1)',
+  '(deny default)',
+  '(allow process-exec process-fork)',
+  '(allow signal (target same-sandbox))',
+  '(allow process-info* (target same-sandbox))',
+  '(allow sysctl-read)',
+  '(allow ipc-posix-sem ipc-posix-shm)',
+  '(allow file-ioctl)',
+  // Names and attributes only (realpath and stat walk every parent); never contents.
+  '(allow file-read-metadata)',
+  '(allow file-write* (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty"))',
+];
+
+/** Contract: throws (see sbplString) on a path that cannot be written into a profile. */
+export function scopeSeatbeltProfile(options: ScopeSeatbeltOptions): string {
+  const { scope } = options;
+  const lines = [...BASE];
+  if (scope.network === true) lines.push('(allow mach-lookup)');
+  else
+    lines.push(
+      '(allow mach-lookup)',
+      '(deny mach-lookup (global-name "com.apple.mDNSResponder") (global-name "com.apple.dnssd.service"))',
+    );
+  lines.push(
+    `(allow file-read* ${MAC_SYSTEM_READ.map((p) => `(subpath ${sbplString(p)})`).join(' ')})`,
+  );
+  lines.push(`(allow file-read* file-write* (subpath ${sbplString(options.tempDir)}))`);
+  for (const mount of scope.mounts) {
+    const target =
+      mount.kind === 'dir'
+        ? `(subpath ${sbplString(mount.path)})`
+        : `(literal ${sbplString(mount.path)})`;
+    if (mount.access === 'writable') lines.push(`(allow file-read* file-write* ${target})`);
+    else if (mount.access === 'read-only')
+      lines.push(`(allow file-read* ${target})`, `(deny file-write* ${target})`);
+    else lines.push(`(deny file-read* file-write* ${target})`);
+  }
+  for (const link of scope.links)
+    lines.push(`(allow file-read* (literal ${sbplString(link.path)}))`);
+  if (scope.network === true) lines.push('(allow network*)');
+  else if (options.proxyPort !== undefined)
+    lines.push(`(allow network-outbound (remote tcp "localhost:${options.proxyPort}"))`);
+  return lines.join('\n') + '\n';
+}

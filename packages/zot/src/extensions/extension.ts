@@ -467,7 +467,8 @@ export class RunningExtension {
     this.exited.settle(info); // its waiters resume after this handler (promise continuations)
     const how = describeExit(info);
     this.log.write(`process ${how}`);
-    if (this.state === 'starting') return this.fail(`${how} before sending hello`);
+    if (this.state === 'starting')
+      return this.fail(info.spawnError ? how : `${how} before sending hello`);
     if (this.state === 'handshaking') return this.fail(`${how} before sending ready`);
     if (this.state === 'ready') this.gone(how);
   }

@@ -288,3 +288,35 @@ test('writeManifestField throws an error naming the file on bad JSON', () => {
   );
   assert.equal(readFileSync(path, 'utf8'), 'not json');
 });
+
+test('a permissions block is read; without one the extension is unscoped', () => {
+  const scoped = readManifest(
+    extDir({ name: 'w', exec: 'node', permissions: { net: ['wttr.in'], env: ['KEY'] } }),
+  );
+  assert.ok(scoped.ok);
+  assert.deepEqual(scoped.manifest.permissions, {
+    fs: { read: [], write: [] },
+    net: ['wttr.in'],
+    exec: [],
+    env: ['KEY'],
+  });
+  const unscoped = readManifest(extDir({ name: 'u', exec: 'node' }));
+  assert.ok(unscoped.ok);
+  assert.equal(unscoped.manifest.permissions, undefined);
+  const nulled = readManifest(extDir({ name: 'n', exec: 'node', permissions: null }));
+  assert.ok(nulled.ok && nulled.manifest.permissions === undefined, 'null counts as absent');
+});
+
+test('a bad permissions block is a manifest error naming the file, the field and the entry', () => {
+  const dir = extDir({ name: 'g', exec: 'node', permissions: { fs: { read: ['src/**'] } } });
+  expectError(
+    readManifest(dir),
+    new RegExp(
+      `${join(dir, 'extension.json').replace(/[.]/g, '\\.')}: "permissions\\.fs\\.read"\\[0\\] "src/\\*\\*" must start with`,
+    ),
+  );
+  expectError(
+    readManifest(extDir({ name: 'g2', exec: 'node', permissions: { network: true } })),
+    /"permissions\.network" is not a permission/,
+  );
+});

@@ -102,8 +102,7 @@ export class ExtensionScopes {
     const starter: ScopeStarter = {
       start: () => this.start(name, tool, dataDir, inputs),
       failure: (stderr) =>
-        refusal(
-          name,
+        startFailure(
           tool.kind === 'bwrap'
             ? diagnoseBwrapFailure(stderr, kernelFacts({ env: this.env }, tool.program))
             : {
@@ -208,10 +207,21 @@ export class ExtensionScopes {
   }
 }
 
+const AFTER =
+  'Run `zot doctor sandbox` for every check. (--sandbox off does not change this: an ' +
+  'extension that declares permissions runs in its sandbox or not at all.)';
+
+/** A sandbox that ended before the extension ran, for its exit's description. */
+function startFailure(problem: SandboxProblem): string {
+  return (
+    `its sandbox did not start, so it was not run (it never runs without it): ` +
+    `${explainProblem(problem)}\n${AFTER}`
+  );
+}
+
 function refusal(name: string, problem: SandboxProblem): string {
   return (
     `${name} was not started: it declares permissions, so it runs only inside its sandbox, ` +
-    `which cannot start here (it is never run without it): ${explainProblem(problem)}\n` +
-    'Run `zot doctor sandbox` for every check.'
+    `which cannot start here (it never runs without it): ${explainProblem(problem)}\n${AFTER}`
   );
 }

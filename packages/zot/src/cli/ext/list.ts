@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import { discoverExtensions, type DiscoveredExtension } from '../../extensions/discovery.js';
 import { storedReplacement, TrustStore, trustStateOf } from '../../extensions/trust.js';
 import { terminalSafe } from '../../util/terminal-text.js';
+import type { ExtensionPermissions } from '../../security/scope/permissions.js';
 import {
   info,
   out,
@@ -35,6 +36,10 @@ export interface ListedExtension {
   intercept_failure?: string;
   /** From the manifest: `on-failure` or `never` (design D25). */
   restart?: string;
+  /** Process extensions: true when it declares permissions (sandboxed), false when unscoped. */
+  scoped?: boolean;
+  /** Its permissions, as declared. */
+  permissions?: ExtensionPermissions;
 }
 
 export function listExtensions(context: ExtContext): ListedExtension[] {
@@ -67,6 +72,8 @@ function describe(entry: DiscoveredExtension, store: TrustStore): ListedExtensio
   if (manifest?.kind === 'process') {
     listed.intercept_failure = manifest.interceptFailure;
     listed.restart = manifest.restart;
+    listed.scoped = manifest.permissions !== undefined;
+    if (manifest.permissions) listed.permissions = manifest.permissions;
   }
   if (entry.scope === 'project' && manifest) {
     listed.trust = trustStateOf(entry, store).state;
@@ -80,6 +87,8 @@ export const listCommand: ExtCommand = {
 
 Lists the extensions of this project (./.zot/extensions) and the global ones
 ($ZOT_HOME/extensions): name, version, state, scope, trust (project extensions),
+permissions ("scoped": it declares a permissions block and runs in a sandbox
+holding only that; "unscoped": it has none and runs with your full rights),
 restart policy ("on-failure" or "never"), what a failed interceptor means
 ("allow" or "block": fail-closed), description and directory; below the table,
 one line per manifest error and per warning (such as a project extension with
@@ -108,6 +117,7 @@ Options:
         'STATE',
         'SCOPE',
         'TRUST',
+        'PERMISSIONS',
         'RESTART',
         'INTERCEPT-FAILURE',
         'DESCRIPTION',
@@ -122,6 +132,7 @@ Options:
         item.state,
         item.scope,
         item.trust ?? '-',
+        item.scoped === undefined ? '-' : item.scoped ? 'scoped' : 'unscoped',
         item.restart ?? '-',
         item.intercept_failure ?? '-',
         item.description ?? '-',
@@ -145,6 +156,14 @@ Options:
       for (const item of warned)
         for (const warning of item.warnings!)
           out(context, terminalSafe(`  ${item.name}: ${warning}`));
+    }
+    const unscoped = listed.filter((item) => item.scoped === false && item.state === 'enabled');
+    if (unscoped.length > 0) {
+      info(
+        context,
+        `${unscoped.length} extension(s) unscoped: no "permissions" block, so they run with your ` +
+          'full rights (files, network, programs); see zot ext doctor',
+      );
     }
     const untrusted = listed.filter(
       (item) => item.trust === 'untrusted' || item.trust === 'changed',

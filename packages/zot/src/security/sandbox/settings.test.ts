@@ -127,3 +127,25 @@ test('a project adds deny_read but its allow_write is refused, named in a warnin
     /\/p\/\.zot\/settings\.json: sandbox\.allow_write is ignored.*\/home\/ann/,
   );
 });
+
+test('sandbox.extensions: "required" refuses unscoped extensions; a project can set it, never lift it', () => {
+  const parsed = parseSandboxSettings({ extensions: 'required' }, 'c.json', '/p');
+  assert.deepEqual(parsed, { settings: { extensions: 'required' }, warnings: [] });
+  const bad = parseSandboxSettings({ extensions: 'sometimes' }, 'c.json', '/p');
+  assert.deepEqual(bad.settings, {});
+  assert.match(
+    bad.warnings[0]!,
+    /c\.json: sandbox\.extensions must be "optional" or "required"; got "sometimes"/,
+  );
+  assert.equal(userSandbox({}).extensions, 'optional');
+  const optional = userSandbox({});
+  assert.equal(
+    tightenSandbox(optional, { extensions: 'required' }, 'p').settings.extensions,
+    'required',
+  );
+  const required = userSandbox({ extensions: 'required' });
+  assert.equal(
+    tightenSandbox(required, { extensions: 'optional' }, 'p').settings.extensions,
+    'required',
+  );
+});

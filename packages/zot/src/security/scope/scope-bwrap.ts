@@ -59,6 +59,9 @@ export function scopeBwrapArgs(command: ScopeBwrapCommand): string[] {
   steps.sort((a, b) => a.depth - b.depth);
   for (const step of steps) args.push(...step.args);
   for (const path of readOnlyLater) args.push('--remount-ro', path);
+  // The root is bwrap's own tmpfs, holding the directories it made for the mounts: read-only,
+  // so nothing can be written but the writable mounts and /tmp.
+  args.push('--remount-ro', '/');
   args.push('--chdir', command.cwd, '--', ...command.argv);
   return args;
 }

@@ -197,6 +197,10 @@ test('trust: project extensions run only while their trusted content is unchange
   assert.match(review.stdout, /^ {4}-- +ext\.mjs +sha256:[0-9a-f]{12} +\d+ bytes$/m);
   assert.match(review.stdout, /^ {4}-- +extension\.json +sha256:/m);
   assert.match(review.stdout, /^ {2}hash: {3}sha256:[0-9a-f]{64}$/m);
+  assert.match(
+    review.stdout,
+    /^ {2}access: unscoped: no "permissions" block, so it runs with your full rights/m,
+  );
   assert.match(review.stderr, /trusted proj/);
   const store = JSON.parse(readFileSync(join(s.home, 'trust.json'), 'utf8'));
   assert.equal(store.extensions[realpathSync(dir)].name, 'proj');
@@ -377,7 +381,7 @@ test('trust asks [y/N] on a terminal; without --yes and without a terminal it re
     });
   const declined = await onTerminal(['trust', 'proj'], 'n\n');
   assert.equal(declined.code, 1, declined.output);
-  assert.match(declined.output, /Trust proj and let it run with your rights\? \[y\/N\] n\r?\n/);
+  assert.match(declined.output, /Trust proj and let it run with your full rights\? \[y\/N\] n\r?\n/);
   assert.match(declined.output, /proj was not trusted/);
   assert.ok(!existsSync(trustFile));
   const accepted = await onTerminal(['trust', 'proj'], 'y\n');

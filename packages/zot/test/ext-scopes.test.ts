@@ -318,3 +318,32 @@ test('a scoped extension whose sandbox cannot start does not start, and says why
     /closed was not started: it declares permissions, .*bubblewrap \(bwrap\) is not installed, or not on PATH\. Fix: Install it: sudo apt-get install bubblewrap/,
   );
 });
+
+test('zot ext trust lists the permissions; a trusted extension that asks for more waits for trust again', async () => {
+  const project = join(box.base, 'project-trust');
+  const dir = probeExtension(
+    'asks',
+    'node',
+    { fs: { read: ['${project}'] } },
+    join(project, '.zot', 'extensions'),
+  );
+  const trust = (args: string[]) =>
+    runZot(['ext', 'trust', ...args], { home: box.zotHome, cwd: project, env: { HOME: box.home } });
+  const first = await trust(['asks', '--yes']);
+  assert.equal(first.code, 0, first.stderr);
+  assert.match(
+    first.stdout,
+    /^ {2}access: scoped: it runs in a sandbox holding only this\n {10}read: {4}its own directory, \$\{project\}\n {10}write: {3}its data directory, nothing more\n {10}network: none$/m,
+  );
+  const manifest = JSON.parse(readFileSync(join(dir, 'extension.json'), 'utf8'));
+  manifest.permissions = { fs: { read: ['${project}'], write: ['${project}'] }, net: true };
+  writeFileSync(join(dir, 'extension.json'), JSON.stringify(manifest));
+  const list = await trust([]);
+  assert.match(list.stdout, /^asks +changed +/m);
+  const again = await trust(['asks']);
+  assert.equal(again.code, 2, 'nobody to ask: nothing recorded');
+  assert.match(
+    again.stdout,
+    /^ {2}wider: {2}it asks for more than when you trusted it:\n {10}write: \$\{project\}\n {10}network: any host$/m,
+  );
+});

@@ -53,6 +53,7 @@ test(
     assert.match(dialog, /runs: +\S*node ext\.mjs/);
     assert.match(dialog, /never trusted/);
     assert.match(dialog, /hash: +sha256:[0-9a-f]+/);
+    assert.match(dialog, /access: UNSCOPED, your full rights \(no "permissions" block\)/);
     assert.ok(dialog.includes(dir), 'names the directory');
     assert.equal(starts(), 0, 'nothing runs before the answer');
     first.type('o');

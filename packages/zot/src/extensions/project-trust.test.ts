@@ -178,3 +178,42 @@ test('a project extension with a global one’s name is reviewed as replacing it
   appendFileSync(join(review!.dir, 'main.mjs'), '// more\n');
   assert.equal(p.trust().reviews()[0]?.state, 'changed');
 });
+
+test('the review shows the permissions; trusted permissions that widen ask again, naming what is new', () => {
+  const p = project(['alpha']);
+  const [unscoped] = p.trust().reviews();
+  assert.equal(unscoped!.scoped, false);
+  assert.match(unscoped!.permissions[0]!, /^unscoped: .*full rights/);
+  const manifestPath = join(p.dirs[0]!, 'extension.json');
+  const write = (permissions: unknown) =>
+    writeFileSync(
+      manifestPath,
+      JSON.stringify({ name: 'alpha', exec: 'node', args: ['main.mjs'], permissions }),
+    );
+  write({ fs: { read: ['${project}'] } });
+  const trust = p.trust();
+  const [scoped] = trust.reviews();
+  assert.equal(scoped!.scoped, true);
+  assert.deepEqual(scoped!.permissions.slice(0, 3), [
+    'read:    its own directory, ${project}',
+    'write:   its data directory, nothing more',
+    'network: none',
+  ]);
+  assert.deepEqual(scoped!.widened, []);
+  assert.equal(trust.decide(scoped!.dir, scoped!.hash, 'always'), undefined);
+  const stored = new TrustStore(p.paths.trust).read();
+  assert.ok(stored.ok);
+  assert.equal(
+    stored.records.get(scoped!.dir)?.permissions,
+    '{"fs":{"read":["${project}"],"write":[]},"net":false,"exec":[],"env":[]}',
+  );
+  // The same extension, asking for the network and the home directory: trust is asked again.
+  write({ fs: { read: ['${project}', '~'] }, net: true });
+  assert.match(p.trust().gate(p.entryOf(p.dirs[0]!)) ?? '', /changed since you trusted it/);
+  const [wider] = p.trust().reviews();
+  assert.equal(wider!.state, 'changed');
+  assert.deepEqual(wider!.widened, ['read: ~', 'network: any host']);
+  // Narrower: still a change to review, but nothing wider to point at.
+  write({});
+  assert.deepEqual(p.trust().reviews()[0]!.widened, []);
+});

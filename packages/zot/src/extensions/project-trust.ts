@@ -7,7 +7,18 @@ import type { ZotPaths } from '../config/paths.js';
 import { discoverExtensions, type DiscoveredExtension, type ReplaceCheck } from './discovery.js';
 import { argumentOutside, resolveExec } from './exec-resolve.js';
 import { hashExtension } from './trust-hash.js';
-import { storedReplacement, trustAllFromEnv, trustGate, TrustStore } from './trust.js';
+import {
+  storedReplacement,
+  trustAllFromEnv,
+  trustGate,
+  TrustStore,
+  widenedSinceTrust,
+} from './trust.js';
+import {
+  canonicalPermissions,
+  describePermissions,
+  summarizePermissions,
+} from '../security/scope/permissions.js';
 
 /** What the user is shown before deciding. Every string is raw: the front end escapes it. */
 export interface TrustReview {
@@ -31,6 +42,14 @@ export interface TrustReview {
    * project (skipping keeps it). Absent when there is no such clash.
    */
   replaces?: { name: string; dir: string };
+  /** It declares permissions (runs sandboxed with only those); false: unscoped, full rights. */
+  scoped: boolean;
+  /** What it may do, one line each (for an unscoped one: that it has full rights). */
+  permissions: string[];
+  /** The same in two short lines (scoped ones), for a narrow dialog. */
+  summary: string[];
+  /** `changed`: what it asks for beyond the permissions you trusted before. */
+  widened: string[];
 }
 
 export type TrustDecision = 'always' | 'once' | 'skip';
@@ -118,7 +137,8 @@ export class ProjectTrust {
       return undefined;
     }
     try {
-      this.store.set(dir, name, hash, { replaces });
+      const permissions = canonicalPermissions(entry.manifest!.permissions);
+      this.store.set(dir, name, hash, { replaces, permissions });
       this.once.delete(dir);
       return undefined;
     } catch (error) {
@@ -178,6 +198,10 @@ export class ProjectTrust {
       covered: hashed.covered.map((path) => path.path),
       hash: hashed.hash,
       ...(clash ? { replaces: { name: manifest.name, dir: clash.dir } } : {}),
+      scoped: manifest.permissions !== undefined,
+      permissions: describePermissions(manifest.permissions),
+      summary: manifest.permissions ? summarizePermissions(manifest.permissions) : [],
+      widened: widenedSinceTrust(record, manifest.permissions),
     };
   }
 }

@@ -5,6 +5,24 @@ import type { ZotPaths } from '../config/paths.js';
 import type { DiscoveredExtension, ReplaceCheck } from './discovery.js';
 import type { TreeLimits } from './tree.js';
 import { hashExtension, type TrustTarget } from './trust-hash.js';
+import {
+  permissionsFromCanonical,
+  widenedPermissions,
+  type ExtensionPermissions,
+} from '../security/scope/permissions.js';
+
+/**
+ * What `now` asks for beyond the permissions the record's review showed (empty when nothing is
+ * wider, or when the record predates scopes). Contract: never throws.
+ */
+export function widenedSinceTrust(
+  record: TrustRecord | undefined,
+  now: ExtensionPermissions | undefined,
+): string[] {
+  if (record?.permissions === undefined || record.permissions === 'unscoped') return [];
+  const before = permissionsFromCanonical(record.permissions);
+  return before ? widenedPermissions(before, now) : [];
+}
 
 export interface TrustRecord {
   /** The manifest name when trusted (for display and for `untrust` of a vanished directory). */
@@ -16,6 +34,11 @@ export interface TrustRecord {
    * a trust whose review said so. Without it, a clash keeps the global one.
    */
   replaces?: string;
+  /**
+   * The permissions the review showed, canonical (`unscoped` for none): a later review lists
+   * what asks for more. Absent in records written before scopes existed.
+   */
+  permissions?: string;
 }
 
 interface TrustFile {
@@ -44,12 +67,13 @@ export class TrustStore {
     dir: string,
     name: string,
     hash: string,
-    options: { replaces?: string | undefined; now?: Date } = {},
+    options: { replaces?: string | undefined; permissions?: string | undefined; now?: Date } = {},
   ): void {
     const now = options.now ?? new Date();
     this.update((records) => {
       const record: TrustRecord = { name, hash, trusted_at: now.toISOString() };
       if (options.replaces !== undefined) record.replaces = options.replaces;
+      if (options.permissions !== undefined) record.permissions = options.permissions;
       records.set(dir, record);
       return true;
     });
@@ -92,6 +116,7 @@ function recordsOf(path: string, read: JsonRead<Partial<TrustFile>>): TrustRead 
         hash: r.hash,
         trusted_at: typeof r.trusted_at === 'string' ? r.trusted_at : '',
         ...(typeof r.replaces === 'string' ? { replaces: r.replaces } : {}),
+        ...(typeof r.permissions === 'string' ? { permissions: r.permissions } : {}),
       });
     }
   }

@@ -10,7 +10,13 @@ import { argumentOutside, resolveExec } from '../../extensions/exec-resolve.js';
 import { projectRuntimeProblem } from '../../extensions/project-runtime.js';
 import { isInside } from '../../extensions/manifest.js';
 import { hashExtension, type CoveredPath, type HashedEntry } from '../../extensions/trust-hash.js';
-import { storedReplacement, TrustStore, trustStateOf } from '../../extensions/trust.js';
+import {
+  storedReplacement,
+  TrustStore,
+  trustStateOf,
+  widenedSinceTrust,
+} from '../../extensions/trust.js';
+import { canonicalPermissions, describePermissions } from '../../security/scope/permissions.js';
 import { errorMessage, UsageError } from '../../util/errors.js';
 import { shellQuote } from '../../util/shell-words.js';
 import { terminalSafe } from '../../util/terminal-text.js';
@@ -111,6 +117,23 @@ function review(
     if (unpinned) out(context, `  note:   ${terminalSafe(unpinned)}`);
     if (!manifest.enabled)
       out(context, '  note:   disabled in extension.json; it will not run until enabled');
+    const [first, ...rest] = manifest.permissions
+      ? [
+          'scoped: it runs in a sandbox holding only this',
+          ...describePermissions(manifest.permissions),
+        ]
+      : describePermissions(undefined);
+    out(context, `  access: ${terminalSafe(first!)}`);
+    for (const line of rest) out(context, `          ${terminalSafe(line)}`);
+    const read = new TrustStore(context.paths.trust).read();
+    const widened = widenedSinceTrust(
+      read.ok ? read.records.get(entry.dir) : undefined,
+      manifest.permissions,
+    );
+    if (widened.length > 0) {
+      out(context, '  wider:  it asks for more than when you trusted it:');
+      for (const line of widened) out(context, `          ${terminalSafe(line)}`);
+    }
   }
   if (hashed.covered.length > 0) {
     out(context, `  covers: (outside the directory: Node loads modules from these for it)`);
@@ -148,7 +171,10 @@ function record(
 ): boolean {
   const name = entry.manifest!.name;
   try {
-    new TrustStore(context.paths.trust).set(entry.dir, name, hash, { replaces });
+    new TrustStore(context.paths.trust).set(entry.dir, name, hash, {
+      replaces,
+      permissions: canonicalPermissions(entry.manifest!.permissions),
+    });
   } catch (error) {
     fail(context, errorMessage(error));
     return false;
@@ -282,9 +308,12 @@ Options:
         unasked.push(name);
         continue;
       }
+      const rights = entry.manifest!.permissions
+        ? 'in its sandbox with the permissions above'
+        : 'with your full rights';
       const question = replaces
-        ? `Trust ${name}, let it run with your rights and replace your global ${name} here?`
-        : `Trust ${name} and let it run with your rights?`;
+        ? `Trust ${name}, let it run ${rights} and replace your global ${name} here?`
+        : `Trust ${name} and let it run ${rights}?`;
       if (!yes && !(await confirm(context, question))) {
         info(context, `${name} was not trusted`);
         ok = false;

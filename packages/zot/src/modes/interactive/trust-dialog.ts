@@ -27,6 +27,17 @@ export function reviewText(review: TrustReview): string {
   lines.push(
     `files:  ${files}${review.covered.length > 0 ? ` + ${review.covered.join(', ')}` : ''}`,
   );
+  if (review.scoped)
+    lines.push(
+      'access: sandboxed, with only its permissions:',
+      ...review.summary.map((line) => `        ${line}`),
+    );
+  else lines.push('access: UNSCOPED, your full rights (no "permissions" block)');
+  if (review.widened.length > 0)
+    lines.push(
+      'wider:  it asks for more than when you trusted it:',
+      ...review.widened.map((line) => `        ${line}`),
+    );
   lines.push(`hash:   ${review.hash}`);
   const state =
     review.state === 'once'

@@ -219,6 +219,23 @@ export function describePermissions(permissions: ExtensionPermissions | undefine
   ];
 }
 
+/** The permissions in two short lines, for a narrow dialog. */
+export function summarizePermissions(permissions: ExtensionPermissions): string[] {
+  const list = (items: string[], none: string) => (items.length > 0 ? items.join(', ') : none);
+  const net =
+    permissions.net === false
+      ? 'none'
+      : permissions.net === true
+        ? 'any host'
+        : permissions.net.join(', ');
+  const exec =
+    permissions.exec === true ? 'anything on PATH' : list(permissions.exec, 'its interpreter only');
+  return [
+    `read ${list(permissions.fs.read, 'its own files only')}; write ${list(permissions.fs.write, 'its data only')}`,
+    `network ${net}; runs ${exec}; env ${list(permissions.env, 'basic only')}`,
+  ];
+}
+
 /** One word for a table column. */
 export const scopeLabel = (permissions: ExtensionPermissions | undefined): string =>
   permissions ? 'scoped' : 'unscoped';

@@ -7,10 +7,12 @@
 //   has already loaded stays in the importer's chunk instead of becoming a chunk of its own.
 //   With esbuild's splitting a `zot -p` run loaded 25 files; now it loads 4;
 // - esbuild then minifies each chunk (whitespace and syntax only, so that names stay readable
-//   in stack traces).
+//   in stack traces);
+// - a worker thread's file (`new URL('./x-worker.js', import.meta.url)`) is a bundle of its own
+//   beside main.js (see workerFiles).
 import { builtinModules } from 'node:module';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import commonjs from '@rollup/plugin-commonjs';
 import { nodeResolve } from '@rollup/plugin-node-resolve';
 import { transform } from 'esbuild';
@@ -63,6 +65,53 @@ const minify = {
   },
 };
 
+/**
+ * Worker threads: `new URL('./name-worker.js', import.meta.url)` in a module names a file that
+ * runs on its own thread. Each is bundled on its own into one self-contained file (sharing no
+ * chunk with the CLI, so the CLI's chunks and start-up stay as they are), emitted at the top of
+ * the bundle, and the URL is rewritten to point at it from wherever the module ends up.
+ */
+const workerFiles = {
+  name: 'worker-files',
+  async transform(code, id) {
+    const pattern = /new URL\((['"])\.\/([\w-]+-worker\.js)\1,\s*import\.meta\.url\)/g;
+    const found = [...code.matchAll(pattern)];
+    if (found.length === 0) return null;
+    let out = code;
+    for (const [whole, , name] of found) {
+      const source = await bundleWorker(join(dirname(id), name));
+      const ref = this.emitFile({ type: 'asset', fileName: name, source });
+      out = out.replace(whole, `new URL(import.meta.ROLLUP_FILE_URL_${ref})`);
+    }
+    return { code: out, map: null };
+  },
+};
+
+/** One worker entry and everything it imports, as one CommonJS file's text. */
+async function bundleWorker(input) {
+  const bundle = await rollup({
+    input,
+    external: isExternal,
+    plugins: [
+      yamlAsEsm,
+      nodeResolve({ preferBuiltins: true, exportConditions: ['node', 'import'] }),
+      commonjs({ defaultIsModuleExports: true }),
+      minify,
+    ],
+    onwarn(warning, warn) {
+      if (warning.code !== 'CIRCULAR_DEPENDENCY') warn(warning);
+    },
+  });
+  const { output } = await bundle.generate({
+    format: 'cjs',
+    dynamicImportInCjs: false,
+    interop: 'default',
+    inlineDynamicImports: true,
+  });
+  await bundle.close();
+  return output[0].code;
+}
+
 rmSync(outdir, { recursive: true, force: true });
 const bundle = await rollup({
   input: `${root}packages/zot/dist/src/main.js`,
@@ -74,6 +123,7 @@ const bundle = await rollup({
     // module.exports, as in Node
     commonjs({ defaultIsModuleExports: true }),
     builtInVersion,
+    workerFiles,
     minify,
   ],
   onwarn(warning, warn) {

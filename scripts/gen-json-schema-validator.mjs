@@ -66,7 +66,7 @@ async function toolArgsSource() {
   const { builtinTools } = await compiled('tools/index.js');
   const { createSkillTool } = await compiled('tools/skill.js');
   const { validationShape } = await compiled('tools/arg-validators.js');
-  // The options agent/validate.ts compiles extension schemas with (patterns aside: built-in
+  // The options agent/ajv-compile.ts compiles extension schemas with (patterns aside: built-in
   // schemas have none, and the code below would refuse to emit a regex engine).
   const ajv = useLinearKeywords(
     new Ajv({

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
+import { makeExtension } from './support/extensions.js';
 import { makeSandbox, runZot, ZOT_BIN } from './support/zot.js';
 
 let llm: FakeLlm;
@@ -56,7 +57,10 @@ const INLINED = [
   'packages/protocol/dist/src/generated/validators.js',
   'packages/zot/src/agent/generated/json-schema-meta.ts',
   'packages/zot/src/extensions/host.ts',
+  'packages/zot/src/agent/validation-pool.ts',
 ];
+/** Worker threads: only a tool call too costly to check on the event loop starts one. */
+const WORKER_THREADS = 'NativeModule worker_threads';
 const MODULES: Record<string, string[]> = JSON.parse(
   readFileSync(join(dirname(ZOT_BIN), '..', 'bundle-modules.json'), 'utf8'),
 );
@@ -98,10 +102,11 @@ const CACHE_HOME = join(box.project, '..', 'xdg-cache');
 async function loadedBy(
   args: string[],
   input?: string,
+  home = box.home,
 ): Promise<{ modules: Set<string>; files: string[]; stdout: string; stderr: string }> {
   const preload = writePreload();
   const result = await runZot([...args, '--no-session', ...fakeLlmFlags(llm.url)], {
-    home: box.home,
+    home,
     cwd: box.project,
     // A code cache of this file's own: files other tests' zot wrote carry other keys.
     env: { NODE_OPTIONS: `--require ${preload}`, XDG_CACHE_HOME: CACHE_HOME },
@@ -135,6 +140,7 @@ function assertNoneLoaded(
     assert.ok(!loaded.modules.has(module), `${module} stays off the start-up path`);
   // fetch (undici) stays unloaded: the providers talk node:http.
   assert.ok(!builtinsOf(loaded.stderr).includes(UNDICI), 'fetch (undici) stays off the path');
+  assert.ok(!builtinsOf(loaded.stderr).includes(WORKER_THREADS), 'no worker thread either');
   for (const directory of directories) {
     const from = loaded.files.filter((file) => realpathSync(file).startsWith(directory));
     assert.deepEqual(from, [], `${directory} stays off the start-up path`);
@@ -178,12 +184,12 @@ test('a --json run without extensions loads no Ajv, diff, TypeBox, protocol deco
       '--require',
       writePreload(),
       '-e',
-      "require('crypto'); require('fs').promises; require('net').BlockList; fetch('http://127.0.0.1:1').catch(() => {})",
+      "require('crypto'); require('fs').promises; require('net').BlockList; require('worker_threads'); fetch('http://127.0.0.1:1').catch(() => {})",
     ],
     { encoding: 'utf8' },
   );
   const probed = builtinsOf(probe.stderr);
-  for (const needle of [UNDICI, ...LAZY_BUILTINS]) {
+  for (const needle of [UNDICI, WORKER_THREADS, ...LAZY_BUILTINS]) {
     assert.ok(probed.includes(needle), `the needle ${needle} matches when it loads`);
   }
   // Built-ins that only some runs need load on first use (util/builtins.ts; the file tools use
@@ -228,4 +234,34 @@ test('an RPC run with one read tool call loads no Ajv, TypeBox, protocol decoder
   assert.equal(result?.is_error, false, 'the read ran');
   assert.ok(loaded.modules.has('packages/zot/src/modes/rpc-decode.ts'), 'the scan sees RPC');
   assertNoneLoaded(loaded, EXTERNAL, INLINED);
+});
+
+test('a print run with one extension tool call checks its arguments on the event loop: no worker thread', async () => {
+  const own = makeSandbox();
+  try {
+    makeExtension(join(own.home, 'extensions'), 'small', 'well-behaved', {
+      tools: [
+        {
+          name: 'lookup',
+          schema: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] },
+        },
+      ],
+    });
+    llm.script({ toolCalls: [{ name: 'lookup', args: { key: 'k' } }] }, { text: 'looked' });
+    const before = llm.requests.length;
+    const loaded = await loadedBy(['-p', 'look up k'], undefined, own.home);
+    const ajv = packageDirectory('ajv');
+    assert.ok(
+      loaded.files.some((file) => realpathSync(file).startsWith(ajv)),
+      'the scan sees Ajv, which checked the arguments',
+    );
+    assert.ok(
+      !loaded.modules.has('packages/zot/src/agent/validation-pool.ts'),
+      'the validation pool stays unloaded',
+    );
+    assert.ok(!builtinsOf(loaded.stderr).includes(WORKER_THREADS), 'no worker thread started');
+    assert.match(JSON.stringify(llm.requests.slice(before)[1]!.body), /lookup:/, 'the tool ran');
+  } finally {
+    own.cleanup();
+  }
 });

@@ -1,9 +1,10 @@
 // No argument may stall zot: validating a long array under `uniqueItems` (Ajv compares items
-// pairwise: 99,000 numbers are 4.9 billion comparisons) must leave the event loop free, so that
-// an RPC `ping` sent meanwhile is answered about as fast as one sent while idle.
+// pairwise: 99,000 numbers are 4.9 billion comparisons), or under a schema that checks each
+// item against 500 branches, must leave the event loop free, so that an RPC `ping` sent
+// meanwhile is answered about as fast as one sent while idle.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, before, test, type TestContext } from 'node:test';
 import { MAX_TOOL_ARGS_VALUES } from '@zot/protocol';
 import { expectNoLeftovers, FAST_TIMEOUTS, makeExtension } from './support/extensions.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
@@ -33,35 +34,25 @@ async function pingMs(client: RpcClient, limitMs = hangGuard(10_000)): Promise<n
   return performance.now() - started;
 }
 
-test('a 99,000-item uniqueItems argument, and one past the bound, never hold up a ping', async (t) => {
+/** zot in RPC mode with `tools` from one extension, answering pings. */
+async function startZot(t: TestContext, tools: unknown[], env: Record<string, string> = {}) {
   const box = makeSandbox();
   t.after(() => box.cleanup());
   expectNoLeftovers(t, box.home);
-  makeExtension(join(box.home, 'extensions'), 'lists', 'well-behaved', {
-    tools: [
-      {
-        name: 'uniq',
-        schema: { type: 'object', properties: { xs: { type: 'array', uniqueItems: true } } },
-      },
-    ],
-  });
-  // Within the bound (the object, the array and its items are the values): validated; past it:
-  // refused with an error naming the bound.
-  const within = Array.from({ length: MAX_TOOL_ARGS_VALUES - 2 }, (_, i) => i);
-  const past = Array.from({ length: MAX_TOOL_ARGS_VALUES }, (_, i) => ({ i }));
-  llm.script(
-    { toolCalls: [{ id: 'within', name: 'uniq', args: { xs: within } }] },
-    { toolCalls: [{ id: 'past', name: 'uniq', args: { xs: past } }] },
-    { text: 'done' },
-  );
+  makeExtension(join(box.home, 'extensions'), 'lists', 'well-behaved', { tools });
   const client = RpcClient.start(fakeLlmFlags(llm.url), {
     home: box.home,
     cwd: box.project,
-    env: FAST_TIMEOUTS,
+    env: { ...FAST_TIMEOUTS, ...env },
   });
   // A stalled zot would stay busy for minutes after the test gave up on it.
   t.after(() => void (client.child.exitCode === null && client.child.kill('SIGKILL')));
   await client.request({ type: 'ping' }); // answered once start-up is over
+  return client;
+}
+
+/** Prompts, then pings until the turn is over; asserts that no ping waited for long. */
+async function promptWhilePinging(client: RpcClient): Promise<void> {
   // The baseline: the slowest of a few pings while idle, on this machine right now.
   let idle = 0;
   for (let i = 0; i < 5; i++) idle = Math.max(idle, await pingMs(client));
@@ -70,7 +61,7 @@ test('a 99,000-item uniqueItems argument, and one past the bound, never hold up 
   const allowed = Math.max(50 * idle, deadline(2, 250));
 
   await client.request({ type: 'prompt', message: 'lists' });
-  // Ping after ping until the turn is over: both validations happen in between. (Not from the
+  // Ping after ping until the turn is over: every validation happens in between. (Not from the
   // call's event on: a stalled zot has not even flushed that event to its stdout.)
   const over = () => client.lines.some((line) => line.type === 'done');
   let slowest = 0;
@@ -81,11 +72,30 @@ test('a 99,000-item uniqueItems argument, and one past the bound, never hold up 
     `a ping sent during the turn was not answered within ${allowed.toFixed(0)} ms (idle: ${idle.toFixed(0)} ms)`,
   );
   await client.doneCount(1);
-  const results = client.lines.filter((line) => line.type === 'tool_result') as unknown as Array<{
-    id: string;
-    is_error: boolean;
-    content: Array<{ text: string }>;
-  }>;
+}
+
+type Result = { id: string; is_error: boolean; content: Array<{ text: string }> };
+const resultsOf = (client: RpcClient) =>
+  client.lines.filter((line) => line.type === 'tool_result') as unknown as Result[];
+
+test('a 99,000-item uniqueItems argument, and one past the bound, never hold up a ping', async (t) => {
+  // Within the bound (the object, the array and its items are the values): validated; past it:
+  // refused with an error naming the bound.
+  const within = Array.from({ length: MAX_TOOL_ARGS_VALUES - 2 }, (_, i) => i);
+  const past = Array.from({ length: MAX_TOOL_ARGS_VALUES }, (_, i) => ({ i }));
+  llm.script(
+    { toolCalls: [{ id: 'within', name: 'uniq', args: { xs: within } }] },
+    { toolCalls: [{ id: 'past', name: 'uniq', args: { xs: past } }] },
+    { text: 'done' },
+  );
+  const client = await startZot(t, [
+    {
+      name: 'uniq',
+      schema: { type: 'object', properties: { xs: { type: 'array', uniqueItems: true } } },
+    },
+  ]);
+  await promptWhilePinging(client);
+  const results = resultsOf(client);
   assert.deepEqual(
     results.map((r) => [r.id, r.is_error]),
     [
@@ -94,5 +104,57 @@ test('a 99,000-item uniqueItems argument, and one past the bound, never hold up 
     ],
   );
   assert.match(results[1]!.content[0]!.text, /made of more than 100000 values/);
+  assert.equal((await client.close()).code, 0);
+});
+
+test('a schema too costly to check against the arguments fails the call by name, and never holds up a ping', async (t) => {
+  // Valid, and within every bound: each of 99,000 items is checked against up to 500 branches
+  // (about 50 million checks: half a minute on an idle machine, on the event loop before).
+  const pick = {
+    name: 'pick',
+    schema: {
+      type: 'object',
+      properties: {
+        xs: {
+          type: 'array',
+          items: { anyOf: Array.from({ length: 500 }, (_, i) => ({ const: i })) },
+        },
+      },
+    },
+  };
+  const uniq = {
+    name: 'uniq',
+    schema: { type: 'object', properties: { xs: { type: 'array', uniqueItems: true } } },
+  };
+  // Far below the work even on a fast machine (not scaled with the load: a slower machine only
+  // makes the work longer still); compiling the schema may use it up already.
+  const limit = 1000;
+  const client = await startZot(t, [pick, uniq], { ZOT_VALIDATION_TIMEOUT_MS: String(limit) });
+  const xs = Array.from({ length: MAX_TOOL_ARGS_VALUES - 2 }, () => 499);
+  llm.script(
+    {
+      toolCalls: [
+        { id: 'costly', name: 'pick', args: { xs } },
+        { id: 'after', name: 'uniq', args: { xs: [1, 2, 3] } },
+      ],
+    },
+    { text: 'done' },
+  );
+  await promptWhilePinging(client);
+  const results = resultsOf(client);
+  assert.deepEqual(
+    results.map((r) => [r.id, r.is_error]),
+    [
+      ['costly', true],
+      ['after', false],
+    ],
+  );
+  // Fail closed, named: the tool, what ran out, the limit and how to set it.
+  assert.match(
+    results[0]!.content[0]!.text,
+    new RegExp(
+      `^the arguments for tool "pick" could not be checked against its schema \\((compiling the schema|checking them) took longer than ${limit} ms, zot's limit \\(ZOT_VALIDATION_TIMEOUT_MS\\)\\), so the tool was not run`,
+    ),
+  );
   assert.equal((await client.close()).code, 0);
 });

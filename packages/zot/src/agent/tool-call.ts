@@ -2,11 +2,11 @@
 import { ARGS_REFUSED_KEY, jsonLimitProblem, TOOL_ARGS_LIMITS } from '@zot/protocol/bounds';
 import type { ToolCallBlock, ToolResultBlock } from '../providers/types.js';
 import { errorMessage } from '../util/errors.js';
+import { checkArgs } from './check-args.js';
 import type { AgentSetup } from './loop.js';
 import { defaultOutputLimits, limitOutput } from './output-limit.js';
 import { detailCall, previewCall } from './preview.js';
 import type { Tool, ToolContent, ToolOutput } from './tool.js';
-import { loadValidator, validateArgs } from './validate.js';
 
 /** Key the providers use for tool-call arguments that were not valid JSON. */
 export const INVALID_JSON_KEY = '__invalid_json__';
@@ -98,9 +98,15 @@ async function execute(
       args = decision.args;
     }
   }
-  // Only tools without a generated validator (extension tools) need Ajv.
-  if (!tool.argsValidator) await loadValidator();
-  const invalid = validateArgs(call.name, tool.parameters, args, tool.argsValidator);
+  // The model's arguments or an interceptor's rewrite: checked without blocking the event loop
+  // however costly the schema (check-args.ts); a call that could not be checked does not run.
+  const invalid = await checkArgs({
+    tool: call.name,
+    schema: tool.parameters,
+    args,
+    signal,
+    ...(tool.argsValidator ? { precompiled: tool.argsValidator } : {}),
+  });
   if (invalid) return errorOutput(invalid);
   if (setup.hooks.confirmToolCall) {
     // The event's preview, unless an interceptor changed what will run.

@@ -1,57 +1,28 @@
 // Tool argument validation against each tool's JSON Schema, compiled once per schema object.
-// Ajv costs tens of milliseconds to load, so it is loaded on first need, not at start-up; the
-// built-in tools bring validators generated at build time and never need it.
-// Schema patterns run on RE2 (util/safe-regex.ts): no schema can make validation backtrack;
-// `uniqueItems` and `enum` hash each value once (linear-keywords.ts): no argument can make
-// validation quadratic. Arguments reach validation already within zot's bounds for tool
-// arguments (agent/tool-call.ts), so its work is bounded too.
-import type { Ajv as AjvType, ErrorObject, ValidateFunction } from 'ajv';
+// Ajv costs tens of milliseconds to load, so it is loaded on first need, not at start-up
+// (ajv-compile.ts, which also says how patterns, `uniqueItems` and `enum` stay linear); the
+// built-in tools bring validators generated at build time and never need it. This runs on the
+// calling thread: check-args.ts decides what may run on the event loop and sends the rest to
+// the validation worker, which runs this same code.
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { JsonSchema } from '../providers/types.js';
 import type { ArgsValidator } from './tool.js';
 
-let ajv: AjvType | undefined;
+let compileSchema: ((schema: JsonSchema) => ValidateFunction | Error) | undefined;
 let loading: Promise<void> | undefined;
-const compiled = new WeakMap<JsonSchema, ValidateFunction | Error>();
 
 /** Loads the validator; the sync functions below require it. Contract: idempotent, never rejects. */
 export function loadValidator(): Promise<void> {
-  loading ??= Promise.all([
-    import('ajv'),
-    import('../util/safe-regex.js'),
-    import('./linear-keywords.js'),
-  ]).then(([{ Ajv }, { compileSafeRegex }, { useLinearKeywords }]) => {
-    // Ajv calls the engine as `regExp(pattern, flags)`; `code` names it in standalone code,
-    // which we never generate from extension schemas.
-    const regExp = Object.assign(compileSafeRegex, { code: 'compileSafeRegex' });
-    // No logger: Ajv's warnings (unknown formats ...) would go to the console, the UI's screen.
-    ajv = useLinearKeywords(
-      new Ajv({
-        allErrors: true,
-        strict: false,
-        validateSchema: true,
-        logger: false,
-        code: { regExp },
-      }),
-    );
+  loading ??= import('./ajv-compile.js').then((loaded) => {
+    compileSchema = loaded.compileSchema;
   });
   return loading;
 }
 
 function compile(schema: JsonSchema): ValidateFunction | Error {
-  let entry = compiled.get(schema);
-  if (!entry) {
-    if (!ajv)
-      return new Error('internal: the argument validator is not loaded (call loadValidator first)');
-    try {
-      entry = ajv.compile(schema);
-      // Compiled once, kept here: unregistered, its `$id` cannot clash with another tool's.
-      ajv.removeSchema(schema);
-    } catch (error) {
-      entry = error instanceof Error ? error : new Error(String(error));
-    }
-    compiled.set(schema, entry);
-  }
-  return entry;
+  if (!compileSchema)
+    return new Error('internal: the argument validator is not loaded (call loadValidator first)');
+  return compileSchema(schema);
 }
 
 const MAX_ERRORS_SHOWN = 10;

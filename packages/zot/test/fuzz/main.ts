@@ -3,7 +3,8 @@
 //   npm run fuzz -- [--count N] [--seed S] [--max-bytes B] [--max-depth D] [target ...]
 //
 // Targets: decode, splitter, registration, rpc, session, shell, frames (what zot builds from tool
-// arguments), unique (uniqueItems and enum on long arrays), tui (hostile text in every widget)
+// arguments), unique (uniqueItems and enum on long arrays), cost (the estimate that keeps costly
+// argument checks off the event loop never undercounts), tui (hostile text in every widget)
 // (default: all of them) and e2e (only when named: it runs the built CLI). ZOT_FUZZ_COUNT and
 // ZOT_FUZZ_SEED set the defaults for --count (2000 per target; e2e: 10) and --seed (random,
 // printed). Exit status 1 on a failure.

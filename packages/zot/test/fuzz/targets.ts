@@ -26,6 +26,7 @@ import { commandLine, subscribeLine, toolLine } from './registration-lines.js';
 import { deepToolLine } from './schemas.js';
 import { parseSessionText } from './session-adapter.js';
 import { builtFrames, uniqueArrays } from './built-frames.js';
+import { validationCosts } from './validation-cost.js';
 import { checkSplitter, type SplitterInput } from './splitter.js';
 import { shell } from './shell.js';
 import { checkTuiCase, generateTuiCase, type TuiCase } from './tui-text.js';
@@ -256,5 +257,6 @@ export const TARGETS: ReadonlyArray<FuzzTarget<any>> = [
   shell,
   builtFrames,
   uniqueArrays,
+  validationCosts,
   tui,
 ];

@@ -2,7 +2,7 @@
 // properties, types, enums, bounds, trivially satisfiable patterns) and one that the schema
 // rejects. Both are confirmed with the host's own argument validator, so what the kit calls
 // "valid" is what zot would let through. Schemas come from extensions: the walk is bounded.
-import { loadValidator, validateArgs } from '../../../agent/validate.js';
+import { checkArgs } from '../../../agent/check-args.js';
 import type { JsonSchema } from '../../../providers/types.js';
 import { compileSafeRegex } from '../../../util/safe-regex.js';
 
@@ -298,10 +298,9 @@ function wrongValue(schema: unknown, root: Json): unknown {
  * Contract: never throws; a made-up value is returned only when zot's validator accepts it.
  */
 export async function validArgs(tool: string, schema: JsonSchema): Promise<Made<Json>> {
-  await loadValidator();
   const made = make({ type: 'object', ...schema }, schema, 0, '');
   if (!made.ok) return { ok: false, reason: made.reason.replace(/^\//, '') };
-  const problem = validateArgs(tool, schema, made.value);
+  const problem = await checkArgs({ tool, schema, args: made.value });
   if (problem)
     return no(`made-up arguments ${JSON.stringify(made.value)} were refused: ${problem}`);
   return ok(made.value as Json);
@@ -317,7 +316,6 @@ export async function invalidArgs(
   schema: JsonSchema,
   valid: Json,
 ): Promise<Made<Json>> {
-  await loadValidator();
   const candidates: Array<[Json, string]> = [];
   const required = Array.isArray(schema.required) ? schema.required : [];
   const first = required.find((name): name is string => typeof name === 'string');
@@ -336,7 +334,8 @@ export async function invalidArgs(
     candidates.push([{ ...valid, zot_ext_test_unexpected: true }, 'an unknown property']);
   }
   for (const [value, why] of candidates.slice(0, 20)) {
-    if (validateArgs(tool, schema, value) !== undefined) return { ok: true, value, why };
+    if ((await checkArgs({ tool, schema, args: value })) !== undefined)
+      return { ok: true, value, why };
   }
   return no('its schema accepts any object: there are no invalid arguments to send');
 }

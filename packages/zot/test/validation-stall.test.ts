@@ -34,12 +34,17 @@ async function pingMs(client: RpcClient, limitMs = hangGuard(10_000)): Promise<n
   return performance.now() - started;
 }
 
-/** zot in RPC mode with `tools` from one extension, answering pings. */
-async function startZot(t: TestContext, tools: unknown[], env: Record<string, string> = {}) {
+/** zot in RPC mode with `tools` from one extension (with more fixture options), answering pings. */
+async function startZot(
+  t: TestContext,
+  tools: unknown[],
+  env: Record<string, string> = {},
+  options: Record<string, unknown> = {},
+) {
   const box = makeSandbox();
   t.after(() => box.cleanup());
   expectNoLeftovers(t, box.home);
-  makeExtension(join(box.home, 'extensions'), 'lists', 'well-behaved', { tools });
+  makeExtension(join(box.home, 'extensions'), 'lists', 'well-behaved', { tools, ...options });
   const client = RpcClient.start(fakeLlmFlags(llm.url), {
     home: box.home,
     cwd: box.project,
@@ -107,29 +112,34 @@ test('a 99,000-item uniqueItems argument, and one past the bound, never hold up 
   assert.equal((await client.close()).code, 0);
 });
 
-test('a schema too costly to check against the arguments fails the call by name, and never holds up a ping', async (t) => {
-  // Valid, and within every bound: each of 99,000 items is checked against up to 500 branches
-  // (about 50 million checks: half a minute on an idle machine, on the event loop before).
-  const pick = {
-    name: 'pick',
-    schema: {
-      type: 'object',
-      properties: {
-        xs: {
-          type: 'array',
-          items: { anyOf: Array.from({ length: 500 }, (_, i) => ({ const: i })) },
-        },
+// Valid, and within every bound: each item is checked against up to 500 branches (99,000
+// items are about 50 million checks: half a minute on an idle machine, on the event loop before).
+const pick = {
+  name: 'pick',
+  schema: {
+    type: 'object',
+    properties: {
+      xs: {
+        type: 'array',
+        items: { anyOf: Array.from({ length: 500 }, (_, i) => ({ const: i })) },
       },
     },
-  };
+  },
+};
+/** Far below the work even on a fast machine (not scaled with the load: a slower machine only
+ * makes the work longer still); compiling the schema may use it up already. */
+const LIMIT_MS = 1000;
+const costlyError = (tool: string) =>
+  new RegExp(
+    `^the arguments for tool "${tool}" could not be checked against its schema \\((compiling the schema|checking them) took longer than ${LIMIT_MS} ms, zot's limit \\(ZOT_VALIDATION_TIMEOUT_MS\\)\\), so the tool was not run`,
+  );
+
+test('a schema too costly to check against the arguments fails the call by name, and never holds up a ping', async (t) => {
   const uniq = {
     name: 'uniq',
     schema: { type: 'object', properties: { xs: { type: 'array', uniqueItems: true } } },
   };
-  // Far below the work even on a fast machine (not scaled with the load: a slower machine only
-  // makes the work longer still); compiling the schema may use it up already.
-  const limit = 1000;
-  const client = await startZot(t, [pick, uniq], { ZOT_VALIDATION_TIMEOUT_MS: String(limit) });
+  const client = await startZot(t, [pick, uniq], { ZOT_VALIDATION_TIMEOUT_MS: String(LIMIT_MS) });
   const xs = Array.from({ length: MAX_TOOL_ARGS_VALUES - 2 }, () => 499);
   llm.script(
     {
@@ -150,11 +160,29 @@ test('a schema too costly to check against the arguments fails the call by name,
     ],
   );
   // Fail closed, named: the tool, what ran out, the limit and how to set it.
-  assert.match(
-    results[0]!.content[0]!.text,
-    new RegExp(
-      `^the arguments for tool "pick" could not be checked against its schema \\((compiling the schema|checking them) took longer than ${limit} ms, zot's limit \\(ZOT_VALIDATION_TIMEOUT_MS\\)\\), so the tool was not run`,
-    ),
+  assert.match(results[0]!.content[0]!.text, costlyError('pick'));
+  assert.equal((await client.close()).code, 0);
+});
+
+test("an interceptor's modified_args too costly to check fail the call the same way", async (t) => {
+  // 20,000 items (the rewrite travels on the fixture's command line): 10 million checks.
+  const xs = Array.from({ length: 20_000 }, () => 499);
+  const client = await startZot(
+    t,
+    [pick],
+    { ZOT_VALIDATION_TIMEOUT_MS: String(LIMIT_MS) },
+    {
+      subscribe: { intercept: ['tool_call'] },
+      intercept_responses: { tool_call: { modified_args: { xs } } },
+    },
   );
+  llm.script({ toolCalls: [{ id: 'small', name: 'pick', args: { xs: [1] } }] }, { text: 'done' });
+  await promptWhilePinging(client);
+  const results = resultsOf(client);
+  assert.deepEqual(
+    results.map((r) => [r.id, r.is_error]),
+    [['small', true]],
+  );
+  assert.match(results[0]!.content[0]!.text, costlyError('pick'));
   assert.equal((await client.close()).code, 0);
 });

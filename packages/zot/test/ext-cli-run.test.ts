@@ -86,7 +86,33 @@ test('doctor reports every outcome, conflicts and warnings, and leaves no proces
   writeExtension(s.extensions, { name: 'escape' }, { exec: '../../outside.sh', args: [] });
   const flagDir = writeExtension(join(s.project, 'work'), { name: 'gamma', commands: ['g'] });
 
-  const result = await s.run(['doctor', '--json', '--ext', 'work/gamma']);
+  // With --ext, the report is about that directory (and the installed one it shadows); the
+  // others still start, as in a session, but neither show nor decide the exit status.
+  const flagged = await s.run(['doctor', '--json', '--ext', 'work/gamma']);
+  assert.equal(flagged.code, 0, flagged.stdout + flagged.stderr);
+  const about = JSON.parse(flagged.stdout) as { ok: boolean; extensions: Report[] };
+  assert.equal(about.ok, true);
+  assert.deepEqual(
+    about.extensions.map((r) => [r.scope, r.name, r.status, r.shadowed_by]),
+    [
+      ['flag', 'gamma', 'ready', undefined],
+      ['global', 'gamma', 'shadowed', realpathSync(flagDir)],
+    ],
+  );
+  const flaggedHuman = await s.run(['doctor', '--ext', 'work/gamma']);
+  assert.equal(flaggedHuman.code, 0);
+  assert.match(flaggedHuman.stdout, /^gamma \[--ext\] ready$/m);
+  assert.match(
+    flaggedHuman.stdout,
+    /^gamma \[global\] shadowed by .*work\/gamma \(not spawned\)$/m,
+  );
+  assert.doesNotMatch(flaggedHuman.stdout, /alpha|crash/);
+  assert.match(
+    flaggedHuman.stdout,
+    /^2 extension\(s\): 1 ready, 1 shadowed\n\(\d+ more started as in a session;/m,
+  );
+
+  const result = await s.run(['doctor', '--json']);
   assert.equal(result.code, 1, result.stderr);
   const { ok, extensions } = JSON.parse(result.stdout) as { ok: boolean; extensions: Report[] };
   assert.equal(ok, false);
@@ -121,9 +147,7 @@ test('doctor reports every outcome, conflicts and warnings, and leaves no proces
   const broken = extensions.find((r) => r.dir === realpathSync(join(s.extensions, 'broken')))!;
   assert.equal(broken.status, 'manifest-error');
   assert.match(broken.error ?? '', /"name" must be a string/);
-  assert.equal(by.get('global:gamma')?.status, 'shadowed');
-  assert.equal(by.get('global:gamma')?.shadowed_by, realpathSync(flagDir));
-  assert.equal(by.get('flag:gamma')?.status, 'ready');
+  assert.equal(by.get('global:gamma')?.status, 'ready');
 
   const escape = by.get('global:escape')!;
   assert.equal(escape.status, 'failed');
@@ -134,7 +158,14 @@ test('doctor reports every outcome, conflicts and warnings, and leaves no proces
   assert.ok(!existsSync(`${s.marker}.pwned`), 'the escaping exec never ran');
 
   const started = startedExtensions(s.marker);
-  assert.deepEqual(started.map((e) => e.name).sort(), ['alpha', 'beta', 'crash', 'gamma', 'lazy']);
+  // Both runs started the same set (the --ext run in a session's place).
+  assert.deepEqual([...new Set(started.map((e) => e.name))].sort(), [
+    'alpha',
+    'beta',
+    'crash',
+    'gamma',
+    'lazy',
+  ]);
   const deadline = Date.now() + hangGuard(3000);
   while (started.some((e) => isAlive(e.pid)) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -145,7 +176,7 @@ test('doctor reports every outcome, conflicts and warnings, and leaves no proces
     'doctor shut every extension down',
   );
 
-  const human = await s.run(['doctor', '--ext', 'work/gamma']);
+  const human = await s.run(['doctor']);
   assert.equal(human.code, 1);
   assert.match(human.stdout, /^alpha \[global\] ready$/m);
   assert.match(human.stdout, /^ {2}commands: {3}\/hello, \/Shared$/m);
@@ -154,7 +185,6 @@ test('doctor reports every outcome, conflicts and warnings, and leaves no proces
   assert.match(human.stdout, /^ {2}intercepts: tool_call$/m);
   assert.match(human.stdout, /^crash \[global\] FAILED$/m);
   assert.match(human.stdout, /^lazy \[global\] auto-ready/m);
-  assert.match(human.stdout, /^gamma \[global\] shadowed by .*work\/gamma \(not spawned\)$/m);
   assert.match(human.stdout, /^ {2}log: {8}.*ext-alpha\.log$/m);
   assert.match(human.stdout, /^ {2}warning: {4}.*conflicts with \/Shared of extension alpha/m);
 });
@@ -429,6 +459,12 @@ test('new scaffolds node, python and ts extensions that pass doctor --ext at onc
     langs.map((lang) => s.run(['new', `demo-${lang}`, '--lang', lang])),
   );
   created.forEach((result, i) => assert.equal(result.code, 0, `${langs[i]}: ${result.stderr}`));
+  // What was made is the command's result: stdout; nothing on stderr when all went well.
+  created.forEach((result, i) => {
+    assert.match(result.stdout, new RegExp(`^created demo-${langs[i]} \\(${langs[i]}\\) in `));
+    assert.match(result.stdout, /^try it: zot ext doctor --ext /m);
+    assert.equal(result.stderr, '');
+  });
   for (const lang of langs) {
     const dir = join(s.project, `demo-${lang}`);
     assert.ok(existsSync(join(dir, 'extension.json')));

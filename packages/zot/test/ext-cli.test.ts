@@ -200,7 +200,9 @@ test('install: a path (also .), --force, a file:// git URL; the result loads', a
   writeExtension(join(s.project, 'work'), { name: 'hello', commands: ['hi'] }, {}, 'my-ext');
   const installed = await s.run(['install', 'work/my-ext']);
   assert.equal(installed.code, 0, installed.stderr);
-  assert.match(installed.stderr, /installed hello 1\.0\.0 in .*extensions\/hello/);
+  // What was installed is the result, on stdout; stderr stays for problems.
+  assert.match(installed.stdout, /^installed hello 1\.0\.0 in .*extensions\/hello\ncheck it with/);
+  assert.equal(installed.stderr, '');
   assert.ok(existsSync(join(s.extensions, 'hello', 'ext.mjs')));
 
   const again = await s.run(['install', 'work/my-ext']);
@@ -210,7 +212,7 @@ test('install: a path (also .), --force, a file:// git URL; the result loads', a
   writeFileSync(join(src, 'NEW'), 'x');
   const forced = await runZot(['ext', 'install', '.', '--force'], { home: s.home, cwd: src });
   assert.equal(forced.code, 0, forced.stderr);
-  assert.match(forced.stderr, /replaced hello/);
+  assert.match(forced.stdout, /replaced hello/);
   assert.ok(existsSync(join(s.extensions, 'hello', 'NEW')));
 
   const repo = join(s.project, 'repo');
@@ -368,7 +370,8 @@ test('enable/disable set "enabled" and keep every other field', async () => {
   const dir = writeExtension(s.extensions, { name: 'hello' }, { custom: { keep: [1, 2] } });
   const disabled = await s.run(['disable', 'hello']);
   assert.equal(disabled.code, 0, disabled.stderr);
-  assert.match(disabled.stderr, /disabled hello/);
+  assert.match(disabled.stdout, /disabled hello/);
+  assert.equal(disabled.stderr, '');
   const manifest = JSON.parse(readFileSync(join(dir, 'extension.json'), 'utf8'));
   assert.deepEqual(Object.keys(manifest), [
     'name',
@@ -388,7 +391,7 @@ test('enable/disable set "enabled" and keep every other field', async () => {
 
   const again = await s.run(['disable', 'hello']);
   assert.equal(again.code, 0);
-  assert.match(again.stderr, /already disabled/);
+  assert.match(again.stdout, /already disabled/);
   const enabled = await s.run(['enable', 'hello']);
   assert.equal(enabled.code, 0);
   assert.equal(JSON.parse(readFileSync(join(dir, 'extension.json'), 'utf8')).enabled, true);

@@ -104,10 +104,12 @@ export function fail(context: ModeIO, message: string): number {
   return 1;
 }
 
+/** A diagnostic (a warning, a note beside the result, a question's answer) on stderr. */
 export function info(context: ModeIO, message: string): void {
   writeLine(context.stderr, terminalSafeBlock(message));
 }
 
+/** The command's result (a report, what it made or changed) on stdout. */
 export function out(context: ModeIO, text: string): void {
   writeLine(context.stdout, terminalSafeBlock(text));
 }

@@ -132,6 +132,14 @@ export async function diagnose(context: ExtContext, extPaths: string[]): Promise
   }
 }
 
+/** The --ext extensions and the ones they shadow: what `doctor --ext DIR` was asked about. */
+function aboutFlagged(reports: Diagnosis[]): Diagnosis[] {
+  const flagged = new Set(reports.filter((r) => r.scope === 'flag').map((r) => r.dir));
+  return reports.filter(
+    (r) => r.scope === 'flag' || (r.shadowedBy !== undefined && flagged.has(r.shadowedBy)),
+  );
+}
+
 const STATUS_TEXT: Record<ExtensionReport['status'], string> = {
   ready: 'ready',
   'auto-ready': 'auto-ready (registered, then sent no "ready"; readied after a quiet period)',
@@ -241,11 +249,17 @@ built-in or an earlier extension keeps (shadowed, by whom), subscriptions,
 the restart policy and what a failed interceptor means ("intercept_failure":
 allow or block), protocol warnings and the stderr log path.
 
+With --ext, the report is about those directories: every other extension still
+starts as in a session (so name conflicts come out as they would), but only the
+named ones are reported, with any extension they shadow, and only they decide
+the exit status.
+
 Options:
-  -e, --ext DIR   also load this extension directory (repeatable), as zot --ext does
+  -e, --ext DIR   load this extension directory (repeatable), as zot --ext does,
+                  and report on it
   --json          one JSON object on stdout: {"ok": bool, "extensions": [...]}
 
-Exit status: 0 when no extension has an error, 1 otherwise.
+Exit status: 0 when no reported extension has an error, 1 otherwise.
 `,
   async run(args, context) {
     const parsed = parseOptions('doctor', args, [
@@ -253,7 +267,10 @@ Exit status: 0 when no extension has an error, 1 otherwise.
       { names: ['-e', '--ext'], kind: 'list' },
     ]);
     positionals('doctor', parsed, []);
-    const reports = await diagnose(context, parsed.lists.get('--ext') ?? []);
+    const extPaths = parsed.lists.get('--ext') ?? [];
+    const everything = await diagnose(context, extPaths);
+    const reports = extPaths.length === 0 ? everything : aboutFlagged(everything);
+    const others = everything.length - reports.length;
     const ok = reports.every((report) => report.error === undefined);
     if (parsed.flags.has('--json')) {
       outJson(context, { ok, extensions: reports.map(toJson) });
@@ -261,6 +278,12 @@ Exit status: 0 when no extension has an error, 1 otherwise.
       out(context, 'no extensions found (nothing in ./.zot/extensions or $ZOT_HOME/extensions)');
     } else {
       for (const line of render(reports)) out(context, line);
+      if (others > 0) {
+        out(
+          context,
+          `(${others} more started as in a session; zot ext doctor without --ext reports them)`,
+        );
+      }
     }
     return ok ? 0 : 1;
   },

@@ -4,6 +4,7 @@ import {
   confirm,
   fail,
   info,
+  out,
   parseOptions,
   positionals,
   requireName,
@@ -39,10 +40,10 @@ Options:
     const { manifest } = result;
     const version = manifest.version ? ` ${manifest.version}` : '';
     const verb = result.replaced ? 'replaced' : 'installed';
-    info(context, `${verb} ${manifest.name}${version} in ${result.dir}`);
+    out(context, `${verb} ${manifest.name}${version} in ${result.dir}`);
     if (!manifest.enabled)
-      info(context, `it is disabled; enable it with: zot ext enable ${manifest.name}`);
-    info(context, `check it with: zot ext doctor`);
+      out(context, `it is disabled; enable it with: zot ext enable ${manifest.name}`);
+    out(context, `check it with: zot ext doctor`);
     return 0;
   },
 };
@@ -72,7 +73,7 @@ Options:
     }
     const result = removeExtension(context.paths.extensions, name!);
     if (!result.ok) return fail(context, result.error);
-    info(context, `removed ${name} (${result.dir})`);
+    out(context, `removed ${name} (${result.dir})`);
     return 0;
   },
 };

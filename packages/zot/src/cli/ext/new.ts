@@ -12,7 +12,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError, errorMessage } from '../../util/errors.js';
-import { fail, info, parseOptions, positionals, requireName, type ExtCommand } from './common.js';
+import { fail, out, parseOptions, positionals, requireName, type ExtCommand } from './common.js';
 import { nodeProgram, sdkFiles, toolNameFor, tsCompiled, tsProgram } from './scaffold-js.js';
 import { pythonFiles } from './scaffold-python.js';
 
@@ -249,12 +249,13 @@ Options:
     } catch (error) {
       return fail(context, `cannot create ${dir}: ${errorMessage(error)}`);
     }
-    info(context, `created ${name} (${lang}) in ${dir}:`);
+    // What was made is the command's result: stdout (failures and warnings go to stderr).
+    out(context, `created ${name} (${lang}) in ${dir}:`);
     for (const file of content) {
-      if (!/^(vendor|node_modules)\//.test(file.path)) info(context, `  ${file.path}`);
+      if (!/^(vendor|node_modules)\//.test(file.path)) out(context, `  ${file.path}`);
     }
-    if (lang === 'ts') info(context, '  vendor/zot-sdk/, node_modules/@zot/sdk/: the SDK');
-    info(context, `try it: zot ext doctor --ext ${dir}`);
+    if (lang === 'ts') out(context, '  vendor/zot-sdk/, node_modules/@zot/sdk/: the SDK');
+    out(context, `try it: zot ext doctor --ext ${dir}`);
     return 0;
   },
 };

@@ -6,7 +6,7 @@ import { MANIFEST_FILE, readManifest, writeManifestField } from '../../extension
 import { errorMessage } from '../../util/errors.js';
 import {
   fail,
-  info,
+  out,
   parseOptions,
   positionals,
   requireName,
@@ -47,7 +47,7 @@ async function setEnabled(args: string[], context: ExtContext, enabled: boolean)
   const manifest = entry.manifest;
   const where = `${manifest.name} (${join(manifest.dir, MANIFEST_FILE)})`;
   if (manifest.enabled === enabled) {
-    info(context, `${where} is already ${command}d`);
+    out(context, `${where} is already ${command}d`);
     return 0;
   }
   try {
@@ -55,9 +55,9 @@ async function setEnabled(args: string[], context: ExtContext, enabled: boolean)
   } catch (error) {
     return fail(context, errorMessage(error));
   }
-  info(context, `${command}d ${where}`);
+  out(context, `${command}d ${where}`);
   if (entry.scope === 'project' && enabled) {
-    info(
+    out(
       context,
       `its manifest changed, so trust it again before it runs: zot ext trust ${manifest.name}`,
     );

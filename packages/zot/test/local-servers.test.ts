@@ -2,7 +2,7 @@
 // the named local servers, their model lists, keys only where a server is not on this machine,
 // and models.json entries that decide the wire API and never let a model go elsewhere.
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
@@ -162,4 +162,28 @@ test('a bad models.json entry for the model asked for: exit 1, naming it, nothin
   assert.equal(broken.code, 1);
   assert.match(broken.stderr, /models\.json: invalid JSON.*fix it and run again/);
   assert.equal(llm.requests.length + proxy.seen.length, before, 'nothing was sent anywhere');
+});
+
+test('flags are for their run: --provider, --model, --base-url and --reasoning save nothing', async (t) => {
+  const own = makeSandbox();
+  t.after(() => own.cleanup());
+  llm.script({ text: 'one' });
+  const flagged = await runZot(
+    ['-p', 'hi', '--provider', 'vllm', '--model', 'm', '--base-url', llm.url, '--reasoning', 'low'],
+    { home: own.home, cwd: own.project },
+  );
+  assert.equal(flagged.code, 0, flagged.stderr);
+  assert.equal(existsSync(join(own.home, 'config.json')), false, 'nothing was saved');
+  // /model saves, in print mode as in the TUI; config.json's other settings stay.
+  writeFileSync(join(own.home, 'config.json'), JSON.stringify({ theme: 'paper' }));
+  const chose = await runZot(['-p', '/model vllm/served-model'], {
+    home: own.home,
+    cwd: own.project,
+  });
+  assert.equal(chose.code, 0, chose.stderr);
+  assert.deepEqual(JSON.parse(readFileSync(join(own.home, 'config.json'), 'utf8')), {
+    theme: 'paper',
+    provider: 'vllm',
+    model: 'served-model',
+  });
 });

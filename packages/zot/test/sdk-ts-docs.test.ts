@@ -1,51 +1,20 @@
-// docs/sdk-typescript.md is executable: every TypeScript block type-checks against the SDK and
-// runs (an extension under a scripted host, or a standalone test), and the tutorial's shell
-// blocks run in order in a scratch directory against the built zot, with no registry.
+// docs/sdk-typescript.md's TypeScript: every block type-checks against the SDK and runs (an
+// extension under a scripted host, or a standalone test). The page's shell blocks run as a
+// reader would in docs-run.test.ts.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  cpSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { decodeFromExtension } from '@zot/protocol';
 import ts from 'typescript';
-import { cleanEnv, makeSandbox, ZOT_BIN } from './support/zot.js';
+import { docBlocks, REPO as ROOT } from './support/doc-runner.js';
+import { makeSandbox } from './support/zot.js';
 import { hangGuard } from './support/timing.js';
 
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const DOC = join(ROOT, 'docs', 'sdk-typescript.md');
 
-interface Block {
-  lang: string;
-  code: string;
-  line: number;
-}
-
-function blocks(markdown: string): Block[] {
-  const found: Block[] = [];
-  const lines = markdown.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^(\s*)```(\w+)\s*$/.exec(lines[i]!);
-    if (!open) continue;
-    const indent = open[1]!.length;
-    const body: string[] = [];
-    let j = i + 1;
-    for (; j < lines.length && lines[j]!.trim() !== '```'; j++) body.push(lines[j]!.slice(indent));
-    found.push({ lang: open[2]!, code: body.join('\n') + '\n', line: i + 1 });
-    i = j;
-  }
-  return found;
-}
-
-const doc = blocks(readFileSync(DOC, 'utf8'));
+const doc = docBlocks(readFileSync(DOC, 'utf8'));
 const tsBlocks = doc.filter((b) => b.lang === 'ts');
 
 /** Arguments that satisfy a tool schema: the first enum value, 'Ada', 2, true, [] and {}. */
@@ -188,61 +157,6 @@ test('every TypeScript block of docs/sdk-typescript.md type-checks and runs', as
       const frames = await drive(js, dir);
       assert.ok(frames.length > 3, `block at line ${block.line} registered something`);
     }
-  } finally {
-    box.cleanup();
-  }
-});
-
-test("the tutorial's shell blocks run in order against the built zot, offline", () => {
-  const box = makeSandbox();
-  try {
-    const shim = join(box.home, '..', 'bin');
-    mkdirSync(shim, { recursive: true });
-    writeFileSync(join(shim, 'zot'), `#!/bin/sh\nexec "${process.execPath}" "${ZOT_BIN}" "$@"\n`);
-    chmodSync(join(shim, 'zot'), 0o755);
-    const env = cleanEnv(box.home, {
-      PATH: `${shim}:${process.env['PATH']}`,
-      ZOT_REPO: ROOT,
-      npm_config_audit: 'false',
-      npm_config_fund: 'false',
-      npm_config_update_notifier: 'false',
-    });
-    let cwd = box.project;
-    let output = '';
-    for (const block of doc) {
-      if (block.lang === 'ts' && block.code.startsWith('// src/index.ts')) {
-        writeFileSync(join(cwd, 'src', 'index.ts'), block.code);
-        continue;
-      }
-      if (block.lang !== 'sh') continue;
-      // Stands in for npm's cache: the build tools an `npm install` of the scaffold needs.
-      if (/^npm install$/m.test(block.code) && existsSync(join(cwd, 'tsconfig.json'))) {
-        for (const pkg of ['typescript', '@types/node', 'undici-types']) {
-          cpSync(join(ROOT, 'node_modules', pkg), join(cwd, 'node_modules', pkg), {
-            recursive: true,
-          });
-        }
-      }
-      const script = `set -eu\n${block.code}\npwd > "${join(box.home, '..', 'cwd')}"\n`;
-      const run = spawnSync('bash', ['-c', script], {
-        cwd,
-        env,
-        encoding: 'utf8',
-        timeout: hangGuard(120_000),
-      });
-      assert.equal(
-        run.status,
-        0,
-        `block at line ${block.line}:\n${block.code}\n${run.stdout}\n${run.stderr}`,
-      );
-      output += run.stdout;
-      cwd = readFileSync(join(box.home, '..', 'cwd'), 'utf8').trim();
-    }
-    assert.match(output, /^Hello, Ada!$/m);
-    assert.match(output, /^Hello, Grace!$/m);
-    assert.match(output, /greeter/);
-    assert.equal(output.match(/^function$/gm)?.length, 2, output);
-    assert.ok(existsSync(join(box.home, 'extensions', 'greeter', 'dist', 'index.js')));
   } finally {
     box.cleanup();
   }

@@ -193,3 +193,87 @@ test('context files: AGENTS.md or CLAUDE.md from the repository root down to the
   });
   assert.doesNotMatch(system(), /ROOT RULES/);
 });
+
+test('project skills are found as AGENTS.md is: from the cwd up to the repository root, the nearest first', async (t) => {
+  const { box, system } = setup();
+  t.after(() => box.cleanup());
+  const above = dirname(box.project);
+  skill(join(above, '.zot/skills/above'), 'description: above the repository');
+  const repo = join(box.project, 'repo');
+  const sub = join(repo, 'pkg', 'sub');
+  mkdirSync(join(repo, '.git'), { recursive: true });
+  skill(join(repo, '.zot/skills/root-skill'), 'description: from the root', 'Root steps.');
+  skill(join(repo, '.zot/skills/shared'), 'description: shared, at the root');
+  skill(join(repo, 'pkg/.claude/skills/pkg-claude'), 'description: from pkg/.claude');
+  skill(join(sub, '.zot/skills/shared'), 'description: shared, nearest');
+  // A skills folder higher up that links out of the repository is refused there too.
+  const secrets = join(box.home, 'secrets');
+  skill(join(secrets, 'leak'), 'description: must not be read');
+  mkdirSync(join(repo, '.agents'));
+  symlinkSync(secrets, join(repo, '.agents', 'skills'), 'dir');
+  llm.script(
+    { toolCalls: [{ id: 'r1', name: 'skill', args: { name: 'root-skill' } }] },
+    { text: 'done' },
+  );
+  const result = await runZot([...fakeLlmFlags(llm.url), '-p', 'hi', '--no-context-files'], {
+    home: box.home,
+    cwd: sub,
+  });
+  assert.equal(result.code, 0, result.stderr);
+  const listed = [...system().matchAll(/^- (\S+): (.*)$/gm)].map((m) => `${m[1]}: ${m[2]}`);
+  assert.deepEqual(listed.slice(0, -1), [
+    'shared: shared, nearest',
+    'root-skill: from the root',
+    'pkg-claude: from pkg/.claude',
+  ]);
+  assert.ok(
+    result.stderr.includes(
+      `skill "shared" in ${join(repo, '.zot/skills/shared/SKILL.md')} is shadowed by ` +
+        join(sub, '.zot/skills/shared/SKILL.md'),
+    ),
+    result.stderr,
+  );
+  assert.ok(
+    result.stderr.includes(
+      `${join(repo, '.agents', 'skills')} leads to ${secrets}, outside ${repo}`,
+    ),
+    result.stderr,
+  );
+  assert.doesNotMatch(system(), /above the repository|must not be read/);
+  assert.match(JSON.stringify(llm.requests.at(-1)!.body.messages), /Root steps\./);
+});
+
+test('a home directory inside the project is read once: no skill shadows itself', async (t) => {
+  const { box, userHome, system } = setup();
+  t.after(() => box.cleanup());
+  // A dotfiles repository: the home directory is the project root of everything below it.
+  mkdirSync(join(userHome, '.git'), { recursive: true });
+  skill(join(userHome, '.claude/skills/mine'), 'description: in ~/.claude');
+  const work = join(userHome, 'work');
+  mkdirSync(work, { recursive: true });
+  llm.script({ text: 'ok' });
+  const result = await runZot([...fakeLlmFlags(llm.url), '-p', 'hi', '--no-context-files'], {
+    home: box.home,
+    cwd: work,
+  });
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(system(), /^- mine: in ~\/\.claude$/m);
+  assert.doesNotMatch(result.stderr, /shadowed/);
+});
+
+test("a project folder linking to the user's own skills is refused there, and they still load as the user's", async (t) => {
+  const { box, userHome, system } = setup();
+  t.after(() => box.cleanup());
+  skill(join(userHome, '.claude/skills/mine'), 'description: in ~/.claude');
+  mkdirSync(join(box.project, '.git'));
+  mkdirSync(join(box.project, '.claude'));
+  symlinkSync(join(userHome, '.claude/skills'), join(box.project, '.claude/skills'), 'dir');
+  llm.script({ text: 'ok' });
+  const result = await runZot([...fakeLlmFlags(llm.url), '-p', 'hi', '--no-context-files'], {
+    home: box.home,
+    cwd: box.project,
+  });
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stderr, /skipped skills: .*\.claude\/skills leads to .*, outside /);
+  assert.match(system(), /^- mine: in ~\/\.claude$/m);
+});

@@ -1,10 +1,11 @@
 // Project context files: AGENTS.md (or CLAUDE.md where a directory has no AGENTS.md) from the
 // repository root down to the working directory, farthest first, nearest last, so the most
 // specific instructions come last. Without a repository, only the working directory counts.
+// Skills are looked for in the same directories (tools/skills/catalog.ts).
 // Each file must lie inside that project once symlinks are resolved: a committed AGENTS.md that
 // links to ~/.ssh/config or another file outside would go to the provider with every request.
-import { dirname, join, resolve } from 'node:path';
-import { projectRoot } from '../util/project-root.js';
+import { join } from 'node:path';
+import { projectDirs, projectRoot } from '../util/repository.js';
 import { readRegularText } from '../util/regular-file.js';
 
 /** Per file; the rest is cut with a note (documented in README, "Project context files"). */
@@ -44,15 +45,9 @@ export function findContextFiles(
   cwd: string,
   warn: (message: string) => void = () => undefined,
 ): ContextFile[] {
-  const start = resolve(cwd);
-  const root = projectRoot(start);
-  const dirs: string[] = [];
-  for (let dir = start; ; dir = dirname(dir)) {
-    dirs.unshift(dir);
-    if (dir === root || dirname(dir) === dir) break;
-  }
+  const root = projectRoot(cwd);
   const files: ContextFile[] = [];
-  for (const dir of dirs) {
+  for (const dir of projectDirs(cwd).reverse()) {
     const file =
       readBounded(join(dir, 'AGENTS.md'), root, warn) ??
       readBounded(join(dir, 'CLAUDE.md'), root, warn);

@@ -30,7 +30,7 @@ import Module from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Script } from 'node:vm';
 import { CacheTrust, ownedPrivately, trustedPath } from './code-cache-trust.js';
-import { projectRoot } from './project-root.js';
+import { projectRoot } from './repository.js';
 import { isWithin } from './regular-file.js';
 /** What Module.wrap puts before the source: `(function (exports, require, ...) { `. */
 const WRAPPER_START = Module.wrap('').slice(0, Module.wrap('').indexOf('{') + 2);

@@ -1,12 +1,14 @@
 // Where skills come from, in precedence order (the first of a name wins; a shadowed one is a
-// warning naming both files): project .zot/skills, $ZOT_HOME/skills, the folders other agents
-// use (.claude/skills, .agents/skills, in the project and in the home directory), extension
-// bundles (prefixed `ext:`), then the skills built into zot. A project's skills must lie inside
-// the project once symlinks are resolved (a `.zot/skills` that links to ~/secrets is skipped), and
-// an extension's inside its directory: the model reads them, and so does the provider.
+// warning naming both files): the project's .zot/skills, $ZOT_HOME/skills, the folders other
+// agents use (.claude/skills, .agents/skills, in the project and in the home directory),
+// extension bundles (prefixed `ext:`), then the skills built into zot. A project folder is
+// looked for as AGENTS.md is: in the working directory and each one above it up to the project
+// root, the nearest first. A project's skills must lie inside the project once symlinks are
+// resolved (a `.zot/skills` that links to ~/secrets is skipped), and an extension's inside its
+// directory: the model reads them, and so does the provider.
 import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { projectRoot } from '../../util/project-root.js';
+import { projectDirs, projectRoot } from '../../util/repository.js';
 import { isWithin } from '../../util/regular-file.js';
 import { builtinSkills } from './builtin.js';
 import { loadYaml, readSkillFile, type SkillHeader } from './skill-file.js';
@@ -86,6 +88,16 @@ function childSkillFiles(dir: string, warn: (m: string) => void, within?: string
     });
 }
 
+/** Whether childSkillFiles refuses the folder whose real path is `real`: it leads outside `within`. */
+function refused(real: string, within: string | undefined): boolean {
+  if (within === undefined) return false;
+  try {
+    return !isWithin(realpathSync(within), real);
+  } catch {
+    return true;
+  }
+}
+
 /** Every SKILL.md of one bundle entry, each proven (after symlinks) inside the extension. */
 function bundleFiles(bundle: SkillBundle, entry: string, warn: (m: string) => void): string[] {
   let root: string;
@@ -143,17 +155,37 @@ export async function discoverSkills(sources: SkillSources): Promise<SkillCatalo
   const warnings: string[] = [];
   const warn = (message: string) => warnings.push(message);
   const project = projectRoot(sources.cwd);
-  const inProject = (dir: string) => ({
-    files: childSkillFiles(dir, warn, project),
-    within: project,
-  });
-  const own = (dir: string) => ({ files: childSkillFiles(dir, warn) });
+  const levels = projectDirs(sources.cwd);
+  // A folder reached twice (the home directory inside the project, a link) is read once. Only
+  // a folder that was read counts: a project link to ~/.claude/skills is refused there, and the
+  // same folder is still read as the user's own.
+  const scanned = new Set<string>();
+  const scan = (dir: string, within?: string) => {
+    let real: string;
+    try {
+      real = realpathSync(dir);
+    } catch {
+      return []; // no such directory
+    }
+    if (scanned.has(real)) return [];
+    const files = childSkillFiles(dir, warn, within);
+    if (!refused(real, within)) scanned.add(real);
+    return files;
+  };
+  // `<dir>/<folder>/skills` from the working directory up to the project root, nearest first.
+  const inProject = (source: string, folder: string) =>
+    levels.map((dir) => ({
+      source,
+      files: scan(join(dir, folder, 'skills'), project),
+      within: project,
+    }));
+  const own = (dir: string) => ({ files: scan(dir) });
   const groups: Array<{ source: string; files: string[]; prefix?: string; within?: string }> = [
-    { source: 'project', ...inProject(join(sources.cwd, '.zot', 'skills')) },
+    ...inProject('project', '.zot'),
     { source: 'user', ...own(join(sources.zotHome, 'skills')) },
-    { source: '.claude', ...inProject(join(sources.cwd, '.claude', 'skills')) },
+    ...inProject('.claude', '.claude'),
     { source: '~/.claude', ...own(join(sources.home, '.claude', 'skills')) },
-    { source: '.agents', ...inProject(join(sources.cwd, '.agents', 'skills')) },
+    ...inProject('.agents', '.agents'),
     { source: '~/.agents', ...own(join(sources.home, '.agents', 'skills')) },
     ...sources.bundles.map((bundle) => ({
       source: `ext ${bundle.extension}`,

@@ -82,9 +82,13 @@ export async function killProcessGroup(
   const pollMs = options.pollMs ?? 20;
   if (!signalProcessGroup(pid, 'SIGTERM')) return 'gone';
   const deadline = Date.now() + graceMs;
+  // Most processes are gone within a few ms of SIGTERM: look early, then every pollMs. (zot's
+  // exit waits for this.)
+  let wait = Math.min(2, pollMs);
   while (Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, Math.min(pollMs, deadline - Date.now())));
+    await new Promise((resolve) => setTimeout(resolve, Math.min(wait, deadline - Date.now())));
     if (!processGroupAlive(pid)) return 'terminated';
+    wait = Math.min(wait * 2, pollMs);
   }
   signalProcessGroup(pid, 'SIGKILL');
   // SIGKILL cannot be refused, but a dying process takes a moment to go (longer on a loaded

@@ -39,7 +39,7 @@ export function buildCatalog(
     extension.warnings.push(message);
   };
   for (const extension of extensions) {
-    for (const [key, command] of extension.commands) {
+    for (const [key, command] of extension.offeredCommands) {
       if (builtins.commands.has(key)) {
         note(
           extension,
@@ -59,7 +59,7 @@ export function buildCatalog(
       }
       commands.set(key, { extension, command });
     }
-    for (const [name, tool] of extension.tools) {
+    for (const [name, tool] of extension.offeredTools) {
       if (builtins.tools.has(name)) {
         note(
           extension,

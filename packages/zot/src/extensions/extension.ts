@@ -11,6 +11,7 @@ import { ExitWatch } from './exit-watch.js';
 import type { ExtensionLog } from './log.js';
 import type { InterceptFailure, RestartPolicy } from './manifest.js';
 import { isReplyType, Peer, type ReplyFrame } from './peer.js';
+import type { Registrations } from './remembered.js';
 import {
   checkCommand,
   checkSubscription,
@@ -54,6 +55,8 @@ export interface ExtensionContext {
   onFrame(extension: RunningExtension, frame: SurfacedFrame): void;
   /** The extension died (or stopped talking) after a successful load. */
   onCrash(extension: RunningExtension, message: string): void;
+  /** It is ready (or auto-ready): its own registrations replace any remembered ones. */
+  onReady?(extension: RunningExtension): void;
 }
 
 /** The manifest's supervision fields (design D24, D25), and its ready deadline. */
@@ -98,6 +101,9 @@ export class RunningExtension {
   stayDown: string | undefined;
   /** The process that replaced this one after a crash (set by the supervisor). */
   successor: RunningExtension | undefined;
+  /** What it registered in an earlier run (remembered.ts), offered until it is ready. */
+  private remembered: Registrations | undefined;
+  private starting: Promise<ExtensionState> | undefined;
 
   /** Contract: the transport is started by start() and owned by this extension from then on. */
   constructor(
@@ -140,6 +146,40 @@ export class RunningExtension {
     if (this.restarting) return `extension ${this.name} is ${RESTARTING}`;
     return `extension ${this.name} is not running (${this.whyNotRunning}); see ${this.logPath}`;
   }
+  /** Whether its remembered registrations stand in for its own (it is not ready yet). */
+  get offersRemembered(): boolean {
+    return (
+      this.remembered !== undefined && (this.state === 'starting' || this.state === 'handshaking')
+    );
+  }
+  /** The tools offered for it: its own, or while it starts, those it registered last time. */
+  get offeredTools(): ReadonlyMap<string, ToolRegistration> {
+    return this.offersRemembered ? this.remembered!.tools : this.tools;
+  }
+  get offeredCommands(): ReadonlyMap<string, CommandRegistration> {
+    return this.offersRemembered ? this.remembered!.commands : this.commands;
+  }
+
+  /**
+   * Offers `registrations` (of an earlier run with the same code) until it is ready; ignored
+   * once it is ready or its start has failed.
+   */
+  remember(registrations: Registrations): void {
+    if (this.state !== 'starting' && this.state !== 'handshaking') return;
+    this.remembered = registrations;
+    this.context.onRegistrationChange(this);
+  }
+
+  /** Whether its start has ended (ready, or failed or stopped before that). */
+  get settled(): boolean {
+    return this.state !== 'starting' && this.state !== 'handshaking';
+  }
+
+  /** Settles like start(), once it has been started. Never rejects. */
+  whenStarted(): Promise<ExtensionState> {
+    return this.starting ?? Promise.resolve(this.state);
+  }
+
   /** This extension, or the process that took its place after its last restart. */
   get latest(): RunningExtension {
     let current: RunningExtension = this;
@@ -203,6 +243,7 @@ export class RunningExtension {
   start(): Promise<ExtensionState> {
     this.log.write(`starting ${this.name} (${this.dir})`);
     const done = new Promise<ExtensionState>((resolve) => (this.settle = resolve));
+    this.starting = done;
     this.timers.push(
       setTimeout(
         () => this.fail(`no hello within ${this.context.timeouts.helloMs} ms`),
@@ -225,6 +266,11 @@ export class RunningExtension {
     if (this.autoReadyTimer) clearTimeout(this.autoReadyTimer);
     this.settle?.(this.state);
     this.settle = undefined;
+    // What was offered from memory gives way to what it registered (or to nothing).
+    if (this.remembered !== undefined) {
+      this.remembered = undefined;
+      this.context.onRegistrationChange(this);
+    }
   }
 
   /** Fails the load: logged, the process group killed, pending requests failed. */
@@ -249,6 +295,7 @@ export class RunningExtension {
     }
     this.updateReading();
     this.resolveStart();
+    this.context.onReady?.(this);
   }
 
   private onOversize(bytes: number): void {

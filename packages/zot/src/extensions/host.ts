@@ -22,6 +22,12 @@ import { extensionTimeouts, type ExtensionTimeouts } from './timeouts.js';
 import { UiRouter } from './ui-router.js';
 
 export type { ExtensionReport, LoadStatus } from './load-plan.js';
+
+/** A start in progress: see ExtensionHost.begin(). */
+export interface StartProgress {
+  needed: Promise<void>;
+  all: Promise<ExtensionReport[]>;
+}
 export type { CommandOutcome } from './registry.js';
 export type { PanelRequestResult, PanelSnapshot } from './panels.js';
 
@@ -69,8 +75,11 @@ export class ExtensionHost {
   private readonly listeners = new Set<(event: HostEvent) => void>();
   /** Events emitted while nobody listened yet (a host started early), for the first subscriber. */
   private early: HostEvent[] | undefined = [];
-  /** A start begun by startEarly() that the next start() returns. */
-  private startedEarly: Promise<ExtensionReport[]> | undefined;
+  /** A start begun by startEarly() that the next begin() or start() joins. */
+  private startedEarly: StartProgress | undefined;
+  /** Extensions of the current start told of the session's start (each hears it once). */
+  private sessionStartSent = new WeakSet<RunningExtension>();
+  private sessionStarted = false;
   private readonly lifecycle: ExtensionLifecycle;
   private readonly registry: ExtensionRegistry;
   private readonly ui: UiRouter;
@@ -124,6 +133,14 @@ export class ExtensionHost {
       },
       onRegistrationChange: () => this.registry.invalidate(),
       onFrame: (extension, frame) => this.ui.onFrame(extension, frame),
+      onReady: (extension) => {
+        this.registry.invalidate();
+        this.lifecycle.save(extension);
+        // Left to start in the background: it hears of the session once it is ready. (A
+        // restarted process is not among them yet: restarted() tells it.)
+        if (this.sessionStarted && this.lifecycle.running.includes(extension))
+          this.sendSessionStart(extension);
+      },
       onCrash: (extension, message) => {
         this.registry.invalidate();
         this.lifecycle.crashed(extension, message); // ext_error, then a restart (or not)
@@ -145,8 +162,7 @@ export class ExtensionHost {
       this.emit({ type: 'ext_clear_notes', extension: name });
     }
     this.emit({ type: 'ext_restarted', extension: name, restarts });
-    if (extension.events.has('session_start'))
-      extension.sendEvent({ type: 'event', event: 'session_start' } as EventFrame);
+    this.sendSessionStart(extension); // unless its ready already did
   }
 
   /** Contract: the first subscriber also receives what was emitted before it (see startEarly). */
@@ -215,19 +231,48 @@ export class ExtensionHost {
    * returns this start.
    */
   startEarly(): void {
-    this.startedEarly ??= this.start();
+    this.startedEarly ??= this.launch();
+  }
+
+  /**
+   * Discovers and starts every extension in parallel (or joins the start begun by startEarly()).
+   * `all` resolves when every one is ready or failed; `needed` once those a first model request
+   * must wait for are (see ExtensionLifecycle.begin). The session starts for the extensions
+   * ready by `needed`; one that starts in the background hears `session_start` when ready.
+   * Contract: never rejects.
+   */
+  begin(): StartProgress {
+    const early = this.startedEarly;
+    this.startedEarly = undefined;
+    return early ?? this.launch();
   }
 
   /** Discovers and starts every extension in parallel; resolves when all are ready or failed. */
-  async start(): Promise<ExtensionReport[]> {
-    const early = this.startedEarly;
-    if (early) {
-      this.startedEarly = undefined;
-      return early;
-    }
-    const reports = await this.lifecycle.start();
-    this.emitEvent('session_start');
-    return reports;
+  start(): Promise<ExtensionReport[]> {
+    return this.begin().all;
+  }
+
+  private launch(): StartProgress {
+    this.sessionStarted = false;
+    this.sessionStartSent = new WeakSet();
+    const progress = this.lifecycle.begin();
+    const announce = () => {
+      this.sessionStarted = true;
+      for (const extension of this.lifecycle.running)
+        if (extension.state === 'ready') this.sendSessionStart(extension);
+    };
+    const needed = progress.needed.then(announce);
+    const all = progress.all.then((reports) => {
+      announce();
+      return reports;
+    });
+    return { needed, all };
+  }
+
+  private sendSessionStart(extension: RunningExtension): void {
+    if (this.sessionStartSent.has(extension) || !extension.events.has('session_start')) return;
+    this.sessionStartSent.add(extension);
+    extension.sendEvent({ type: 'event', event: 'session_start' } as EventFrame);
   }
 
   /** Shuts every extension down (design D18), in parallel. Contract: never rejects. */

@@ -1,14 +1,23 @@
 // Which extensions run: discovery, parallel start, shutdown, and the exit hook that kills
 // their process groups if zot exits any other way.
+import { join } from 'node:path';
 import { discoverExtensions, type DiscoveredExtension, type ReplaceCheck } from './discovery.js';
 import type { ExtensionContext, RunningExtension } from './extension.js';
 import type { HostEvent } from './host.js';
-import { planAll, type ExtensionReport, type TransportFactory } from './load-plan.js';
+import {
+  planAll,
+  type ExtensionReport,
+  type PlannedExtension,
+  type TransportFactory,
+} from './load-plan.js';
+import { mayGoAhead, memoryKey, memoryText, readMemory, writeMemory } from './remembered.js';
 import { ExtensionLog, extensionLogPath } from './log.js';
 import type { ProcessPolicy } from '../security/launcher.js';
 import type { ExtensionScopes } from './scopes.js';
 import { restartBackoffMs, systemClock, type SupervisorClock } from './restart-budget.js';
 import { Supervisor } from './supervisor.js';
+
+type PlanIdentity = Extract<PlannedExtension, { identity: unknown }>['identity'];
 
 export interface LifecycleDeps {
   cwd: string;
@@ -42,6 +51,11 @@ export class ExtensionLifecycle {
   private extensions: RunningExtension[] = [];
   private reports: ExtensionReport[] = [];
   private exitHook: (() => void) | undefined;
+  /** The memory key of each extension of this start, and the entry's text as last read or written. */
+  private readonly memory = new WeakMap<
+    RunningExtension,
+    { key: string; text: string | undefined }
+  >();
   private outputBlocked = false;
   private readonly supervisor: Supervisor;
 
@@ -70,7 +84,17 @@ export class ExtensionLifecycle {
   }
 
   /** Discovers and starts every extension in parallel; resolves when all are ready or failed. */
-  async start(): Promise<ExtensionReport[]> {
+  start(): Promise<ExtensionReport[]> {
+    return this.begin().all;
+  }
+
+  /**
+   * Discovers and starts every extension in parallel. `all` resolves when every one is ready or
+   * failed (with the reports); `needed` as soon as every one that must be waited for is: an
+   * extension may be left to start in the background only when zot remembers what it
+   * registered with the same code (see remembered.ts and mayGoAhead). Contract: never rejects.
+   */
+  begin(): { needed: Promise<void>; all: Promise<ExtensionReport[]> } {
     const {
       cwd,
       zotHome,
@@ -108,12 +132,83 @@ export class ExtensionLifecycle {
     if (this.outputBlocked)
       this.extensions.forEach((extension) => extension.setOutputBlocked(true));
     if (this.extensions.length > 0) this.installExitHook();
-    await Promise.all(this.extensions.map((extension) => extension.start()));
-    this.deps.beforeReports();
-    this.reports = planned.map((item) => item.report());
-    for (const report of this.reports) this.reportProblem(report);
-    for (const entry of entries) if (entry.clash) this.reportClash(entry, entry.clash);
-    return this.reports;
+    const needed: Array<Promise<unknown>> = [];
+    for (const item of planned) {
+      if (!('extension' in item)) continue;
+      const { extension, identity } = item;
+      const started = extension.start();
+      const goAhead = this.recall(extension, identity);
+      needed.push(goAhead.then((go) => (go ? undefined : started)));
+    }
+    const all = Promise.all(this.extensions.map((extension) => extension.whenStarted())).then(
+      () => {
+        this.deps.beforeReports();
+        this.reports = planned.map((item) => item.report());
+        // One zot shut down before it was ready (a run over before it was needed) did not fail.
+        planned.forEach((item, index) => {
+          if (!('extension' in item) || item.extension.state !== 'stopped')
+            this.reportProblem(this.reports[index]!);
+        });
+        for (const entry of entries) if (entry.clash) this.reportClash(entry, entry.clash);
+        return this.reports;
+      },
+    );
+    return { needed: Promise.all(needed).then(() => undefined), all };
+  }
+
+  /**
+   * Looks up what `extension` registered in an earlier run with the same code, and offers it
+   * until it is ready; resolves whether the run may go ahead without waiting for it.
+   * Contract: never rejects.
+   */
+  private async recall(extension: RunningExtension, identity: PlanIdentity): Promise<boolean> {
+    const { zotHome, cwd, context } = this.deps;
+    const { zot_version, provider, model } = context.hostInfo();
+    const hello = { zot_version, provider, model };
+    const inputs = identity.inputs.map((input) =>
+      input.startsWith('$ZOT_HOME/')
+        ? join(zotHome, input.slice('$ZOT_HOME/'.length))
+        : join(cwd, input.slice('$CWD/'.length)),
+    );
+    const key = await memoryKey({ home: zotHome, cwd, hello, ...identity, inputs }).catch(
+      () => undefined,
+    );
+    if (key === undefined) {
+      extension.log.write(
+        'its directory could not be pinned; its registrations are not remembered',
+      );
+      return false;
+    }
+    this.memory.set(extension, { key, text: undefined });
+    if (extension.settled) {
+      this.save(extension);
+      return true;
+    }
+    const read = readMemory(zotHome, identity.dir, key);
+    if (read.problem) extension.log.write(read.problem);
+    if (!read.registrations) return false;
+    this.memory.set(extension, { key, text: memoryText(key, extension.name, read.registrations) });
+    extension.remember(read.registrations);
+    const go = mayGoAhead(read.registrations, extension.policy.interceptFailure);
+    if (go && !extension.settled)
+      extension.log.write(
+        'not waited for: the tools it registered in the last run are offered until it is ready',
+      );
+    return go;
+  }
+
+  /**
+   * Remembers what a ready extension registered, for the next run (only when it changed).
+   * Contract: never throws.
+   */
+  save(extension: RunningExtension): void {
+    const memory = this.memory.get(extension);
+    if (!memory || extension.state !== 'ready' || extension.readyKind !== 'ready') return;
+    const text = memoryText(memory.key, extension.name, extension);
+    if (text === memory.text) return;
+    const problem = writeMemory(this.deps.zotHome, extension.dir, text);
+    if (problem) extension.log.write(problem);
+    else memory.text = text;
   }
 
   /** A project entry that gave way to the global one of its name: said in the run and the log. */
@@ -157,6 +252,8 @@ export class ExtensionLifecycle {
 
   /** Shuts every extension down (design D18), in parallel. Contract: never rejects. */
   async shutdown(): Promise<void> {
+    // Registered after ready (an MCP server listed late): offered at once next time.
+    for (const extension of this.extensions) this.save(extension);
     await Promise.all([
       this.supervisor.stop(),
       ...this.extensions.map((extension) => extension.shutdown()),

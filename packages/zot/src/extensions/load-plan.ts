@@ -81,6 +81,16 @@ export type PlannedExtension =
       extension: RunningExtension;
       respawn(): RunningExtension | string;
       report(): ExtensionReport;
+      /** What, besides its files, decides what it registers (remembered.ts). */
+      identity: {
+        dir: string;
+        manifest: unknown;
+        command: string;
+        args: readonly string[];
+        env: NodeJS.ProcessEnv;
+        /** As the manifest gives them, `$ZOT_HOME/` or `$CWD/` not yet resolved. */
+        inputs: readonly string[];
+      };
     }
   | { report(): ExtensionReport };
 
@@ -185,7 +195,16 @@ export function planExtension(entry: DiscoveredExtension, deps: PlanDeps): Plann
     return 'extension' in fallback ? fallback.extension : refusal;
   };
   const extension = spawn();
-  return { extension, respawn, report: () => reportOf(extension, base) };
+  const { dir: _dir, manifestPath: _path, ...declared } = manifest!;
+  const identity = {
+    dir: entry.dir,
+    manifest: declared,
+    command: exec.command,
+    args: exec.args,
+    env,
+    inputs: manifest!.registrationInputs,
+  };
+  return { extension, respawn, report: () => reportOf(extension, base), identity };
 }
 
 /**

@@ -52,6 +52,7 @@ test('a full manifest is read with every field', () => {
     intercept_failure: 'block',
     restart: 'never',
     ready_timeout_ms: 40000,
+    registration_inputs: ['$ZOT_HOME/weather.json', '$CWD/.weather'],
     future_field: { anything: 1 },
   });
   const result = readManifest(dir);
@@ -72,7 +73,15 @@ test('a full manifest is read with every field', () => {
     interceptFailure: 'block',
     restart: 'never',
     readyTimeoutMs: 40000,
+    registrationInputs: ['$ZOT_HOME/weather.json', '$CWD/.weather'],
   });
+});
+
+test('registration_inputs: only $ZOT_HOME/ or $CWD/ paths without ".."', () => {
+  for (const entry of ['/etc/passwd', 'config.json', '$ZOT_HOME/', '$CWD/../x', '$HOME/x', 7]) {
+    const result = readManifest(extDir({ name: 'a', exec: 'node', registration_inputs: [entry] }));
+    expectError(result, /registration_inputs/);
+  }
 });
 
 test('defaults: args and skills empty, enabled true; null counts as absent', () => {

@@ -49,7 +49,15 @@ export interface Manifest {
   readyTimeoutMs?: number;
   /** Its `permissions` block: present, it runs scoped (sandboxed); absent, unscoped. */
   permissions?: ExtensionPermissions;
+  /**
+   * `registration_inputs`: files or directories outside its own directory whose content decides
+   * what it registers, each beginning with `$ZOT_HOME/` or `$CWD/` (see remembered.ts).
+   */
+  registrationInputs: string[];
 }
+
+/** The prefixes a `registration_inputs` entry begins with. */
+export const REGISTRATION_INPUT_ROOTS = ['$ZOT_HOME/', '$CWD/'] as const;
 
 export type ManifestResult =
   | { ok: true; manifest: Manifest; warnings: string[] }
@@ -149,6 +157,15 @@ function validateFields(
       throw error;
     }
   }
+  const registrationInputs = stringArray(raw, 'registration_inputs');
+  for (const [index, entry] of registrationInputs.entries()) {
+    const rest = REGISTRATION_INPUT_ROOTS.find((root) => entry.startsWith(root));
+    const tail = rest === undefined ? undefined : entry.slice(rest.length);
+    if (tail === undefined || tail === '' || tail.split(/[\\/]/).includes('..'))
+      throw new FieldError(
+        `"registration_inputs"[${index}] ${JSON.stringify(entry)} must begin with $ZOT_HOME/ or $CWD/ and not contain ".."`,
+      );
+  }
 
   const warnings: string[] = [];
   for (const [index, entry] of skills.entries()) {
@@ -182,6 +199,7 @@ function validateFields(
     kind,
     interceptFailure,
     restart,
+    registrationInputs,
   };
   if (version !== undefined) manifest.version = version;
   if (exec !== undefined) manifest.exec = exec;

@@ -57,7 +57,13 @@ export class ExtensionRegistry {
     if (!this.catalog) {
       const live = this.deps
         .extensions()
-        .filter((e) => e.state === 'ready' || e.state === 'exited' || e.state === 'handshaking');
+        .filter(
+          (e) =>
+            e.state === 'ready' ||
+            e.state === 'exited' ||
+            e.state === 'handshaking' ||
+            e.offersRemembered,
+        );
       this.catalog = buildCatalog(live, this.deps.builtins, this.conflictsLogged);
     }
     return this.catalog;
@@ -81,6 +87,17 @@ export class ExtensionRegistry {
     const entry = this.current().commands.get(name.toLowerCase());
     if (!entry) return { kind: 'error', extension: '', message: `unknown command /${name}` };
     const { extension, command } = entry;
+    // Offered from what it registered in an earlier run: wait for its start (bounded by its
+    // hello and ready deadlines), then run it if it registered the command again.
+    if (!extension.settled) {
+      await extension.whenStarted();
+      if (extension.running && !extension.commands.has(name.toLowerCase()))
+        return {
+          kind: 'error',
+          extension: extension.name,
+          message: `/${command.name}: extension ${extension.name} no longer registers this command; see ${extension.logPath}`,
+        };
+    }
     if (!extension.running) {
       return {
         kind: 'error',

@@ -58,6 +58,19 @@ export function convertToolResult(
   };
 }
 
+/** Resolves once `extension` has started (or failed to), or `signal` aborts. */
+async function settledOrAborted(extension: RunningExtension, signal?: AbortSignal): Promise<void> {
+  if (!signal) return void (await extension.whenStarted());
+  if (signal.aborted) return;
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<void>((resolve) => {
+    onAbort = resolve;
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  await Promise.race([extension.whenStarted(), aborted]);
+  signal.removeEventListener('abort', onAbort!);
+}
+
 export interface ToolAdapterContext {
   toolTimeoutMs: number;
   /** Called with a result's activate_tools before the result goes back to the agent. */
@@ -78,10 +91,23 @@ export function extensionTool(
     parameters: registration.schema,
     preview: (args) => `${extension.name}: ${JSON.stringify(args).slice(0, 120)}`,
     async execute(args, toolContext) {
+      // Offered from what it registered in an earlier run: the call waits for its start, which
+      // its hello and ready deadlines bound.
+      if (!extension.latest.settled) {
+        await settledOrAborted(extension.latest, toolContext.signal);
+        if (toolContext.signal?.aborted)
+          return errorOutput(`${registration.name}: aborted`, attribution);
+      }
       // A tool offered before a restart goes to the process that replaced the crashed one.
       const target = extension.latest;
       if (!target.running) {
         return errorOutput(target.unavailable, attribution);
+      }
+      if (!target.tools.has(registration.name)) {
+        return errorOutput(
+          `extension ${extension.name} no longer registers the tool ${registration.name} (it was offered from what the extension registered in an earlier run); see ${extension.logPath}`,
+          attribution,
+        );
       }
       try {
         const frame = await target.peer.request(

@@ -16,7 +16,8 @@ export async function runJsonMode(
     if (event.type !== 'warning' && !isExtensionUiEvent(event)) out(JSON.stringify(event));
   });
   session.connectUi(forwardingUi((event) => out(JSON.stringify(event))));
-  await session.startExtensions();
+  // A slash command may be any extension's: every one is waited for then.
+  await session.startExtensions(prompt.startsWith('/') ? 'all' : 'needed');
   if (!prompt.startsWith('/')) return promptExitCode(await session.prompt(prompt), io, stop);
   const result = await session.runCommand(prompt, 'json', true);
   if (result.kind === 'prompt') return promptExitCode(result.outcome, io, stop);

@@ -51,7 +51,8 @@ export async function runPrintMode(
     }
   });
   session.connectUi(printUi(notes));
-  await session.startExtensions();
+  // A slash command may be any extension's: every one is waited for then.
+  await session.startExtensions(prompt.startsWith('/') ? 'all' : 'needed');
   if (!prompt.startsWith('/')) {
     const result = await session.prompt(prompt);
     const code = promptExitCode(result, io, stop);

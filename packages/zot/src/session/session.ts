@@ -70,8 +70,10 @@ export class Session {
     (event) => this.emit(event),
   );
   private loadWarnings: string[];
-  /** Settles when the extensions started at launch are ready (or failed). */
+  /** Settles when the extensions prompts wait for are ready (or failed). */
   private extensionsStarting: Promise<void> | undefined;
+  /** Settles when every extension started at launch is ready (or failed). */
+  private extensionsStarted: Promise<void> | undefined;
   /** Keys found so far, per provider (looked up on the first model call that needs one). */
   private readonly keys = new Map<ProviderName, string | undefined>();
   /** The last model call's context use, for the context meter. */
@@ -183,7 +185,7 @@ export class Session {
     // them instead of being unknown; built-ins never wait.
     const name = parseSlash(text)?.name;
     if (name !== undefined && !BUILTIN_COMMANDS.includes(name.toLowerCase()))
-      await this.extensionsStarting;
+      await this.extensionsStarted;
     const result = await runSlashCommand(this, text, mode);
     const event = announce ? slashResultEvent(result) : undefined;
     if (event) this.emit(event);
@@ -265,21 +267,31 @@ export class Session {
     return this.host;
   }
 
-  /** Starts the extensions (after the mode subscribed, so it sees their errors). */
-  async startExtensions(): Promise<ExtensionReport[]> {
+  /**
+   * Starts the extensions (after the mode subscribed, so it sees their errors) and resolves when
+   * every one is ready or failed. With `wait: 'needed'` (a one-shot run) it resolves, and
+   * prompts may run, as soon as those a first model request must wait for are: an extension
+   * whose registrations of an earlier run are remembered, and say it intercepts and observes
+   * nothing, starts in the background, its remembered tools offered meanwhile (a call of one
+   * waits for it). Slash commands of extensions always wait for every extension.
+   */
+  async startExtensions(wait: 'all' | 'needed' = 'all'): Promise<void> {
     const host = this.host;
-    if (!host) return [];
+    if (!host) return;
     this.attach(host);
-    const started = host.start();
+    const { needed, all } = host.begin();
+    const settled = (promise: Promise<unknown>) =>
+      promise.then(
+        () => undefined,
+        () => undefined,
+      );
     // A prompt sent while extensions start (the TUI takes input at once) waits for them: a
     // guard's interceptors must be in place before the first tool call can happen.
-    this.extensionsStarting = started.then(
-      () => undefined,
-      () => undefined,
-    );
+    this.extensionsStarting = settled(wait === 'needed' ? needed : all);
+    this.extensionsStarted = settled(all);
     // What loaded and what failed is part of the snapshot (the TUI's status line shows it).
-    void this.extensionsStarting.then(() => this.refreshState());
-    return started;
+    void this.extensionsStarted.then(() => this.refreshState());
+    await this.extensionsStarting;
   }
 
   /** Wires a host into the session: its events, tools, hooks and the lifecycle it follows. */

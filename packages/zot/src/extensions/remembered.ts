@@ -1,0 +1,366 @@
+// What each extension registered in its last run, so that a print or JSON run need not wait for
+// an extension to start before its first model request: its tools are offered from this memory
+// until it is ready. An entry is keyed by a hash of everything that decides what the extension
+// registers and that zot can see: its manifest, its command line, the state of every file in its
+// directory (a stat pin: path, kind, size, mode, inode, mtime and ctime, so any write changes it),
+// its environment, the content of the files its manifest names in `registration_inputs` (the MCP
+// bridge's configuration and tool cache), the project directory and the hello_ack it will get
+// (zot version, provider, model). A changed key means the memory is not used (the extension is
+// waited for, as on a first run).
+//
+// The entries live in `$ZOT_HOME/ext-registrations/`, one per extension directory, written by
+// zot only. They are read as hostile all the same: the directory and the file must be this
+// user's and private, the file is bounded, and every registration goes through the checks a
+// register frame goes through.
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { lstat, readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseBoundedJson } from '@zot/protocol/bounds';
+import { nodeCrypto } from '../util/builtins.js';
+import { errorMessage } from '../util/errors.js';
+import {
+  checkCommand,
+  checkSubscription,
+  checkTool,
+  REGISTRATION_LIMITS,
+  type CommandRegistration,
+  type ToolRegistration,
+} from './registrations.js';
+
+export const MEMORY_LIMITS = {
+  /** One entry; registrations that would need more are not remembered (always waited for). */
+  entryBytes: 4 * 1024 * 1024,
+  /** Entries kept; past this the least recently written go. */
+  entries: 200,
+  /** Entries of an extension directory pinned; a bigger tree is not pinned (never remembered). */
+  pinEntries: 20_000,
+  /** Entries of a directory named in `registration_inputs`, and the bytes of all inputs read. */
+  inputEntries: 1000,
+  inputBytes: 64 * 1024 * 1024,
+} as const;
+
+const VERSION = 1;
+const ENTRY_NAME = /^[0-9a-f]{64}\.json$/;
+const STALE_TEMP_MS = 60_000;
+
+/** An extension's registrations as zot last saw them. */
+export interface Registrations {
+  tools: Map<string, ToolRegistration>;
+  /** Keyed by lower-case name, as the running extension keeps them. */
+  commands: Map<string, CommandRegistration>;
+  events: Set<string>;
+  intercepts: Set<string>;
+}
+
+/** What decides the key, besides the directory's files. */
+export interface MemoryIdentity {
+  home: string;
+  dir: string;
+  /** The manifest as parsed (every field that changes how it runs). */
+  manifest: unknown;
+  command: string;
+  args: readonly string[];
+  /** Its environment (registrations may depend on a variable being set). */
+  env: NodeJS.ProcessEnv;
+  /** Absolute paths of its manifest's `registration_inputs`. */
+  inputs: readonly string[];
+  cwd: string;
+  hello: { zot_version: string; provider: string; model: string };
+}
+
+export const memoryDir = (home: string) => join(home, 'ext-registrations');
+
+const sha256 = (text: string) => nodeCrypto().createHash('sha256').update(text).digest('hex');
+const entryPath = (home: string, dir: string) => join(memoryDir(home), `${sha256(dir)}.json`);
+const ownedByUs = (uid: number) => process.getuid === undefined || uid === process.getuid();
+
+/** Why the directory must not be used (not a directory of ours, open to others), or undefined. */
+function unsafeDir(dir: string): string | undefined {
+  const stat = lstatSync(dir);
+  if (!stat.isDirectory()) return `${dir} is not a directory`;
+  if (!ownedByUs(stat.uid)) return `${dir} belongs to another user`;
+  if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0)
+    return `${dir} is open to other users (mode 0${(stat.mode & 0o777).toString(8)})`;
+  return undefined;
+}
+
+/**
+ * A pin of every entry below `dir` (top-level `.git` left out) from lstat alone: a file written
+ * since changes its ctime, which no one can set back. Undefined when the tree cannot be walked or
+ * is bigger than MEMORY_LIMITS.pinEntries. Asynchronous: the walk runs off zot's main thread
+ * while the extension starts. Contract: never rejects.
+ */
+export async function statPin(dir: string): Promise<string | undefined> {
+  const hash = nodeCrypto().createHash('sha256');
+  let count = 0;
+  const pending: string[] = [''];
+  try {
+    while (pending.length > 0) {
+      const rel = pending.pop()!;
+      const names = (await readdir(rel === '' ? dir : join(dir, rel))).sort();
+      const stats = await Promise.all(
+        names.map((name) => lstat(join(dir, rel, name), { bigint: true })),
+      );
+      for (let i = 0; i < names.length; i++) {
+        const path = rel === '' ? names[i]! : `${rel}/${names[i]}`;
+        if (path === '.git') continue;
+        if (++count > MEMORY_LIMITS.pinEntries) return undefined;
+        const s = stats[i]!;
+        hash.update(
+          `${JSON.stringify(path)} ${s.mode} ${s.size} ${s.ino} ${s.mtimeNs} ${s.ctimeNs}\n`,
+        );
+        if (s.isDirectory()) pending.push(path);
+      }
+    }
+  } catch {
+    return undefined;
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * A pin of the content of `paths` (files, or directories of files, one level): what an
+ * extension's manifest says its registrations are made from. Content, not times: a program may
+ * touch a file it reads without changing it. Undefined past MEMORY_LIMITS. Contract: never rejects.
+ */
+export async function contentPin(paths: readonly string[]): Promise<string | undefined> {
+  const hash = nodeCrypto().createHash('sha256');
+  let bytes = 0;
+  const file = async (path: string): Promise<boolean> => {
+    const content = await readFile(path);
+    bytes += content.length;
+    if (bytes > MEMORY_LIMITS.inputBytes) return false;
+    hash.update(`${JSON.stringify(path)} ${content.length}\n`).update(content);
+    return true;
+  };
+  try {
+    for (const path of paths) {
+      const stat = await lstat(path).catch(() => undefined);
+      if (stat === undefined) hash.update(`${JSON.stringify(path)} missing\n`);
+      else if (stat.isFile()) {
+        if (!(await file(path))) return undefined;
+      } else if (stat.isDirectory()) {
+        const names = (await readdir(path)).sort();
+        if (names.length > MEMORY_LIMITS.inputEntries) return undefined;
+        hash.update(`${JSON.stringify(path)} dir ${names.length}\n`);
+        for (const name of names) {
+          const entry = join(path, name);
+          if ((await lstat(entry)).isFile()) {
+            if (!(await file(entry))) return undefined;
+          } else hash.update(`${JSON.stringify(entry)} other\n`);
+        }
+      } else return undefined;
+    }
+  } catch {
+    return undefined;
+  }
+  return hash.digest('hex');
+}
+
+/** The key of an extension's memory, or undefined when its files cannot be pinned. */
+export async function memoryKey(identity: MemoryIdentity): Promise<string | undefined> {
+  const [pin, inputs] = await Promise.all([statPin(identity.dir), contentPin(identity.inputs)]);
+  if (pin === undefined || inputs === undefined) return undefined;
+  const { manifest, command, args, cwd, hello } = identity;
+  const env = Object.entries(identity.env)
+    .filter(([, value]) => value !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return sha256(
+    JSON.stringify([VERSION, identity.dir, manifest, command, args, env, cwd, hello, pin, inputs]),
+  );
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const strings = (value: unknown): string[] | undefined =>
+  Array.isArray(value) && value.every((item) => typeof item === 'string') ? value : undefined;
+
+/** The registrations of an entry, each checked as its register frame would be, or why not. */
+function registrationsOf(doc: unknown, key: string): Registrations | string {
+  if (!isObject(doc) || doc.version !== VERSION || doc.key !== key) return 'stale';
+  const { tools, commands } = doc;
+  const events = strings(doc.events);
+  const intercepts = strings(doc.intercepts);
+  if (!Array.isArray(tools) || tools.length > REGISTRATION_LIMITS.toolsPerExtension)
+    return 'its tools are not a list within the limit';
+  if (!Array.isArray(commands) || commands.length > REGISTRATION_LIMITS.commandsPerExtension)
+    return 'its commands are not a list within the limit';
+  if (!events || !intercepts || events.length > 64 || intercepts.length > 64)
+    return 'its subscriptions are not lists of names';
+  const out: Registrations = {
+    tools: new Map(),
+    commands: new Map(),
+    events: new Set(),
+    intercepts: new Set(),
+  };
+  for (const tool of tools) {
+    if (!isObject(tool) || typeof tool.name !== 'string') return 'a tool without a name';
+    if (tool.description !== undefined && typeof tool.description !== 'string')
+      return `tool ${JSON.stringify(tool.name.slice(0, 64))}: a description that is not text`;
+    const checked = checkTool({
+      type: 'register_tool',
+      name: tool.name,
+      ...(tool.description !== undefined ? { description: tool.description } : {}),
+      ...(isObject(tool.schema) ? { schema: tool.schema } : {}),
+      deferred: tool.deferred === true,
+    } as Parameters<typeof checkTool>[0]);
+    if (typeof checked === 'string') return checked;
+    out.tools.set(checked.name, checked);
+  }
+  for (const command of commands) {
+    if (!isObject(command) || typeof command.name !== 'string') return 'a command without a name';
+    const description = typeof command.description === 'string' ? command.description : '';
+    const checked = checkCommand({ type: 'register_command', name: command.name, description });
+    if (typeof checked === 'string') return checked;
+    out.commands.set(checked.name.toLowerCase(), checked);
+  }
+  const subscription = checkSubscription(events, intercepts);
+  if (subscription.problems.length > 0) return subscription.problems[0]!;
+  out.events = subscription.accepted.events;
+  out.intercepts = subscription.accepted.intercept;
+  return out;
+}
+
+export interface MemoryRead {
+  registrations?: Registrations;
+  /** Why an entry that exists was not used (for the extension's log). */
+  problem?: string;
+}
+
+/**
+ * The registrations remembered for the extension in `dir` under `key`; nothing when there is no
+ * entry or it was made for another key. Contract: never throws.
+ */
+export function readMemory(home: string, dir: string, key: string): MemoryRead {
+  const path = entryPath(home, dir);
+  let fd: number | undefined;
+  try {
+    const unsafe = unsafeDir(memoryDir(home));
+    if (unsafe) return { problem: `remembered registrations not used: ${unsafe}` };
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOFOLLOW ?? 0));
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || !ownedByUs(stat.uid)) return { problem: `${path}: not a file of zot's` };
+    if (stat.size > MEMORY_LIMITS.entryBytes)
+      return { problem: `${path}: over ${MEMORY_LIMITS.entryBytes} bytes; not used` };
+    const bytes = Buffer.alloc(stat.size);
+    let read = 0;
+    while (read < bytes.length) {
+      const n = readSync(fd, bytes, read, bytes.length - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    const parsed = parseBoundedJson(bytes.subarray(0, read).toString('utf8'));
+    if (!parsed.ok) return { problem: `${path}: ${parsed.error}; not used` };
+    const registrations = registrationsOf(parsed.value, key);
+    if (registrations === 'stale') return {};
+    if (typeof registrations === 'string')
+      return { problem: `${path}: ${registrations}; not used` };
+    return { registrations };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    return { problem: `${path}: ${errorMessage(error)}; not used` };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** The entry's text for `registrations` (sorted, so the same registrations give the same text). */
+export function memoryText(key: string, name: string, registrations: Registrations): string {
+  const byName = <T extends { name: string }>(items: Iterable<T>) =>
+    [...items].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return JSON.stringify({
+    version: VERSION,
+    key,
+    name,
+    tools: byName(registrations.tools.values()).map(({ name, description, schema, deferred }) => ({
+      name,
+      description,
+      schema,
+      ...(deferred ? { deferred } : {}),
+    })),
+    commands: byName(registrations.commands.values()).map(({ name, description }) => ({
+      name,
+      description,
+    })),
+    events: [...registrations.events].sort(),
+    intercepts: [...registrations.intercepts].sort(),
+  });
+}
+
+/**
+ * Replaces the entry of the extension in `dir` with `text` (from memoryText), atomically, and
+ * drops the oldest entries past the bound. Returns a problem for the log, or undefined.
+ * Contract: never throws.
+ */
+export function writeMemory(home: string, dir: string, text: string): string | undefined {
+  if (Buffer.byteLength(text) > MEMORY_LIMITS.entryBytes)
+    return `registrations over ${MEMORY_LIMITS.entryBytes} bytes are not remembered`;
+  const root = memoryDir(home);
+  const path = entryPath(home, dir);
+  const temp = join(root, `.${randomBytes(6).toString('hex')}.${process.pid}.tmp`);
+  try {
+    mkdirSync(root, { recursive: true, mode: 0o700 });
+    const unsafe = unsafeDir(root);
+    if (unsafe) return `registrations not remembered: ${unsafe}`;
+    writeFileSync(temp, text, { mode: 0o600, flag: 'wx' });
+    renameSync(temp, path);
+  } catch (error) {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // never created
+    }
+    return `${path}: ${errorMessage(error)}; registrations not remembered`;
+  }
+  evict(root);
+  return undefined;
+}
+
+/** Keeps the newest MEMORY_LIMITS.entries entries; removes temporary files of dead writes. */
+function evict(root: string): void {
+  try {
+    const names = readdirSync(root);
+    if (names.length <= MEMORY_LIMITS.entries) return;
+    const now = Date.now();
+    const entries: Array<{ path: string; mtime: number }> = [];
+    for (const name of names) {
+      const path = join(root, name);
+      const stat = statSync(path, { throwIfNoEntry: false });
+      if (!stat) continue;
+      if (ENTRY_NAME.test(name)) entries.push({ path, mtime: stat.mtimeMs });
+      else if (name.endsWith('.tmp') && now - stat.mtimeMs > STALE_TEMP_MS) unlinkSync(path);
+    }
+    entries.sort((a, b) => b.mtime - a.mtime);
+    for (const { path } of entries.slice(MEMORY_LIMITS.entries)) unlinkSync(path);
+  } catch {
+    // another run evicting at the same time: the bound holds again after the next write
+  }
+}
+
+/**
+ * Whether a run may go ahead without waiting for an extension that registered `remembered` last
+ * time: only when it intercepts and observes nothing (a guard or an observer must be in place
+ * before the first model request) and its manifest does not make it a guard whose failures
+ * block. Contract: pure.
+ */
+export function mayGoAhead(
+  remembered: Registrations | undefined,
+  interceptFailure: string,
+): boolean {
+  if (!remembered || interceptFailure === 'block') return false;
+  return remembered.intercepts.size === 0 && remembered.events.size === 0;
+}

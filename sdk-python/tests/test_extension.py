@@ -38,7 +38,7 @@ class HandshakeTest(unittest.TestCase):
 
         h = Harness(ext)
         before = h.ready(cwd="/p", data_dir="/d", model="m", extension_dir="/e")
-        self.assertEqual(h.hello, {"type": "hello", "name": "order", "version": "2.0.0", "capabilities": ["commands"]})
+        self.assertEqual(h.hello, {"type": "hello", "name": "order", "version": "2.0.0", "protocol_version": 2, "capabilities": ["commands"]})
         self.assertEqual(seen, [("/p", "/d", "m")])
         self.assertEqual([f["type"] for f in before], ["register_command", "register_tool"])
         self.assertEqual(h.next(), {"type": "notify", "level": "info", "message": "from on_hello"})

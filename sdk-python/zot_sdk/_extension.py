@@ -11,7 +11,7 @@ import os
 import sys
 import threading
 
-from ._framing import FrameError, LineReader, encode, decode
+from ._framing import PROTOCOL_VERSION, FrameError, LineReader, encode, decode
 from ._results import (
     Decision,
     ToolResult,
@@ -411,6 +411,7 @@ class Extension:
         self._out = stdout
         reader = LineReader(stdin)
         hello = {"type": "hello", "name": self.name, "version": str(self.version)}
+        hello["protocol_version"] = PROTOCOL_VERSION
         hello["capabilities"] = self._capabilities()
         with self._lock:
             self._phase = "handshake"

@@ -1,8 +1,41 @@
 // Protocol constants and the closed vocabularies of extensions.md.
 // Contract: every list here is the single source for both the frame schemas and callers' guards.
 
-/** Wire protocol version sent in `hello_ack.protocol_version`. */
-export const PROTOCOL_VERSION = 1;
+/**
+ * The newest wire protocol version zot speaks. An extension opts in by sending it as
+ * `hello.protocol_version`; `hello_ack.protocol_version` is the version the host then speaks with
+ * that extension (see negotiateProtocolVersion).
+ */
+export const PROTOCOL_VERSION = 2;
+
+/** The version of an extension whose hello names none: it sees exactly the original frames. */
+export const BASE_PROTOCOL_VERSION = 1;
+
+/** The versions a connection can speak. */
+export type ProtocolVersion = 1 | 2;
+
+/**
+ * The version the host speaks with an extension whose hello said `requested`: 2 for 2 or later
+ * (the newest zot knows), 1 for anything else (absent, 1, or a version that never existed).
+ */
+export function negotiateProtocolVersion(requested: unknown): ProtocolVersion {
+  return typeof requested === 'number' && Number.isInteger(requested) && requested >= 2 ? 2 : 1;
+}
+
+/**
+ * Frame types (either way) that exist from protocol version 2 only: the host never sends one to a
+ * version-1 extension and refuses one from it.
+ */
+export const V2_FRAME_TYPES = [
+  'cancel',
+  'tool_progress',
+  'ui_request',
+  'ui_response',
+  'unregister_tool',
+] as const;
+
+/** Interceptable events of protocol version 2 (a version-1 extension cannot subscribe to them). */
+export const V2_INTERCEPTABLE_EVENTS = ['tool_result', 'user_prompt'] as const;
 
 /** Longest accepted line (frame) in bytes, excluding its LF (design D12: 32 MiB). */
 export const MAX_FRAME_BYTES = 32 * 1024 * 1024;
@@ -67,4 +100,20 @@ export function isEventName(name: unknown): name is EventName {
 /** True when `name` is an event that may be intercepted. */
 export function isInterceptableEvent(name: unknown): name is InterceptableEvent {
   return typeof name === 'string' && interceptable.has(name);
+}
+
+const v2FrameTypes: ReadonlySet<string> = new Set(V2_FRAME_TYPES);
+const v2Intercepts: ReadonlySet<string> = new Set(V2_INTERCEPTABLE_EVENTS);
+
+/** The lowest protocol version at which a frame of this `type` (and `event`, if any) exists. */
+export function frameVersion(frame: { type: string; event?: unknown }): ProtocolVersion {
+  if (v2FrameTypes.has(frame.type)) return 2;
+  if (frame.type === 'event_intercept' && typeof frame.event === 'string')
+    return v2Intercepts.has(frame.event) ? 2 : 1;
+  return 1;
+}
+
+/** The lowest protocol version at which `event` may be intercepted (1 for unknown names). */
+export function interceptVersion(event: string): ProtocolVersion {
+  return v2Intercepts.has(event) ? 2 : 1;
 }

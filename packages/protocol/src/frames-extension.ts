@@ -42,8 +42,17 @@ export const HelloFrameSchema = frame(
   {
     name: Type.String({ description: 'Extension name; should match the manifest name.' }),
     version: Type.Optional(Type.String()),
+    protocol_version: Type.Optional(
+      Type.Integer({
+        description:
+          'The protocol version the extension speaks: 2 opts in to version 2; absent means 1 (exactly the original frames).',
+      }),
+    ),
     capabilities: Type.Optional(
-      Type.Array(Type.String(), { description: 'For example "commands", "tools", "panels".' }),
+      Type.Array(Type.String(), {
+        description:
+          'Informational, for example "commands", "tools", "panels"; names the host does not know are ignored.',
+      }),
     ),
   },
   {

@@ -13,7 +13,10 @@ const Step = Type.Integer({ description: 'Turn number within the prompt, from 1.
 export const HelloAckFrameSchema = frame(
   'hello_ack',
   {
-    protocol_version: Type.Integer({ description: 'Wire protocol version (currently 1).' }),
+    protocol_version: Type.Integer({
+      description:
+        'The version the host speaks with this extension: 2 when its hello said protocol_version 2, else 1.',
+    }),
     zot_version: Type.Optional(Type.String()),
     provider: Type.Optional(Type.String()),
     model: Type.Optional(Type.String()),

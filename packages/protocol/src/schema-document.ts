@@ -34,7 +34,8 @@ function buildDocument(): Record<string, unknown> {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     title: 'zot extension protocol',
     description:
-      `Frames of the zot extension protocol, version ${PROTOCOL_VERSION}: one JSON object ` +
+      `Frames of the zot extension protocol, versions 1 to ${PROTOCOL_VERSION} (hello.protocol_version ` +
+      'negotiates; a frame of a later version is never sent to an extension of an earlier one): one JSON object ' +
       `per LF-terminated line, at most ${MAX_FRAME_BYTES} bytes. Receivers ignore unknown ` +
       'fields and unknown frame types. Generated from @zot/protocol; do not edit.',
     anyOf: [refTo('FrameFromExtension'), refTo('FrameFromHost')],

@@ -24,6 +24,7 @@ export type SdkFrame = FrameFromExtension | OpenPanelFrame;
 
 /** What zot tells the extension in hello_ack. Empty strings for fields the host left out. */
 export interface HostInfo {
+  /** The version zot speaks with this extension: 2 (the SDK asks for it), 1 from an older zot. */
   readonly protocolVersion: number;
   readonly zotVersion: string;
   readonly provider: string;

@@ -41,6 +41,7 @@ test('handshake: hello first, nothing else before hello_ack, onHello, registrati
     type: 'hello',
     name: 'test',
     version: '1.2.3',
+    protocol_version: 2,
     capabilities: ['commands', 'tools', 'events'],
   });
   await new Promise((r) => setTimeout(r, 30));

@@ -8,6 +8,7 @@ import {
   checkFrameFromExtension,
   decodeFromHost,
   isRequestType,
+  PROTOCOL_VERSION,
   type CommandInvokedFrame,
   type EventFrame,
   type EventInterceptFrame,
@@ -299,6 +300,7 @@ export class Extension {
       type: 'hello',
       name: this.name,
       version: this.version,
+      protocol_version: PROTOCOL_VERSION,
       capabilities: [...(this.options.capabilities ?? this.capabilities())],
     });
     const early = this.early ?? [];

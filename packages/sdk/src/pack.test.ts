@@ -79,7 +79,7 @@ test('npm pack: no runtime dependencies; installs offline; typed; runs over pipe
   program.emit();
 
   const input = [
-    { type: 'hello_ack', protocol_version: 1, cwd: '/p' },
+    { type: 'hello_ack', protocol_version: 2, cwd: '/p' },
     { type: 'tool_call', id: '1', name: 'shout', args: { word: 'hi' } },
     { type: 'tool_call', id: '2', name: 'shout', args: { word: '' } },
     { type: 'shutdown' },
@@ -97,7 +97,13 @@ test('npm pack: no runtime dependencies; installs offline; typed; runs over pipe
     .split('\n')
     .map((line) => JSON.parse(line));
   assert.deepEqual(frames, [
-    { type: 'hello', name: 'packed', version: '1.0.0', capabilities: ['tools'] },
+    {
+      type: 'hello',
+      name: 'packed',
+      version: '1.0.0',
+      protocol_version: 2,
+      capabilities: ['tools'],
+    },
     {
       type: 'register_tool',
       name: 'shout',

@@ -13,7 +13,7 @@
 Copy this `zot_sdk/` directory next to your script, or `pip install` the SDK.
 """
 from ._extension import EVENTS, LEVELS, Extension, HostInfo, PanelKey, ToolCall
-from ._framing import MAX_LINE_BYTES
+from ._framing import MAX_LINE_BYTES, PROTOCOL_VERSION
 from ._results import (
     CommandResult,
     Decision,
@@ -35,8 +35,6 @@ from ._results import (
 )
 
 __version__ = "0.1.0"
-#: The protocol version this SDK speaks (hello_ack.protocol_version).
-PROTOCOL_VERSION = 1
 
 __all__ = [
     "EVENTS",

@@ -11,6 +11,9 @@ function checkHelloFrame(value: any): boolean {
     value['type'] === 'hello' &&
     typeof value['name'] === 'string' &&
     (value['version'] !== undefined ? typeof value['version'] === 'string' : true) &&
+    (value['protocol_version'] !== undefined
+      ? Number.isInteger(value['protocol_version'])
+      : true) &&
     (value['capabilities'] !== undefined
       ? Array.isArray(value['capabilities']) &&
         ((array) => {
@@ -30,6 +33,7 @@ const shapeHelloFrame: Shape = {
     { key: 'type', required: true, shape: { kind: 'literal', value: 'hello' } },
     { key: 'name', required: true, shape: { kind: 'string' } },
     { key: 'version', required: false, shape: { kind: 'string' } },
+    { key: 'protocol_version', required: false, shape: { kind: 'integer' } },
     { key: 'capabilities', required: false, shape: { kind: 'array', items: { kind: 'string' } } },
   ],
 };

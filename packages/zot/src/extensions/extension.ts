@@ -2,7 +2,10 @@
 import {
   decodeFromExtension,
   FRAME_LIMITS,
+  frameVersion,
   jsonLimitProblem,
+  negotiateProtocolVersion,
+  type ProtocolVersion,
   type EventFrame,
   type FrameFromExtension,
   type FrameFromHost,
@@ -72,6 +75,12 @@ export const DEFAULT_POLICY: ExtensionPolicy = { interceptFailure: 'allow', rest
 /** Why not running, while a restart is pending: callers are told to try again. */
 export const RESTARTING = 'restarting, try again';
 
+/** A frame named for a log line: its type, and its event when it has one. */
+function describeFrame(frame: FrameFromHost): string {
+  const event = (frame as { event?: unknown }).event;
+  return typeof event === 'string' ? `${frame.type} (${event})` : `a ${frame.type} frame`;
+}
+
 function preview(line: string): string {
   return line.length > 120 ? `${line.slice(0, 120)}…` : line;
 }
@@ -86,6 +95,11 @@ export class RunningExtension {
   events = new Set<string>();
   intercepts = new Set<string>();
   shutdownAcked = false;
+  /**
+   * The protocol version negotiated in this process's hello (1 until then, and for an extension
+   * that named none): frames of a later version are neither sent to it nor taken from it.
+   */
+  protocolVersion: ProtocolVersion = 1;
   private droppedEvents = 0;
   private readonly refusedOverCap = { tool: 0, command: 0 };
   readonly peer: Peer;
@@ -213,6 +227,12 @@ export class RunningExtension {
   }
 
   private unsendable(frame: FrameFromHost): string | undefined {
+    const needs = frameVersion(frame as { type: string; event?: unknown });
+    if (needs > this.protocolVersion) {
+      const what = `not sent: ${describeFrame(frame)} is a protocol version ${needs} frame and this extension speaks version ${this.protocolVersion}`;
+      this.warn(what);
+      return what;
+    }
     const problem = jsonLimitProblem(frame, FRAME_LIMITS);
     if (problem === undefined) return undefined;
     const what = `not sent: the ${frame.type} frame would be ${problem} (the protocol's bound)`;
@@ -373,6 +393,8 @@ export class RunningExtension {
       return;
     }
     if (!decoded.ok) {
+      const type = decoded.type ?? '';
+      if (decoded.kind === 'unknown_type' && this.refusedByVersion(type)) return;
       if (decoded.kind === 'unknown_type')
         this.warn(`ignored unknown frame type "${decoded.type}"`);
       else this.warn(`dropped a malformed line: ${decoded.error}: ${preview(line)}`);
@@ -391,10 +413,15 @@ export class RunningExtension {
       );
     }
     this.state = 'handshaking';
+    this.protocolVersion = negotiateProtocolVersion(frame.protocol_version);
+    if (frame.protocol_version !== undefined)
+      this.log.write(
+        `hello asks for protocol version ${frame.protocol_version}; speaking version ${this.protocolVersion}`,
+      );
     const info = this.context.hostInfo();
     this.send({
       type: 'hello_ack',
-      protocol_version: 1,
+      protocol_version: this.protocolVersion,
       ...info,
       extension_dir: this.dir,
       data_dir: this.dataDir,
@@ -452,7 +479,21 @@ export class RunningExtension {
     this.context.onRegistrationChange(this);
   }
 
+  /**
+   * A frame of a protocol version this extension did not negotiate is refused (named and
+   * logged), never acted on. True when `type` was refused.
+   */
+  private refusedByVersion(type: string): boolean {
+    const needs = frameVersion({ type });
+    if (needs <= this.protocolVersion) return false;
+    this.warn(
+      `refused a ${type} frame: it is a protocol version ${needs} frame and this extension's hello did not ask for version ${needs} (send "protocol_version": ${needs} in hello)`,
+    );
+    return true;
+  }
+
   private onFrame(frame: FrameFromExtension): void {
+    if (this.refusedByVersion(frame.type)) return;
     switch (frame.type) {
       case 'hello':
         this.log.write('ignored a second hello');
@@ -476,7 +517,11 @@ export class RunningExtension {
         return this.noteRegistration();
       }
       case 'subscribe': {
-        const { accepted, problems } = checkSubscription(frame.events ?? [], frame.intercept ?? []);
+        const { accepted, problems } = checkSubscription(
+          frame.events ?? [],
+          frame.intercept ?? [],
+          this.protocolVersion,
+        );
         problems.forEach((problem) => this.warn(problem));
         this.events = accepted.events;
         this.intercepts = accepted.intercept;

@@ -18,6 +18,8 @@ export interface FakeScript {
   tools?: string[];
   /** Registered with `deferred: true`. */
   deferredTools?: string[];
+  /** Extra hello fields (e.g. protocol_version). */
+  hello?: Record<string, unknown>;
   /** Extra manifest fields (e.g. restart, intercept_failure). */
   manifest?: Record<string, unknown>;
   /** Registers and says ready this long after hello_ack (default: at once). */
@@ -47,7 +49,7 @@ export class FakeExtension {
     });
     const status = script.exitBeforeHello?.();
     if (status !== undefined) void this.exit(status);
-    else this.send({ type: 'hello', name, version: '1.0.0' });
+    else this.send({ type: 'hello', name, version: '1.0.0', ...script.hello });
   }
 
   send(frame: FrameFromExtension): void {

@@ -1,9 +1,11 @@
 // Validation of one extension's registration frames (commands, tools, subscriptions).
 import {
   isEventName,
+  interceptVersion,
   isInterceptableEvent,
   jsonLimitProblem,
   MAX_JSON_DEPTH,
+  type ProtocolVersion,
   type RegisterCommandFrame,
   type RegisterToolFrame,
 } from '@zot/protocol';
@@ -78,8 +80,15 @@ export function checkTool(frame: RegisterToolFrame): ToolRegistration | string {
   return { name: frame.name, description, schema: final, deferred: frame.deferred === true, bytes };
 }
 
-/** Splits subscribe lists into accepted names and complaints for the log. */
-export function checkSubscription(events: string[], intercept: string[]) {
+/**
+ * Splits subscribe lists into accepted names and complaints for the log. An event that can be
+ * intercepted only from a later protocol version than the extension's is refused, named.
+ */
+export function checkSubscription(
+  events: string[],
+  intercept: string[],
+  version: ProtocolVersion = 1,
+) {
   const problems: string[] = [];
   const accepted = { events: new Set<string>(), intercept: new Set<string>() };
   for (const name of events) {
@@ -87,7 +96,12 @@ export function checkSubscription(events: string[], intercept: string[]) {
     else problems.push(`subscribe: unknown event "${name}" ignored`);
   }
   for (const name of intercept) {
-    if (isInterceptableEvent(name)) accepted.intercept.add(name);
+    const needs = interceptVersion(name);
+    if (needs > version)
+      problems.push(
+        `subscribe: intercepting "${name}" needs protocol version ${needs} (send "protocol_version": ${needs} in hello); ignored`,
+      );
+    else if (isInterceptableEvent(name)) accepted.intercept.add(name);
     else if (isEventName(name))
       problems.push(`subscribe: "${name}" cannot be intercepted; ignored`);
     else problems.push(`subscribe: unknown event "${name}" ignored`);

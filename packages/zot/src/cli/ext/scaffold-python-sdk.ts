@@ -19,7 +19,7 @@ export const PYTHON_SDK_FILES: ReadonlyArray<{ path: string; content: string }> 
 Copy this \`zot_sdk/\` directory next to your script, or \`pip install\` the SDK.
 """
 from ._extension import EVENTS, LEVELS, Extension, HostInfo, PanelKey, ToolCall
-from ._framing import MAX_LINE_BYTES
+from ._framing import MAX_LINE_BYTES, PROTOCOL_VERSION
 from ._results import (
     CommandResult,
     Decision,
@@ -41,8 +41,6 @@ from ._results import (
 )
 
 __version__ = "0.1.0"
-#: The protocol version this SDK speaks (hello_ack.protocol_version).
-PROTOCOL_VERSION = 1
 
 __all__ = [
     "EVENTS",
@@ -88,7 +86,7 @@ import os
 import sys
 import threading
 
-from ._framing import FrameError, LineReader, encode, decode
+from ._framing import PROTOCOL_VERSION, FrameError, LineReader, encode, decode
 from ._results import (
     Decision,
     ToolResult,
@@ -488,6 +486,7 @@ class Extension:
         self._out = stdout
         reader = LineReader(stdin)
         hello = {"type": "hello", "name": self.name, "version": str(self.version)}
+        hello["protocol_version"] = PROTOCOL_VERSION
         hello["capabilities"] = self._capabilities()
         with self._lock:
             self._phase = "handshake"
@@ -745,6 +744,10 @@ import json
 
 #: The protocol's frame limit: 32 MiB per line.
 MAX_LINE_BYTES = 32 * 1024 * 1024
+
+#: The protocol version this SDK asks for in hello; hello_ack.protocol_version says what the host
+#: speaks (2, or 1 from an older zot).
+PROTOCOL_VERSION = 2
 
 _SKIP_CHUNK = 1024 * 1024
 

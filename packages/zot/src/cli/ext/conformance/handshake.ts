@@ -1,6 +1,6 @@
 // The start of the conversation: `hello` first and well formed, `hello_ack`, the registrations,
 // then `ready` within the host's deadlines (design D6, D8).
-import { PROTOCOL_VERSION } from '@zot/protocol';
+import { negotiateProtocolVersion } from '@zot/protocol';
 import { checkRegistrations, type Kit } from './kit.js';
 
 /** Whether the conversation can go on after the handshake. */
@@ -29,9 +29,10 @@ export async function hello(kit: Kit): Promise<boolean> {
     });
     return false;
   }
+  kit.protocolVersion = negotiateProtocolVersion(frame.protocol_version);
   child.send({
     type: 'hello_ack',
-    protocol_version: PROTOCOL_VERSION,
+    protocol_version: kit.protocolVersion,
     zot_version: kit.host.zot_version,
     provider: kit.host.provider,
     model: kit.host.model,
@@ -39,7 +40,8 @@ export async function hello(kit: Kit): Promise<boolean> {
     extension_dir: manifest.dir,
     data_dir: kit.host.data_dir,
   });
-  const version = frame.version !== undefined ? ` ${frame.version}` : '';
+  const version =
+    (frame.version !== undefined ? ` ${frame.version}` : '') + `, protocol ${kit.protocolVersion}`;
   const after = `${child.helloAt! - child.startedAtMs} ms after start`;
   if (frame.name !== manifest.name) {
     checks.add({

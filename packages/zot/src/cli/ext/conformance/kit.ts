@@ -1,5 +1,6 @@
 // What every phase of `zot ext test` shares: the extension under test, the checks so far, the
 // host's timeouts, and the registrations the host would have accepted.
+import type { ProtocolVersion } from '@zot/protocol';
 import type { Manifest } from '../../../extensions/manifest.js';
 import {
   checkCommand,
@@ -39,6 +40,8 @@ export interface Kit {
   registry: Registry;
   /** How many of child.registrations have been checked. */
   checkedRegistrations: number;
+  /** The version negotiated in hello (1 until then, and when hello named none). */
+  protocolVersion: ProtocolVersion;
 }
 
 const BUILTIN_COMMAND_SET = new Set(BUILTIN_COMMANDS.map((name) => name.toLowerCase()));
@@ -131,7 +134,11 @@ export function checkRegistrations(kit: Kit, late = false): void {
           message: `${kind} accepted${when}`,
         });
     } else if (frame.type === 'subscribe') {
-      const { accepted, problems } = checkSubscription(frame.events ?? [], frame.intercept ?? []);
+      const { accepted, problems } = checkSubscription(
+        frame.events ?? [],
+        frame.intercept ?? [],
+        kit.protocolVersion,
+      );
       registry.events = accepted.events;
       registry.intercepts = accepted.intercept;
       const what = `events [${[...accepted.events].join(', ')}], intercept [${[...accepted.intercept].join(', ')}]`;

@@ -135,6 +135,7 @@ export async function runKit(options: RunOptions): Promise<ReportJson> {
     },
     registry: emptyRegistry(),
     checkedRegistrations: 0,
+    protocolVersion: 1,
   };
   mkdirSync(kit.host.cwd);
   mkdirSync(kit.host.data_dir);

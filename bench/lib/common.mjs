@@ -26,8 +26,9 @@ function median(sorted) {
 }
 
 /**
- * Builds one result row. `target` is either `{ maxRatio }` (subject median / baseline median)
- * or `{ maxMs }` (an absolute bound on the subject median); the ratio is reported either way.
+ * Builds one result row. `target` is `{ maxRatio }` (subject median / baseline median),
+ * `{ maxMs }` (an absolute bound on the subject median) or `{ maxAddedMs }` (a bound on subject
+ * median - baseline median); the ratio is reported either way.
  */
 export function row(metric, baselineSamples, subjectSamples, target, extra = {}) {
   const baseline = summarize(baselineSamples);
@@ -38,6 +39,10 @@ export function row(metric, baselineSamples, subjectSamples, target, extra = {})
   if (target.maxRatio !== undefined) {
     pass = ratio <= target.maxRatio;
     label = `ratio <= ${target.maxRatio}`;
+  } else if (target.maxAddedMs !== undefined) {
+    const added = Math.round((subject.median - baseline.median) * 1e4) / 1e4;
+    pass = added <= target.maxAddedMs;
+    label = `added ${added} <= ${target.maxAddedMs} ms`;
   } else {
     pass = subject.median < target.maxMs;
     label = `median < ${target.maxMs} ms`;

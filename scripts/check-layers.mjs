@@ -36,8 +36,17 @@ const ALLOWED = {
   ],
   main: ['cli'],
 };
-// Which of our packages each package may import.
-const PACKAGE_RULES = { protocol: [], sdk: ['@zot/protocol'], zot: ['@zot/protocol'] };
+// Which of our packages each package may import (a subpath allows that module only).
+const PACKAGE_RULES = {
+  protocol: [],
+  sdk: ['@zot/protocol'],
+  // The RPC client gets its types generated from zot's RPC schema, never from zot itself, and
+  // only the protocol's light modules: its index would load the frame decoder and TypeBox.
+  'rpc-client': ['@zot/protocol/jsonl', '@zot/protocol/bounds', '@zot/protocol/constants'],
+  zot: ['@zot/protocol'],
+};
+// Packages that may import nothing from npm besides Node's built-ins and the packages above.
+const NO_DEPENDENCIES = new Set(['rpc-client']);
 
 // Every process zot starts goes through security/launcher.ts (environment scrubbing, the
 // sandbox): nothing else may import node:child_process for real (type imports are fine).
@@ -90,9 +99,17 @@ for (const pkg of Object.keys(PACKAGE_RULES)) {
       ) {
         problems.push(`${where}: package ${pkg} must not import ${spec}`);
       }
+      if (
+        NO_DEPENDENCIES.has(pkg) &&
+        !spec.startsWith('.') &&
+        !spec.startsWith('node:') &&
+        !spec.startsWith('@zot/')
+      ) {
+        problems.push(`${where}: package ${pkg} must not depend on ${spec} (Node built-ins only)`);
+      }
       if (!spec.startsWith('.')) continue;
       if (pkg !== 'zot') {
-        // protocol and sdk: a relative import must stay inside the package's own src/.
+        // Every other package: a relative import must stay inside the package's own src/.
         const own = join(root, 'packages', pkg, 'src');
         if (!resolve(dirname(file), spec).startsWith(own + sep))
           problems.push(`${where}: imports ${spec}, outside ${relative(root, own)}`);

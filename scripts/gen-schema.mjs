@@ -1,6 +1,6 @@
 // Writes the committed files generated from the compiled TypeBox definitions: the JSON Schema
-// documents and the precompiled validators (packages/protocol/src/generated/ for the frames,
-// packages/zot/src/modes/generated/ for the RPC requests).
+// documents, the precompiled validators (packages/protocol/src/generated/ for the frames,
+// packages/zot/src/modes/generated/ for the RPC requests) and @zot/rpc-client's types.
 // Usage: node scripts/gen-schema.mjs [--check] [file-substring ...]   (run after `npm run build`)
 //   --check  write nothing; exit 1 naming every stale or missing file.
 // Output is deterministic: JSON keeps the definitions' key order, 2-space indent, trailing LF;
@@ -37,7 +37,7 @@ const TARGETS = [
     file: 'schema/rpc.schema.json',
     json: true,
     optional: RPC_SCHEMA,
-    generate: (load) => load(RPC_SCHEMA, 'RPC_SCHEMA_DOCUMENT'),
+    generate: async (load) => (await load(RPC_SCHEMA, 'rpcSchemaDocument'))(),
   },
   // RPC mode checks requests with these instead of TypeBox (packages/zot/src/modes/rpc-decode.ts).
   // The protocol's codegen is given zot's table: the protocol itself never imports zot.
@@ -52,6 +52,22 @@ const TARGETS = [
         doc: 'Validators of the RPC requests, keyed by `type`, in RPC_REQUESTS order.',
         from: 'RPC_REQUESTS in src/modes/rpc-schema.ts',
         typesFrom: '@zot/protocol',
+      });
+    },
+  },
+  // @zot/rpc-client's types: the same RPC definitions, as TypeScript (the client loads no
+  // TypeBox and imports nothing of zot's).
+  {
+    file: 'packages/rpc-client/src/generated/rpc-types.ts',
+    rebuild: 'packages/zot',
+    optional: RPC_SCHEMA,
+    generate: async (load) => {
+      const generate = await load(
+        'packages/protocol/dist/src/codegen-types.js',
+        'generateTypesSource',
+      );
+      return generate(await load(RPC_SCHEMA, 'RPC_CLIENT_TYPES'), {
+        from: 'packages/zot/src/modes/rpc-schema.ts',
       });
     },
   },

@@ -24,7 +24,8 @@ function collect(dir, out) {
 }
 
 const files = [];
-for (const pkg of ['protocol', 'sdk', 'zot']) collect(join(root, 'packages', pkg, 'dist'), files);
+for (const pkg of ['protocol', 'sdk', 'rpc-client', 'zot'])
+  collect(join(root, 'packages', pkg, 'dist'), files);
 collect(join(root, 'examples'), files);
 const selected = files
   .map((f) => relative(root, f))

@@ -10,7 +10,7 @@ import {
 } from './support/extensions.js';
 import { hangGuard } from './support/timing.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
-import { RpcClient } from './support/rpc-client.js';
+import { ZotRpc } from './support/rpc-client.js';
 import { makeSandbox, runZot } from './support/zot.js';
 
 let llm: FakeLlm;
@@ -35,16 +35,16 @@ test('--no-yolo over RPC: confirm_request, deny, allow, remembered approvals, bl
     subscribe: { intercept: ['tool_call'] },
     intercept_responses: { tool_call: { block: true, reason: 'blocked first' } },
   });
-  const client = RpcClient.start([...fakeLlmFlags(llm.url), '--no-yolo'], {
+  const client = ZotRpc.start([...fakeLlmFlags(llm.url), '--no-yolo'], {
     home: box.home,
     cwd: box.project,
     env: FAST_TIMEOUTS,
   });
   t.after(() => client.close());
-  await client.request({ type: 'ping' });
+  await client.request('ping');
   // zz-blocker blocks everything: no question is ever asked.
   llm.script({ toolCalls: [bash('x0', 'touch nope')] }, { text: 'ok' });
-  await client.request({ type: 'prompt', message: 'try' });
+  await client.request('prompt', { message: 'try' });
   await client.waitFor((line) => line.type === 'done');
   assert.equal(
     client.lines.some((line) => line.type === 'confirm_request'),
@@ -64,7 +64,7 @@ test('--no-yolo over RPC: confirm_request, deny, allow, remembered approvals, bl
     {},
     { manifest: { enabled: false } },
   );
-  const rpc = RpcClient.start([...fakeLlmFlags(llm.url), '--no-yolo'], {
+  const rpc = ZotRpc.start([...fakeLlmFlags(llm.url), '--no-yolo'], {
     home: box.home,
     cwd: box.project,
     env: FAST_TIMEOUTS,
@@ -81,7 +81,7 @@ test('--no-yolo over RPC: confirm_request, deny, allow, remembered approvals, bl
     { toolCalls: [{ id: 'r1', name: 'read', args: { path: 'allowed' } }] },
     { text: 'finished' },
   );
-  await rpc.request({ type: 'prompt', message: 'go' });
+  await rpc.request('prompt', { message: 'go' });
   const first = await rpc.waitFor((line) => line.type === 'confirm_request');
   assert.deepEqual(first, {
     type: 'confirm_request',
@@ -91,17 +91,17 @@ test('--no-yolo over RPC: confirm_request, deny, allow, remembered approvals, bl
     tool_detail: 'touch denied',
   });
   assert.equal(
-    (await rpc.request({ type: 'confirm', tool_id: 'nope', decision: 'allow' })).success,
+    (await rpc.request('confirm', { tool_id: 'nope', decision: 'allow' })).success,
     false,
   );
-  await rpc.request({ type: 'confirm', tool_id: 'd1', decision: 'deny' });
+  await rpc.request('confirm', { tool_id: 'd1', decision: 'deny' });
   await rpc.waitFor((line) => line.type === 'confirm_request' && line.tool_id === 'a1');
-  await rpc.request({ type: 'confirm', tool_id: 'a1', decision: 'allow_tool_session' });
+  await rpc.request('confirm', { tool_id: 'a1', decision: 'allow_tool_session' });
   const readAsk = await rpc.waitFor(
     (line) => line.type === 'confirm_request' && line.tool_id === 'r1',
   );
   assert.equal(readAsk.tool_name, 'read');
-  await rpc.request({ type: 'confirm', tool_id: 'r1', decision: 'allow' });
+  await rpc.request('confirm', { tool_id: 'r1', decision: 'allow' });
   await rpc.waitFor((line) => line.type === 'done');
   const asked = rpc.lines
     .filter((line) => line.type === 'confirm_request')
@@ -124,11 +124,11 @@ test('--no-yolo over RPC: confirm_request, deny, allow, remembered approvals, bl
   );
   // /yolo switches asking off and on again.
   const from = rpc.lines.length;
-  await rpc.request({ type: 'command', text: '/yolo' });
+  await rpc.request('command', { text: '/yolo' });
   const toggled = await rpc.waitFor((line) => line.type === 'ext_display', hangGuard(5000), from);
   assert.match(String(toggled.text), /yolo on/);
   llm.script({ toolCalls: [bash('y1', 'touch yolo')] }, { text: 'done' });
-  await rpc.request({ type: 'prompt', message: 'again' });
+  await rpc.request('prompt', { message: 'again' });
   await rpc.waitFor((line) => line.type === 'done', hangGuard(10_000), from);
   assert.equal(
     rpc.lines.slice(from).some((line) => line.type === 'confirm_request'),
@@ -159,15 +159,15 @@ test('--no-yolo in print mode denies what no rule allows, saying how to allow it
   assert.match(print.stderr, /--allow 'bash\(touch printed\)'/);
   assert.equal(existsSync(join(box.project, 'printed')), false);
 
-  const rpc = RpcClient.start([...fakeLlmFlags(llm.url), '--no-yolo'], {
+  const rpc = ZotRpc.start([...fakeLlmFlags(llm.url), '--no-yolo'], {
     home: box.home,
     cwd: box.project,
   });
   t.after(() => rpc.close());
   llm.script({ toolCalls: [bash('w1', 'touch waited')] });
-  await rpc.request({ type: 'prompt', message: 'go' });
+  await rpc.request('prompt', { message: 'go' });
   await rpc.waitFor((line) => line.type === 'confirm_request');
-  await rpc.request({ type: 'abort' });
+  await rpc.request('abort');
   await rpc.waitFor((line) => line.type === 'done');
   assert.ok(rpc.lines.some((line) => line.type === 'turn_end' && line.stop === 'aborted'));
   assert.equal(existsSync(join(box.project, 'waited')), false);

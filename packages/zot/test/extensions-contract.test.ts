@@ -11,7 +11,7 @@ import {
   makeExtension,
 } from './support/extensions.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
-import { RpcClient } from './support/rpc-client.js';
+import { ZotRpc } from './support/rpc-client.js';
 import { jsonLines, makeSandbox, runZot } from './support/zot.js';
 
 let llm: FakeLlm;
@@ -94,21 +94,21 @@ test('RPC panel_key: an unknown key name is an error; esc closes the panel and t
       },
     ],
   });
-  const client = RpcClient.start(fakeLlmFlags(llm.url), {
+  const client = ZotRpc.start(fakeLlmFlags(llm.url), {
     home: box.home,
     cwd: box.project,
     env: FAST_TIMEOUTS,
   });
-  await client.request({ type: 'command', text: '/todo' });
+  await client.request('command', { text: '/todo' });
   await client.waitFor((line) => line.type === 'ext_panel_open');
-  const unknown = await client.request({ type: 'panel_key', panel_id: 'p', key: 'escape' });
+  const unknown = await client.request('panel_key', { panel_id: 'p', key: 'escape' });
   assert.equal(unknown.success, false);
   assert.match(String(unknown.error), /unknown panel key "escape"/);
-  const esc = await client.request({ type: 'panel_key', panel_id: 'p', key: 'esc' });
+  const esc = await client.request('panel_key', { panel_id: 'p', key: 'esc' });
   assert.equal(esc.success, true);
   const closed = await client.waitFor((line) => line.type === 'ext_panel_close');
   assert.deepEqual(closed, { type: 'ext_panel_close', extension: 'todo', panel_id: 'p' });
-  const again = await client.request({ type: 'panel_key', panel_id: 'p', key: 'down' });
+  const again = await client.request('panel_key', { panel_id: 'p', key: 'down' });
   assert.match(String(again.error), /no open panel "p"/);
   await client.close();
   const received = readFileSync(record, 'utf8')

@@ -11,7 +11,7 @@ import {
   waitForNoProcesses,
 } from './support/extensions.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
-import { RpcClient, type Line } from './support/rpc-client.js';
+import { ZotRpc, type Line } from './support/rpc-client.js';
 import { jsonLines, makeSandbox, runZot } from './support/zot.js';
 
 let llm: FakeLlm;
@@ -28,7 +28,7 @@ function setup(env: Record<string, string> = {}) {
   const root = join(box.home, 'extensions');
   const log = (name: string) => readFileSync(join(box.home, 'logs', `ext-${name}.log`), 'utf8');
   const start = () =>
-    RpcClient.start(fakeLlmFlags(llm.url), {
+    ZotRpc.start(fakeLlmFlags(llm.url), {
       home: box.home,
       cwd: box.project,
       env: { ...FAST_TIMEOUTS, ...env },
@@ -57,7 +57,7 @@ const readProgress = (file: string) => (existsSync(file) ? readFileSync(file, 'u
  * Counts the flood's notes as they arrive without keeping them, and the drops reported in
  * warnings; `complete` resolves once delivered + dropped reaches `total`.
  */
-function countFlood(client: RpcClient, extension: string, total: number) {
+function countFlood(client: ZotRpc, extension: string, total: number) {
   const counts = { delivered: 0, dropped: 0, warnings: 0 };
   let done: () => void;
   const complete = new Promise<void>((resolve) => (done = resolve));
@@ -88,7 +88,7 @@ test('a client that stops reading holds the extension back: memory stays bounded
   makeExtension(root, 'flood', 'flood', { pad_bytes: 8192, progress_file: progress });
   const client = start();
   const { counts, complete } = countFlood(client, 'flood', total + 1); // + "flood done"
-  await client.request({ type: 'ping' });
+  await client.request('ping');
   const pid = client.child.pid!;
   const baseline = rss(pid);
 
@@ -138,7 +138,7 @@ test('notes beyond the backlog bound are dropped, counted and reported while a r
   });
   const client = start();
   const { counts, complete } = countFlood(client, 'flood', total + 1);
-  await client.request({ type: 'ping' });
+  await client.request('ping');
   client.child.stdout.pause();
   client.send({ type: 'command', id: 'flood', text: `/flood ${total}` });
   for (let i = 0; i < 2400 && !readProgress(progress).startsWith('done'); i++) await sleep(50);

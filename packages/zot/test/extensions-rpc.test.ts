@@ -9,7 +9,7 @@ import {
   expectNoLeftovers,
 } from './support/extensions.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
-import { RpcClient } from './support/rpc-client.js';
+import { ZotRpc } from './support/rpc-client.js';
 import { hangGuard } from './support/timing.js';
 import { makeSandbox } from './support/zot.js';
 
@@ -23,7 +23,7 @@ function setup(extraArgs: string[] = []) {
   const box = makeSandbox();
   const root = join(box.home, 'extensions');
   const start = () =>
-    RpcClient.start([...fakeLlmFlags(llm.url), ...extraArgs], {
+    ZotRpc.start([...fakeLlmFlags(llm.url), ...extraArgs], {
       home: box.home,
       cwd: box.project,
       env: FAST_TIMEOUTS,
@@ -51,7 +51,7 @@ test('get_commands, command and panels over RPC', async (t) => {
     ],
   });
   const client = start();
-  const commands = await client.request({ type: 'get_commands' });
+  const commands = await client.request('get_commands');
   const list = (commands.data as { commands: Array<{ name: string; source: string }> }).commands;
   assert.deepEqual(
     list.filter((c) => c.source === 'todo').map((c) => c.name),
@@ -59,7 +59,7 @@ test('get_commands, command and panels over RPC', async (t) => {
   );
   assert.ok(list.some((c) => c.name === 'reload-ext' && c.source === 'builtin'));
 
-  await client.request({ type: 'command', text: '/todo' });
+  await client.request('command', { text: '/todo' });
   const opened = await client.waitFor((line) => line.type === 'ext_panel_open');
   assert.deepEqual(opened.panel, {
     id: 'todo-main',
@@ -68,20 +68,16 @@ test('get_commands, command and panels over RPC', async (t) => {
     footer: 'esc',
   });
   assert.equal(
-    (await client.request({ type: 'panel_key', panel_id: 'todo-main', key: 'rune', text: 'x' }))
-      .success,
+    (await client.request('panel_key', { panel_id: 'todo-main', key: 'rune', text: 'x' })).success,
     true,
   );
   assert.equal(
-    (await client.request({ type: 'panel_key', panel_id: 'nope', key: 'down' })).success,
+    (await client.request('panel_key', { panel_id: 'nope', key: 'down' })).success,
     false,
   );
-  assert.equal(
-    (await client.request({ type: 'panel_close', panel_id: 'todo-main' })).success,
-    true,
-  );
+  assert.equal((await client.request('panel_close', { panel_id: 'todo-main' })).success, true);
   llm.script({ text: 'hello!' });
-  await client.request({ type: 'command', text: '/greet' });
+  await client.request('command', { text: '/greet' });
   const message = await client.waitFor((line) => line.type === 'assistant_message');
   assert.deepEqual(message.content, [{ type: 'text', text: 'hello!' }]);
   await client.close();
@@ -105,13 +101,13 @@ test('reload_extensions respawns with fresh manifests and reports per extension'
   const dir = makeExtension(root, 'dev', 'well-behaved', { tools: ['v1_tool'] });
   makeExtension(root, 'lazy', 'never-ready');
   const client = start();
-  await client.request({ type: 'ping' });
+  await client.request('ping');
   const firstPids = processesMatching(root);
   writeFileSync(
     join(dir, 'extension.json'),
     readFileSync(join(dir, 'extension.json'), 'utf8').replace('v1_tool', 'v2_tool'),
   );
-  const reload = await client.request({ type: 'reload_extensions' });
+  const reload = await client.request('reload_extensions');
   assert.equal(reload.success, true);
   const reports = (
     reload.data as {
@@ -136,7 +132,7 @@ test('reload_extensions respawns with fresh manifests and reports per extension'
   assert.match(lazy.logPath, /ext-lazy\.log$/);
   assert.notDeepEqual(processesMatching(root), firstPids, 'new processes');
   llm.script({ text: 'ok' });
-  await client.request({ type: 'prompt', message: 'tools?' });
+  await client.request('prompt', { message: 'tools?' });
   await client.waitFor((line) => line.type === 'done');
   const tools = llm.requests.at(-1)!.body.tools.map((tool: { name: string }) => tool.name);
   assert.ok(tools.includes('v2_tool') && !tools.includes('v1_tool'));
@@ -167,10 +163,10 @@ test('a burst of notify frames does not hold up a concurrent turn: the turn stop
     last = Number(n[1]);
     return false;
   };
-  await client.request({ type: 'ping' });
+  await client.request('ping');
   llm.script({ toolCalls: [{ id: 'stop', name: 'stop_flood', args: {} }] }, { text: 'finished' });
-  await client.request({ type: 'command', text: `/flood ${burst}` });
-  await client.request({ type: 'prompt', message: 'work while flooding' });
+  await client.request('command', { text: `/flood ${burst}` });
+  await client.request('prompt', { message: 'work while flooding' });
   await client.waitFor((line) => line.type === 'done', hangGuard(60_000));
   const result = client.lines.find((line) => line.type === 'tool_result' && line.id === 'stop');
   const text = (result?.content as Array<{ text: string }> | undefined)?.[0]?.text ?? '';
@@ -191,7 +187,7 @@ test('a command registered after ready is listed and runs without a reload', asy
   const client = start();
   const names = async () =>
     (
-      (await client.request({ type: 'get_commands' })).data as { commands: Array<{ name: string }> }
+      (await client.request('get_commands')).data as { commands: Array<{ name: string }> }
     ).commands.map((c) => c.name);
   let seen = await names();
   for (const end = Date.now() + hangGuard(2000); Date.now() < end && !seen.includes('later'); ) {
@@ -200,7 +196,7 @@ test('a command registered after ready is listed and runs without a reload', asy
   }
   assert.ok(seen.includes('later'), `late command listed: ${seen.join(', ')}`);
   const from = client.lines.length;
-  await client.request({ type: 'command', text: '/later now' });
+  await client.request('command', { text: '/later now' });
   const shown = await client.waitFor((line) => line.type === 'ext_display', hangGuard(5000), from);
   assert.equal(shown.text, 'ran later now');
   await client.close();

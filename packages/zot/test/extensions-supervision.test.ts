@@ -12,7 +12,7 @@ import {
   processesMatching,
 } from './support/extensions.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
-import { RpcClient, type Line } from './support/rpc-client.js';
+import { ZotRpc, type Line } from './support/rpc-client.js';
 import { deadline, hangGuard } from './support/timing.js';
 import { jsonLines, makeSandbox, runZot } from './support/zot.js';
 
@@ -35,7 +35,7 @@ function setup(t: { after(fn: () => void): void }, backoffMs: string) {
   const root = join(box.home, 'extensions');
   const env = { ...FAST_TIMEOUTS, ZOT_EXT_RESTART_BACKOFF_MS: backoffMs };
   const start = () =>
-    RpcClient.start([...fakeLlmFlags(llm.url), '--no-session'], {
+    ZotRpc.start([...fakeLlmFlags(llm.url), '--no-session'], {
       home: box.home,
       cwd: box.project,
       env,
@@ -48,11 +48,11 @@ function setup(t: { after(fn: () => void): void }, backoffMs: string) {
   return { box, root, env, start, log, pids };
 }
 
-const of = (client: RpcClient, type: string, extension: string) =>
+const of = (client: ZotRpc, type: string, extension: string) =>
   client.lines.filter((line) => line.type === type && line.extension === extension);
 
 /** Waits until `count` lines of `type` for `extension` have arrived. */
-function waitForCount(client: RpcClient, type: string, extension: string, count: number) {
+function waitForCount(client: ZotRpc, type: string, extension: string, count: number) {
   let seen = 0;
   return client.waitFor(
     (line) => line.type === type && line.extension === extension && ++seen === count,
@@ -87,16 +87,16 @@ test('a crash after N calls: calls meanwhile fail at once, then it is back with 
     ],
   });
   const client = start();
-  await client.request({ type: 'ping' });
+  await client.request('ping');
   const offered = () => llm.requests.at(-1)!.body.tools.map((tool: { name: string }) => tool.name);
 
   // Call 1 activates the deferred tool; call 2 is answered, then the process exits.
   llm.script({ toolCalls: [{ id: 'c1', name: 'loader', args: {} }] }, { text: 'one' });
-  await client.request({ type: 'prompt', message: 'load' });
+  await client.request('prompt', { message: 'load' });
   await client.waitFor((line) => line.type === 'done');
   assert.ok(offered().includes('hidden'), 'activated before the crash');
   llm.script({ toolCalls: [{ id: 'c2', name: 'echo', args: { n: 2 } }] }, { text: 'two' });
-  await client.request({ type: 'prompt', message: 'echo' });
+  await client.request('prompt', { message: 'echo' });
   const crash = await waitForCount(client, 'ext_error', 'kit', 1);
   assert.match(
     String(crash.message),
@@ -105,13 +105,13 @@ test('a crash after N calls: calls meanwhile fail at once, then it is back with 
 
   // While it restarts, a command fails at once, saying so.
   const from = client.lines.length;
-  await client.request({ type: 'command', text: '/ping' });
+  await client.request('command', { text: '/ping' });
   const refused = await client.waitFor((line) => line.type === 'error', hangGuard(10_000), from);
   assert.equal(refused.message, '/ping: extension kit is restarting, try again');
   assert.equal(of(client, 'ext_restarted', 'kit').length, 0, 'still restarting');
 
   // Switched while it is down: the new process hears the current model.
-  await client.request({ type: 'set_model', model: 'anthropic/claude-haiku-4-5' });
+  await client.request('set_model', { model: 'anthropic/claude-haiku-4-5' });
   const back = await waitForCount(client, 'ext_restarted', 'kit', 1);
   assert.deepEqual(back, { type: 'ext_restarted', extension: 'kit', restarts: 1 });
   const acks = readFileSync(record, 'utf8')
@@ -128,7 +128,7 @@ test('a crash after N calls: calls meanwhile fail at once, then it is back with 
   await client.waitFor((line) => line.type === 'done' && ++dones === 2); // the second prompt's
   llm.script({ toolCalls: [{ id: 'c3', name: 'hidden', args: {} }] }, { text: 'three' });
   const third = client.lines.length;
-  await client.request({ type: 'prompt', message: 'hidden' });
+  await client.request('prompt', { message: 'hidden' });
   const result = await client.waitFor(
     (line) => line.type === 'tool_result' && line.id === 'c3',
     hangGuard(10_000),
@@ -150,7 +150,7 @@ test('killed by a signal: reported with the signal, restarted as a new process',
   const pidLog = join(box.project, 'kit.pids');
   makeExtension(root, 'kit', 'well-behaved', { pid_log: pidLog, tools: ['echo'] });
   const client = start();
-  await client.request({ type: 'ping' });
+  await client.request('ping');
   const [first] = pids(pidLog);
   process.kill(first!, 'SIGKILL');
   const crash = await waitForCount(client, 'ext_error', 'kit', 1);
@@ -159,7 +159,7 @@ test('killed by a signal: reported with the signal, restarted as a new process',
   const [, second] = pids(pidLog);
   assert.ok(second !== undefined && second !== first && pidAlive(second));
   assert.match(log('kit'), /killed by SIGKILL; restart 1 /);
-  const state = await client.request({ type: 'get_state' });
+  const state = await client.request('get_state');
   assert.deepEqual((state.data as { extensions: unknown }).extensions, {
     loaded: ['kit'],
     failed: [],
@@ -177,7 +177,7 @@ test('a crash loop after a while: three restarts, then it stays down until reloa
     tools: ['echo'],
   });
   const client = start();
-  await client.request({ type: 'ping' });
+  await client.request('ping');
   const last = await waitForCount(client, 'ext_error', 'loop', 4);
   assert.match(
     String(last.message),
@@ -200,13 +200,13 @@ test('a crash loop after a while: three restarts, then it stays down until reloa
   assert.equal(pids(pidLog).length, 4);
   assert.equal(of(client, 'ext_error', 'loop').length, 4);
   assert.deepEqual(processesMatching(root), []);
-  const state = await client.request({ type: 'get_state' });
+  const state = await client.request('get_state');
   assert.deepEqual((state.data as { extensions: unknown }).extensions, {
     loaded: [],
     failed: ['loop'],
   });
 
-  const reload = await client.request({ type: 'reload_extensions' });
+  const reload = await client.request('reload_extensions');
   assert.equal(reload.success, true);
   assert.equal(pids(pidLog).length, 5, 'a reload starts it again');
   await waitForCount(client, 'ext_restarted', 'loop', 4); // with a fresh budget
@@ -288,9 +288,9 @@ test('a fail-closed guard: its crash blocks the call, then it is restarted and g
   );
   makeExtension(root, 'tools', 'well-behaved', { tools: ['echo'] });
   const client = start();
-  await client.request({ type: 'ping' });
+  await client.request('ping');
   llm.script({ toolCalls: [{ id: 'c1', name: 'echo', args: { x: 1 } }] }, { text: 'blocked' });
-  await client.request({ type: 'prompt', message: 'go' });
+  await client.request('prompt', { message: 'go' });
   const result = await client.waitFor((line) => line.type === 'tool_result' && line.id === 'c1');
   assert.equal(result.is_error, true);
   const text = (result.content as Array<{ text: string }>)[0]!.text;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { FAST_TIMEOUTS, expectNoLeftovers, makeExtension } from './support/extensions.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
-import { RpcClient } from './support/rpc-client.js';
+import { ZotRpc } from './support/rpc-client.js';
 import { jsonLines, makeSandbox, runZot } from './support/zot.js';
 
 const SECRET = 'sk-SECRET';
@@ -129,29 +129,29 @@ test('RPC: get_messages, compaction and compact_done carry only the redacted tex
   const box = setup();
   t.after(() => box.cleanup());
   expectNoLeftovers(t, box.home);
-  const client = RpcClient.start(fakeLlmFlags(llm.url), {
+  const client = ZotRpc.start(fakeLlmFlags(llm.url), {
     home: box.home,
     cwd: box.project,
     env: FAST_TIMEOUTS,
   });
   llm.script(secretReply, { text: 'a2' }, { text: 'a3' }, { text: `SUMMARY: key ${SECRET}` });
-  for (const message of ['q1', 'q2', 'q3']) await client.request({ type: 'prompt', message });
+  for (const message of ['q1', 'q2', 'q3']) await client.request('prompt', { message });
   await client.doneCount(3);
-  const listed = await client.request({ type: 'get_messages' });
+  const listed = await client.request('get_messages');
   const text = JSON.stringify(listed.data);
   assert.ok(!text.includes(SECRET), text);
   assert.match(text, /The user wants \[redacted\]/);
   assert.match(text, /Your key is \[redacted\]\./);
 
   const from = client.lines.length;
-  await client.request({ type: 'compact' });
+  await client.request('compact');
   const done = await client.waitFor((line) => line.type === 'compact_done', 10_000, from);
   // The summariser read the redacted transcript, and its own answer is screened like any other.
   const summaryRequest = JSON.stringify(llm.requests.at(-1)!.body);
   assert.ok(!summaryRequest.includes(SECRET), summaryRequest);
   assert.match(summaryRequest, /Your key is \[redacted\]\./);
   assert.equal(done.summary, 'SUMMARY: key [redacted]');
-  const compacted = await client.request({ type: 'get_messages' });
+  const compacted = await client.request('get_messages');
   assert.match(JSON.stringify(compacted.data), /SUMMARY: key \[redacted\]/);
   await client.close();
   assert.ok(!JSON.stringify(client.lines).includes(SECRET));

@@ -19,7 +19,7 @@ import {
   mcpEnv,
   writeMcpConfig,
 } from './support/mcp.js';
-import { RpcClient, type Line } from './support/rpc-client.js';
+import { ZotRpc, type Line } from './support/rpc-client.js';
 import { hangGuard } from './support/timing.js';
 import { jsonLines, makeSandbox, runZot } from './support/zot.js';
 
@@ -39,7 +39,7 @@ function setup(env: Record<string, string> = {}) {
       timeoutMs: hangGuard(60_000),
     });
   const rpc = (args: string[] = []) =>
-    RpcClient.start([...args, '--ext', MCP_EXT, ...fakeLlmFlags(llm.url), '--no-session'], {
+    ZotRpc.start([...args, '--ext', MCP_EXT, ...fakeLlmFlags(llm.url), '--no-session'], {
       home: box.home,
       cwd: box.project,
       env: mcpEnv(),
@@ -115,11 +115,11 @@ test('a server that dies mid-session is reported with its stderr and restarted o
   writeMcpConfig(join(box.home, 'mcp.json'), { proj: everything() });
   const client = rpc();
   t.after(() => client.close());
-  await client.request({ type: 'ping' });
+  await client.request('ping');
 
   const command = async (text: string): Promise<Line> => {
     const from = client.lines.length;
-    await client.request({ type: 'command', text });
+    await client.request('command', { text });
     return client.waitFor(
       (l) => l.type === 'ext_display' || l.type === 'ext_error',
       hangGuard(20_000),
@@ -130,7 +130,7 @@ test('a server that dies mid-session is reported with its stderr and restarted o
   const call = async (id: string): Promise<Line> => {
     const from = client.lines.length;
     llm.script(echo(id, id), { text: 'ok' });
-    await client.request({ type: 'prompt', message: id });
+    await client.request('prompt', { message: id });
     await client.waitFor((l) => l.type === 'done', hangGuard(30_000), from);
     return client.lines.slice(from).find((l) => l.type === 'tool_result' && l.id === id)!;
   };
@@ -196,7 +196,7 @@ test('a Streamable HTTP server, and --no-yolo asks before an MCP tool runs', asy
   });
   const client = rpc(['--no-yolo']);
   t.after(() => client.close());
-  await client.request({ type: 'ping' });
+  await client.request('ping');
   const target = join(files, 'asked.txt');
   llm.script(
     {
@@ -207,13 +207,13 @@ test('a Streamable HTTP server, and --no-yolo asks before an MCP tool runs', asy
     },
     { text: 'ok' },
   );
-  await client.request({ type: 'prompt', message: 'go' });
+  await client.request('prompt', { message: 'go' });
   const ask = await client.waitFor((l) => l.type === 'confirm_request', hangGuard(20_000));
   assert.equal(ask.tool_name, 'mcp__web__get-sum');
-  await client.request({ type: 'confirm', tool_id: 'h', decision: 'allow' });
+  await client.request('confirm', { tool_id: 'h', decision: 'allow' });
   const second = await client.waitFor((l) => l.type === 'confirm_request' && l.tool_id === 'd');
   assert.equal(second.tool_name, 'mcp__fs__write_file');
-  await client.request({ type: 'confirm', tool_id: 'd', decision: 'deny' });
+  await client.request('confirm', { tool_id: 'd', decision: 'deny' });
   await client.waitFor((l) => l.type === 'done', hangGuard(20_000));
   const sum = client.lines.find((l) => l.type === 'tool_result' && l.id === 'h');
   assert.match(JSON.stringify(sum?.content), /The sum of 2 and 40 is 42/);
@@ -316,17 +316,17 @@ test('the approval pins the project programs the servers run: an edit of tools/s
   const fresh = /\/mcp trust ([0-9a-f]{16})/.exec(again.stdout)![1]!;
   assert.equal((await run(['-p', `/mcp trust ${fresh}`])).code, 0);
   const client = rpc();
-  await client.request({ type: 'ping' });
+  await client.request('ping');
   const call = async (id: string): Promise<Line> => {
     const from = client.lines.length;
     llm.script(echo(id, id), { text: 'ok' });
-    await client.request({ type: 'prompt', message: id });
+    await client.request('prompt', { message: id });
     await client.waitFor((l) => l.type === 'done', hangGuard(30_000), from);
     return client.lines.slice(from).find((l) => l.type === 'tool_result' && l.id === id)!;
   };
   assert.equal((await call('c1')).is_error, false);
   const from = client.lines.length;
-  await client.request({ type: 'command', text: '/mcp' });
+  await client.request('command', { text: '/mcp' });
   const shown = await client.waitFor((l) => l.type === 'ext_display', hangGuard(20_000), from);
   const pid = Number(/pid (\d+)/.exec(String(shown.text))![1]);
   appendFileSync(program, '// edited while it ran\n');

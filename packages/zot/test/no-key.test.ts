@@ -5,7 +5,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { expectNoLeftovers, FAST_TIMEOUTS, makeExtension } from './support/extensions.js';
-import { RpcClient } from './support/rpc-client.js';
+import { ZotRpc } from './support/rpc-client.js';
 import { jsonLines, makeSandbox, runZot } from './support/zot.js';
 
 const MISSING =
@@ -80,19 +80,19 @@ test('RPC: get_state and get_commands work without a key; prompt and compact rep
   ]).flat();
   writeFileSync(session, [header, ...turns].join('\n') + '\n');
 
-  const client = RpcClient.start(['--session', session], {
+  const client = ZotRpc.start(['--session', session], {
     home: s.home,
     cwd: s.project,
     env: FAST_TIMEOUTS,
   });
-  const state = await client.request({ type: 'get_state' });
+  const state = await client.request('get_state');
   assert.equal(state.success, true, JSON.stringify(state));
   assert.equal((state.data as { message_count: number }).message_count, 16);
-  const commands = await client.request({ type: 'get_commands' });
+  const commands = await client.request('get_commands');
   assert.equal(commands.success, true);
 
   const from = client.lines.length;
-  assert.equal((await client.request({ type: 'prompt', message: 'hi' })).success, true);
+  assert.equal((await client.request('prompt', { message: 'hi' })).success, true);
   const prompted = await client.doneCount(1, from);
   const error = prompted.find((l) => l.type === 'error');
   assert.match(String(error?.message), MISSING);
@@ -102,11 +102,11 @@ test('RPC: get_state and get_commands work without a key; prompt and compact rep
   );
 
   const next = client.lines.length;
-  assert.equal((await client.request({ type: 'compact' })).success, true);
+  assert.equal((await client.request('compact')).success, true);
   const compacted = await client.doneCount(1, next);
   assert.match(String(compacted.find((l) => l.type === 'error')?.message), MISSING);
 
-  const after = await client.request({ type: 'get_state' });
+  const after = await client.request('get_state');
   assert.equal((after.data as { message_count: number }).message_count, 16, 'nothing changed');
   assert.equal((await client.close()).code, 0, client.stderr);
 });

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
-import { RpcClient } from './support/rpc-client.js';
+import { ZotRpc } from './support/rpc-client.js';
 import { jsonLines, makeSandbox, runZot } from './support/zot.js';
 
 let llm: FakeLlm;
@@ -176,18 +176,18 @@ test('print mode: an ask rule is a deny that names the rule and says how to allo
 test('RPC: an ask rule asks through confirm_request, naming the rule; the answer is audited', async (t) => {
   const box = attackBox();
   t.after(() => box.cleanup());
-  const client = RpcClient.start([...fakeLlmFlags(llm.url), '--ask', 'bash(touch *)'], {
+  const client = ZotRpc.start([...fakeLlmFlags(llm.url), '--ask', 'bash(touch *)'], {
     home: box.home,
     cwd: box.project,
   });
   t.after(() => client.close());
   llm.script({ toolCalls: [bash('q1', 'touch no'), bash('q2', 'touch yes')] }, { text: 'done' });
-  await client.request({ type: 'prompt', message: 'go' });
+  await client.request('prompt', { message: 'go' });
   const first = await client.waitFor((line) => line.type === 'confirm_request');
   assert.equal(first.rule, 'bash(touch *)');
-  await client.request({ type: 'confirm', tool_id: 'q1', decision: 'deny' });
+  await client.request('confirm', { tool_id: 'q1', decision: 'deny' });
   await client.waitFor((line) => line.type === 'confirm_request' && line.tool_id === 'q2');
-  await client.request({ type: 'confirm', tool_id: 'q2', decision: 'allow' });
+  await client.request('confirm', { tool_id: 'q2', decision: 'allow' });
   await client.waitFor((line) => line.type === 'done');
   assert.equal(existsSync(join(box.project, 'no')), false);
   assert.equal(existsSync(join(box.project, 'yes')), true);
@@ -249,15 +249,15 @@ test('rule sources: a bad flag is a usage error; a project file restricts, and a
 test('"always allow" writes the narrowest rule to the user file; /permissions lists and removes it', async (t) => {
   const box = attackBox();
   t.after(() => box.cleanup());
-  const client = RpcClient.start([...fakeLlmFlags(llm.url), '--no-yolo', '--deny', 'bash(rm *)'], {
+  const client = ZotRpc.start([...fakeLlmFlags(llm.url), '--no-yolo', '--deny', 'bash(rm *)'], {
     home: box.home,
     cwd: box.project,
   });
   t.after(() => client.close());
   llm.script({ toolCalls: [bash('s1', 'touch made')] }, { text: 'done' });
-  await client.request({ type: 'prompt', message: 'go' });
+  await client.request('prompt', { message: 'go' });
   await client.waitFor((line) => line.type === 'confirm_request' && line.tool_id === 's1');
-  await client.request({ type: 'confirm', tool_id: 's1', decision: 'allow_always_user' });
+  await client.request('confirm', { tool_id: 's1', decision: 'allow_always_user' });
   await client.waitFor((line) => line.type === 'done');
   assert.equal(existsSync(join(box.project, 'made')), true);
   const audit = client.lines.filter((line) => line.type === 'permission');
@@ -268,14 +268,14 @@ test('"always allow" writes the narrowest rule to the user file; /permissions li
   // The same call now runs without a question; another one is still asked about.
   const from = client.lines.length;
   llm.script({ toolCalls: [bash('s2', 'touch made')] }, { text: 'done' });
-  await client.request({ type: 'prompt', message: 'again' });
+  await client.request('prompt', { message: 'again' });
   await client.waitFor((line) => line.type === 'done', undefined, from);
   assert.equal(
     client.lines.slice(from).some((line) => line.type === 'confirm_request'),
     false,
   );
 
-  const list = await client.request({ type: 'command', text: '/permissions' });
+  const list = await client.request('command', { text: '/permissions' });
   const shown = await client.waitFor((line) => line.type === 'ext_display', undefined, from);
   assert.ok(list);
   assert.match(String(shown.text), /1\. deny {2}bash\(rm \*\) {2}\(cli\)/);
@@ -283,7 +283,7 @@ test('"always allow" writes the narrowest rule to the user file; /permissions li
   assert.match(String(shown.text), /allow bash: touch made \(dialog\)/);
 
   const at = client.lines.length;
-  await client.request({ type: 'command', text: '/permissions remove 2' });
+  await client.request('command', { text: '/permissions remove 2' });
   const removed = await client.waitFor((line) => line.type === 'ext_display', undefined, at);
   assert.match(String(removed.text), /removed allow rule "bash\(touch made\)" from .*config\.json/);
   const after = JSON.parse(readFileSync(join(box.home, 'config.json'), 'utf8'));
@@ -293,15 +293,15 @@ test('"always allow" writes the narrowest rule to the user file; /permissions li
 test('"always allow" for the project writes .zot/settings.json and pins its trust, so the rule counts next run', async (t) => {
   const box = attackBox();
   t.after(() => box.cleanup());
-  const client = RpcClient.start([...fakeLlmFlags(llm.url), '--no-yolo'], {
+  const client = ZotRpc.start([...fakeLlmFlags(llm.url), '--no-yolo'], {
     home: box.home,
     cwd: box.project,
   });
   t.after(() => client.close());
   llm.script({ toolCalls: [bash('p1', 'touch one')] }, { text: 'done' });
-  await client.request({ type: 'prompt', message: 'go' });
+  await client.request('prompt', { message: 'go' });
   await client.waitFor((line) => line.type === 'confirm_request' && line.tool_id === 'p1');
-  await client.request({ type: 'confirm', tool_id: 'p1', decision: 'allow_always_project' });
+  await client.request('confirm', { tool_id: 'p1', decision: 'allow_always_project' });
   await client.waitFor((line) => line.type === 'done');
   await client.close();
   const settings = JSON.parse(readFileSync(join(box.project, '.zot', 'settings.json'), 'utf8'));

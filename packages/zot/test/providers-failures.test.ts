@@ -121,6 +121,7 @@ test('gives up after two retries and reports the last status', async () => {
   const error = errorOf(events);
   assert.equal(error.message, 'anthropic: HTTP 504: gateway timeout');
   assert.equal(error.status, 504);
+  assert.equal(error.kind, 'provider');
   assert.equal(fake.pending(), 1);
   await run(model); // consumes the unused reply
 });
@@ -137,6 +138,7 @@ test('no retry once output began: a connection lost mid-stream keeps the partial
   const error = errorOf(events);
   assert.match(error.message, /^openai: connection lost: /);
   assert.equal(error.aborted, false);
+  assert.equal(error.kind, 'network');
   assert.deepEqual(error.partial?.content, [{ type: 'text', text: 'Hello' }]);
   assert.equal(own.requests.length, 1);
   assert.equal(own.pending(), 1);
@@ -153,6 +155,7 @@ test('connection refused fails at once, naming the provider', async () => {
   const model = FORMATS[2]![1];
   const error = errorOf(await run(model, { baseUrl: `http://127.0.0.1:${port}/v1` }));
   assert.match(error.message, /^kimi: connection failed: .*ECONNREFUSED/);
+  assert.equal(error.kind, 'network');
   // Structural, not a stopwatch: a retry is decided by isTransient alone.
   assert.equal(isTransient(error), false, 'not retried');
 });
@@ -190,6 +193,7 @@ test('a stream that goes silent ends after the idle timeout with the partial ans
         `${provider}: no data from the server for 300 ms; gave up (ZOT_STREAM_IDLE_TIMEOUT_MS sets the limit)`,
       );
       assert.equal(error.aborted, false);
+      assert.equal(error.kind, 'network');
       assert.deepEqual(error.partial?.content, [{ type: 'text', text: 'Hello' }]);
       assert.equal(isTransient(error), false, 'not retried: the answer had begun');
     }
@@ -219,6 +223,7 @@ test('an answer past ZOT_STREAM_MAX_BYTES ends with an error that keeps what fit
             'stopped reading it and kept what had arrived (ZOT_STREAM_MAX_BYTES sets the limit)',
         );
         assert.equal(isTransient(error), false, 'not retried: the same answer would come again');
+        assert.equal(error.kind, 'provider');
         kept.push(
           (error.partial?.content ?? [])
             .map((b) => (b.type === 'text' ? b.text : b.type === 'thinking' ? b.thinking : b.type))

@@ -14,7 +14,7 @@ import type {
   ModelInfo,
   ProviderEvent,
   StreamFn,
-  Usage,
+  TokenUsage,
 } from '../src/providers/types.js';
 import {
   startReplayServer,
@@ -41,13 +41,13 @@ interface Outcome {
   thinkingDeltas: number;
   toolCalls: Array<{ id: string; name: string; args: Record<string, unknown> }>;
   end:
-    | { type: 'done'; stop: string; usage: Usage; content: AssistantContent[] }
+    | { type: 'done'; stop: string; usage: TokenUsage; content: AssistantContent[] }
     | {
         type: 'error';
         message: string;
         status?: number;
         partial?: AssistantContent[];
-        usage?: Usage;
+        usage?: TokenUsage;
       };
 }
 
@@ -128,7 +128,7 @@ async function expectFixture(
   }
 }
 
-const usage = (input: number, output: number): Usage => ({
+const usage = (input: number, output: number): TokenUsage => ({
   input,
   output,
   cache_read: 0,

@@ -65,16 +65,17 @@ test('anthropic: an error event mid-stream ends with that error, the partial and
   if (last?.type !== 'error') return;
   assert.equal(last.message, 'anthropic: overloaded_error: Overloaded');
   assert.equal(last.status, 529);
+  assert.equal(last.kind, 'provider');
   assert.deepEqual(last.partial?.content, [{ type: 'text', text: 'Hi' }]);
   assert.deepEqual(last.usage, { input: 5, output: 1, cache_read: 0, cache_write: 0 });
 });
 
 test('anthropic: a stream cut before message_stop is an error, not a short answer', async () => {
   const last = (await run(anthropic, sse([start(), text('Hal')]))).at(-1);
-  assert.deepEqual(
-    last?.type === 'error' && last.message,
+  assert.deepEqual(last?.type === 'error' && [last.message, last.kind], [
     'anthropic: stream ended before message_stop',
-  );
+    'network',
+  ]);
 });
 
 test('openai-chat: an error object in the stream; a finish without [DONE] is accepted', async () => {
@@ -83,6 +84,7 @@ test('openai-chat: an error object in the stream; a finish without [DONE] is acc
     type: 'error',
     message: 'kimi: upstream failed',
     aborted: false,
+    kind: 'provider',
   });
   const chunk = { choices: [{ index: 0, delta: { content: 'ok' }, finish_reason: 'stop' }] };
   const done = (await run(kimi, sse([[undefined, chunk]]))).at(-1);
@@ -91,6 +93,7 @@ test('openai-chat: an error object in the stream; a finish without [DONE] is acc
     -1,
   );
   assert.equal(cut?.type === 'error' && cut.message, 'kimi: stream ended before a finish_reason');
+  assert.equal(cut?.type === 'error' && cut.kind, 'network');
 });
 
 test('openai-responses: response.failed and error events', async () => {
@@ -100,6 +103,7 @@ test('openai-responses: response.failed and error events', async () => {
   };
   const one = (await run(openai, sse([['response.failed', failed]]))).at(-1);
   assert.equal(one?.type === 'error' && one.message, 'openai: response failed: boom');
+  assert.equal(one?.type === 'error' && one.kind, 'provider');
   const error = { type: 'error', code: 'invalid_prompt', message: 'bad prompt' };
   const two = (await run(openai, sse([['error', error]]))).at(-1);
   assert.equal(two?.type === 'error' && two.message, 'openai: bad prompt');

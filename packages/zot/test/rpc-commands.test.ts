@@ -11,7 +11,7 @@ import {
   recordedFrames,
 } from './support/extensions.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
-import { RpcClient, type Line } from './support/rpc-client.js';
+import { ZotRpc, type Line } from './support/rpc-client.js';
 import { makeSandbox } from './support/zot.js';
 
 let llm: FakeLlm;
@@ -21,7 +21,7 @@ before(async () => {
 after(() => llm.close());
 
 /** Runs `/text` and returns every line from its response to its command_done. */
-async function command(client: RpcClient, text: string, id: string): Promise<Line[]> {
+async function command(client: ZotRpc, text: string, id: string): Promise<Line[]> {
   const from = client.lines.length;
   client.send({ type: 'command', id, text });
   await client.waitFor((line) => line.type === 'command_done' && line.id === id, undefined, from);
@@ -40,12 +40,12 @@ test('get_commands lists built-ins and extension commands with their modes and h
   makeExtension(join(box.home, 'extensions'), 'kit', 'well-behaved', {
     commands: [{ name: 'deploy', description: 'ship it' }],
   });
-  const client = RpcClient.start(fakeLlmFlags(llm.url), {
+  const client = ZotRpc.start(fakeLlmFlags(llm.url), {
     home: box.home,
     cwd: box.project,
     env: FAST_TIMEOUTS,
   });
-  const { data } = await client.request({ type: 'get_commands' });
+  const { data } = await client.request('get_commands');
   const commands = (data as { commands: Array<Record<string, unknown>> }).commands;
   const byName = new Map(commands.map((c) => [c.name, c]));
   for (const name of ['help', 'clear', 'compact', 'new', 'model', 'cost', 'session', 'yolo'])
@@ -73,7 +73,7 @@ test('every command: response, then its events, then command_done; built-ins wor
     record,
     subscribe: { events: ['session_start'] },
   });
-  const client = RpcClient.start([...fakeLlmFlags(llm.url), '--continue'], {
+  const client = ZotRpc.start([...fakeLlmFlags(llm.url), '--continue'], {
     home: box.home,
     cwd: box.project,
     env: FAST_TIMEOUTS,
@@ -130,12 +130,12 @@ test('an extension installed while zot runs is picked up by /reload-ext, without
   t.after(() => box.cleanup());
   expectNoLeftovers(t, box.home);
   // Nothing to load at start-up: zot starts without an extension host.
-  const client = RpcClient.start(fakeLlmFlags(llm.url), {
+  const client = ZotRpc.start(fakeLlmFlags(llm.url), {
     home: box.home,
     cwd: box.project,
     env: FAST_TIMEOUTS,
   });
-  const before = (await client.request({ type: 'get_commands' })).data as {
+  const before = (await client.request('get_commands')).data as {
     commands: Array<{ name: string }>;
   };
   assert.ok(!before.commands.some((c) => c.name === 'deploy'));
@@ -144,11 +144,11 @@ test('an extension installed while zot runs is picked up by /reload-ext, without
   });
   const reload = displayed(await command(client, '/reload-ext', 'r'));
   assert.equal(reload, 'reloaded extensions: 1 ready, 0 not loaded');
-  const after = (await client.request({ type: 'get_commands' })).data as {
+  const after = (await client.request('get_commands')).data as {
     commands: Array<{ name: string; source: string }>;
   };
   assert.ok(after.commands.some((c) => c.name === 'deploy' && c.source === 'late'));
-  const state = (await client.request({ type: 'get_state' })).data as {
+  const state = (await client.request('get_state')).data as {
     extensions: { loaded: string[] };
   };
   assert.deepEqual(state.extensions.loaded, ['late']);

@@ -24,7 +24,7 @@ after(() => llm.close());
 
 const READER_PAUSE_MS = 1500;
 const line = (value: unknown) => JSON.stringify(value) + '\n';
-const endsWithDone = (reader: PipeReader) => reader.tail.endsWith('{"type":"done"}\n');
+const endsWithDone = (reader: PipeReader) => /\{"type":"done"[^\n]*\}\n$/.test(reader.tail);
 
 function setup(t: { after(fn: () => void): void }) {
   const box = makeSandbox();
@@ -81,6 +81,7 @@ test('a wrong token: exactly the unauthorized line, exit 1, nothing started', as
       success: false,
       error:
         'unauthorized: the first line must be {"type":"hello","token":...} with the ZOTCORE_RPC_TOKEN value',
+      error_kind: 'unauthorized',
     },
   ]);
   assert.equal(await bad.stderr.ended, '');

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
-import { RpcClient } from './support/rpc-client.js';
+import { ZotRpc } from './support/rpc-client.js';
 import { deadline, hangGuard } from './support/timing.js';
 import { makeSandbox } from './support/zot.js';
 
@@ -19,7 +19,7 @@ after(async () => {
 });
 
 const start = () =>
-  RpcClient.start(['--base-url', llm.url, '--api-key', 'k', '--no-session'], {
+  ZotRpc.start(['--base-url', llm.url, '--api-key', 'k', '--no-session'], {
     home: box.home,
     cwd: box.project,
   });
@@ -38,10 +38,10 @@ test('with stdout unread, zot stops reading requests: memory stays bounded, all 
   t.after(() => client.child.kill('SIGKILL'));
   const answer = 'x'.repeat(900_000);
   llm.script({ text: answer });
-  assert.equal((await client.request({ type: 'prompt', message: 'big' })).success, true);
+  assert.equal((await client.request('prompt', { message: 'big' })).success, true);
   await client.doneCount(1);
   // Read one answer as a client should: the baseline, with everything it allocates.
-  const one = await client.request({ id: 'warm', type: 'get_messages' });
+  const one = await client.requestRaw({ id: 'warm', type: 'get_messages' });
   const answerBytes = Buffer.byteLength(JSON.stringify(one));
   assert.ok(answerBytes > 900_000);
   const baseline = rssOf(client.child.pid!);
@@ -95,7 +95,7 @@ test('with stdout unread, zot stops reading requests: memory stays bounded, all 
     ids.filter((id) => !answered.has(id)),
     [],
   );
-  assert.equal((await client.request({ type: 'ping' })).success, true);
+  assert.equal((await client.request('ping')).success, true);
   assert.equal((await client.close()).code, 0);
 });
 
@@ -110,7 +110,7 @@ test('a request line that is not UTF-8 gets a named error response; the next is 
   ]);
   client.child.stdin.write(bad);
   client.child.stdin.write(Buffer.from([0xc3, 0x28, 0x0a])); // no JSON at all
-  const pong = await client.request({ id: 'after', type: 'ping' });
+  const pong = await client.requestRaw({ id: 'after', type: 'ping' });
   assert.equal(pong.success, true);
   const refused = client.lines.filter((line) => line.type === 'response' && line.id !== 'after');
   assert.deepEqual(

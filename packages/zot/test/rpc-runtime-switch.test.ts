@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
-import { RpcClient } from './support/rpc-client.js';
+import { ZotRpc } from './support/rpc-client.js';
 import { makeSandbox, runZot } from './support/zot.js';
 
 let llm: FakeLlm;
@@ -17,14 +17,14 @@ after(() => llm.close());
 test('set_model moves between providers: each call uses that provider, key and base URL', async (t) => {
   const box = makeSandbox();
   t.after(() => box.cleanup());
-  const client = RpcClient.start(fakeLlmFlags(llm.url), {
+  const client = ZotRpc.start(fakeLlmFlags(llm.url), {
     home: box.home,
     cwd: box.project,
     env: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: 'sk-openai-env' },
   });
-  const switched = await client.request({ type: 'set_model', model: 'openai/gpt-5' });
+  const switched = await client.request('set_model', { model: 'openai/gpt-5' });
   assert.deepEqual(switched.data, { model: 'gpt-5', provider: 'openai' });
-  const state = (await client.request({ type: 'get_state' })).data as Record<string, unknown>;
+  const state = (await client.request('get_state')).data as Record<string, unknown>;
   assert.equal(state.provider, 'openai');
   assert.deepEqual(
     JSON.parse(readFileSync(join(box.home, 'config.json'), 'utf8')),
@@ -41,7 +41,7 @@ test('set_model moves between providers: each call uses that provider, key and b
   assert.equal(toOpenai.body.model, 'gpt-5');
 
   // Back to the start provider: the --api-key and --base-url given for it apply again.
-  await client.request({ type: 'set_model', model: 'anthropic/claude-haiku-4-5' });
+  await client.request('set_model', { model: 'anthropic/claude-haiku-4-5' });
   llm.script({ text: 'from anthropic' });
   client.send({ type: 'prompt', message: 'again' });
   await client.doneCount(2);
@@ -57,15 +57,15 @@ test('set_model moves between providers: each call uses that provider, key and b
 test('a provider without a key: the prompt fails naming it and /login, the session goes on', async (t) => {
   const box = makeSandbox();
   t.after(() => box.cleanup());
-  const client = RpcClient.start(fakeLlmFlags(llm.url), { home: box.home, cwd: box.project });
-  await client.request({ type: 'set_model', model: 'kimi/kimi-k2-0905-preview' });
+  const client = ZotRpc.start(fakeLlmFlags(llm.url), { home: box.home, cwd: box.project });
+  await client.request('set_model', { model: 'kimi/kimi-k2-0905-preview' });
   const before = llm.requests.length;
   client.send({ type: 'prompt', message: 'hi' });
   await client.doneCount(1);
   const error = client.lines.find((line) => line.type === 'error');
   assert.match(String(error?.message), /no API key for kimi.*\/login/s);
   assert.equal(llm.requests.length, before, 'nothing was sent without a key');
-  await client.request({ type: 'set_model', model: 'anthropic/claude-haiku-4-5' });
+  await client.request('set_model', { model: 'anthropic/claude-haiku-4-5' });
   llm.script({ text: 'fine' });
   client.send({ type: 'prompt', message: 'hi again' });
   await client.doneCount(2);
@@ -86,8 +86,8 @@ test('get_sessions lists recorded sessions newest first; switch_session resumes 
   );
   assert.equal((await print('second topic', 'two', { input: 7, output: 3 })).code, 0);
 
-  const client = RpcClient.start(fakeLlmFlags(llm.url), { home: box.home, cwd: box.project });
-  const { sessions } = (await client.request({ type: 'get_sessions' })).data as {
+  const client = ZotRpc.start(fakeLlmFlags(llm.url), { home: box.home, cwd: box.project });
+  const { sessions } = (await client.request('get_sessions')).data as {
     sessions: Array<Record<string, unknown>>;
   };
   assert.deepEqual(
@@ -101,9 +101,9 @@ test('get_sessions lists recorded sessions newest first; switch_session resumes 
   assert.ok((sessions[1]!.cost_usd as number) > (sessions[0]!.cost_usd as number));
 
   const older = String(sessions[1]!.path);
-  const resumed = await client.request({ type: 'switch_session', path: older });
+  const resumed = await client.request('switch_session', { path: older });
   assert.deepEqual(resumed.data, { session_file: older, message_count: 2 });
-  const state = (await client.request({ type: 'get_state' })).data as {
+  const state = (await client.request('get_state')).data as {
     usage: { input: number; output: number };
     context: { used: number; window: number };
     session_file: string;
@@ -124,8 +124,7 @@ test('get_sessions lists recorded sessions newest first; switch_session resumes 
     .map((entry) => entry.message.role);
   assert.deepEqual(roles, ['user', 'assistant', 'user', 'assistant'], 'appended to that file');
 
-  const missing = await client.request({
-    type: 'switch_session',
+  const missing = await client.request('switch_session', {
     path: join(box.project, 'nope.jsonl'),
   });
   assert.equal(missing.success, false);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { expectNoLeftovers, FAST_TIMEOUTS, makeExtension } from './support/extensions.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
-import { RpcClient, type Line } from './support/rpc-client.js';
+import { ZotRpc, type Line } from './support/rpc-client.js';
 import { makeSandbox } from './support/zot.js';
 
 let llm: FakeLlm;
@@ -30,7 +30,7 @@ const FIELDS = [
   'yolo',
 ];
 
-function lastState(client: RpcClient): Line {
+function lastState(client: ZotRpc): Line {
   const states = client.lines.filter((line) => line.type === 'state');
   assert.ok(states.length > 0, 'no state event yet');
   return states.at(-1)!;
@@ -39,13 +39,13 @@ function lastState(client: RpcClient): Line {
 test('get_state and the state events agree; busy, queue, messages, model and clear are followed', async (t) => {
   const box = makeSandbox();
   t.after(() => box.cleanup());
-  const client = RpcClient.start([...fakeLlmFlags(llm.url), '--no-yolo'], {
+  const client = ZotRpc.start([...fakeLlmFlags(llm.url), '--no-yolo'], {
     home: box.home,
     cwd: box.project,
   });
   t.after(() => void client.close());
 
-  const initial = await client.request({ type: 'get_state' });
+  const initial = await client.request('get_state');
   const data = initial.data as Record<string, unknown>;
   assert.deepEqual(Object.keys(data).sort(), FIELDS);
   assert.equal(data.busy, false);
@@ -67,21 +67,21 @@ test('get_state and the state events agree; busy, queue, messages, model and cle
   assert.equal(lastState(client).busy, false);
   assert.equal(lastState(client).message_count, 4);
   assert.equal((lastState(client).usage as { input: number }).input > 0, true);
-  const now = await client.request({ type: 'get_state' });
+  const now = await client.request('get_state');
   const { type: _type, ...fromEvent } = lastState(client);
   assert.deepEqual(now.data, fromEvent, 'get_state returns the snapshot the last event carried');
 
-  const models = (await client.request({ type: 'get_models' })).data as {
+  const models = (await client.request('get_models')).data as {
     models: Array<{ id: string }>;
   };
   const other = models.models.find((m) => m.id !== data.model)!.id;
-  await client.request({ type: 'set_model', model: other });
+  await client.request('set_model', { model: other });
   assert.equal(lastState(client).model, other);
 
-  await client.request({ type: 'clear' });
+  await client.request('clear');
   assert.equal(lastState(client).message_count, 0);
 
-  await client.request({ type: 'command', text: '/yolo on' });
+  await client.request('command', { text: '/yolo on' });
   await client.waitFor(() => lastState(client).yolo === true);
   assert.equal((await client.close()).code, 0);
 });
@@ -96,23 +96,23 @@ test('extensions loaded and failed, and the open panel, are part of the state', 
     commands: [{ name: 'todo', response: { action: 'open_panel', open_panel: panel } }],
   });
   makeExtension(root, 'broken', 'exit-before-hello');
-  const client = RpcClient.start(fakeLlmFlags(llm.url), {
+  const client = ZotRpc.start(fakeLlmFlags(llm.url), {
     home: box.home,
     cwd: box.project,
     env: FAST_TIMEOUTS,
   });
   t.after(() => void client.close());
-  const state = (await client.request({ type: 'get_state' })).data as {
+  const state = (await client.request('get_state')).data as {
     extensions: { loaded: string[]; failed: string[] };
   };
   assert.deepEqual(state.extensions, { loaded: ['good'], failed: ['broken'] });
 
-  await client.request({ type: 'command', text: '/todo' });
+  await client.request('command', { text: '/todo' });
   await client.waitFor(
     () => (lastState(client).open_panel as { id?: string } | null)?.id === 'todo',
   );
   assert.deepEqual(lastState(client).open_panel, { extension: 'good', ...panel });
-  await client.request({ type: 'panel_close', panel_id: 'todo' });
+  await client.request('panel_close', { panel_id: 'todo' });
   await client.waitFor(() => lastState(client).open_panel === null);
   assert.equal((await client.close()).code, 0);
 });

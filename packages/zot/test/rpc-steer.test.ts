@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
-import { RpcClient } from './support/rpc-client.js';
+import { ZotRpc } from './support/rpc-client.js';
 import { makeSandbox } from './support/zot.js';
 
 let llm: FakeLlm;
@@ -15,7 +15,7 @@ after(() => llm.close());
 test('a steering message reaches the model after the current tool results; follow-ups wait in the queue', async (t) => {
   const box = makeSandbox();
   t.after(() => box.cleanup());
-  const client = RpcClient.start(fakeLlmFlags(llm.url), { home: box.home, cwd: box.project });
+  const client = ZotRpc.start(fakeLlmFlags(llm.url), { home: box.home, cwd: box.project });
   // The first answer calls a tool that waits for a file the test writes once it has steered.
   const gate = `${box.project}/go`;
   llm.script(
@@ -34,8 +34,8 @@ test('a steering message reaches the model after the current tool results; follo
   const requestsBefore = llm.requests.length;
   client.send({ type: 'prompt', id: 'p1', message: 'start' });
   await client.waitFor((line) => line.type === 'tool_call');
-  await client.request({ type: 'prompt', message: 'also mention tests', mode: 'steer' });
-  await client.request({ type: 'prompt', message: 'and afterwards this' });
+  await client.request('prompt', { message: 'also mention tests', mode: 'steer' });
+  await client.request('prompt', { message: 'and afterwards this' });
   const queue = await client.waitFor(
     (line) => line.type === 'queue' && (line.follow_up as string[]).length === 1,
   );

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
-import { RpcClient } from './support/rpc-client.js';
+import { ZotRpc } from './support/rpc-client.js';
 import { hangGuard } from './support/timing.js';
 import { makeSandbox } from './support/zot.js';
 
@@ -16,7 +16,7 @@ after(async () => {
 });
 
 const start = (env: Record<string, string> = {}) =>
-  RpcClient.start(['--base-url', llm.url, '--api-key', 'k'], {
+  ZotRpc.start(['--base-url', llm.url, '--api-key', 'k'], {
     home: box.home,
     cwd: box.project,
     env,
@@ -32,7 +32,7 @@ test('token: a wrong or missing hello gets success:false and the server exits', 
   assert.equal((await client.exited).code, 1);
 
   const good = start({ ZOTCORE_RPC_TOKEN: 'secret' });
-  const hello = await good.request({ type: 'hello', token: 'secret' });
+  const hello = await good.request('hello', { token: 'secret' });
   assert.equal(hello.success, true);
   assert.deepEqual(Object.keys(hello.data as object).sort(), [
     'model',
@@ -40,7 +40,7 @@ test('token: a wrong or missing hello gets success:false and the server exits', 
     'provider',
     'version',
   ]);
-  assert.equal((await good.request({ type: 'ping' })).success, true);
+  assert.equal((await good.request('ping')).success, true);
   assert.equal((await good.close()).code, 0);
 });
 
@@ -65,7 +65,7 @@ test('malformed lines get error responses and the server keeps serving', async (
   assert.deepEqual(errors[3]!.slice(0, 3), ['m', 'prompt', false]);
   assert.match(String(errors[3]![3]), /\/message/);
   assert.deepEqual(errors[4]!.slice(0, 3), [7, 'set_model', false]);
-  const pong = await client.request({ type: 'ping' });
+  const pong = await client.request('ping');
   assert.deepEqual(pong.data, { pong: true });
   await client.close();
 });
@@ -73,9 +73,9 @@ test('malformed lines get error responses and the server keeps serving', async (
 test('prompt, queueing, state, messages, models, set_model, clear', async () => {
   const client = start();
   llm.script({ text: 'first answer' }, { text: 'second answer' });
-  const first = await client.request({ type: 'prompt', message: 'one' });
+  const first = await client.request('prompt', { message: 'one' });
   assert.deepEqual(first.data, { started: true });
-  const second = await client.request({ type: 'prompt', message: 'two' });
+  const second = await client.request('prompt', { message: 'two' });
   assert.equal(second.success, true);
   const lines = await client.doneCount(2);
   const texts = lines
@@ -92,28 +92,28 @@ test('prompt, queueing, state, messages, models, set_model, clear', async () => 
   );
   assert.ok(secondUser > firstDone);
 
-  const state = await client.request({ type: 'get_state' });
+  const state = await client.request('get_state');
   const data = state.data as Record<string, unknown>;
   assert.equal(data.message_count, 4);
   assert.equal(data.busy, false);
   assert.equal(data.session_file, null);
   assert.equal((data.usage as { input: number }).input > 0, true);
 
-  const messages = await client.request({ type: 'get_messages' });
+  const messages = await client.request('get_messages');
   assert.deepEqual(
     (messages.data as { messages: Array<{ role: string }> }).messages.map((m) => m.role),
     ['user', 'assistant', 'user', 'assistant'],
   );
-  const models = await client.request({ type: 'get_models' });
+  const models = await client.request('get_models');
   const ids = (models.data as { models: Array<{ id: string; context_window: number }> }).models.map(
     (m) => m.id,
   );
   assert.ok(ids.includes('claude-sonnet-4-5'));
-  const switched = await client.request({ type: 'set_model', model: 'claude-haiku-4-5' });
+  const switched = await client.request('set_model', { model: 'claude-haiku-4-5' });
   assert.deepEqual(switched.data, { model: 'claude-haiku-4-5', provider: 'anthropic' });
-  assert.equal((await client.request({ type: 'clear' })).success, true);
+  assert.equal((await client.request('clear')).success, true);
   assert.equal(
-    ((await client.request({ type: 'get_state' })).data as { message_count: number }).message_count,
+    ((await client.request('get_state')).data as { message_count: number }).message_count,
     0,
   );
   await client.close();
@@ -122,26 +122,37 @@ test('prompt, queueing, state, messages, models, set_model, clear', async () => 
 test('abort stops a hanging prompt; busy requests are refused; images reach the model', async () => {
   const client = start();
   llm.script({ text: ['thinking...'], hang: true });
-  await client.request({
-    type: 'prompt',
+  await client.request('prompt', {
     message: 'hang',
     images: [{ mime_type: 'image/png', data: 'iVBORw0KGgo=' }],
   });
   await client.waitFor((line) => line.type === 'text_delta');
-  const busy = await client.request({ type: 'clear' });
+  const busy = await client.request('clear');
   assert.equal(busy.success, false);
   assert.equal(busy.error, 'agent is busy');
   const from = client.lines.length;
-  await client.request({ type: 'abort' });
+  await client.request('abort');
   await client.waitFor((line) => line.type === 'done', hangGuard(5000), from);
   const after = client.lines.slice(from);
   assert.ok(after.some((l) => l.type === 'turn_end' && l.stop === 'aborted'));
   const content = llm.requests.at(-1)!.body.messages[0].content;
   assert.equal(content[1].type, 'image');
-  const messages = await client.request({ type: 'get_messages' });
+  const messages = await client.request('get_messages');
   const image = (messages.data as { messages: Array<{ content: Array<Record<string, unknown>> }> })
     .messages[0]!.content[1];
   assert.deepEqual(image, { type: 'image', mime_type: 'image/png', bytes: 8 });
+  await client.close();
+});
+
+test('an abort right behind a prompt (one write) aborts that prompt before it calls the model', async () => {
+  const client = start();
+  const sent = llm.requests.length;
+  // Both lines arrive in one chunk: the abort is handled after the prompt started, not before.
+  client.sendRaw('{"id":"p","type":"prompt","message":"never mind"}\n{"id":"a","type":"abort"}\n');
+  const done = await client.waitFor((line) => line.type === 'done', hangGuard(10_000));
+  assert.equal(done.id, 'p');
+  assert.ok(client.lines.some((l) => l.type === 'turn_end' && l.stop === 'aborted'));
+  assert.equal(llm.requests.length, sent, 'the model was never called');
   await client.close();
 });
 
@@ -149,26 +160,26 @@ test('abort with queue drops the waiting prompts too: none of them reaches the m
   const client = start();
   llm.script({ text: ['working...'], hang: true });
   const sent = llm.requests.length;
-  await client.request({ type: 'prompt', message: 'long one' });
+  await client.request('prompt', { message: 'long one' });
   await client.waitFor((line) => line.type === 'text_delta');
-  await client.request({ type: 'prompt', message: 'queued 1' });
-  await client.request({ type: 'prompt', message: 'queued 2' });
-  await client.request({ type: 'prompt', message: 'steer me', mode: 'steer' });
+  await client.request('prompt', { message: 'queued 1' });
+  await client.request('prompt', { message: 'queued 2' });
+  await client.request('prompt', { message: 'steer me', mode: 'steer' });
   const from = client.lines.length;
-  const cancelled = await client.request({ type: 'abort', queue: true });
+  const cancelled = await client.request('abort', { queue: true });
   assert.deepEqual(cancelled.data, { dropped: 3 });
   const lines = await client.doneCount(3, from);
   assert.equal(lines.filter((line) => line.type === 'done').length, 3, 'each prompt has its done');
   const queue = client.lines.filter((line) => line.type === 'queue').at(-1);
   assert.deepEqual([queue?.follow_up, queue?.steering], [[], []]);
   assert.equal(llm.requests.length, sent + 1, 'only the running prompt was ever sent');
-  const messages = (await client.request({ type: 'get_messages' })).data as {
+  const messages = (await client.request('get_messages')).data as {
     messages: Array<{ role: string }>;
   };
   assert.ok(!JSON.stringify(messages).includes('queued 1'));
   // The session goes on.
   llm.script({ text: 'fresh' });
-  await client.request({ type: 'prompt', message: 'next' });
+  await client.request('prompt', { message: 'next' });
   await client.waitFor(
     (line) => line.type === 'assistant_message' && JSON.stringify(line).includes('fresh'),
   );
@@ -178,10 +189,10 @@ test('abort with queue drops the waiting prompts too: none of them reaches the m
 test('compact summarises the transcript and keeps the last exchanges', async () => {
   const client = start();
   llm.script({ text: 'a1' }, { text: 'a2' }, { text: 'a3' }, { text: 'SUMMARY OF A1' });
-  for (const message of ['q1', 'q2', 'q3']) await client.request({ type: 'prompt', message });
+  for (const message of ['q1', 'q2', 'q3']) await client.request('prompt', { message });
   await client.doneCount(3);
   const from = client.lines.length;
-  await client.request({ type: 'compact' });
+  await client.request('compact');
   const done = await client.waitFor(
     (line) => line.type === 'compact_done',
     hangGuard(10_000),
@@ -191,7 +202,7 @@ test('compact summarises the transcript and keeps the last exchanges', async () 
   const summaryRequest = llm.requests.at(-1)!;
   assert.match(JSON.stringify(summaryRequest.body.messages), /q1/);
   assert.doesNotMatch(JSON.stringify(summaryRequest.body.messages), /q3/);
-  const messages = (await client.request({ type: 'get_messages' })).data as {
+  const messages = (await client.request('get_messages')).data as {
     messages: Array<{ role: string; content: Array<{ text?: string }> }>;
   };
   assert.equal(messages.messages.length, 5);

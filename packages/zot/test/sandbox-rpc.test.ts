@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
-import { RpcClient, type Line } from './support/rpc-client.js';
+import { ZotRpc, type Line } from './support/rpc-client.js';
 import { makeSandboxBox, type SandboxBox } from './support/sandbox.js';
 
 let llm: FakeLlm;
@@ -19,15 +19,15 @@ after(async () => {
   box.cleanup();
 });
 
-function start(args: string[] = []): RpcClient {
-  return RpcClient.start([...fakeLlmFlags(llm.url), ...args], {
+function start(args: string[] = []): ZotRpc {
+  return ZotRpc.start([...fakeLlmFlags(llm.url), ...args], {
     home: box.zotHome,
     cwd: box.project,
     env: { HOME: box.home },
   });
 }
 
-async function command(client: RpcClient, text: string, id: string): Promise<Line[]> {
+async function command(client: ZotRpc, text: string, id: string): Promise<Line[]> {
   const from = client.lines.length;
   client.send({ type: 'command', id, text });
   await client.waitFor((line) => line.type === 'command_done' && line.id === id, undefined, from);
@@ -40,9 +40,9 @@ const sandboxOf = (line: Line) =>
 test('--sandbox on: the snapshot says so, and says active once the probe passed', async (t) => {
   const client = start(['--sandbox', 'on']);
   t.after(() => void client.close());
-  const state = await client.request({ type: 'get_state' });
-  assert.equal(sandboxOf(state.data as Line).mode, 'on');
-  if (sandboxOf(state.data as Line).status !== 'active')
+  const state = await client.request('get_state');
+  assert.equal(state.data!.sandbox.mode, 'on');
+  if (state.data!.sandbox.status !== 'active')
     await client.waitFor((line) => line.type === 'state' && sandboxOf(line).status === 'active');
 });
 
@@ -99,8 +99,8 @@ test("the project's floor: /sandbox cannot go below the mode its .zot/settings.j
   t.after(() => rmSync(settings));
   const client = start();
   t.after(() => void client.close());
-  const state = await client.request({ type: 'get_state' });
-  assert.equal(sandboxOf(state.data as Line).mode, 'on');
+  const state = await client.request('get_state');
+  assert.equal(state.data!.sandbox.mode, 'on');
   const refused = await command(client, '/sandbox off', 'f1');
   const error = String(refused.find((line) => line.type === 'error')?.message);
   assert.ok(error.includes(`cannot go below "on" here: ${settings} asks for it`), error);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { EXAMPLES, FAST_TIMEOUTS, expectNoLeftovers, scopedDataDir } from './support/extensions.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
-import { RpcClient, type Line } from './support/rpc-client.js';
+import { ZotRpc, type Line } from './support/rpc-client.js';
 import { makeSandbox } from './support/zot.js';
 
 let llm: FakeLlm;
@@ -37,7 +37,7 @@ function setup(example: string, env: Record<string, string> = {}) {
     recursive: true,
     filter: (source) => !source.includes('__pycache__'),
   });
-  const client = RpcClient.start([...fakeLlmFlags(llm.url), '--ext', dir, '--no-session'], {
+  const client = ZotRpc.start([...fakeLlmFlags(llm.url), '--ext', dir, '--no-session'], {
     home: box.home,
     cwd: box.project,
     env: { ...FAST_TIMEOUTS, PYTHONDONTWRITEBYTECODE: '1', ...env },
@@ -45,10 +45,9 @@ function setup(example: string, env: Record<string, string> = {}) {
   return { box, dir, client };
 }
 
-async function key(client: RpcClient, panel: string, name: string, text?: string): Promise<Line> {
+async function key(client: ZotRpc, panel: string, name: string, text?: string): Promise<Line> {
   const from = client.lines.length;
-  const response = await client.request({
-    type: 'panel_key',
+  const response = await client.request('panel_key', {
     panel_id: panel,
     key: name,
     ...(text !== undefined ? { text } : {}),
@@ -61,7 +60,7 @@ test('todo: /todo opens the panel; a, typing, enter, x, d and arrows edit a list
   const { box, dir, client } = setup('todo');
   t.after(() => box.cleanup());
   expectNoLeftovers(t, box.home);
-  await client.request({ type: 'command', text: '/todo' });
+  await client.request('command', { text: '/todo' });
   const opened = await client.waitFor((line) => line.type === 'ext_panel_open');
   assert.equal(opened.extension, 'todo');
   assert.deepEqual(opened.panel, {
@@ -92,14 +91,14 @@ test('todo: /todo opens the panel; a, typing, enter, x, d and arrows edit a list
   frame = await key(client, 'todo', 'down');
   frame = await key(client, 'todo', 'rune', 'd');
   assert.deepEqual(frame.lines, ['> [x] buy milk']);
-  assert.equal((await client.request({ type: 'panel_close', panel_id: 'todo' })).success, true);
+  assert.equal((await client.request('panel_close', { panel_id: 'todo' })).success, true);
 
   // The model reads the list with todo_list.
   llm.script(
     { toolCalls: [{ id: 'call_todo', name: 'todo_list', args: {} }] },
     { text: 'One thing, done.' },
   );
-  await client.request({ type: 'prompt', message: 'what is on my list?' });
+  await client.request('prompt', { message: 'what is on my list?' });
   const result = await client.waitFor((line) => line.type === 'tool_result');
   assert.equal(result.extension, 'todo');
   assert.deepEqual(result.content, [{ type: 'text', text: '[x] buy milk' }]);
@@ -129,13 +128,13 @@ test('approve-py: approve_write asks in a panel opened during the tool call; y w
       { toolCalls: [{ name: 'approve_write', args: { path: file, content: 'hi\n' } }] },
       { text: 'ok' },
     );
-    await client.request({ type: 'prompt', message: `write ${file}` });
+    await client.request('prompt', { message: `write ${file}` });
     const opened = await client.waitFor((line) => line.type === 'ext_panel_open', undefined, from);
     const panel = opened.panel as { id: string; title: string; lines: string[] };
     assert.equal(opened.extension, 'approve-py');
     assert.equal(panel.title, `Write ${file}? (create, 3 bytes)`);
     assert.deepEqual(panel.lines, ['hi']);
-    await client.request({ type: 'panel_key', panel_id: panel.id, key: 'rune', text: answer });
+    await client.request('panel_key', { panel_id: panel.id, key: 'rune', text: answer });
     const result = await client.waitFor((line) => line.type === 'tool_result', undefined, from);
     await client.waitFor((line) => line.type === 'done', undefined, from);
     if (answer === 'y') {

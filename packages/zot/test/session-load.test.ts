@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
-import { RpcClient } from './support/rpc-client.js';
+import { ZotRpc } from './support/rpc-client.js';
 import { collect, makeSandbox, runZot, startZot } from './support/zot.js';
 
 let llm: FakeLlm;
@@ -325,12 +325,12 @@ test('RPC switch_session refuses a file that is not a zot session; the session g
   t.after(() => box.cleanup());
   const notes = join(box.project, 'notes.txt');
   const unchanged = userFile(notes, 'line one\nline two\n');
-  const client = RpcClient.start(fakeLlmFlags(llm.url), { home: box.home, cwd: box.project });
+  const client = ZotRpc.start(fakeLlmFlags(llm.url), { home: box.home, cwd: box.project });
   t.after(() => client.child.kill('SIGKILL'));
   llm.script({ text: 'first' });
   client.send({ type: 'prompt', message: 'one' });
   await client.doneCount(1);
-  const refused = await client.request({ type: 'switch_session', path: notes });
+  const refused = await client.request('switch_session', { path: notes });
   assert.equal(refused.success, false);
   assert.match(
     String(refused.error),

@@ -22,7 +22,7 @@ import {
   waitForNoProcesses,
 } from './support/extensions.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
-import { RpcClient, type Line } from './support/rpc-client.js';
+import { ZotRpc, type Line } from './support/rpc-client.js';
 import { hangGuard } from './support/timing.js';
 import { jsonLines, makeSandbox, runZot } from './support/zot.js';
 
@@ -133,7 +133,7 @@ test('trusting the copy keeps the guard unless the review said it replaces it; r
   assert.ok(plain.stdout.includes(`clash:  your global extension ${GUARD} (${guardDir})`));
   assert.match(plain.stderr, /still does not run here/);
 
-  const client = RpcClient.start([...fakeLlmFlags(llm.url), '--no-session'], {
+  const client = ZotRpc.start([...fakeLlmFlags(llm.url), '--no-session'], {
     home: box.home,
     cwd: box.project,
     env,
@@ -141,7 +141,7 @@ test('trusting the copy keeps the guard unless the review said it replaces it; r
   const call = async (id: string): Promise<Line> => {
     const from = client.lines.length;
     llm.script(touch(marker, id), { text: 'done' });
-    await client.request({ type: 'prompt', message: 'go' });
+    await client.request('prompt', { message: 'go' });
     const result = await client.waitFor(
       (line) => line.type === 'tool_result' && line.id === id,
       undefined,
@@ -151,7 +151,7 @@ test('trusting the copy keeps the guard unless the review said it replaces it; r
     return result;
   };
   const reload = async () => {
-    const reply = await client.request({ type: 'reload_extensions' });
+    const reply = await client.request('reload_extensions');
     assert.equal(reply.success, true);
     return (reply.data as { extensions: Array<{ scope: string; status: string }> }).extensions;
   };

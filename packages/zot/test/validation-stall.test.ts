@@ -8,7 +8,7 @@ import { after, before, test, type TestContext } from 'node:test';
 import { MAX_TOOL_ARGS_VALUES } from '@zot/protocol';
 import { expectNoLeftovers, FAST_TIMEOUTS, makeExtension } from './support/extensions.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
-import { RpcClient } from './support/rpc-client.js';
+import { ZotRpc } from './support/rpc-client.js';
 import { deadline, hangGuard } from './support/timing.js';
 import { makeSandbox } from './support/zot.js';
 
@@ -21,7 +21,7 @@ after(() => llm.close());
 let pings = 0;
 
 /** How long `ping` takes to be answered, in ms; Infinity when not within `limitMs`. */
-async function pingMs(client: RpcClient, limitMs = hangGuard(10_000)): Promise<number> {
+async function pingMs(client: ZotRpc, limitMs = hangGuard(10_000)): Promise<number> {
   const id = `ping${++pings}`;
   const from = client.lines.length;
   const started = performance.now();
@@ -45,19 +45,19 @@ async function startZot(
   t.after(() => box.cleanup());
   expectNoLeftovers(t, box.home);
   makeExtension(join(box.home, 'extensions'), 'lists', 'well-behaved', { tools, ...options });
-  const client = RpcClient.start(fakeLlmFlags(llm.url), {
+  const client = ZotRpc.start(fakeLlmFlags(llm.url), {
     home: box.home,
     cwd: box.project,
     env: { ...FAST_TIMEOUTS, ...env },
   });
   // A stalled zot would stay busy for minutes after the test gave up on it.
   t.after(() => void (client.child.exitCode === null && client.child.kill('SIGKILL')));
-  await client.request({ type: 'ping' }); // answered once start-up is over
+  await client.request('ping'); // answered once start-up is over
   return client;
 }
 
 /** Prompts, then pings until the turn is over; asserts that no ping waited for long. */
-async function promptWhilePinging(client: RpcClient): Promise<void> {
+async function promptWhilePinging(client: ZotRpc): Promise<void> {
   // The baseline: the slowest of a few pings while idle, on this machine right now.
   let idle = 0;
   for (let i = 0; i < 5; i++) idle = Math.max(idle, await pingMs(client));
@@ -65,7 +65,7 @@ async function promptWhilePinging(client: RpcClient): Promise<void> {
   // (seconds, or minutes). The allowance grows with the machine's current slowness.
   const allowed = Math.max(50 * idle, deadline(2, 250));
 
-  await client.request({ type: 'prompt', message: 'lists' });
+  await client.request('prompt', { message: 'lists' });
   // Ping after ping until the turn is over: every validation happens in between. (Not from the
   // call's event on: a stalled zot has not even flushed that event to its stdout.)
   const over = () => client.lines.some((line) => line.type === 'done');
@@ -80,7 +80,7 @@ async function promptWhilePinging(client: RpcClient): Promise<void> {
 }
 
 type Result = { id: string; is_error: boolean; content: Array<{ text: string }> };
-const resultsOf = (client: RpcClient) =>
+const resultsOf = (client: ZotRpc) =>
   client.lines.filter((line) => line.type === 'tool_result') as unknown as Result[];
 
 test('a 99,000-item uniqueItems argument, and one past the bound, never hold up a ping', async (t) => {

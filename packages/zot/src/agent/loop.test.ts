@@ -151,7 +151,11 @@ test('beforeModelCall can block a turn: no model request, stop error with the re
   assert.equal(result.stop, 'error');
   assert.match(result.error!, /after hours/);
   assert.equal(t.requests.length, 0);
-  assert.deepEqual(t.events.at(-1), { type: 'turn_end', stop: 'error', error: result.error });
+  assert.equal(result.errorKind, 'blocked');
+  assert.deepEqual(t.events.slice(-2), [
+    { type: 'error', message: result.error, kind: 'blocked' },
+    { type: 'turn_end', stop: 'error', error: result.error, error_kind: 'blocked' },
+  ]);
 });
 
 test('beforeToolCall can block (model sees the reason) or replace arguments (transcript keeps the original)', async () => {

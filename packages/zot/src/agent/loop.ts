@@ -10,10 +10,11 @@ import type {
   StreamFn,
   ToolMessage,
   ToolResultBlock,
-  Usage,
+  TokenUsage,
   UserMessage,
 } from '../providers/types.js';
-import type { AgentEvent, UsageEventFields } from './events.js';
+import type { AgentEvent, Usage } from './events.js';
+import type { ErrorKind } from '../contract/errors.js';
 import type { AgentHooks } from './hooks.js';
 import type { OutputLimits } from './output-limit.js';
 import { screenAssistant } from './screen.js';
@@ -39,7 +40,7 @@ export interface AgentSetup {
   settings(): ModelCallSettings;
   stream(model: ModelInfo): StreamFn;
   /** Turns one call's usage into the usage event (the caller keeps cumulative totals and prices). */
-  usage(model: ModelInfo, usage: Usage): { call: UsageEventFields; cumulative: UsageEventFields };
+  usage(model: ModelInfo, usage: TokenUsage): { call: Usage; cumulative: Usage };
   emit(event: AgentEvent): void;
   /** Messages the user sent to steer the running prompt; taken at each step boundary. */
   takeSteering?(): UserMessage[];
@@ -52,10 +53,12 @@ export interface AgentSetup {
 export interface AgentRunResult {
   stop: StopReason;
   error?: string;
+  /** With `error`: what kind of failure it was. */
+  errorKind?: ErrorKind;
   /** The last assistant text the user was shown (after screening). */
   finalText: string;
   /** Usage of the last model call, for context-window accounting. */
-  lastUsage?: Usage;
+  lastUsage?: TokenUsage;
   /** The last answer was a provider refusal (its text is `finalText`). */
   refusal?: boolean;
 }
@@ -89,20 +92,20 @@ export async function runAgent(
   };
   let finalText = '';
   let refusal = false;
-  let lastUsage: Usage | undefined;
+  let lastUsage: TokenUsage | undefined;
   for (let step = 1; ; step++) {
     if (step > setup.maxSteps) {
       const error = `stopped after ${setup.maxSteps} steps (--max-steps); the model had not finished`;
-      setup.emit({ type: 'error', message: error });
-      return { stop: 'error', error, finalText, lastUsage };
+      setup.emit({ type: 'error', message: error, kind: 'max_steps' });
+      return { stop: 'error', error, errorKind: 'max_steps', finalText, lastUsage };
     }
     setup.emit({ type: 'turn_start', step });
     const gate = await safeHook(() => setup.hooks.beforeModelCall?.({ step }));
     if (gate?.block) {
       const error = gate.reason ? `turn blocked: ${gate.reason}` : 'turn blocked by an extension';
-      setup.emit({ type: 'error', message: error });
-      setup.emit({ type: 'turn_end', stop: 'error', error });
-      return { stop: 'error', error, finalText, lastUsage };
+      setup.emit({ type: 'error', message: error, kind: 'blocked' });
+      setup.emit({ type: 'turn_end', stop: 'error', error, error_kind: 'blocked' });
+      return { stop: 'error', error, errorKind: 'blocked', finalText, lastUsage };
     }
     if (signal.aborted) {
       setup.emit({ type: 'turn_end', stop: 'aborted' });
@@ -112,8 +115,7 @@ export async function runAgent(
     const settings = setup.settings();
     const hold = setup.hooks.holdTextStream?.() ?? false;
     setup.emit({ type: 'assistant_start' });
-    let outcome: { message: AssistantMessage; stop: StopReason; usage?: Usage; error?: string };
-    outcome = await streamOnce(setup, settings, transcript, hold, signal);
+    const outcome = await streamOnce(setup, settings, transcript, hold, signal);
     if (outcome.usage) {
       lastUsage = outcome.usage;
       const { call, cumulative } = setup.usage(settings.model, outcome.usage);
@@ -140,9 +142,15 @@ export async function runAgent(
       refusal = message.refusal === true;
     }
     if (outcome.error !== undefined) {
-      if (stop === 'error') setup.emit({ type: 'error', message: outcome.error });
-      setup.emit({ type: 'turn_end', stop, ...(stop === 'error' ? { error: outcome.error } : {}) });
-      return { stop, ...(stop === 'error' ? { error: outcome.error } : {}), finalText, lastUsage };
+      if (stop !== 'error') {
+        setup.emit({ type: 'turn_end', stop });
+        return { stop, finalText, lastUsage };
+      }
+      const { error } = outcome;
+      const kind = outcome.kind ?? 'internal';
+      setup.emit({ type: 'error', message: error, kind });
+      setup.emit({ type: 'turn_end', stop, error, error_kind: kind });
+      return { stop, error, errorKind: kind, finalText, lastUsage };
     }
     if (calls.length === 0) {
       setup.emit({ type: 'turn_end', stop });
@@ -173,6 +181,15 @@ async function safeHook<T>(run: () => Promise<T> | undefined): Promise<T | undef
   }
 }
 
+/** How one model call ended; `kind` says what failed when the call failed (not aborted). */
+interface CallOutcome {
+  message: AssistantMessage;
+  stop: StopReason;
+  usage?: TokenUsage;
+  error?: string;
+  kind?: ErrorKind;
+}
+
 /** One model call. Aborted or failed calls keep the text that streamed, without tool calls. */
 async function streamOnce(
   setup: AgentSetup,
@@ -180,7 +197,7 @@ async function streamOnce(
   transcript: Message[],
   hold: boolean,
   signal: AbortSignal,
-): Promise<{ message: AssistantMessage; stop: StopReason; usage?: Usage; error?: string }> {
+): Promise<CallOutcome> {
   const stream = setup.stream(settings.model);
   const tools = setup.activeTools().map((tool) => ({
     name: tool.name,
@@ -218,10 +235,15 @@ async function streamOnce(
         message: { role: 'assistant', content, time: now() },
         stop: event.aborted ? 'aborted' : 'error',
         ...(event.usage ? { usage: event.usage } : {}),
-        error: event.aborted ? 'aborted' : event.message,
+        ...(event.aborted ? { error: 'aborted' } : { error: event.message, kind: event.kind }),
       };
     }
   }
   const error = `${settings.model.provider}: the stream ended without a result`;
-  return { message: { role: 'assistant', content: [], time: now() }, stop: 'error', error };
+  return {
+    message: { role: 'assistant', content: [], time: now() },
+    stop: 'error',
+    error,
+    kind: 'internal',
+  };
 }

@@ -11,6 +11,8 @@ import {
 } from './content.js';
 import { ToolDetailsSchema } from './tool-details.js';
 import { StateFields } from './state.js';
+import { UsageSchema } from './usage.js';
+import { ERROR_KIND_MEANINGS, type ErrorKind } from './errors.js';
 
 const event = <T extends string, P extends Record<string, TSchema>>(
   type: T,
@@ -26,12 +28,18 @@ const literals = <T extends string>(values: readonly T[], options?: { descriptio
     options,
   );
 
-export const UsageFieldsSchema = Type.Object({
-  input: Type.Number(),
-  output: Type.Number(),
-  cache_read: Type.Number(),
-  cache_write: Type.Number(),
-  cost_usd: Type.Number(),
+/** The closed set of error kinds, each documented (contract/errors.ts). */
+export const errorKindSchema = (description: string) =>
+  Type.Union(
+    (Object.entries(ERROR_KIND_MEANINGS) as Array<[ErrorKind, string]>).map(([kind, meaning]) =>
+      Type.Literal(kind, { description: meaning }),
+    ),
+    { description },
+  );
+const KIND = 'What kind of failure it is, for a program to branch on (the message is for people)';
+/** The id of the RPC request an event answers, when it had one. */
+export const RequestIdSchema = Type.Union([Type.String(), Type.Number()], {
+  description: 'The id of the RPC request that started it, when the request had one',
 });
 const Extension = Type.String({ description: 'The extension it concerns' });
 const PanelFields = {
@@ -95,10 +103,7 @@ export const AGENT_EVENTS = [
     ),
   }),
   Type.Composite(
-    [
-      UsageFieldsSchema,
-      Type.Object({ type: Type.Literal('usage'), cumulative: UsageFieldsSchema }),
-    ],
+    [UsageSchema, Type.Object({ type: Type.Literal('usage'), cumulative: UsageSchema })],
     {
       description: 'Tokens and cost of one model call, and the session totals',
       additionalProperties: false,
@@ -107,9 +112,18 @@ export const AGENT_EVENTS = [
   event('turn_end', 'A model call ended', {
     stop: StopReasonSchema,
     error: Type.Optional(Type.String()),
+    error_kind: Type.Optional(errorKindSchema(`With stop "error": ${KIND.toLowerCase()}`)),
   }),
-  event('done', 'A prompt, command or compaction finished; the runtime takes the next one', {}),
-  event('error', 'Something failed that the user should see', { message: Type.String() }),
+  event('done', 'A prompt, command or compaction finished; the runtime takes the next one', {
+    id: Type.Optional(RequestIdSchema),
+    error_kind: Type.Optional(
+      errorKindSchema('Set when it ended with an error (the `error` event before it says more)'),
+    ),
+  }),
+  event('error', 'Something failed that the user should see', {
+    message: Type.String(),
+    kind: errorKindSchema(KIND),
+  }),
 ] as const;
 
 /** Events of the extension host (design D20, D21). */
@@ -244,7 +258,7 @@ export const FRONT_END_EVENTS = [
     reason: Type.Optional(Type.String({ description: 'Why the call is asked about' })),
   }),
   event('command_done', 'An RPC `command` finished (after its response and its events)', {
-    id: Type.Optional(Type.Union([Type.String(), Type.Number()])),
+    id: Type.Optional(RequestIdSchema),
     name: Type.String(),
     action: literals(['display', 'insert', 'open_panel', 'noop', 'error']),
   }),
@@ -262,6 +276,7 @@ export type AgentEvent = Members<typeof AGENT_EVENTS>;
 export type HostEvent = Members<typeof HOST_EVENTS>;
 /** Everything a session publishes to its subscribers. */
 export type SessionEvent = AgentEvent | HostEvent | Members<typeof SESSION_EVENTS>;
+/** What only RPC front ends receive. */
+export type FrontEndEvent = Members<typeof FRONT_END_EVENTS>;
 /** Everything a front end may receive, including what only RPC sends. */
 export type RuntimeEvent = SessionEvent | Members<typeof FRONT_END_EVENTS>;
-export type UsageEventFields = Static<typeof UsageFieldsSchema>;

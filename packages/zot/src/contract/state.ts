@@ -1,14 +1,7 @@
 // The runtime's state snapshot: what a front end needs to draw its status line and decide what
 // it may do. `session.state()`, RPC `get_state` and the `state` event carry the same fields.
 import { Type, type Static } from '@sinclair/typebox';
-
-const Usage = Type.Object({
-  input: Type.Number(),
-  output: Type.Number(),
-  cache_read: Type.Number(),
-  cache_write: Type.Number(),
-  cost_usd: Type.Number(),
-});
+import { UsageSchema } from './usage.js';
 
 /** The snapshot's fields, shared by the `state` event (at its top level) and get_state. */
 export const StateFields = {
@@ -19,7 +12,7 @@ export const StateFields = {
   queue_length: Type.Integer({ minimum: 0, description: 'Prompts waiting behind the running one' }),
   message_count: Type.Integer({ minimum: 0 }),
   session_file: Type.Union([Type.String(), Type.Null()]),
-  usage: Usage,
+  usage: UsageSchema,
   context: Type.Object(
     {
       used: Type.Integer({ minimum: 0, description: "Tokens the last model call's context held" }),

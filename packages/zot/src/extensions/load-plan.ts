@@ -1,11 +1,9 @@
 // What happens to each discovered extension: spawned, or reported as not loaded and why.
 import { basename } from 'node:path';
-import type { DiscoveredExtension, ExtensionScope } from './discovery.js';
+import type { DiscoveredExtension } from './discovery.js';
 import { argumentOutside, resolveExec } from './exec-resolve.js';
 import { RunningExtension, type ExtensionContext } from './extension.js';
 import { ExtensionLog, extensionLogPath } from './log.js';
-import type { InterceptFailure, RestartPolicy } from './manifest.js';
-import type { ExtensionPermissions } from '../security/scope/permissions.js';
 import type { ExtensionScopes } from './scopes.js';
 import { ProcessTransport, type ProcessSpec } from './process-transport.js';
 import { projectRuntimeProblem } from './project-runtime.js';
@@ -14,42 +12,9 @@ import { trustAllFromEnv } from './trust.js';
 import type { ProcessPolicy } from '../security/launcher.js';
 import { describeExit, type ExtensionTransport } from './transport.js';
 
-export type LoadStatus =
-  | 'ready'
-  | 'auto-ready'
-  | 'failed'
-  | 'disabled'
-  | 'shadowed'
-  | 'theme-only'
-  | 'skill-only'
-  | 'manifest-error'
-  | 'untrusted';
-
-export interface ExtensionReport {
-  name: string;
-  dir: string;
-  scope: ExtensionScope;
-  status: LoadStatus;
-  error?: string;
-  logPath?: string;
-  shadowedBy?: string;
-  shadowedByScope?: ExtensionScope;
-  commands: string[];
-  tools: Array<{ name: string; deferred: boolean }>;
-  events: string[];
-  intercepts: string[];
-  warnings: string[];
-  /** From the manifest, when it could be read (design D24, D25). */
-  interceptFailure?: InterceptFailure;
-  restart?: RestartPolicy;
-  /** From a process manifest: true, it has permissions (sandboxed); false, unscoped (full rights). */
-  scoped?: boolean;
-  permissions?: ExtensionPermissions;
-  /** A scoped extension's data directory (hello_ack's data_dir). */
-  dataDir?: string;
-  /** Said once at start: an unscoped extension runs although the sandbox is required. */
-  scopeWarning?: string;
-}
+// The report's shape is part of the contract (`zot ext doctor --json`, RPC reload_extensions).
+export type { ExtensionReport, LoadStatus } from '../contract/summaries.js';
+import type { ExtensionReport, LoadStatus } from '../contract/summaries.js';
 
 /** Connects one extension about to start; `log` is its log file. */
 export type TransportFactory = (spec: ProcessSpec, log: ExtensionLog) => ExtensionTransport;

@@ -1,6 +1,7 @@
 // The open extension panel: who owns it, what it shows, and the keys a front end may send it
 // (design D17, D23). One panel is open at a time, as it has the focus.
 import { PANEL_KEYS, type PanelKey, type PanelRenderFrame, type PanelSpec } from '@zot/protocol';
+import type { ErrorKind } from '../contract/errors.js';
 import type { RunningExtension } from './extension.js';
 import type { HostEvent } from './host.js';
 
@@ -46,11 +47,13 @@ export function isPanelKeyName(key: string): key is PanelKeyName {
 }
 
 /** The answer to a key or close request from a front end; `error` is meant for the user. */
-export type PanelRequestResult = { ok: true } | { ok: false; error: string };
+/** A failure says what kind it is (no such panel, a key zot does not know, a slow owner). */
+export type PanelRequestResult = { ok: true } | { ok: false; error: string; kind: ErrorKind };
 
 const noPanel = (id: string): PanelRequestResult => ({
   ok: false,
   error: `no open panel "${id}"`,
+  kind: 'not_found',
 });
 
 /**
@@ -123,10 +126,15 @@ export class PanelModel {
     if (CLOSE_KEYS.has(key)) return this.closeByUser(panelId);
     if (!isPanelKeyName(key)) {
       const names = [...KEY_NAMES].join(', ');
-      return { ok: false, error: `unknown panel key "${key}" (one of ${names}; esc closes)` };
+      const error = `unknown panel key "${key}" (one of ${names}; esc closes)`;
+      return { ok: false, error, kind: 'invalid_request' };
     }
     if (key === 'rune' && !text)
-      return { ok: false, error: 'panel key "rune" needs the typed character in text' };
+      return {
+        ok: false,
+        error: 'panel key "rune" needs the typed character in text',
+        kind: 'invalid_request',
+      };
     const panel = this.current;
     if (!panel || panel.id !== panelId) return noPanel(panelId);
     if (!panel.owner.running) {
@@ -138,6 +146,7 @@ export class PanelModel {
         return {
           ok: false,
           error: `extension ${panel.owner.name} is not keeping up with the keys`,
+          kind: 'busy',
         };
       panel.waiting.push(key === 'rune' ? { key, text: text! } : { key });
       return { ok: true };

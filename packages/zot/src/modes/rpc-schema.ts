@@ -1,9 +1,24 @@
-// RPC mode's wire format, schema-first: requests, the response envelope and the events (the
-// runtime's one event union, contract/events.ts).
-// The committed schema/rpc.schema.json is generated from RPC_SCHEMA_DOCUMENT.
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { EVENT_SCHEMAS } from '../contract/events.js';
+// RPC mode's wire format, schema-first: each request paired with the data of its response, the
+// failure response, and the events (the runtime's one event union, contract/events.ts).
+// The committed schema/rpc.schema.json, RPC mode's request validators and the types of
+// @zot/rpc-client are all generated from these definitions (scripts/gen-schema.mjs).
+import { Type, type Static, type TObject, type TOptional, type TSchema } from '@sinclair/typebox';
+import { CONFIRM_DECISIONS } from '../contract/confirm.js';
+import {
+  AssistantMessageSchema,
+  TextBlockSchema,
+  ToolResultAttributionSchema,
+} from '../contract/content.js';
+import { errorKindSchema, EVENT_SCHEMAS } from '../contract/events.js';
 import { StateSchema } from '../contract/state.js';
+import { ToolDetailsSchema } from '../contract/tool-details.js';
+import { UsageSchema } from '../contract/usage.js';
+import {
+  CommandSummarySchema,
+  ExtensionReportSchema,
+  ModelSummarySchema,
+  SessionSummarySchema,
+} from '../contract/summaries.js';
 
 const Id = Type.Union([Type.String(), Type.Number()], { description: 'Echoed on the response' });
 
@@ -22,6 +37,14 @@ const ImageInput = Type.Object({
   mime_type: Type.String({ minLength: 1 }),
   data: Type.String({ description: 'base64' }),
 });
+
+export const ConfirmDecisionSchema = Type.Union(
+  CONFIRM_DECISIONS.map((decision) => Type.Literal(decision)),
+  {
+    description:
+      'allow this call; allow_tool_session / allow_all_session: this tool / every tool until the process ends; allow_always_user / allow_always_project: also write an allow rule to the user / project settings; deny',
+  },
+);
 
 export const RPC_REQUESTS = {
   hello: request('hello', 'Authenticates (required first when ZOTCORE_RPC_TOKEN is set)', {
@@ -79,16 +102,7 @@ export const RPC_REQUESTS = {
   }),
   confirm: request('confirm', 'Answers a confirm_request (an ask rule, or --no-yolo)', {
     tool_id: Type.String({ minLength: 1 }),
-    decision: Type.Union(
-      [
-        'allow',
-        'allow_tool_session',
-        'allow_all_session',
-        'allow_always_user',
-        'allow_always_project',
-        'deny',
-      ].map((d) => Type.Literal(d)),
-    ),
+    decision: ConfirmDecisionSchema,
   }),
   panel_close: request('panel_close', 'Closes an open extension panel', {
     panel_id: Type.String({ minLength: 1 }),
@@ -100,27 +114,264 @@ export type RpcRequest = {
   [K in RpcRequestType]: Static<(typeof RPC_REQUESTS)[K]>;
 }[RpcRequestType];
 
-export const RpcResponseSchema = Type.Object({
-  type: Type.Literal('response'),
-  id: Type.Optional(Id),
-  command: Type.String(),
-  success: Type.Boolean(),
-  data: Type.Optional(Type.Unknown()),
-  error: Type.Optional(Type.String()),
+// get_messages reports images by size: a transcript dump stays small.
+const ImageSizeSchema = Type.Object({
+  type: Type.Literal('image'),
+  mime_type: Type.String(),
+  bytes: Type.Integer({ minimum: 0, description: 'The size of the image (its data is left out)' }),
 });
-export type RpcResponse = Static<typeof RpcResponseSchema>;
+const PublicToolResultSchema = Type.Object({
+  type: Type.Literal('tool_result'),
+  call_id: Type.String(),
+  name: Type.Optional(Type.String({ description: 'The tool that was called' })),
+  is_error: Type.Boolean(),
+  content: Type.Array(Type.Union([TextBlockSchema, ImageSizeSchema])),
+  attribution: Type.Optional(ToolResultAttributionSchema),
+  details: Type.Optional(ToolDetailsSchema),
+});
+const Time = Type.String({ description: 'ISO 8601' });
+/** A transcript message as get_messages reports it. */
+export const PublicMessageSchema = Type.Union([
+  Type.Object({
+    role: Type.Literal('user'),
+    content: Type.Array(Type.Union([TextBlockSchema, ImageSizeSchema])),
+    time: Time,
+  }),
+  AssistantMessageSchema,
+  Type.Object({
+    role: Type.Literal('tool'),
+    content: Type.Array(PublicToolResultSchema),
+    time: Time,
+  }),
+]);
+
+export type PublicMessage = Static<typeof PublicMessageSchema>;
+
+const Started = Type.Object(
+  { started: Type.Literal(true) },
+  { description: 'The work began after this response; its events follow' },
+);
+
+/**
+ * The `data` of each request's successful response; `null` for a response without `data`.
+ * Paired with RPC_REQUESTS key for key (a test holds them to the same keys, and to no
+ * untyped data).
+ */
+export const RPC_RESPONSES = {
+  hello: Type.Object({
+    protocol_version: Type.Integer({ description: 'The RPC protocol version (1)' }),
+    version: Type.String({ description: "zot's version" }),
+    provider: Type.String(),
+    model: Type.String(),
+  }),
+  prompt: Started,
+  abort: Type.Optional(
+    Type.Object(
+      { dropped: Type.Integer({ minimum: 0, description: 'Waiting prompts dropped' }) },
+      { description: 'Only with `queue: true`' },
+    ),
+  ),
+  compact: Started,
+  get_state: StateSchema,
+  get_messages: Type.Object({ messages: Type.Array(PublicMessageSchema) }),
+  clear: null,
+  set_model: Type.Object({ model: Type.String(), provider: Type.String() }),
+  get_models: Type.Object({ models: Type.Array(ModelSummarySchema) }),
+  get_sessions: Type.Object({ sessions: Type.Array(SessionSummarySchema) }),
+  switch_session: Type.Object({
+    session_file: Type.Union([Type.String(), Type.Null()]),
+    message_count: Type.Integer({ minimum: 0 }),
+  }),
+  ping: Type.Object({ pong: Type.Literal(true) }),
+  get_commands: Type.Object({ commands: Type.Array(CommandSummarySchema) }),
+  command: Started,
+  reload_extensions: Type.Object({ extensions: Type.Array(ExtensionReportSchema) }),
+  panel_key: null,
+  confirm: null,
+  panel_close: null,
+} as const satisfies Record<RpcRequestType, TSchema | null>;
+
+type DataOf<S> = S extends null
+  ? undefined
+  : S extends TOptional<TSchema>
+    ? Static<S> | undefined
+    : S extends TSchema
+      ? Static<S>
+      : never;
+/** The `data` of each request's successful response (undefined: the response has none). */
+export type RpcResponseData = { [K in RpcRequestType]: DataOf<(typeof RPC_RESPONSES)[K]> };
+
+const ResponseId = Type.Optional(Type.Union([Type.String(), Type.Number()]));
+
+/** The successful response to one request type. */
+function successResponse(type: RpcRequestType): TObject {
+  const data = RPC_RESPONSES[type];
+  return Type.Object(
+    {
+      type: Type.Literal('response'),
+      id: ResponseId,
+      command: Type.Literal(type),
+      success: Type.Literal(true),
+      ...(data === null ? {} : { data }),
+    },
+    { additionalProperties: false, description: `A successful ${type}` },
+  );
+}
+
+/** Any failed request, including lines that were no request at all. */
+export const RpcFailureSchema = Type.Object(
+  {
+    type: Type.Literal('response'),
+    id: ResponseId,
+    command: Type.String({
+      description: 'The request type, or "unknown" when the line did not say (not JSON, no type)',
+    }),
+    success: Type.Literal(false),
+    error: Type.String({ description: 'What failed and what to do, for people' }),
+    error_kind: errorKindSchema('What kind of failure it is, for a program to branch on'),
+  },
+  { additionalProperties: false },
+);
+export type RpcFailure = Static<typeof RpcFailureSchema>;
+/** A successful response as RPC mode writes it (the handlers hold each `data` to its schema). */
+export interface RpcSuccess {
+  type: 'response';
+  id?: string | number;
+  command: RpcRequestType;
+  success: true;
+  data?: RpcResponseData[RpcRequestType];
+}
+
+export const RPC_SUCCESS_RESPONSES = Object.fromEntries(
+  (Object.keys(RPC_REQUESTS) as RpcRequestType[]).map((type) => [type, successResponse(type)]),
+) as Record<RpcRequestType, TObject>;
+
+export const RpcResponseSchema = Type.Union([
+  ...Object.values(RPC_SUCCESS_RESPONSES),
+  RpcFailureSchema,
+]);
+
+/** Named definitions for the documents and the client's types, each once. */
+const SHARED_DEFINITIONS: Record<string, TSchema> = {
+  ErrorKind: errorKindSchema('What kind of failure it is, for a program to branch on'),
+  ConfirmDecision: ConfirmDecisionSchema,
+  RequestId: Type.Union([Type.String(), Type.Number()], { description: 'A request id' }),
+  Usage: UsageSchema,
+  ToolDetails: ToolDetailsSchema,
+  RuntimeState: StateSchema,
+  PublicMessage: PublicMessageSchema,
+  ExtensionReport: ExtensionReportSchema,
+};
+const SHARED_DOCS: Record<string, string> = {
+  RequestId: 'The id of a request: echoed on its response, and on the `done` it ends with',
+  Usage: 'Tokens and their cost in US dollars',
+  RuntimeState: 'The runtime snapshot: get_state, and the fields of the `state` event',
+  PublicMessage: 'A transcript message as get_messages reports it (images by size)',
+};
+
+/** A schema's shape without its own description: copies that differ only there are one. */
+export function shapeKey(schema: unknown): string {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return '';
+  const { description: _description, ...shape } = schema as Record<string, unknown>;
+  return JSON.stringify(shape);
+}
+
+/**
+ * `node` with every copy of a shared definition below it replaced by a $ref to that
+ * definition (keeping the copy's own description), so the document holds each one once.
+ */
+function referencing(node: unknown, shared: Map<string, string>, root = true): unknown {
+  if (node === null || typeof node !== 'object') return node;
+  if (Array.isArray(node)) return node.map((item) => referencing(item, shared, false));
+  const name = root ? undefined : shared.get(shapeKey(node));
+  if (name !== undefined) {
+    const description = (node as { description?: unknown }).description;
+    return { $ref: `#/$defs/${name}`, ...(description !== undefined ? { description } : {}) };
+  }
+  return Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [key, referencing(value, shared, false)]),
+  );
+}
 
 /** The document scripts/gen-schema.mjs writes to schema/rpc.schema.json. */
-export const RPC_SCHEMA_DOCUMENT = {
-  $schema: 'https://json-schema.org/draft/2020-12/schema',
-  $id: 'https://zot.dev/schema/rpc.schema.json',
-  title: 'zot RPC protocol',
-  description:
-    'Requests (client to zot), responses and events (zot to client), one JSON object per line.',
-  $defs: {
-    request: Type.Union(Object.values(RPC_REQUESTS)),
-    response: RpcResponseSchema,
+export function rpcSchemaDocument(): Record<string, unknown> {
+  const shared = new Map(
+    Object.entries(SHARED_DEFINITIONS).map(([name, schema]) => [shapeKey(schema), name]),
+  );
+  const defs: Record<string, unknown> = {
+    request: {
+      description: 'Any request',
+      anyOf: Object.keys(RPC_REQUESTS).map((type) => ({ $ref: `#/$defs/${type}_request` })),
+    },
+    response: {
+      description: 'Any response: the success of the request type named by `command`, or a failure',
+      anyOf: [
+        ...Object.keys(RPC_REQUESTS).map((type) => ({ $ref: `#/$defs/${type}_response` })),
+        { $ref: '#/$defs/error_response' },
+      ],
+    },
     event: Type.Union([...EVENT_SCHEMAS]),
-    state: StateSchema,
+    state: { $ref: '#/$defs/RuntimeState' },
+    ...Object.fromEntries(
+      (Object.keys(RPC_REQUESTS) as RpcRequestType[]).flatMap((type) => [
+        [`${type}_request`, RPC_REQUESTS[type]],
+        [`${type}_response`, RPC_SUCCESS_RESPONSES[type]],
+      ]),
+    ),
+    error_response: RpcFailureSchema,
+    ...SHARED_DEFINITIONS,
+  };
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: 'https://zot.dev/schema/rpc.schema.json',
+    title: 'zot RPC protocol',
+    description:
+      'Requests (client to zot), responses and events (zot to client), one JSON object per line. Each request type T has $defs T_request and T_response (its successful response); any request can fail with error_response.',
+    $defs: Object.fromEntries(
+      Object.entries(defs).map(([key, value]) => [key, referencing(value, shared)]),
+    ),
+  };
+}
+
+/**
+ * What @zot/rpc-client's generated types are made of, in order: a definition used inside a
+ * later one is written as its name there.
+ */
+export const RPC_CLIENT_TYPES: Array<{ name: string; schema: TSchema; doc: string }> = [
+  ...Object.entries(SHARED_DEFINITIONS).map(([name, schema]) => ({
+    name,
+    schema,
+    doc: SHARED_DOCS[name] ?? (schema as { description?: string }).description ?? name,
+  })),
+  {
+    name: 'RpcEvent',
+    schema: Type.Union([...EVENT_SCHEMAS]),
+    doc: 'Every event zot writes, by `type`',
   },
-};
+  {
+    name: 'RpcRequests',
+    schema: Type.Object(
+      Object.fromEntries(
+        (Object.keys(RPC_REQUESTS) as RpcRequestType[]).map((type) => {
+          const { type: _type, id: _id, ...params } = RPC_REQUESTS[type].properties;
+          const description = RPC_REQUESTS[type].description;
+          return [type, Type.Object(params, { description, additionalProperties: false })];
+        }),
+      ),
+    ),
+    doc: "Each request type's parameters (besides `type` and `id`)",
+  },
+  {
+    name: 'RpcResponses',
+    schema: Type.Object(
+      Object.fromEntries(
+        (Object.keys(RPC_RESPONSES) as RpcRequestType[]).map((type) => {
+          const data = RPC_RESPONSES[type];
+          return [type, data === null ? Type.Undefined() : data];
+        }),
+      ),
+    ),
+    doc: "Each request type's response `data` (undefined: the response has none)",
+  },
+  { name: 'RpcFailure', schema: RpcFailureSchema, doc: 'A failed request' },
+];

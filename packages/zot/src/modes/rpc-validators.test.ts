@@ -1,6 +1,7 @@
 // The RPC request validators generated from RPC_REQUESTS (generated/rpc-validators.ts) agree
 // with TypeBox's own Value.Check on valid requests and on every single-field corruption of
 // them, decodeRpcLine explains failures by path, and the generated file is up to date.
+import { CONFIRM_DECISIONS } from '../contract/confirm.js';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
@@ -69,7 +70,7 @@ const INVALID: Array<[Record<string, unknown>, string]> = [
   [{ type: 'command', text: ['/x'] }, 'command: /text must be a string matching "^/"'],
   [
     { type: 'confirm', tool_id: 't', decision: 'yes' },
-    'confirm: /decision must be one of "allow", "allow_tool_session", "allow_all_session", "allow_always_user", "allow_always_project", "deny"',
+    `confirm: /decision must be one of ${CONFIRM_DECISIONS.map((d) => `"${d}"`).join(', ')}`,
   ],
   [{ type: 'confirm', decision: 'deny' }, 'confirm: /tool_id is required'],
   [{ type: 'panel_key', panel_id: 'p', key: '' }, 'panel_key: /key must be a non-empty string'],

@@ -1,33 +1,49 @@
 // RPC mode: JSON requests on stdin, responses and session events on stdout, one per line.
-import type { Message } from '../contract/content.js';
+import type { ImageBlock, Message } from '../contract/content.js';
 import type { Session } from '../session/session.js';
 import { errorMessage } from '../util/errors.js';
 import { reportDiagnostics, writeDiagnostic, type ModeIO } from './io.js';
 import { readLines } from './lines.js';
 import { decodeRpcLine, headerOf } from './rpc-decode.js';
 import { OutputPressure, reportToSession } from './pressure.js';
-import type { ConfirmDecision } from '../session/confirm.js';
+import type { ConfirmDecision } from '../contract/confirm.js';
+import { errorKindOf, type ErrorKind } from '../contract/errors.js';
 import { forwardingUi, isExtensionUiEvent } from '../session/extension-ui.js';
-import type { RpcRequest, RpcResponse } from './rpc-schema.js';
+import type {
+  PublicMessage,
+  RpcFailure,
+  RpcRequest,
+  RpcRequestType,
+  RpcResponseData,
+  RpcSuccess,
+} from './rpc-schema.js';
 
 export const RPC_PROTOCOL_VERSION = 1;
 
 /** Images are reported as a byte count to keep transcript dumps small. */
-function publicMessage(message: Message): unknown {
-  const strip = (block: { type: string; data?: string; mime_type?: string }) =>
+function publicMessage(message: Message): PublicMessage {
+  const sized = <B extends { type: string }>(block: B | ImageBlock) =>
     block.type === 'image'
       ? {
-          type: 'image',
-          mime_type: block.mime_type,
-          bytes: Buffer.byteLength(block.data ?? '', 'base64'),
+          type: 'image' as const,
+          mime_type: (block as ImageBlock).mime_type,
+          bytes: Buffer.byteLength((block as ImageBlock).data, 'base64'),
         }
-      : block;
-  return {
-    ...message,
-    content: message.content.map((block) =>
-      block.type === 'tool_result' ? { ...block, content: block.content.map(strip) } : strip(block),
-    ),
-  };
+      : (block as B);
+  switch (message.role) {
+    case 'assistant':
+      return message;
+    case 'user':
+      return { ...message, content: message.content.map(sized) };
+    case 'tool':
+      return {
+        ...message,
+        content: message.content.map((result) => ({
+          ...result,
+          content: result.content.map(sized),
+        })),
+      };
+  }
 }
 
 const COMMAND_DONE_ACTIONS = {
@@ -47,8 +63,6 @@ export interface RpcInfo {
 /** Pending confirm_request questions by tool id. */
 type Waiting = Map<string, (decision: ConfirmDecision) => void>;
 
-type Reply = Omit<RpcResponse, 'type' | 'command' | 'id'>;
-
 /** What a request handler works with; `track` registers work that outlives the reply. */
 interface Context {
   session: Session;
@@ -59,123 +73,161 @@ interface Context {
   send: (value: unknown) => void;
 }
 
-/** A reply, and the work it announces: started only once the reply is written. */
-type Handled = Reply & { start?: () => Promise<unknown> };
+/**
+ * A handler's answer: the data of its success and the work it announces (started only once
+ * the reply is written, so that a response always precedes the events of its work), or a
+ * failure with its kind.
+ */
+type Outcome<K extends RpcRequestType> =
+  | { data: RpcResponseData[K]; start?: () => Promise<unknown> }
+  | { error: string; kind: ErrorKind };
+type Handler<K extends RpcRequestType> = (
+  request: Extract<RpcRequest, { type: K }>,
+  context: Context,
+) => Outcome<K> | Promise<Outcome<K>>;
+
+const done = { data: undefined };
+const started = { started: true } as const;
+
+/** One handler per request type; the compiler holds each to its response's schema. */
+const HANDLERS: { [K in RpcRequestType]: Handler<K> } = {
+  hello: (_request, { session, info }) => ({
+    data: {
+      protocol_version: RPC_PROTOCOL_VERSION,
+      version: info.version,
+      provider: session.currentModel.provider,
+      model: session.currentModel.id,
+    },
+  }),
+  ping: () => ({ data: { pong: true } }),
+  prompt: (request, { session }) => {
+    const images = request.images?.map((image) => ({ type: 'image' as const, ...image }));
+    const start = () => session.prompt(request.message, images, request.mode, request.id);
+    return { data: started, start };
+  },
+  compact: (request, { session }) => ({ data: started, start: () => session.compact(request.id) }),
+  abort: (request, { session }) => {
+    if (request.queue === true) return { data: { dropped: session.cancel() } };
+    session.abort();
+    return done;
+  },
+  get_state: (_request, { session }) => ({ data: session.state() }),
+  get_messages: (_request, { session }) => ({
+    data: { messages: session.messages.map(publicMessage) },
+  }),
+  get_models: (_request, { session }) => ({
+    data: {
+      models: session.models().map((model) => ({
+        id: model.id,
+        provider: model.provider,
+        context_window: model.contextWindow,
+        max_output: model.maxTokens,
+        reasoning: model.reasoning,
+      })),
+    },
+  }),
+  get_sessions: (_request, { session }) => ({ data: { sessions: session.sessions() } }),
+  switch_session: (request, { session }) => {
+    session.resume(request.path);
+    return {
+      data: { session_file: session.sessionFile ?? null, message_count: session.messages.length },
+    };
+  },
+  clear: (_request, { session }) => (session.clear(), done),
+  set_model: (request, { session }) => {
+    const model = session.setModel(request.model);
+    return { data: { model: model.id, provider: model.provider } };
+  },
+  get_commands: (_request, { session }) => ({
+    data: {
+      commands: session.commands().map((command) => ({
+        name: command.name,
+        description: command.description,
+        ...(command.argumentHint ? { argument_hint: command.argumentHint } : {}),
+        source: command.source,
+        modes: [...command.modes],
+      })),
+    },
+  }),
+  command: (request, context) => {
+    // Its outcome arrives as events, then command_done (a turn it runs ends with done).
+    const start = async () => {
+      const result = await context.session.runCommand(request.text, 'rpc', true, request.id);
+      if (result.kind === 'prompt') return;
+      const name = request.text.slice(1).split(/\s/)[0]!.toLowerCase();
+      context.send({
+        type: 'command_done',
+        ...(request.id !== undefined ? { id: request.id } : {}),
+        name,
+        action: COMMAND_DONE_ACTIONS[result.kind],
+      });
+    };
+    return { data: started, start };
+  },
+  reload_extensions: async (_request, { session }) => ({
+    data: { extensions: await session.reloadExtensions() },
+  }),
+  panel_key: (request, { session }) => {
+    const sent = session.panelKey(request.panel_id, request.key, request.text);
+    return sent.ok ? done : { error: sent.error, kind: sent.kind };
+  },
+  confirm: (request, { waiting }) => {
+    const answer = waiting.get(request.tool_id);
+    if (!answer) {
+      const error = `no confirmation is pending for tool call "${request.tool_id}"`;
+      return { error, kind: 'not_found' };
+    }
+    waiting.delete(request.tool_id);
+    answer(request.decision);
+    return done;
+  },
+  panel_close: (request, { session }) =>
+    session.closePanel(request.panel_id)
+      ? done
+      : { error: `no open panel "${request.panel_id}"`, kind: 'not_found' },
+};
 
 /**
- * Handles one request and returns the reply. Work that emits events (a prompt, a command)
- * comes back as `start`, so that a response always precedes the events it starts.
+ * Handles one request: at once when its handler is synchronous (every one but a reload), so
+ * work is started in the order it was asked for (an `abort` right after a `prompt` finds that
+ * prompt). Contract: never throws or rejects; a handler that throws is a failure of the
+ * error's own kind, `failed` when it has none.
  */
-async function handle(request: RpcRequest, context: Context): Promise<Handled> {
-  const { session, info, waiting } = context;
-  switch (request.type) {
-    case 'hello':
-      return {
-        success: true,
-        data: {
-          protocol_version: RPC_PROTOCOL_VERSION,
-          version: info.version,
-          provider: session.currentModel.provider,
-          model: session.currentModel.id,
-        },
-      };
-    case 'ping':
-      return { success: true, data: { pong: true } };
-    case 'prompt': {
-      const images = request.images?.map((image) => ({ type: 'image' as const, ...image }));
-      const start = () => session.prompt(request.message, images, request.mode);
-      return { success: true, data: { started: true }, start };
-    }
-    case 'compact':
-      return { success: true, data: { started: true }, start: () => session.compact() };
-    case 'abort':
-      if (request.queue === true) return { success: true, data: { dropped: session.cancel() } };
-      session.abort();
-      return { success: true };
-    case 'get_state':
-      return { success: true, data: session.state() };
-    case 'get_messages':
-      return { success: true, data: { messages: session.messages.map(publicMessage) } };
-    case 'get_models':
-      return {
-        success: true,
-        data: {
-          models: session.models().map((model) => ({
-            id: model.id,
-            provider: model.provider,
-            context_window: model.contextWindow,
-            max_output: model.maxTokens,
-            reasoning: model.reasoning,
-          })),
-        },
-      };
-    case 'get_sessions':
-      return { success: true, data: { sessions: session.sessions() } };
-    case 'switch_session':
-      session.resume(request.path);
-      return {
-        success: true,
-        data: { session_file: session.sessionFile ?? null, message_count: session.messages.length },
-      };
-    case 'clear':
-      session.clear();
-      return { success: true };
-    case 'set_model': {
-      const model = session.setModel(request.model);
-      return { success: true, data: { model: model.id, provider: model.provider } };
-    }
-    case 'get_commands':
-      return {
-        success: true,
-        data: {
-          commands: session.commands().map((command) => ({
-            name: command.name,
-            description: command.description,
-            ...(command.argumentHint ? { argument_hint: command.argumentHint } : {}),
-            source: command.source,
-            modes: command.modes,
-          })),
-        },
-      };
-    case 'command': {
-      // Its outcome arrives as events, then command_done (a turn it runs ends with done).
-      const start = async () => {
-        const result = await session.runCommand(request.text, 'rpc', true);
-        if (result.kind === 'prompt') return;
-        const name = request.text.slice(1).split(/\s/)[0]!.toLowerCase();
-        context.send({
-          type: 'command_done',
-          ...(request.id !== undefined ? { id: request.id } : {}),
-          name,
-          action: COMMAND_DONE_ACTIONS[result.kind],
-        });
-      };
-      return { success: true, data: { started: true }, start };
-    }
-    case 'reload_extensions':
-      return { success: true, data: { extensions: await session.reloadExtensions() } };
-    case 'panel_key': {
-      const sent = session.panelKey(request.panel_id, request.key, request.text);
-      return sent.ok ? { success: true } : { success: false, error: sent.error };
-    }
-    case 'confirm': {
-      const answer = waiting.get(request.tool_id);
-      if (!answer)
-        return {
-          success: false,
-          error: `no confirmation is pending for tool call "${request.tool_id}"`,
-        };
-      waiting.delete(request.tool_id);
-      answer(request.decision as ConfirmDecision);
-      return { success: true };
-    }
-    case 'panel_close': {
-      const closed = session.closePanel(request.panel_id);
-      return closed
-        ? { success: true }
-        : { success: false, error: `no open panel "${request.panel_id}"` };
-    }
+function handle(
+  request: RpcRequest,
+  context: Context,
+): Outcome<RpcRequestType> | Promise<Outcome<RpcRequestType>> {
+  const handler = HANDLERS[request.type] as Handler<RpcRequestType>;
+  const failure = (error: unknown): Outcome<RpcRequestType> => ({
+    error: errorMessage(error),
+    kind: errorKindOf(error, 'failed'),
+  });
+  try {
+    const outcome = handler(request as never, context);
+    return outcome instanceof Promise ? outcome.catch(failure) : outcome;
+  } catch (error) {
+    return failure(error);
   }
+}
+
+/** The response line of an outcome. */
+function responseOf(
+  request: RpcRequest,
+  outcome: Outcome<RpcRequestType>,
+): RpcSuccess | RpcFailure {
+  const base = {
+    type: 'response' as const,
+    ...(request.id !== undefined ? { id: request.id } : {}),
+    command: request.type,
+  };
+  if ('error' in outcome) {
+    return { ...base, success: false, error: outcome.error, error_kind: outcome.kind };
+  }
+  return {
+    ...base,
+    success: true,
+    ...(outcome.data !== undefined ? { data: outcome.data } : {}),
+  };
 }
 
 const UNAUTHORIZED =
@@ -237,14 +289,20 @@ export async function runRpcMode(
   const token = env.ZOTCORE_RPC_TOKEN;
   let context = token ? undefined : await start();
   let exitCode = 0;
-  const refuse = (id: string | number | undefined, error: string, stop: () => void) => {
+  const refuse = (
+    id: string | number | undefined,
+    error: string,
+    kind: ErrorKind,
+    stop: () => void,
+  ) => {
     send({
       type: 'response',
       ...(id !== undefined ? { id } : {}),
       command: 'hello',
       success: false,
       error,
-    });
+      error_kind: kind,
+    } satisfies RpcFailure);
     exitCode = 1;
     stop();
   };
@@ -254,56 +312,56 @@ export async function runRpcMode(
     if (!context) {
       const id = decoded.ok ? decoded.request.id : decoded.id;
       const ok = decoded.ok && decoded.request.type === 'hello' && decoded.request.token === token;
-      if (!ok) return refuse(id, UNAUTHORIZED, stop);
+      if (!ok) return refuse(id, UNAUTHORIZED, 'unauthorized', stop);
       try {
         context = await start();
       } catch (error) {
         writeDiagnostic(io.stderr, `zot: ${errorMessage(error)}`);
-        return refuse(id, errorMessage(error), stop);
+        return refuse(id, errorMessage(error), errorKindOf(error, 'failed'), stop);
       }
     }
     if (!decoded.ok) {
       const { ok: _ok, ...response } = decoded;
-      send({ type: 'response', ...response, success: false });
+      send({
+        type: 'response',
+        ...response,
+        success: false,
+        error_kind: 'invalid_request',
+      } satisfies RpcFailure);
       return;
     }
     const { request } = decoded;
-    const base = {
-      type: 'response',
-      ...(request.id !== undefined ? { id: request.id } : {}),
-      command: request.type,
+    const reply = (outcome: Outcome<RpcRequestType>) => {
+      send(responseOf(request, outcome));
+      if ('start' in outcome && outcome.start) track(outcome.start());
     };
+    const outcome = handle(request, context);
     // Not awaited: a slow request (reload_extensions) must not stop the reader, or a confirm
     // or abort sent meanwhile could never arrive.
-    track(
-      handle(request, context).then(
-        ({ start, ...reply }) => {
-          send({ ...base, ...reply });
-          if (start) track(start());
-        },
-        (error: unknown) => send({ ...base, success: false, error: errorMessage(error) }),
-      ),
-    );
+    if (outcome instanceof Promise) track(outcome.then(reply));
+    else reply(outcome);
   };
   const onOversize = (bytes: number, stop: () => void) => {
-    if (!context) return refuse(undefined, UNAUTHORIZED, stop);
+    if (!context) return refuse(undefined, UNAUTHORIZED, 'unauthorized', stop);
     send({
       type: 'response',
       command: 'unknown',
       success: false,
       error: `line of ${bytes} bytes exceeds the 32 MiB limit`,
-    });
+      error_kind: 'invalid_request',
+    } satisfies RpcFailure);
   };
   // Refused like an extension's line: JSON text is UTF-8, and a request read with U+FFFD in
   // place of its bytes is not the request that was sent.
   const onInvalidUtf8 = (bytes: number, text: string, stop: () => void) => {
-    if (!context) return refuse(undefined, UNAUTHORIZED, stop);
+    if (!context) return refuse(undefined, UNAUTHORIZED, 'unauthorized', stop);
     send({
       type: 'response',
       ...headerOf(text),
       success: false,
       error: `line of ${bytes} bytes is not valid UTF-8; requests are JSON in UTF-8`,
-    });
+      error_kind: 'invalid_request',
+    } satisfies RpcFailure);
   };
   await readLines(io.stdin, { onLine, onOversize, onInvalidUtf8 }, { gate: output, signal });
   if (!context) return exitCode;

@@ -1,4 +1,5 @@
 // Anthropic Messages API: request body, SSE decoding.
+import { reportedErrorKind } from './error-kind.js';
 import { apiUrl } from '../util/base-url.js';
 import { MessageAssembly, parseJson } from './assemble.js';
 import { runSse, type WireDecoder } from './http.js';
@@ -228,7 +229,8 @@ class AnthropicDecoder implements WireDecoder {
         const message = `${String(error.type ?? 'error')}: ${String(error.message ?? event.data)}`;
         // Overloaded arrives as an SSE error after HTTP 200; 529 is its HTTP status elsewhere.
         const status = error.type === 'overloaded_error' ? 529 : undefined;
-        return [{ type: 'error', message, aborted: false, ...(status ? { status } : {}) }];
+        const kind = reportedErrorKind(`${String(error.type ?? '')} ${message}`);
+        return [{ type: 'error', message, aborted: false, kind, ...(status ? { status } : {}) }];
       }
       default:
         return []; // ping and future events
@@ -244,7 +246,8 @@ class AnthropicDecoder implements WireDecoder {
 
   finish(): ProviderEvent[] {
     if (!this.stopped && this.stopReason === undefined) {
-      return [{ type: 'error', message: 'stream ended before message_stop', aborted: false }];
+      const message = 'stream ended before message_stop';
+      return [{ type: 'error', message, aborted: false, kind: 'network' }];
     }
     // A refusal ends like a turn, and says so on the message.
     if (this.stopReason === 'refusal') this.asm.refusal = true;

@@ -4,7 +4,7 @@ import type {
   AssistantMessage,
   ProviderEvent,
   ThinkingBlock,
-  Usage,
+  TokenUsage,
 } from './types.js';
 import {
   ARGS_REFUSED_KEY,
@@ -14,7 +14,7 @@ import {
   TOOL_ARGS_LIMITS,
 } from '@zot/protocol/bounds';
 
-export function zeroUsage(): Usage {
+export function zeroUsage(): TokenUsage {
   return { input: 0, output: 0, cache_read: 0, cache_write: 0 };
 }
 
@@ -64,7 +64,7 @@ export function streamMaxBytes(env: NodeJS.ProcessEnv = process.env): number {
  */
 export class MessageAssembly {
   readonly content: AssistantContent[] = [];
-  readonly usage: Usage = zeroUsage();
+  readonly usage: TokenUsage = zeroUsage();
   sawUsage = false;
   /** The provider declined to answer (Anthropic stop_reason `refusal`, OpenAI refusal deltas). */
   refusal = false;
@@ -190,7 +190,7 @@ export class MessageAssembly {
     return this.content.length > 0 ? this.message() : undefined;
   }
 
-  usageSoFar(): Usage | undefined {
+  usageSoFar(): TokenUsage | undefined {
     return this.sawUsage ? { ...this.usage } : undefined;
   }
 }

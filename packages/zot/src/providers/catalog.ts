@@ -1,5 +1,5 @@
 // The built-in model catalog and provider defaults.
-import type { ModelInfo, ModelPrices, ProviderApi, ProviderName, Usage } from './types.js';
+import type { ModelInfo, ModelPrices, ProviderApi, ProviderName, TokenUsage } from './types.js';
 
 export interface ProviderDefaults {
   provider: ProviderName;
@@ -199,7 +199,7 @@ export function resolveModel(
 }
 
 /** The USD cost of one call's usage at the model's prices. */
-export function costUsd(model: ModelInfo, usage: Usage): number {
+export function costUsd(model: ModelInfo, usage: TokenUsage): number {
   const p = model.prices;
   const micro =
     usage.input * p.input +

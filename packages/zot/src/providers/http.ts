@@ -4,6 +4,8 @@ import { SseParser, type SseEvent } from './sse.js';
 import { CallEndedError, send, streamIdleMs, type Reply } from './transport.js';
 import type { ProviderErrorEvent, ProviderEvent } from './types.js';
 import type { MessageAssembly } from './assemble.js';
+import type { ErrorKind } from '../contract/errors.js';
+import { httpErrorKind } from './error-kind.js';
 import { formatBytes } from '../util/truncate.js';
 
 /**
@@ -43,29 +45,36 @@ export interface SseCall {
  */
 export async function* runSse(call: SseCall, decoder: WireDecoder): AsyncGenerator<ProviderEvent> {
   const { provider, signal } = call;
-  const fail = (message: string, extra: Partial<ProviderErrorEvent> = {}): ProviderErrorEvent => {
-    const event: ProviderErrorEvent = {
-      type: 'error',
-      // A URL in it (a proxy setting, a server's echo of the request) keeps no credentials.
-      message: `${provider}: ${redactUrlsIn(message)}`,
-      aborted: false,
-    };
+  /** What streamed before the failure: the partial message and the usage so far. */
+  const soFar = () => {
     const partial = decoder.asm.partial();
     const usage = decoder.asm.usageSoFar();
-    if (partial) event.partial = partial;
-    if (usage) event.usage = usage;
-    return { ...event, ...extra };
+    return { ...(partial ? { partial } : {}), ...(usage ? { usage } : {}) };
   };
-  const aborted = () => fail('aborted', { aborted: true });
+  const fail: Fail = (message, kind, status) => ({
+    type: 'error',
+    // A URL in it (a proxy setting, a server's echo of the request) keeps no credentials.
+    message: `${provider}: ${redactUrlsIn(message)}`,
+    aborted: false,
+    kind,
+    ...(status !== undefined ? { status } : {}),
+    ...soFar(),
+  });
+  const aborted = (): ProviderErrorEvent => ({
+    type: 'error',
+    message: `${provider}: aborted`,
+    aborted: true,
+    ...soFar(),
+  });
   /** The event for a failed request or read: abort, idle timeout or a network error. */
   const failure = (error: unknown, what: string): ProviderErrorEvent => {
     if (signal.aborted || (error instanceof CallEndedError && error.reason === 'aborted')) {
       return aborted();
     }
     if (error instanceof CallEndedError) {
-      return fail(`${error.message} (ZOT_STREAM_IDLE_TIMEOUT_MS sets the limit)`);
+      return fail(`${error.message} (ZOT_STREAM_IDLE_TIMEOUT_MS sets the limit)`, 'network');
     }
-    return fail(`${what}: ${describeError(error)}`);
+    return fail(`${what}: ${describeError(error)}`, 'network');
   };
   let reply: Reply | undefined;
   try {
@@ -90,7 +99,9 @@ export async function* runSse(call: SseCall, decoder: WireDecoder): AsyncGenerat
     if (reply.status < 200 || reply.status > 299) {
       const text = await reply.text();
       const message = httpErrorMessage(reply.status, text, reply.headers);
-      yield signal.aborted ? aborted() : fail(message, { status: reply.status });
+      yield signal.aborted
+        ? aborted()
+        : fail(message, httpErrorKind(reply.status, text), reply.status);
       return;
     }
     const parser = new SseParser();
@@ -99,18 +110,19 @@ export async function* runSse(call: SseCall, decoder: WireDecoder): AsyncGenerat
       fail(
         `the answer passed the ${formatBytes(limit)} limit (text, thinking and tool arguments); ` +
           `stopped reading it and kept what had arrived (ZOT_STREAM_MAX_BYTES sets the limit)`,
+        'provider',
       );
     try {
       for await (const chunk of reply.chunks()) {
         for (const event of parser.push(chunk)) {
-          const stop = yield* decodeEvent(decoder, event, fail);
+          const stop = yield* decodeEvent(decoder, event, fail, aborted);
           if (stop) return;
           if (decoder.asm.overflowed) return yield tooLarge();
         }
         if (parser.pendingLength > limit * EVENT_LIMIT_FACTOR) return yield tooLarge();
       }
       for (const event of parser.end()) {
-        const stop = yield* decodeEvent(decoder, event, fail);
+        const stop = yield* decodeEvent(decoder, event, fail, aborted);
         if (stop) return;
         if (decoder.asm.overflowed) return yield tooLarge();
       }
@@ -123,26 +135,38 @@ export async function* runSse(call: SseCall, decoder: WireDecoder): AsyncGenerat
       return;
     }
     for (const out of decoder.finish()) {
-      yield out.type === 'error' ? fail(out.message) : out;
+      yield out.type === 'error' ? prefixed(out, fail, aborted) : out;
     }
   } catch (error) {
     // A decoder bug must still end the stream with one error.
-    yield fail(`internal error: ${describeError(error)}`);
+    yield fail(`internal error: ${describeError(error)}`, 'internal');
   } finally {
     // A consumer that stops early releases the connection too.
     reply?.close();
   }
 }
 
+type Fail = (message: string, kind: ErrorKind, status?: number) => ProviderErrorEvent;
+
+/** A decoder's (unprefixed) error as the stream's: prefixed, with what streamed so far. */
+function prefixed(
+  out: ProviderErrorEvent,
+  fail: Fail,
+  aborted: () => ProviderErrorEvent,
+): ProviderErrorEvent {
+  return out.aborted ? aborted() : fail(out.message, out.kind, out.status);
+}
+
 /** Yields one SSE event's provider events; returns true when an error among them ended the stream. */
 function* decodeEvent(
   decoder: WireDecoder,
   event: SseEvent,
-  fail: (message: string, extra?: Partial<ProviderErrorEvent>) => ProviderErrorEvent,
+  fail: Fail,
+  aborted: () => ProviderErrorEvent,
 ): Generator<ProviderEvent, boolean> {
   for (const out of decodeSafely(decoder, event)) {
     if (out.type === 'error') {
-      yield fail(out.message, out.status === undefined ? {} : { status: out.status });
+      yield prefixed(out, fail, aborted);
       return true;
     }
     yield out;
@@ -155,7 +179,7 @@ function decodeSafely(decoder: WireDecoder, event: SseEvent): ProviderEvent[] {
     return decoder.onEvent(event);
   } catch (error) {
     const message = `could not handle stream event ${event.event ?? ''}: ${describeError(error)}`;
-    return [{ type: 'error', message, aborted: false }];
+    return [{ type: 'error', message, aborted: false, kind: 'internal' }];
   }
 }
 

@@ -17,7 +17,7 @@ function lazyStream(api: ProviderApi): StreamFn {
       stream = await LOADERS[api]();
     } catch (error) {
       const message = `${request.model.provider}: could not load the ${api} client: ${(error as Error).message}`;
-      yield { type: 'error', message, aborted: false };
+      yield { type: 'error', message, aborted: false, kind: 'internal' };
       return;
     }
     yield* stream(request);

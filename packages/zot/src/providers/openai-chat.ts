@@ -1,4 +1,5 @@
 // OpenAI Chat Completions (also ollama, kimi and other OpenAI-compatible servers).
+import { reportedErrorKind } from './error-kind.js';
 import { apiUrl } from '../util/base-url.js';
 import { MessageAssembly, parseJson } from './assemble.js';
 import { bearerHeaders, runSse, type WireDecoder } from './http.js';
@@ -144,7 +145,10 @@ class ChatDecoder implements WireDecoder {
       const error = data.error as Json | string;
       const message =
         typeof error === 'string' ? error : String(error.message ?? JSON.stringify(error));
-      return [{ type: 'error', message, aborted: false }];
+      const kind = reportedErrorKind(
+        typeof error === 'string' ? error : `${String(error.code ?? error.type ?? '')} ${message}`,
+      );
+      return [{ type: 'error', message, aborted: false, kind }];
     }
     const choice = (Array.isArray(data.choices) ? data.choices[0] : undefined) as Json | undefined;
     // Moonshot puts usage inside the choice; OpenAI in a final chunk with no choices.
@@ -210,10 +214,12 @@ class ChatDecoder implements WireDecoder {
 
   finish(): ProviderEvent[] {
     if (this.finishReason === undefined && !this.sawDone) {
-      return [{ type: 'error', message: 'stream ended before a finish_reason', aborted: false }];
+      const message = 'stream ended before a finish_reason';
+      return [{ type: 'error', message, aborted: false, kind: 'network' }];
     }
     if (this.finishReason === 'content_filter') {
-      return [{ type: 'error', message: 'response stopped by the content filter', aborted: false }];
+      const message = 'response stopped by the content filter';
+      return [{ type: 'error', message, aborted: false, kind: 'refusal' }];
     }
     const out = this.calls.flatMap((c) => this.asm.toolCall(c.shownId ?? c.id, c.name, c.args));
     const stop: StopReason =

@@ -1,4 +1,5 @@
 // OpenAI Responses API: request body, SSE decoding.
+import { reportedErrorKind } from './error-kind.js';
 import { apiUrl } from '../util/base-url.js';
 import { MessageAssembly, parseJson } from './assemble.js';
 import { bearerHeaders, runSse, type WireDecoder } from './http.js';
@@ -163,12 +164,14 @@ class ResponsesDecoder implements WireDecoder {
         this.readUsage(response.usage as Json | undefined);
         const error = (response.error ?? {}) as Json;
         const message = `response failed: ${String(error.message ?? error.code ?? 'no details')}`;
-        return [{ type: 'error', message, aborted: false }];
+        const kind = reportedErrorKind(`${String(error.code ?? '')} ${message}`);
+        return [{ type: 'error', message, aborted: false, kind }];
       }
       case 'error': {
         const error = (data.error ?? data) as Json;
         const message = String(error.message ?? error.code ?? event.data);
-        return [{ type: 'error', message, aborted: false }];
+        const kind = reportedErrorKind(`${String(error.code ?? error.type ?? '')} ${message}`);
+        return [{ type: 'error', message, aborted: false, kind }];
       }
       default:
         return [];
@@ -190,11 +193,13 @@ class ResponsesDecoder implements WireDecoder {
 
   finish(): ProviderEvent[] {
     if (!this.completed) {
-      return [{ type: 'error', message: 'stream ended before response.completed', aborted: false }];
+      const message = 'stream ended before response.completed';
+      return [{ type: 'error', message, aborted: false, kind: 'network' }];
     }
     const reason = (this.completed.incomplete_details as Json | null | undefined)?.reason;
     if (reason === 'content_filter') {
-      return [{ type: 'error', message: 'response stopped by the content filter', aborted: false }];
+      const message = 'response stopped by the content filter';
+      return [{ type: 'error', message, aborted: false, kind: 'refusal' }];
     }
     const stop: StopReason =
       reason === 'max_output_tokens' ? 'length' : this.asm.hasToolCalls() ? 'tool_use' : 'end_turn';

@@ -15,6 +15,7 @@ const err = (message: string, status?: number): ProviderEvent => ({
   type: 'error',
   message,
   aborted: false,
+  kind: 'provider',
   ...(status === undefined ? {} : { status }),
 });
 

@@ -66,16 +66,17 @@ async function* retrying(
         type: 'error',
         message: `${request.model.provider}: stream ended without a result`,
         aborted: false,
+        kind: 'internal',
       };
     }
   } catch (error) {
     // The wrapped stream broke its contract; keep ours.
-    if (!final)
-      yield {
-        type: 'error',
-        message: `${request.model.provider}: ${String(error)}`,
-        aborted: request.signal.aborted,
-      };
+    if (!final) {
+      const message = `${request.model.provider}: ${String(error)}`;
+      yield request.signal.aborted
+        ? { type: 'error', message, aborted: true }
+        : { type: 'error', message, aborted: false, kind: 'internal' };
+    }
   }
 }
 

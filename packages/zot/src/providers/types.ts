@@ -19,8 +19,9 @@ export type {
   UserMessage,
 } from '../contract/content.js';
 import type { AssistantMessage, Message, StopReason } from '../contract/content.js';
-
-export type Usage = { input: number; output: number; cache_read: number; cache_write: number };
+import type { TokenUsage } from '../contract/usage.js';
+import type { ErrorKind } from '../contract/errors.js';
+export type { TokenUsage } from '../contract/usage.js';
 
 export type ProviderName =
   | 'anthropic'
@@ -84,19 +85,21 @@ export type ProviderEvent =
   /** A piece of a call's raw argument JSON; `id` is the id its `tool_call` will have. */
   | { type: 'tool_call_delta'; id: string; name: string; delta: string }
   | { type: 'tool_call'; id: string; name: string; args: Record<string, unknown> }
-  | { type: 'done'; message: AssistantMessage; stop: StopReason; usage: Usage }
-  | {
-      type: 'error';
-      /** Names the provider and, for HTTP failures, the status. */
-      message: string;
-      status?: number;
-      aborted: boolean;
-      /** What had streamed before the failure, if anything. */
-      partial?: AssistantMessage;
-      usage?: Usage;
-    };
+  | { type: 'done'; message: AssistantMessage; stop: StopReason; usage: TokenUsage }
+  | ProviderErrorEvent;
 
-export type ProviderErrorEvent = Extract<ProviderEvent, { type: 'error' }>;
+/**
+ * How a call failed. `message` names the provider and, for HTTP failures, the status; `kind`
+ * (every failure but an abort has one) is set where the failure is recognised.
+ */
+export type ProviderErrorEvent = {
+  type: 'error';
+  message: string;
+  status?: number;
+  /** What had streamed before the failure, if anything. */
+  partial?: AssistantMessage;
+  usage?: TokenUsage;
+} & ({ aborted: true; kind?: undefined } | { aborted: false; kind: ErrorKind });
 export type ProviderDoneEvent = Extract<ProviderEvent, { type: 'done' }>;
 
 /**

@@ -6,7 +6,8 @@ import { saveSandboxMode } from '../config/settings.js';
 import { isSandboxMode } from '../security/sandbox/settings.js';
 import { findBuiltin, listCommands, type CommandMode } from './command-registry.js';
 export { BUILTIN_COMMANDS, listCommands, type CommandInfo } from './command-registry.js';
-import type { PromptOutcome, Session, SessionEvent } from './session.js';
+import type { PromptOutcome, RequestId, Session, SessionEvent } from './session.js';
+import { errorKindOf, type ErrorKind } from '../contract/errors.js';
 
 export type SlashResult =
   | { kind: 'prompt'; outcome: PromptOutcome }
@@ -14,7 +15,8 @@ export type SlashResult =
   | { kind: 'insert'; extension: string; text: string }
   | { kind: 'panel'; extension: string; panel: PanelSpec }
   | { kind: 'noop' }
-  | { kind: 'error'; message: string };
+  /** `errorKind` when the failure is of a kind of its own (default `command`). */
+  | { kind: 'error'; message: string; errorKind?: ErrorKind };
 
 export function parseSlash(text: string): { name: string; args: string } | undefined {
   const match = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(text.trim());
@@ -66,7 +68,12 @@ function permissionsText(
 
 const BUILTIN_RUNNERS: Record<
   string,
-  (session: Session, args: string, mode: CommandMode) => Promise<SlashResult> | SlashResult
+  (
+    session: Session,
+    args: string,
+    mode: CommandMode,
+    requestId?: RequestId,
+  ) => Promise<SlashResult> | SlashResult
 > = {
   help: (session, _args, mode) => ({ kind: 'display', text: helpText(session.extensions, mode) }),
   clear: (session) => {
@@ -81,9 +88,15 @@ const BUILTIN_RUNNERS: Record<
       text: file ? `new session: ${file}` : 'new session (not recorded: --no-session)',
     };
   },
+  // The compaction's `done` carries no request id: the command ends with its command_done.
   compact: async (session) => {
     const result = await session.compact();
-    return result.error ? { kind: 'error', message: result.error } : { kind: 'noop' };
+    if (result.error === undefined) return { kind: 'noop' };
+    return {
+      kind: 'error',
+      message: result.error,
+      ...(result.errorKind ? { errorKind: result.errorKind } : {}),
+    };
   },
   model: (session, args) => {
     if (args === '') {
@@ -215,7 +228,7 @@ export function slashResultEvent(result: SlashResult): SessionEvent | undefined 
     case 'panel':
       return { type: 'ext_panel_open', extension: result.extension, panel: result.panel };
     case 'error':
-      return { type: 'error', message: result.message };
+      return { type: 'error', message: result.message, kind: result.errorKind ?? 'command' };
     default:
       return undefined;
   }
@@ -229,6 +242,7 @@ export async function runSlashCommand(
   session: Session,
   text: string,
   mode: CommandMode,
+  requestId?: RequestId,
 ): Promise<SlashResult> {
   const parsed = parseSlash(text);
   if (!parsed) return { kind: 'error', message: `not a slash command: ${text}` };
@@ -240,9 +254,13 @@ export async function runSlashCommand(
     if (!run || !builtin.modes.includes(mode))
       return { kind: 'error', message: `/${name} needs the interactive TUI` };
     try {
-      return await run(session, parsed.args, mode);
+      return await run(session, parsed.args, mode, requestId);
     } catch (error) {
-      return { kind: 'error', message: (error as Error).message };
+      return {
+        kind: 'error',
+        message: (error as Error).message,
+        errorKind: errorKindOf(error, 'command'),
+      };
     }
   }
   if (!host?.hasCommand(name))
@@ -256,7 +274,10 @@ export async function runSlashCommand(
     case 'prompt':
       if (!response.prompt?.trim())
         return { kind: 'error', message: `/${parsed.name} (${extension}): empty prompt` };
-      return { kind: 'prompt', outcome: await session.prompt(response.prompt) };
+      return {
+        kind: 'prompt',
+        outcome: await session.prompt(response.prompt, [], 'follow_up', requestId),
+      };
     case 'insert':
       return { kind: 'insert', extension, text: response.insert ?? '' };
     case 'display':

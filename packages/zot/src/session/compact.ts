@@ -3,6 +3,10 @@ import { textOf } from '../agent/content-text.js';
 import type { Message, ModelInfo, StreamFn } from '../providers/types.js';
 import type { AgentHooks } from '../agent/hooks.js';
 import type { ModelCallSettings } from '../agent/loop.js';
+import type { ErrorKind } from '../contract/errors.js';
+
+/** Why compaction did not happen; no `kind` when it was aborted (not a failure). */
+export type CompactionFailure = { error: string; kind?: ErrorKind };
 
 export const KEEP_EXCHANGES = 2;
 export const AUTO_COMPACT_RATIO = 0.85;
@@ -55,7 +59,7 @@ export async function summarise(
   settings: ModelCallSettings,
   stream: (model: ModelInfo) => StreamFn,
   signal: AbortSignal,
-): Promise<{ summary: string } | { error: string }> {
+): Promise<{ summary: string } | CompactionFailure> {
   const request = {
     model: settings.model,
     baseUrl: settings.baseUrl,
@@ -78,11 +82,14 @@ export async function summarise(
       const text = textOf(event.message.content).trim();
       return text
         ? { summary: text }
-        : { error: 'compaction failed: the model returned an empty summary' };
+        : { error: 'compaction failed: the model returned an empty summary', kind: 'provider' };
     }
-    if (event.type === 'error') return { error: `compaction failed: ${event.message}` };
+    if (event.type === 'error') {
+      const error = `compaction failed: ${event.message}`;
+      return event.aborted ? { error } : { error, kind: event.kind };
+    }
   }
-  return { error: 'compaction failed: the stream ended without a result' };
+  return { error: 'compaction failed: the stream ended without a result', kind: 'internal' };
 }
 
 /**
@@ -93,7 +100,7 @@ export async function summarise(
 export async function screenSummary(
   hooks: AgentHooks,
   summary: string,
-): Promise<{ summary: string } | { error: string }> {
+): Promise<{ summary: string } | CompactionFailure> {
   let decision;
   try {
     decision = await hooks.beforeAssistantText?.(summary, 'summary');
@@ -102,10 +109,12 @@ export async function screenSummary(
   }
   if (decision?.block) {
     const why = decision.reason ? `: ${decision.reason}` : '';
-    return { error: `compaction failed: the summary was blocked${why}` };
+    return { error: `compaction failed: the summary was blocked${why}`, kind: 'blocked' };
   }
   const text = (decision?.text ?? summary).trim();
-  return text ? { summary: text } : { error: 'compaction failed: the summary was emptied' };
+  return text
+    ? { summary: text }
+    : { error: 'compaction failed: the summary was emptied', kind: 'blocked' };
 }
 
 /**
@@ -116,13 +125,14 @@ export async function screenSummary(
  */
 export async function compactTranscript(
   messages: readonly Message[],
-  call: () => { settings: ModelCallSettings } | { error: string },
+  call: () => { settings: ModelCallSettings } | CompactionFailure,
   stream: (model: ModelInfo) => StreamFn,
   hooks: AgentHooks,
   signal: AbortSignal,
-): Promise<{ summary: string; kept: Message[] } | { error: string }> {
+): Promise<{ summary: string; kept: Message[] } | CompactionFailure> {
   const cut = splitPoint(messages);
-  if (cut === 0 || messages.length === 0) return { error: 'nothing to compact yet' };
+  if (cut === 0 || messages.length === 0)
+    return { error: 'nothing to compact yet', kind: 'failed' };
   const ready = call();
   if ('error' in ready) return ready;
   const summarised = await summarise(messages.slice(0, cut), ready.settings, stream, signal);

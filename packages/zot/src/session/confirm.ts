@@ -1,37 +1,12 @@
 // The confirmation gate (--no-yolo): asks before a tool runs, remembering session approvals.
 import type { ConfirmAnswer, PendingToolCall } from '../agent/hooks.js';
+import { isConfirmDecision, type ConfirmDecision } from '../contract/confirm.js';
+import type { FrontEndEvent } from '../contract/events.js';
 
-/**
- * A person's answer. `allow_always_user` and `allow_always_project` also write the narrowest
- * allow rule for the call to the user's config.json or the project's .zot/settings.json.
- */
-export type ConfirmDecision =
-  | 'allow'
-  | 'allow_tool_session'
-  | 'allow_all_session'
-  | 'allow_always_user'
-  | 'allow_always_project'
-  | 'deny';
-export const CONFIRM_DECISIONS: readonly ConfirmDecision[] = [
-  'allow',
-  'allow_tool_session',
-  'allow_all_session',
-  'allow_always_user',
-  'allow_always_project',
-  'deny',
-];
+export type { ConfirmDecision } from '../contract/confirm.js';
 
-export interface ConfirmRequest {
-  tool_id: string;
-  tool_name: string;
-  tool_preview: string;
-  /** Everything the call will do: the whole command, every argument (what a person judges). */
-  tool_detail: string;
-  /** The ask rule that asks, as written, when one does. */
-  rule?: string;
-  /** Why the call is asked about (the rule's match, or what could not be checked). */
-  reason?: string;
-}
+/** What a person is asked: the `confirm_request` event without its type. */
+export type ConfirmRequest = Omit<Extract<FrontEndEvent, { type: 'confirm_request' }>, 'type'>;
 
 /** Who answers: the TUI dialog, or an RPC client. Must resolve (deny on abort). */
 export type AskPerson = (request: ConfirmRequest, signal: AbortSignal) => Promise<ConfirmDecision>;
@@ -96,6 +71,6 @@ export class ConfirmGate {
     }
     if (decision === 'allow_tool_session') this.allowedTools.add(call.name);
     if (decision === 'allow_all_session') this.allowAll = true;
-    return CONFIRM_DECISIONS.includes(decision) ? decision : 'deny';
+    return isConfirmDecision(decision) ? decision : 'deny';
   }
 }

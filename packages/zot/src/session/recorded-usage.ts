@@ -1,27 +1,27 @@
 // What a session file says about tokens and cost: totals over every model call and the last
 // call (for the context meter), rebuilt when a session is resumed.
-import type { Usage } from '../providers/types.js';
-import type { UsageEventFields } from '../contract/events.js';
+import type { TokenUsage } from '../providers/types.js';
+import type { Usage } from '../contract/usage.js';
 
 export interface RecordedUsage {
-  totals: UsageEventFields;
+  totals: Usage;
   /** `provider/model` the session last used, when the file says. */
   model?: string;
   /** The last model call; absent when none was recorded. */
-  last?: Usage;
+  last?: TokenUsage;
 }
 
-type UsageLine = UsageEventFields;
+type UsageLine = Usage;
 
 export class UsageTally {
-  private readonly totals: UsageEventFields = {
+  private readonly totals: Usage = {
     input: 0,
     output: 0,
     cache_read: 0,
     cache_write: 0,
     cost_usd: 0,
   };
-  private last: Usage | undefined;
+  private last: TokenUsage | undefined;
   /** The session's name, when the user gave it one. */
   name: string | undefined;
   /** `provider/model` of the last call, else of the file's header. */

@@ -4,26 +4,14 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { textOf } from '../agent/content-text.js';
 import { errorMessage } from '../util/errors.js';
+import { ErrorWithKind } from '../contract/errors.js';
 import type { SessionEntry } from './entries.js';
 import { loadSession, newSessionPath, openSession, sessionDir, SessionWriter } from './store.js';
 import type { OpenedSession } from './store.js';
 export type { RecordedUsage } from './recorded-usage.js';
 
-export interface SessionSummary {
-  path: string;
-  /** The name the user gave it, if any. */
-  name?: string;
-  /** Last written, ISO 8601. */
-  modified: string;
-  /** `provider/model` it last used, when the file says. */
-  model?: string;
-  message_count: number;
-  cost_usd: number;
-  /** The first prompt's text (the first line of it, at most 200 characters). */
-  first_prompt: string;
-  /** Set when the file could not be read; the other fields are then empty. */
-  error?: string;
-}
+export type { SessionSummary } from '../contract/summaries.js';
+import type { SessionSummary } from '../contract/summaries.js';
 
 export interface SessionFiles {
   /** Newest first, at most MAX_LISTED. Contract: never throws. */
@@ -44,7 +32,7 @@ export function sessionFiles(root: string, cwd: string, header: () => SessionEnt
   return {
     list: () => listSessions(dir),
     open(path) {
-      if (!existsSync(path)) throw new Error(`no session file at ${path}`);
+      if (!existsSync(path)) throw new ErrorWithKind('not_found', `no session file at ${path}`);
       return openSession(path, header, root);
     },
     create: () => new SessionWriter(newSessionPath(root, cwd), header, root),

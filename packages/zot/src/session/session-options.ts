@@ -1,10 +1,16 @@
 // What a Session is made of (its options, from the composition root) and the small pieces of
 // bookkeeping it shares with nothing else: which events can change the snapshot, usage sums.
-import type { UsageEventFields } from '../agent/events.js';
+import type { Usage } from '../agent/events.js';
 import type { AgentHooks } from '../agent/hooks.js';
 import type { AgentRunResult } from '../agent/loop.js';
 import type { ExtensionHost } from '../extensions/host.js';
-import type { Message, ModelInfo, ReasoningLevel, StreamFn, Usage } from '../providers/types.js';
+import type {
+  Message,
+  ModelInfo,
+  ReasoningLevel,
+  StreamFn,
+  TokenUsage,
+} from '../providers/types.js';
 import type { SkillCatalog } from '../tools/skills/catalog.js';
 import type { SessionEvent } from '../contract/events.js';
 import type { RuleEngine } from '../security/rules/engine.js';
@@ -78,10 +84,10 @@ export interface SessionOptions {
 export interface PromptOutcome extends AgentRunResult {}
 
 /** The context a call used: everything the model read plus what it wrote. */
-export const contextUsed = (usage: Usage) =>
+export const contextUsed = (usage: TokenUsage) =>
   usage.input + usage.cache_read + usage.cache_write + usage.output;
 
-export const zeroUsage = (): UsageEventFields => ({
+export const zeroUsage = (): Usage => ({
   input: 0,
   output: 0,
   cache_read: 0,

@@ -1,16 +1,23 @@
 // The one Session every mode drives: prompt (queued), abort, compact, clear, model, persistence.
-import type { AgentEvent, UsageEventFields } from '../agent/events.js';
+import type { AgentEvent, Usage } from '../agent/events.js';
 import type { AgentHooks, PendingToolCall } from '../agent/hooks.js';
 import { runAgent, type ModelCallSettings } from '../agent/loop.js';
 import { previewCall } from '../agent/preview.js';
 import { costUsd } from '../providers/index.js';
-import type { ImageBlock, Message, ModelInfo, Usage, UserContent } from '../providers/types.js';
+import type {
+  ImageBlock,
+  Message,
+  ModelInfo,
+  TokenUsage,
+  UserContent,
+} from '../providers/types.js';
 import type { ExtensionHost, ExtensionReport, PanelRequestResult } from '../extensions/host.js';
 import type { ProviderName } from '../providers/types.js';
 import type { SkillCatalog } from '../tools/skills/catalog.js';
 import type { LoginResult, ProviderStatus } from './provider-access.js';
 import type { RecordedUsage, SessionSummary } from './session-files.js';
 import { errorMessage } from '../util/errors.js';
+import { ErrorWithKind, type ErrorKind } from '../contract/errors.js';
 import { AUTO_COMPACT_RATIO, compactTranscript } from './compact.js';
 import { ConfirmGate, type AskPerson } from './confirm.js';
 import { PermissionGate } from './permission-gate.js';
@@ -49,6 +56,26 @@ import {
   type TrustReview,
 } from './trust.js';
 
+/** The id of the RPC request an operation runs for: its `done` carries it. */
+export type RequestId = string | number;
+
+/** An operation that ends with `done`: the request it runs for, and how to read its failure. */
+interface DoneOptions<T> {
+  requestId: RequestId | undefined;
+  errorKind(value: T): ErrorKind | undefined;
+}
+const ending = (requestId: RequestId | undefined) => ({
+  requestId,
+  errorKind: (outcome: { errorKind?: ErrorKind }) => outcome.errorKind,
+});
+
+export interface CompactOutcome {
+  summary?: string;
+  error?: string;
+  /** With `error`: what kind of failure it was (absent when the compaction was aborted). */
+  errorKind?: ErrorKind;
+}
+
 export class Session {
   readonly cwd: string;
   private model: ModelInfo;
@@ -77,7 +104,7 @@ export class Session {
   /** Keys found so far, per provider (looked up on the first model call that needs one). */
   private readonly keys = new Map<ProviderName, string | undefined>();
   /** The last model call's context use, for the context meter. */
-  private lastCall: Usage | undefined;
+  private lastCall: TokenUsage | undefined;
   private hooks: AgentHooks;
   /** The permission rules and the audit of their decisions (`/permissions`). */
   readonly permissions: PermissionGate;
@@ -180,13 +207,18 @@ export class Session {
    * an event (`ext_display`, `ext_insert`, `ext_panel_open`, `error`); print mode writes it itself.
    * Contract: never rejects.
    */
-  async runCommand(text: string, mode: CommandMode, announce: boolean): Promise<SlashResult> {
+  async runCommand(
+    text: string,
+    mode: CommandMode,
+    announce: boolean,
+    requestId?: RequestId,
+  ): Promise<SlashResult> {
     // An extension's command typed while extensions start (the TUI takes keys at once) waits for
     // them instead of being unknown; built-ins never wait.
     const name = parseSlash(text)?.name;
     if (name !== undefined && !BUILTIN_COMMANDS.includes(name.toLowerCase()))
       await this.extensionsStarted;
-    const result = await runSlashCommand(this, text, mode);
+    const result = await runSlashCommand(this, text, mode, requestId);
     const event = announce ? slashResultEvent(result) : undefined;
     if (event) this.emit(event);
     return result;
@@ -198,6 +230,7 @@ export class Session {
       this.host?.panelKey(panelId, key, text) ?? {
         ok: false,
         error: `no open panel "${panelId}"`,
+        kind: 'not_found',
       }
     );
   }
@@ -254,7 +287,7 @@ export class Session {
   get currentModel(): ModelInfo {
     return this.model;
   }
-  get usageTotals(): UsageEventFields {
+  get usageTotals(): Usage {
     return { ...this.totals };
   }
   get sessionFile(): string | undefined {
@@ -327,10 +360,10 @@ export class Session {
   /** Restarts every extension (starting the host first if there was none); queued. */
   reloadExtensions(): Promise<ExtensionReport[]> {
     const host = this.host;
-    if (host) return this.enqueue(false, () => host.reload());
+    if (host) return this.enqueue(() => host.reload());
     const load = this.options.loadExtensions;
     if (!load) return Promise.resolve([]);
-    return this.enqueue(false, async () => {
+    return this.enqueue(async () => {
       const created = await load();
       this.host = created;
       this.attach(created);
@@ -389,15 +422,25 @@ export class Session {
    * Runs one operation at a time; later ones wait their turn (the RPC queue). Prompts and
    * compactions end with `done`, after the state event that says the runtime is idle again.
    */
-  private enqueue<T>(endsWithDone: boolean, run: () => Promise<T>): Promise<T> {
+  private enqueue<T>(run: () => Promise<T>, done?: DoneOptions<NoInfer<T>>): Promise<T> {
     this.pending++;
     this.statePublisher.publish();
-    const result = this.queue.then(run).finally(() => {
-      this.pending--;
-      // The state (busy off) goes out first, so `done` is the last word of the operation.
-      this.statePublisher.publish();
-      if (endsWithDone) this.emit({ type: 'done' });
-    });
+    let kind: ErrorKind | undefined;
+    const result = this.queue
+      .then(run)
+      .then((value) => ((kind = done?.errorKind(value)), value))
+      .finally(() => {
+        this.pending--;
+        // The state (busy off) goes out first, so `done` is the last word of the operation.
+        this.statePublisher.publish();
+        if (done) {
+          this.emit({
+            type: 'done',
+            ...(done.requestId !== undefined ? { id: done.requestId } : {}),
+            ...(kind !== undefined ? { error_kind: kind } : {}),
+          });
+        }
+      });
     this.queue = result.catch(() => undefined);
     return result;
   }
@@ -459,25 +502,31 @@ export class Session {
     text: string,
     images: ImageBlock[] = [],
     mode: PromptMode = 'follow_up',
+    requestId?: RequestId,
   ): Promise<PromptOutcome> {
     const content: UserContent[] = [...(text ? [{ type: 'text' as const, text }] : []), ...images];
     if (mode === 'steer' && this.running) {
       this.queued.steer({ role: 'user', content, time: new Date().toISOString() });
       return this.running;
     }
-    return this.followUp(content);
+    return this.followUp(content, requestId);
   }
 
-  /** Runs `content` as a prompt after whatever runs now. Contract: as `prompt`. */
-  private followUp(content: UserContent[]): Promise<PromptOutcome> {
-    // Only a prompt that really has to wait is shown in the queue.
+  /**
+   * Runs `content` as a prompt after whatever runs now; its `done` carries `requestId`.
+   * Contract: as `prompt`.
+   */
+  private followUp(content: UserContent[], requestId?: RequestId): Promise<PromptOutcome> {
+    // Only a prompt that really has to wait is shown in the queue; one that does not is the
+    // running one from now on, so an abort sent right after it finds it.
     const entry = this.busy ? this.queued.addFollowUp(content) : undefined;
-    return this.enqueue(true, async () => {
+    const controller = new AbortController();
+    if (!entry) this.controller = controller;
+    return this.enqueue(async (): Promise<PromptOutcome> => {
       if (entry?.dropped) {
         return { stop: 'aborted', error: 'cancelled before it started', finalText: '' };
       }
       if (entry) this.queued.start(entry);
-      const controller = new AbortController();
       this.controller = controller;
       try {
         if (this.closed) return { stop: 'aborted', error: 'the session was closed', finalText: '' };
@@ -486,8 +535,8 @@ export class Session {
         // Before the prompt joins the transcript: without a key it cannot be answered.
         const missing = this.missingKey();
         if (missing !== undefined) {
-          this.emit({ type: 'error', message: missing });
-          return { stop: 'error', error: missing, finalText: '' };
+          this.emit({ type: 'error', message: missing, kind: 'auth' });
+          return { stop: 'error', error: missing, errorKind: 'auth', finalText: '' };
         }
         const message: Message = { role: 'user', content, time: new Date().toISOString() };
         this.host?.notes.clearAll();
@@ -504,6 +553,7 @@ export class Session {
         this.running = undefined;
         // Steering that came too late for this run (it ended, failed or was aborted) follows it.
         for (const late of this.queued.takeSteering()) void this.followUp(late.content);
+        // A failed automatic compaction is reported on its own; the prompt itself succeeded.
         if (result.stop === 'end_turn' && this.needsCompaction(result.lastUsage)) {
           await this.compactNow(controller.signal);
         }
@@ -512,7 +562,7 @@ export class Session {
         this.running = undefined;
         this.controller = undefined;
       }
-    });
+    }, ending(requestId));
   }
 
   /**
@@ -560,7 +610,7 @@ export class Session {
       findTool: (name: string) => this.options.tools.find(name),
       settings: () => this.settings(),
       stream: this.options.stream,
-      usage: (model: ModelInfo, usage: Usage) => {
+      usage: (model: ModelInfo, usage: TokenUsage) => {
         const call = { ...usage, cost_usd: costUsd(model, usage) };
         this.lastCall = usage;
         this.persist({
@@ -582,38 +632,46 @@ export class Session {
     };
   }
 
-  private needsCompaction(usage: Usage | undefined): boolean {
+  private needsCompaction(usage: TokenUsage | undefined): boolean {
     if (!usage) return false;
     return contextUsed(usage) >= AUTO_COMPACT_RATIO * this.model.contextWindow;
   }
 
-  /** Summarises the transcript; queued like a prompt. Contract: never rejects; ends with `done`. */
-  compact(): Promise<{ summary?: string; error?: string }> {
-    return this.enqueue(true, async () => {
-      const controller = new AbortController();
+  /**
+   * Summarises the transcript; queued like a prompt, and its `done` carries `requestId`.
+   * Contract: never rejects; ends with `done`.
+   */
+  compact(requestId?: RequestId): Promise<CompactOutcome> {
+    const controller = new AbortController();
+    if (!this.busy) this.controller = controller;
+    return this.enqueue(async () => {
       this.controller = controller;
       try {
         return await this.compactNow(controller.signal);
       } finally {
         this.controller = undefined;
       }
-    });
+    }, ending(requestId));
   }
 
-  private async compactNow(signal: AbortSignal): Promise<{ summary?: string; error?: string }> {
+  private async compactNow(signal: AbortSignal): Promise<CompactOutcome> {
     const result = await compactTranscript(
       this.messagesList,
       () => {
         const missing = this.missingKey();
-        return missing === undefined ? { settings: this.settings() } : { error: missing };
+        return missing === undefined
+          ? { settings: this.settings() }
+          : { error: missing, kind: 'auth' as const };
       },
       this.options.stream,
       this.hooks,
       signal,
     );
     if ('error' in result) {
-      this.emit({ type: 'error', message: result.error });
-      return { error: result.error };
+      // An aborted compaction is no failure: its `done` says enough.
+      if (result.kind === undefined) return { error: result.error };
+      this.emit({ type: 'error', message: result.error, kind: result.kind });
+      return { error: result.error, errorKind: result.kind };
     }
     const { summary, kept } = result;
     const time = new Date().toISOString();
@@ -660,7 +718,7 @@ export class Session {
 
   /** Drops the transcript. Contract: throws when busy (callers report "agent is busy"). */
   clear(): void {
-    if (this.busy) throw new Error('agent is busy');
+    if (this.busy) throw new ErrorWithKind('busy', 'agent is busy');
     this.messagesList.length = 0;
     this.host?.notes.clearAll();
     if (this.writer?.exists) this.persist({ type: 'clear', time: new Date().toISOString() });
@@ -672,7 +730,7 @@ export class Session {
    * session file; extensions hear `session_start` again. Contract: throws when busy.
    */
   startNew(): void {
-    if (this.busy) throw new Error('agent is busy');
+    if (this.busy) throw new ErrorWithKind('busy', 'agent is busy');
     this.replaceTranscript([], this.options.files?.create());
     this.totals = zeroUsage();
     this.lastCall = undefined;
@@ -690,9 +748,10 @@ export class Session {
    * Contract: throws when busy, when sessions are not recorded, or naming the unreadable file.
    */
   resume(path: string): void {
-    if (this.busy) throw new Error('agent is busy');
+    if (this.busy) throw new ErrorWithKind('busy', 'agent is busy');
     const files = this.options.files;
-    if (!files) throw new Error('sessions are not recorded in this run (--no-session)');
+    if (!files)
+      throw new ErrorWithKind('failed', 'sessions are not recorded in this run (--no-session)');
     const opened = files.open(path);
     this.replaceTranscript(opened.messages, opened.writer);
     this.restoreUsage(opened.usage);
@@ -703,7 +762,8 @@ export class Session {
   /** Names a recorded session (shown by `/sessions`). Contract: throws naming the file. */
   renameSession(path: string, name: string): void {
     const files = this.options.files;
-    if (!files) throw new Error('sessions are not recorded in this run (--no-session)');
+    if (!files)
+      throw new ErrorWithKind('failed', 'sessions are not recorded in this run (--no-session)');
     files.rename(path, name);
   }
 
@@ -719,9 +779,9 @@ export class Session {
    * is saved for the next run. Contract: throws with a readable message.
    */
   setModel(ref: string): ModelInfo {
-    if (this.busy) throw new Error('agent is busy');
+    if (this.busy) throw new ErrorWithKind('busy', 'agent is busy');
     const model = this.options.providers.resolve(ref, this.model);
-    if (!model) throw new Error(`unknown model "${ref}"`);
+    if (!model) throw new ErrorWithKind('not_found', `unknown model "${ref}"`);
     this.model = model;
     try {
       this.options.providers.remember(model);

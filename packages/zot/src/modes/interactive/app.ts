@@ -53,9 +53,6 @@ const STATUS_NOTE_KEY = 'status';
 /** Extension failures stay in the chat until a clean reload or /clear. */
 const EXTENSION_ERROR_TAG = 'extension-error';
 
-/** Errors after which storing a key is the way on. */
-const NEEDS_LOGIN = /no API key|HTTP 401|check the API key/i;
-
 /**
  * Runs the TUI until the user exits (/exit, Ctrl+C twice) or `stop` aborts; returns the exit code.
  * Contract: on return the terminal is restored, the cursor is below the transcript and the
@@ -146,9 +143,11 @@ export async function runInteractiveMode(
       display: (text, style) => chat.display(text, style),
       insert: (text) => editor.setText(text),
       openPanel: (extension, panel) => panels.open(extension, panel),
+      // A reload that left nothing failing takes the earlier failures out of the chat.
+      extensionsReloaded: () => {
+        if (session.state().extensions.failed.length === 0) chat.removeTagged(EXTENSION_ERROR_TAG);
+      },
       status: (text) => {
-        // A reload with nothing failing takes the earlier failures out of the chat.
-        if (/ 0 not loaded$/.test(text)) chat.removeTagged(EXTENSION_ERROR_TAG);
         notes.set(STATUS_NOTE_KEY, theme.success(terminalSafe(text)));
         // A newer status line gets its own five seconds.
         if (statusTimer) clearTimeout(statusTimer);
@@ -213,8 +212,13 @@ export async function runInteractiveMode(
       theme.warning,
     );
   }
+  // A key the provider refused can be replaced with /login; a missing key's error says so itself.
+  const keyRefused = () => {
+    const provider = session.state().provider;
+    return session.providers().some((p) => p.provider === provider && p.ready);
+  };
   const onEvent = (event: SessionEvent) =>
-    handle(event, { chat, queue, notes, status, theme, render });
+    handle(event, { chat, queue, notes, status, theme, render, keyRefused });
   const unsubscribe = session.subscribe(onEvent);
   const disconnectUi = session.connectUi(
     tuiUi({
@@ -261,6 +265,8 @@ interface Views {
   status: StatusLine;
   theme: Theme;
   render(): void;
+  /** Whether an `auth` error means the provider refused a key (not that there is none). */
+  keyRefused(): boolean;
 }
 
 /** Routes one session event to the views that show it. Contract: never throws. */
@@ -283,7 +289,7 @@ function handle(event: SessionEvent, views: Views): void {
       notes.delete(CANCEL_NOTE_KEY);
       break;
     case 'error':
-      if (NEEDS_LOGIN.test(event.message) && !event.message.includes('/login')) {
+      if (event.kind === 'auth' && views.keyRefused()) {
         chat.display('hint: /login stores an API key for this provider', theme.muted);
       }
       break;

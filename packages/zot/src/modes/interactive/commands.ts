@@ -25,6 +25,8 @@ export interface CommandSurface {
   insert(text: string): void;
   /** A short-lived status line above the editor (it clears itself after a few seconds). */
   status?(text: string): void;
+  /** Every extension was restarted (/reload-ext). */
+  extensionsReloaded?(): void;
   /** Shows an extension's panel (a command answered with open_panel). */
   openPanel(
     extension: string,
@@ -105,6 +107,7 @@ export class CommandsController {
         if (name === 'clear' || name === 'new') surface.reset();
         // /reload-ext reports in a status line that goes away by itself (its load errors stay
         // in the chat as red lines).
+        if (name === 'reload-ext') surface.extensionsReloaded?.();
         if (name === 'reload-ext' && surface.status) return surface.status(result.text);
         surface.display(name === 'help' ? `${KEYS_HELP}\n\n${result.text}` : result.text);
         // /session: the path also goes to the clipboard, through the terminal (OSC 52).

@@ -16,6 +16,7 @@ after(() => llm.close());
 
 const FIELDS = [
   'busy',
+  'commands_revision',
   'context',
   'cwd',
   'extensions',

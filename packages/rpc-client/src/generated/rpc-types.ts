@@ -145,6 +145,8 @@ export type RuntimeState = {
     /** Extensions that failed or died */
     failed: Array<string>;
   };
+  /** Changes whenever the slash commands on offer change (an extension registered or lost one, a reload): list them again */
+  commands_revision: number;
   open_panel: null | {
     extension: string;
     id: string;
@@ -197,6 +199,8 @@ export type PublicMessage =
       time: string;
       /** The model declined to answer; its text says why */
       refusal?: true;
+      /** The user cancelled the reply here: the content is what came before (often nothing) */
+      cancelled?: true;
     }
   | {
       role: 'tool';
@@ -328,6 +332,8 @@ export type RpcEvent =
       args: Record<string, unknown>;
       /** One line summing the call up, as a confirmation shows it */
       preview: string;
+      /** Set when an extension provides the tool */
+      extension?: string;
     }
   | {
       type: 'tool_progress';
@@ -378,6 +384,8 @@ export type RpcEvent =
       time: string;
       /** The model declined to answer (a provider refusal); its text says why */
       refusal?: true;
+      /** The user cancelled the reply: the content is what came before it (often nothing) */
+      cancelled?: true;
     }
   | {
       input: number;
@@ -517,6 +525,8 @@ export type RpcEvent =
         /** Extensions that failed or died */
         failed: Array<string>;
       };
+      /** Changes whenever the slash commands on offer change (an extension registered or lost one, a reload): list them again */
+      commands_revision: number;
       open_panel: null | {
         extension: string;
         id: string;
@@ -724,6 +734,8 @@ export type RpcResponses = {
       /** `provider/model` it last used */
       model?: string;
       message_count: number;
+      /** The model answered at least once (false for a run that failed or was cancelled first) */
+      answered: boolean;
       cost_usd: number;
       /** The first prompt's first line, at most 200 characters */
       first_prompt: string;

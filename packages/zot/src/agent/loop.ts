@@ -90,6 +90,13 @@ export async function runAgent(
     }
     return messages.length > 0;
   };
+  // The transcript says where the user cancelled the reply, for whoever reads it back (-c).
+  const cancelled = (): AgentRunResult => {
+    append({ role: 'assistant', content: [], time: now(), cancelled: true });
+    setup.emit({ type: 'assistant_message', content: [], time: now(), cancelled: true });
+    setup.emit({ type: 'turn_end', stop: 'aborted' });
+    return { stop: 'aborted', finalText, lastUsage };
+  };
   let finalText = '';
   let refusal = false;
   let lastUsage: TokenUsage | undefined;
@@ -107,10 +114,7 @@ export async function runAgent(
       setup.emit({ type: 'turn_end', stop: 'error', error, error_kind: 'blocked' });
       return { stop: 'error', error, errorKind: 'blocked', finalText, lastUsage };
     }
-    if (signal.aborted) {
-      setup.emit({ type: 'turn_end', stop: 'aborted' });
-      return { stop: 'aborted', finalText, lastUsage };
-    }
+    if (signal.aborted) return cancelled();
 
     const settings = setup.settings();
     const hold = setup.hooks.holdTextStream?.() ?? false;
@@ -129,13 +133,14 @@ export async function runAgent(
         : outcome.message;
     const calls = message.content.filter((block) => block.type === 'tool_call');
     // A refusal without any text still tells the user that it was one.
-    if (message.content.length > 0 || message.refusal) {
+    if (message.content.length > 0 || message.refusal || message.cancelled) {
       append(message);
       setup.emit({
         type: 'assistant_message',
         content: message.content,
         time: message.time,
         ...(message.refusal ? { refusal: true as const } : {}),
+        ...(message.cancelled ? { cancelled: true as const } : {}),
       });
       const text = textOf(message.content);
       if (text !== '') finalText = text;
@@ -164,10 +169,7 @@ export async function runAgent(
       results.push(await runToolCall(call, setup, signal));
     }
     append({ role: 'tool', content: results, time: now() } satisfies ToolMessage);
-    if (signal.aborted) {
-      setup.emit({ type: 'turn_end', stop: 'aborted' });
-      return { stop: 'aborted', finalText, lastUsage };
-    }
+    if (signal.aborted) return cancelled();
     setup.emit({ type: 'turn_end', stop: 'tool_use' });
     steered();
   }
@@ -231,8 +233,12 @@ async function streamOnce(
       const kept = (event.partial?.content ?? []).filter((block) => block.type === 'text');
       const content: AssistantContent[] =
         kept.length > 0 ? kept : streamed !== '' ? [{ type: 'text', text: streamed }] : [];
+      // A cancelled reply is kept, marked, even with nothing in it: the transcript shows it.
+      const message: AssistantMessage = event.aborted
+        ? { role: 'assistant', content, time: now(), cancelled: true }
+        : { role: 'assistant', content, time: now() };
       return {
-        message: { role: 'assistant', content, time: now() },
+        message,
         stop: event.aborted ? 'aborted' : 'error',
         ...(event.usage ? { usage: event.usage } : {}),
         ...(event.aborted ? { error: 'aborted' } : { error: event.message, kind: event.kind }),

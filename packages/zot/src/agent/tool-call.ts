@@ -26,7 +26,14 @@ export async function runToolCall(
 ): Promise<ToolResultBlock> {
   const tool = setup.findTool(call.name);
   const preview = previewCall(tool, call.args);
-  setup.emit({ type: 'tool_call', id: call.id, name: call.name, args: call.args, preview });
+  setup.emit({
+    type: 'tool_call',
+    id: call.id,
+    name: call.name,
+    args: call.args,
+    preview,
+    ...(tool?.extension ? { extension: tool.extension } : {}),
+  });
   const output = await execute(call, tool, preview, setup, signal);
   const content: ToolContent[] =
     output.content.length > 0 ? output.content : [{ type: 'text', text: '(no output)' }];

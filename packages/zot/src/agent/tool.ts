@@ -42,6 +42,8 @@ export type ArgsValidator = ((args: unknown) => boolean) & { errors?: ErrorObjec
 export interface Tool {
   name: string;
   description: string;
+  /** The extension that provides it; absent for the built-in tools. */
+  extension?: string;
   /** JSON Schema of the arguments object; the agent validates arguments against it. */
   parameters: JsonSchema;
   /**

@@ -62,6 +62,12 @@ export const AssistantMessageSchema = Type.Object({
   refusal: Type.Optional(
     Type.Literal(true, { description: 'The model declined to answer; its text says why' }),
   ),
+  cancelled: Type.Optional(
+    Type.Literal(true, {
+      description:
+        'The user cancelled the reply here: the content is what came before (often nothing)',
+    }),
+  ),
 });
 export const ToolMessageSchema = Type.Object(
   { role: Type.Literal('tool'), content: Type.Array(ToolResultBlockSchema), time: Time },

@@ -81,6 +81,9 @@ export const AGENT_EVENTS = [
     preview: Type.String({
       description: 'One line summing the call up, as a confirmation shows it',
     }),
+    extension: Type.Optional(
+      Type.String({ description: 'Set when an extension provides the tool' }),
+    ),
   }),
   event('tool_progress', 'A line of progress from a running tool (e.g. bash output)', {
     id: Type.String(),
@@ -99,6 +102,12 @@ export const AGENT_EVENTS = [
     refusal: Type.Optional(
       Type.Literal(true, {
         description: 'The model declined to answer (a provider refusal); its text says why',
+      }),
+    ),
+    cancelled: Type.Optional(
+      Type.Literal(true, {
+        description:
+          'The user cancelled the reply: the content is what came before it (often nothing)',
       }),
     ),
   }),

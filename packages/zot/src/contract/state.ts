@@ -49,6 +49,11 @@ export const StateFields = {
     loaded: Type.Array(Type.String(), { description: 'Running extensions, in load order' }),
     failed: Type.Array(Type.String(), { description: 'Extensions that failed or died' }),
   }),
+  commands_revision: Type.Integer({
+    minimum: 0,
+    description:
+      'Changes whenever the slash commands on offer change (an extension registered or lost one, a reload): list them again',
+  }),
   open_panel: Type.Union([
     Type.Null(),
     Type.Object({

@@ -10,6 +10,10 @@ export const SessionSummarySchema = Type.Object(
     modified: Type.String({ description: 'Last written, ISO 8601' }),
     model: Type.Optional(Type.String({ description: '`provider/model` it last used' })),
     message_count: Type.Integer({ minimum: 0 }),
+    answered: Type.Boolean({
+      description:
+        'The model answered at least once (false for a run that failed or was cancelled first)',
+    }),
     cost_usd: Type.Number(),
     first_prompt: Type.String({
       description: "The first prompt's first line, at most 200 characters",

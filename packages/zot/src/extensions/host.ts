@@ -80,6 +80,7 @@ export class ExtensionHost {
   /** Extensions of the current start told of the session's start (each hears it once). */
   private sessionStartSent = new WeakSet<RunningExtension>();
   private sessionStarted = false;
+  private readonly commandListeners = new Set<() => void>();
   private readonly lifecycle: ExtensionLifecycle;
   private readonly registry: ExtensionRegistry;
   private readonly ui: UiRouter;
@@ -121,6 +122,9 @@ export class ExtensionHost {
       builtins: options.builtins,
       timeouts: this.timeouts,
       onCommandResponse: (extension, response) => this.ui.onCommandResponse(extension, response),
+      onCommandsChanged: () => {
+        for (const listener of this.commandListeners) listener();
+      },
     });
   }
 
@@ -295,6 +299,17 @@ export class ExtensionHost {
   /** Registered extension commands that won their name, in load order. */
   commands(): Array<{ name: string; description: string; extension: string }> {
     return this.registry.commands();
+  }
+
+  /** Bumped each time `commands()` changes (a registration, a crash, a reload). */
+  get commandsRevision(): number {
+    return this.registry.commandsRevision;
+  }
+
+  /** Calls `listener` after each change of `commands()`; returns the unsubscribe function. */
+  onCommandsChanged(listener: () => void): () => void {
+    this.commandListeners.add(listener);
+    return () => this.commandListeners.delete(listener);
   }
 
   hasCommand(name: string): boolean {

@@ -20,6 +20,8 @@ export interface RegistryDeps {
   timeouts: ExtensionTimeouts;
   /** Every command answer, before it goes back to the caller (panels open here). */
   onCommandResponse(extension: RunningExtension, response: CommandResponseFrame): void;
+  /** The commands on offer changed (after `commandsRevision` was bumped). */
+  onCommandsChanged?(): void;
 }
 
 /** Contract: never throws; activated deferred tools survive reset() (a reload keeps them). */
@@ -29,12 +31,34 @@ export class ExtensionRegistry {
   private readonly leftOutLogged = new Set<string>();
   private readonly activated = new Set<string>();
   private readonly toolCache = new WeakMap<object, Tool>();
+  private commandsSeen = '[]';
+  private commandsCheck: NodeJS.Immediate | undefined;
+  /** Bumped each time the commands on offer change (front ends list them again). */
+  commandsRevision = 0;
 
   constructor(private readonly deps: RegistryDeps) {}
 
   /** Registrations changed (or an extension went away): rebuild on the next read. */
   invalidate(): void {
     this.catalog = undefined;
+    this.checkCommandsSoon();
+  }
+
+  /**
+   * Compares the commands on offer with the last ones seen, once the frames being read now are
+   * handled (a burst of registrations is looked at once, not once per frame).
+   */
+  private checkCommandsSoon(): void {
+    if (this.commandsCheck || !this.deps.onCommandsChanged) return;
+    this.commandsCheck = setImmediate(() => {
+      this.commandsCheck = undefined;
+      const seen = JSON.stringify(this.commands());
+      if (seen === this.commandsSeen) return;
+      this.commandsSeen = seen;
+      this.commandsRevision++;
+      this.deps.onCommandsChanged?.();
+    });
+    this.commandsCheck.unref();
   }
 
   /**
@@ -44,11 +68,13 @@ export class ExtensionRegistry {
   refresh(): void {
     this.catalog = undefined;
     this.toolSource.active();
+    this.checkCommandsSoon();
   }
 
   /** For a new set of extensions: conflicts are logged afresh. */
   reset(): void {
     this.catalog = undefined;
+    this.checkCommandsSoon();
     this.conflictsLogged.clear();
     this.leftOutLogged.clear();
   }

@@ -89,7 +89,8 @@ export function extensionTool(
     description:
       registration.description || `${registration.name} (from extension ${extension.name})`,
     parameters: registration.schema,
-    preview: (args) => `${extension.name}: ${JSON.stringify(args).slice(0, 120)}`,
+    // Its preview is the arguments (previewCall's default); the extension goes beside it.
+    extension: extension.name,
     async execute(args, toolContext) {
       // Offered from what it registered in an earlier run: the call waits for its start, which
       // its hello and ready deadlines bound.

@@ -1,6 +1,7 @@
 // Slash commands outside the TUI (design D19, D21): built-ins first, then extension commands.
 import type { PanelSpec } from '@zot/protocol';
 import type { ExtensionHost } from '../extensions/host.js';
+import { twoColumns } from '../util/columns.js';
 import { terminalSafe } from '../util/terminal-text.js';
 import { saveSandboxMode } from '../config/settings.js';
 import { isSandboxMode } from '../security/sandbox/settings.js';
@@ -24,16 +25,27 @@ export function parseSlash(text: string): { name: string; args: string } | undef
 }
 
 function helpText(host: ExtensionHost | undefined, mode: CommandMode): string {
-  const lines = ['Commands:'];
+  const rows: Array<[string, string]> = [];
   for (const command of listCommands(host)) {
     if (!command.modes.includes(mode)) continue;
-    const name = `/${command.name}${command.argumentHint ? ` ${command.argumentHint}` : ''}`;
-    // One line per command: a description cannot add lines or drive the terminal.
-    const description = terminalSafe(command.description);
-    const source = command.source === 'builtin' ? '' : ` [${command.source}]`;
-    lines.push(`  ${name.padEnd(20)} ${description}${source}`);
+    // One line per command: a name or description cannot add lines or drive the terminal.
+    const name = terminalSafe(
+      `/${command.name}${command.argumentHint ? ` ${command.argumentHint}` : ''}`,
+    );
+    const source = command.source === 'builtin' ? '' : ` [${terminalSafe(command.source)}]`;
+    rows.push([name, `${terminalSafe(command.description)}${source}`]);
   }
-  return lines.join('\n');
+  return ['Commands:', ...twoColumns(rows)].join('\n');
+}
+
+/** `unknown command /x`, with the commands whose names start the same way (a name cut short). */
+function unknownCommand(host: ExtensionHost | undefined, name: string, mode: CommandMode): string {
+  const near = listCommands(host)
+    .filter((command) => command.modes.includes(mode) && command.name.startsWith(name))
+    .slice(0, 3)
+    .map((command) => `/${command.name}`);
+  const hint = near.length > 0 ? `; did you mean ${near.join(' or ')}?` : '';
+  return `unknown command /${terminalSafe(name)}${hint} (try /help)`;
 }
 
 function formatUsd(value: number): string {
@@ -155,10 +167,13 @@ const BUILTIN_RUNNERS: Record<
   skills: async (session) => {
     const catalog = await session.skills();
     if (!catalog) return { kind: 'display', text: 'skills are off (--no-skill)' };
-    const lines = catalog.skills.map((skill) => {
-      const tools = skill.allowedTools ? ` (tools: ${skill.allowedTools.join(', ')})` : '';
-      return `  ${skill.name.padEnd(24)} ${terminalSafe(skill.description)}${tools} [${skill.source}]`;
-    });
+    const lines = twoColumns(
+      catalog.skills.map((skill) => {
+        const tools = skill.allowedTools ? ` (tools: ${skill.allowedTools.join(', ')})` : '';
+        const about = `${terminalSafe(skill.description)}${tools} [${skill.source}]`;
+        return [terminalSafe(skill.name), about] as const;
+      }),
+    );
     const warnings = catalog.warnings.map((warning) => `  ! ${terminalSafe(warning)}`);
     return {
       kind: 'display',
@@ -263,8 +278,7 @@ export async function runSlashCommand(
       };
     }
   }
-  if (!host?.hasCommand(name))
-    return { kind: 'error', message: `unknown command /${parsed.name} (try /help)` };
+  if (!host?.hasCommand(name)) return { kind: 'error', message: unknownCommand(host, name, mode) };
   const outcome = await host.runCommand(name, parsed.args);
   if (outcome.kind === 'error') return { kind: 'error', message: outcome.message };
   const { response, extension } = outcome;

@@ -8,6 +8,7 @@ import {
   array,
   boolean,
   integer,
+  isTrue,
   literal,
   number,
   object,
@@ -95,6 +96,8 @@ export const messageShape = tagged('role', {
     role: literal('assistant'),
     content: array(tagged('type', { text, thinking, tool_call: toolCall })),
     time: string(),
+    refusal: optional(isTrue()),
+    cancelled: optional(isTrue()),
   }),
   tool: object({ role: literal('tool'), content: array(toolResult), time: string() }),
 });

@@ -87,6 +87,9 @@ function summarise(path: string, mtime: number): SessionSummary {
       modified,
       ...(loaded.usage.model !== undefined ? { model: loaded.usage.model } : {}),
       message_count: loaded.messages.length,
+      answered: loaded.messages.some(
+        (message) => message.role === 'assistant' && message.content.length > 0,
+      ),
       cost_usd: loaded.usage.totals.cost_usd,
       first_prompt: prompt,
     };
@@ -95,6 +98,7 @@ function summarise(path: string, mtime: number): SessionSummary {
       path,
       modified,
       message_count: 0,
+      answered: false,
       cost_usd: 0,
       first_prompt: '',
       error: errorMessage(error),

@@ -275,6 +275,7 @@ export class Session {
       sandbox: this.options.sandbox?.state() ?? { mode: 'off', status: 'off', network: false },
       extensions: { loaded, failed: [...new Set([...failedToLoad, ...died])] },
       open_panel: openPanelOf(this.host),
+      commands_revision: host?.commandsRevision ?? 0,
     };
   }
 
@@ -330,6 +331,7 @@ export class Session {
   /** Wires a host into the session: its events, tools, hooks and the lifecycle it follows. */
   private attach(host: ExtensionHost): void {
     host.subscribe((event) => this.emit(event));
+    host.onCommandsChanged(() => this.refreshState());
     this.options.tools.addSource(host.toolSource);
     const wiring = wireExtensions(host, {
       emit: (event) => this.emit(event),
@@ -462,18 +464,28 @@ export class Session {
   }
 
   /**
+   * Why a prompt could not be answered now: no API key for the current model's provider (the
+   * message says how to provide one); undefined when a call can be made. Looks the key up as a
+   * prompt does, so a front end can keep a prompt that would fail. Contract: never throws.
+   */
+  keyProblem(): string | undefined {
+    const provider = this.model.provider;
+    if (this.keys.get(provider) !== undefined) return undefined;
+    try {
+      this.keys.set(provider, this.options.providers.apiKey(this.model));
+      return undefined;
+    } catch (error) {
+      return errorMessage(error);
+    }
+  }
+
+  /**
    * Before a model call: looks the API key up (returns why there is none when one is needed)
    * and gives the model's one-time note, if any. A key found is kept; no key is looked up again.
    */
   private missingKey(): string | undefined {
-    const provider = this.model.provider;
-    if (this.keys.get(provider) === undefined) {
-      try {
-        this.keys.set(provider, this.options.providers.apiKey(this.model));
-      } catch (error) {
-        return errorMessage(error);
-      }
-    }
+    const problem = this.keyProblem();
+    if (problem !== undefined) return problem;
     const note = this.options.providers.firstCallNote(this.model);
     if (note) this.emit({ type: 'warning', message: note });
     return undefined;

@@ -39,6 +39,11 @@ export function string(options: { minLength?: number } = {}): Shape<string> {
         : undefined;
 }
 
+/** `true` and nothing else (a flag that is either set or absent). */
+export function isTrue(): Shape<true> {
+  return (value, path) => (value === true ? undefined : `${path}: expected true`);
+}
+
 export function boolean(): Shape<boolean> {
   return (value, path) =>
     typeof value === 'boolean' ? undefined : `${path}: expected true or false`;

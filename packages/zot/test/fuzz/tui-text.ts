@@ -141,6 +141,7 @@ const state = (t: string[]): RuntimeState => ({
   yolo: false,
   sandbox: { mode: 'on', status: 'active', network: [t[6]!] },
   extensions: { loaded: [t[3]!], failed: [] },
+  commands_revision: 0,
   open_panel: null,
 });
 

@@ -21,6 +21,7 @@ const state = (over: Partial<RuntimeState> = {}): RuntimeState => ({
   yolo: false,
   sandbox: { mode: 'off', status: 'off', network: false },
   extensions: { loaded: ['kit', 'guard'], failed: ['broken'] },
+  commands_revision: 0,
   open_panel: null,
   ...over,
 });

@@ -2,13 +2,17 @@
 // extension commands under a divider), `@file` mentions of files under the cwd, and path
 // completion on Tab. The provider is pi-tui's AutocompleteProvider; pi-tui's Editor draws the
 // list with its own SelectList, which has no divider, legend or groups, so `useSuggestionList`
-// makes an editor draw `SuggestionList` instead.
+// makes an editor draw `SuggestionList` instead, and holds it to one rule: the list completes
+// only when asked (Tab, or Enter on an item the user moved to with the arrow keys). Enter alone
+// sends what the editor shows, even when the end of the line and Enter arrive together, before
+// the list has caught up with them (pi-tui would complete from the stale list).
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   CombinedAutocompleteProvider,
   fuzzyFilter,
   fuzzyMatch,
+  getKeybindings,
   matchesKey,
   truncateToWidth,
   visibleWidth,
@@ -213,30 +217,55 @@ async function walk(root: string, max: number): Promise<FileEntry[]> {
  * The suggestion list drawn under the editor: commands as `/name <hint>  description`, extension
  * commands under a divider with their extension's name, files and paths as their path; a key
  * legend, and a position counter such as `3/41` when the list scrolls. Highlights the best match.
- * Contract: no line exceeds the width; the selected row is marked with `›` with or without colour.
+ * `chosen` says whether the user moved the highlight (the arrow keys): only then does Enter take
+ * the highlighted item. Contract: no line exceeds the width; the selected row is marked with `›`
+ * with or without colour.
  */
 export class SuggestionList implements Component {
   private selected = 0;
   private top = 0;
+  private moved = false;
 
   constructor(
     private readonly items: readonly Suggestion[],
     private readonly maxVisible: number,
     private readonly theme: Theme,
+    /** Where the editor was (text and cursor) when the list was made for it. */
+    readonly builtFor?: string,
   ) {
     let best = 0;
     items.forEach((item, i) => {
       if ((item.score ?? 0) < (items[best]!.score ?? 0)) best = i;
     });
-    this.setSelectedIndex(best);
+    this.select(best);
   }
 
-  /** The item Tab or Enter would insert. */
+  /** The user moved the highlight to the item it is on. */
+  get chosen(): boolean {
+    return this.moved;
+  }
+
+  /** The item Tab (or Enter, once chosen) would insert. */
   getSelectedItem(): Suggestion | null {
     return this.items[this.selected] ?? null;
   }
 
+  /** Highlights `index` (pi-tui's best match for the typed text): not a choice of the user's. */
   setSelectedIndex(index: number): void {
+    this.moved = false;
+    this.select(index);
+  }
+
+  /** Highlights the item with `value` as the user's choice (kept across a refresh); false if none. */
+  choose(value: string): boolean {
+    const index = this.items.findIndex((item) => item.value === value);
+    if (index === -1) return false;
+    this.select(index);
+    this.moved = true;
+    return true;
+  }
+
+  private select(index: number): void {
     this.selected = Math.max(0, Math.min(index, this.items.length - 1));
     const rows = Math.max(1, this.maxVisible);
     if (this.selected < this.top) this.top = this.selected;
@@ -245,12 +274,14 @@ export class SuggestionList implements Component {
 
   handleInput(data: string): void {
     const last = this.items.length - 1;
-    if (matchesKey(data, 'up'))
-      this.setSelectedIndex(this.selected <= 0 ? last : this.selected - 1);
-    else if (matchesKey(data, 'down'))
-      this.setSelectedIndex(this.selected >= last ? 0 : this.selected + 1);
-    else if (matchesKey(data, 'pageUp')) this.setSelectedIndex(this.selected - this.maxVisible);
-    else if (matchesKey(data, 'pageDown')) this.setSelectedIndex(this.selected + this.maxVisible);
+    let to: number | undefined;
+    if (matchesKey(data, 'up')) to = this.selected <= 0 ? last : this.selected - 1;
+    else if (matchesKey(data, 'down')) to = this.selected >= last ? 0 : this.selected + 1;
+    else if (matchesKey(data, 'pageUp')) to = this.selected - this.maxVisible;
+    else if (matchesKey(data, 'pageDown')) to = this.selected + this.maxVisible;
+    if (to === undefined) return;
+    this.select(to);
+    this.moved = true;
   }
 
   invalidate(): void {}
@@ -275,20 +306,14 @@ export class SuggestionList implements Component {
       lines.push(this.row(item, i === this.selected, width, nameWidth));
     }
     const commands = this.items.some((item) => item.kind === 'command');
-    const keys = legend(
-      commands
-        ? [
-            ['↑↓', 'move'],
-            ['tab', 'complete'],
-            ['enter', 'run'],
-            ['esc', 'close'],
-          ]
-        : [
-            ['↑↓', 'move'],
-            ['tab', 'insert'],
-            ['esc', 'close'],
-          ],
-    );
+    // Enter sends the text as typed until the user picks an item with the arrows.
+    const enter = this.moved ? (commands ? 'run' : 'insert') : 'send';
+    const keys = legend([
+      ['↑↓', 'move'],
+      ['tab', commands ? 'complete' : 'insert'],
+      ['enter', enter],
+      ['esc', 'close'],
+    ]);
     const counter =
       this.items.length > this.maxVisible ? `${this.selected + 1}/${this.items.length}` : '';
     lines.push(footerLine(theme, `  ${keys}`, counter, width));
@@ -327,17 +352,82 @@ export class SuggestionList implements Component {
   }
 }
 
+// pi-tui keeps these private; the pinned version has them (command-autocomplete.test.ts checks).
+interface EditorCompletionInternals {
+  createAutocompleteList?: (prefix: string, items: AutocompleteItem[]) => unknown;
+  autocompleteList?: unknown;
+  cancelAutocomplete?: () => void;
+  updateAutocomplete?: () => void;
+}
+
+/** Where the editor is: its text and cursor (a list made elsewhere is stale). */
+function editorPlace(editor: Editor): string {
+  const { line, col } = editor.getCursor();
+  return `${line}:${col}:${editor.getText()}`;
+}
+
 /**
- * Makes `editor` draw its suggestions with `SuggestionList` (divider, legend, counter) instead
- * of pi-tui's plain list. Returns false, leaving the editor as it was, if this pi-tui version
- * has no such hook (the tests pin it). Contract: call once, before the editor is used.
+ * Makes `editor` draw its suggestions with `SuggestionList` (divider, legend, counter) and
+ * complete only when asked: Tab completes the highlighted item and Enter takes it only once the
+ * user moved to it with the arrow keys, and neither ever uses a list made for other text (when
+ * keys arrive faster than suggestions, the list lags behind: Enter then sends the text, Tab
+ * asks for suggestions afresh). Otherwise Enter closes the list and sends what the editor
+ * holds. Returns false, leaving the editor as it was, if this pi-tui version has no such hooks
+ * (the tests pin it). Contract: call once, before the editor is used.
  */
 export function useSuggestionList(editor: Editor, theme: Theme): boolean {
-  const target = editor as unknown as {
-    createAutocompleteList?: (prefix: string, items: AutocompleteItem[]) => unknown;
+  const target = editor as unknown as EditorCompletionInternals;
+  const { createAutocompleteList, cancelAutocomplete, updateAutocomplete } = target;
+  if (
+    typeof createAutocompleteList !== 'function' ||
+    typeof cancelAutocomplete !== 'function' ||
+    typeof updateAutocomplete !== 'function'
+  )
+    return false;
+  target.createAutocompleteList = (_prefix, items) => {
+    const place = editorPlace(editor);
+    const list = new SuggestionList(
+      items as Suggestion[],
+      editor.getAutocompleteMaxVisible(),
+      theme,
+      place,
+    );
+    // A refresh (new commands) keeps the user's choice, if it is still there.
+    const previous = target.autocompleteList;
+    if (previous instanceof SuggestionList && previous.chosen && previous.builtFor === place) {
+      const item = previous.getSelectedItem();
+      if (item) list.choose(item.value);
+    }
+    return list;
   };
-  if (typeof target.createAutocompleteList !== 'function') return false;
-  target.createAutocompleteList = (_prefix, items) =>
-    new SuggestionList(items as Suggestion[], editor.getAutocompleteMaxVisible(), theme);
+  const handleInput = editor.handleInput.bind(editor);
+  editor.handleInput = (data: string) => {
+    const list = target.autocompleteList;
+    if (editor.isShowingAutocomplete() && list instanceof SuggestionList) {
+      const keys = getKeybindings();
+      const enter = keys.matches(data, 'tui.select.confirm');
+      const tab = !enter && keys.matches(data, 'tui.input.tab');
+      const current = list.builtFor === editorPlace(editor);
+      // pi-tui then submits the text as it is (Enter) or looks suggestions up afresh (Tab).
+      if ((enter && !(current && list.chosen)) || (tab && !current)) {
+        cancelAutocomplete.call(editor);
+      }
+    }
+    handleInput(data);
+  };
   return true;
+}
+
+/**
+ * Asks `editor` for its open list's suggestions again (the commands changed while it was
+ * open); nothing when no list is open. Contract: never throws.
+ */
+export function refreshSuggestions(editor: Editor): void {
+  const target = editor as unknown as EditorCompletionInternals;
+  if (!editor.isShowingAutocomplete() || typeof target.updateAutocomplete !== 'function') return;
+  try {
+    target.updateAutocomplete.call(editor);
+  } catch {
+    // The list stays as it was until the next key.
+  }
 }

@@ -52,9 +52,11 @@ export class ToolRow implements Component {
     return this.status === 'pending' || this.status === 'running';
   }
 
-  start(preview: string): void {
+  /** The call is running: its one-line preview, and the extension that provides the tool. */
+  start(preview: string, extension?: string): void {
     this.preview = preview;
     this.status = 'running';
+    if (extension !== undefined) this.extension = extension;
   }
 
   /** Live output (bash): appended as it comes. */
@@ -71,7 +73,7 @@ export class ToolRow implements Component {
     this.status = result.isError ? 'error' : 'done';
     this.output = result.output;
     this.diff = result.isError ? undefined : result.diff;
-    this.extension = result.extension;
+    this.extension = result.extension ?? this.extension;
     this.endedAt = this.now();
   }
 

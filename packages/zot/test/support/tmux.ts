@@ -129,6 +129,14 @@ export class TmuxZot {
     this.tmux('send-keys', '-t', 'zot', ...keys);
   }
 
+  /**
+   * Types `text` and Enter in one send-keys call, so that they reach zot in one read: what a
+   * paste without bracketed paste, or a fast typist over a slow link, looks like.
+   */
+  submitAtOnce(text: string): void {
+    this.type(`${text}\r`);
+  }
+
   /** Types `text` and presses Enter. */
   submit(text: string): void {
     this.type(text);

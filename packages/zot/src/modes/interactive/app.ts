@@ -18,7 +18,7 @@ import type { InteractiveSession, SessionEvent } from './ports.js';
 import { restartedText } from '../io.js';
 import { QueueArea } from './queue-area.js';
 import { StatusLine } from './status-line.js';
-import { tuiUi } from './ui-port.js';
+import { extensionHeading, tuiUi } from './ui-port.js';
 import { WatchedTerminal } from './watched-terminal.js';
 import { detectBackground } from './background.js';
 
@@ -140,7 +140,9 @@ export async function runInteractiveMode(
     theme,
     dialogs,
     surface: {
-      display: (text, style) => chat.display(text, style),
+      display: (text, style, extension) =>
+        chat.display(text, style, extension ? extensionHeading(theme, extension) : undefined),
+      echo: (text) => chat.echo(text),
       insert: (text) => editor.setText(text),
       openPanel: (extension, panel) => panels.open(extension, panel),
       // A reload that left nothing failing takes the earlier failures out of the chat.
@@ -175,6 +177,13 @@ export async function runInteractiveMode(
     cwd: session.state().cwd,
     ...(options.historyFile ? { historyFile: options.historyFile } : {}),
     warn: (message) => chat.display(`warning: ${message}`, theme.warning),
+    kept: (problem) => {
+      chat.display(`error: ${problem}`, theme.error);
+      chat.display(
+        'your prompt is still in the editor: store a key with /login, then press enter to send it',
+        theme.muted,
+      );
+    },
   });
   const keys = new KeysController({
     session,
@@ -217,8 +226,15 @@ export async function runInteractiveMode(
     const provider = session.state().provider;
     return session.providers().some((p) => p.provider === provider && p.ready);
   };
-  const onEvent = (event: SessionEvent) =>
+  let commandsRevision = session.state().commands_revision;
+  const onEvent = (event: SessionEvent) => {
+    // A command registered while the `/` list is open joins it at once.
+    if (event.type === 'state' && event.commands_revision !== commandsRevision) {
+      commandsRevision = event.commands_revision;
+      editor.refreshSuggestions();
+    }
     handle(event, { chat, queue, notes, status, theme, render, keyRefused });
+  };
   const unsubscribe = session.subscribe(onEvent);
   const disconnectUi = session.connectUi(
     tuiUi({

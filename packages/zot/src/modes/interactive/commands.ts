@@ -2,25 +2,33 @@
 // only a terminal can (/exit, /quit, and the dialogs still to come) and cancels a running turn
 // before a command that changes the session.
 import type { Theme } from '../../tui/theme.js';
+import { twoColumns } from '../../util/columns.js';
 import type { InteractiveSession, SlashResult } from './ports.js';
 
 export const KEYS_HELP = [
   'Keys:',
-  '  enter              send (while a turn runs: queue it)',
-  '  alt+enter          steer: add to the running turn at its next step',
-  '  shift+enter, ctrl+j  new line',
-  '  up / down          prompt history',
-  '  esc                cancel the running turn and the queue',
-  '  alt+up             take the last queued message back to edit it',
-  '  ctrl+c             clear the editor; twice to exit',
-  '  ctrl+o             expand or collapse tool results',
+  ...twoColumns([
+    ['enter', 'send what the editor shows (while a turn runs: queue it)'],
+    ['alt+enter', 'steer: add to the running turn at its next step'],
+    ['shift+enter, ctrl+j', 'new line'],
+    ['up / down', 'prompt history'],
+    ['/', 'commands: tab completes, or pick one with up / down and enter'],
+    ['esc', 'cancel the running turn and the queue'],
+    ['alt+up', 'take the last queued message back to edit it'],
+    ['ctrl+c', 'clear the editor; twice to exit'],
+    ['ctrl+o', 'expand or collapse tool results'],
+  ]),
 ].join('\n');
 
 /** What a command's result is shown with. */
 export interface CommandSurface {
-  /** A block in the chat (not part of the transcript). */
-  /** `text` is plain (it is made safe for the terminal), then styled. */
-  display(text: string, style?: (text: string) => string): void;
+  /**
+   * A block in the chat (not part of the transcript): `text` is plain (it is made safe for the
+   * terminal), then styled; an extension's block is headed with its name.
+   */
+  display(text: string, style?: (text: string) => string, extension?: string): void;
+  /** The command line as it was sent, shown in the chat above what it does. */
+  echo(text: string): void;
   /** Puts text into the editor. */
   insert(text: string): void;
   /** A short-lived status line above the editor (it clears itself after a few seconds). */
@@ -74,6 +82,7 @@ export class CommandsController {
     const name = (match?.[1] ?? '').toLowerCase();
     const args = (match?.[2] ?? '').trim();
     if (name === 'exit' || name === 'quit') return surface.exit();
+    surface.echo(text.trim());
     if (changesSession(name, args) && session.busy) {
       session.cancel();
       surface.display(`cancelled the running turn for /${name}`, theme.warning);
@@ -109,7 +118,8 @@ export class CommandsController {
         // in the chat as red lines).
         if (name === 'reload-ext') surface.extensionsReloaded?.();
         if (name === 'reload-ext' && surface.status) return surface.status(result.text);
-        surface.display(name === 'help' ? `${KEYS_HELP}\n\n${result.text}` : result.text);
+        if (name === 'help') surface.display(`${KEYS_HELP}\n\n${result.text}`);
+        else surface.display(result.text, undefined, result.extension);
         // /session: the path also goes to the clipboard, through the terminal (OSC 52).
         if (name === 'session' && result.text.startsWith('/') && surface.copy?.(result.text)) {
           surface.display('(copied to the clipboard)', theme.muted);

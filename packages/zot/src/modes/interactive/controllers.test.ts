@@ -7,10 +7,11 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { createTheme } from '../../tui/theme.js';
 import { CommandsController } from './commands.js';
+import { resumable, sessionDetail } from './dialogs.js';
 import { appendHistory, HISTORY_LIMIT, loadHistory } from './history.js';
 import { EXIT_HINT_KEY, EXIT_WINDOW_MS, KeysController } from './keys.js';
 import { Notes } from './notes.js';
-import type { InteractiveSession, SlashResult } from './ports.js';
+import type { InteractiveSession, SessionSummary, SlashResult } from './ports.js';
 
 const theme = createTheme(undefined, false);
 
@@ -29,6 +30,7 @@ function fakeSession(overrides: Partial<InteractiveSession> = {}) {
     state: () => {
       throw new Error('not used');
     },
+    keyProblem: () => undefined,
     prompt: async (text: string, _images?: unknown, mode?: string) => {
       calls.push(`prompt:${mode ?? 'follow_up'}:${text}`);
     },
@@ -159,18 +161,20 @@ test("esc when idle cancels nothing but clears the extensions' notes; ctrl+o tog
 function commands(session: ReturnType<typeof fakeSession>) {
   const shown: string[] = [];
   const events: string[] = [];
+  const echoed: string[] = [];
   const controller = new CommandsController({
     session,
     theme,
     surface: {
-      display: (text) => shown.push(text),
+      display: (text, _style, extension) => shown.push(extension ? `[${extension}] ${text}` : text),
+      echo: (text) => echoed.push(text),
       insert: (text) => events.push(`insert:${text}`),
       reset: () => events.push('reset'),
       exit: () => events.push('exit'),
       openPanel: (extension, panel) => events.push(`panel:${extension}:${panel.id}`),
     },
   });
-  return { controller, shown, events };
+  return { controller, shown, events, echoed };
 }
 
 test('/exit and /quit exit without asking the runtime', async () => {
@@ -180,6 +184,17 @@ test('/exit and /quit exit without asking the runtime', async () => {
   await c.controller.run('/QUIT');
   assert.deepEqual(c.events, ['exit', 'exit']);
   assert.deepEqual(session.calls, []);
+  assert.deepEqual(c.echoed, []);
+});
+
+test("each command line is echoed before it runs; an extension's output is headed with its name", async () => {
+  const session = fakeSession({
+    runCommand: async () => ({ kind: 'display', extension: 'words', text: 'desserts' }),
+  });
+  const c = commands(session);
+  await c.controller.run('  /reverse stressed ');
+  assert.deepEqual(c.echoed, ['/reverse stressed']);
+  assert.deepEqual(c.shown, ['[words] desserts']);
 });
 
 test('a session-changing command cancels the running turn first and says so', async () => {
@@ -239,4 +254,25 @@ test('history: appended prompts come back oldest first, capped; bad lines are sk
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('/sessions: "1 message" and "2 messages"; runs never answered are left out, unreadable ones kept', () => {
+  const summary = (over: Partial<SessionSummary>): SessionSummary => ({
+    path: '/s.jsonl',
+    modified: '2026-01-01T00:00:00.000Z',
+    model: 'anthropic/m',
+    message_count: 2,
+    answered: true,
+    cost_usd: 0.02,
+    first_prompt: 'hi',
+    ...over,
+  });
+  assert.equal(sessionDetail(summary({ message_count: 1 })), 'anthropic/m · 1 message · $0.02');
+  assert.equal(sessionDetail(summary({})), 'anthropic/m · 2 messages · $0.02');
+  const failed = summary({ path: '/failed.jsonl', answered: false, message_count: 1 });
+  const unreadable = summary({ path: '/bad.jsonl', answered: false, error: 'not a session' });
+  assert.deepEqual(
+    resumable([failed, summary({}), unreadable]).map((s) => s.path),
+    ['/s.jsonl', '/bad.jsonl'],
+  );
 });

@@ -115,11 +115,11 @@ export class Dialogs {
         description: summary.error
           ? `unreadable: ${summary.error}`
           : (summary.name ?? (summary.first_prompt || '(no prompt)')),
-        detail: `${summary.model ?? '?'} · ${summary.message_count} msgs · $${summary.cost_usd.toFixed(2)}`,
+        detail: sessionDetail(summary),
         current: summary.path === open,
         searchText: `${summary.name ?? ''} ${summary.first_prompt} ${summary.model ?? ''}`,
       }));
-    const list = session.sessions();
+    const list = resumable(session.sessions());
     if (list.length === 0) {
       surface.display('no recorded sessions in this directory yet', theme.muted);
       return;
@@ -133,7 +133,9 @@ export class Dialogs {
           key: 'ctrl+r',
           name: 'rename',
           run: (item) =>
-            void this.rename(item.value, () => dialog.setItems(toItems(session.sessions()))),
+            void this.rename(item.value, () =>
+              dialog.setItems(toItems(resumable(session.sessions()))),
+            ),
         },
       ],
     });
@@ -302,4 +304,19 @@ export class Dialogs {
     });
     return (await result)?.value;
   }
+}
+
+/** `model · 1 message · $0.02`. */
+export function sessionDetail(summary: SessionSummary): string {
+  const count = summary.message_count;
+  const messages = `${count} message${count === 1 ? '' : 's'}`;
+  return `${summary.model ?? '?'} · ${messages} · $${summary.cost_usd.toFixed(2)}`;
+}
+
+/**
+ * The sessions worth offering: a run that failed (or was cancelled) before the model answered
+ * holds nothing to go back to; an unreadable file is still shown, with why.
+ */
+export function resumable(list: readonly SessionSummary[]): SessionSummary[] {
+  return list.filter((summary) => summary.answered || summary.error !== undefined);
 }

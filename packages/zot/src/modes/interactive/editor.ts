@@ -4,7 +4,11 @@
 import { matchesKey, type TUI } from '@mariozechner/pi-tui';
 import { SafeEditor } from '../../tui/safe-input.js';
 import type { Theme } from '../../tui/theme.js';
-import { CommandAutocompleteProvider, useSuggestionList } from '../../tui/command-autocomplete.js';
+import {
+  CommandAutocompleteProvider,
+  refreshSuggestions,
+  useSuggestionList,
+} from '../../tui/command-autocomplete.js';
 import { appendHistory, loadHistory } from './history.js';
 import { attachMentions } from './mentions.js';
 import type { InteractiveSession } from './ports.js';
@@ -35,13 +39,16 @@ export interface EditorControllerOptions {
   historyFile?: string;
   /** A problem worth a note (e.g. the history could not be saved). */
   warn(message: string): void;
+  /** A typed prompt cannot be answered (`problem`: no API key); it was put back in the editor. */
+  kept(problem: string): void;
   /** Where `@file` mentions are resolved and completed; none: no mentions, no completion. */
   cwd?: string;
 }
 
 /**
  * Contract: submitting never throws and never blocks the UI; an empty submission is ignored;
- * every sent text joins the history (in memory and in the file).
+ * every sent text joins the history (in memory and in the file); a typed prompt that cannot be
+ * answered (no API key) stays in the editor.
  */
 export class EditorController {
   readonly editor: PromptEditor;
@@ -65,7 +72,9 @@ export class EditorController {
       this.editor.setAutocompleteProvider(
         new CommandAutocompleteProvider({ commands: () => options.session.commands('tui'), cwd }),
       );
-      useSuggestionList(this.editor, theme);
+      // The pinned pi-tui has the hooks (tests check); another version would complete on Enter.
+      if (!useSuggestionList(this.editor, theme))
+        options.warn('this pi-tui has no hooks for the / list: enter may complete a command');
     }
     this.editor.onSubmit = (text) => this.submit(text, 'follow_up');
     this.editor.onKey = (data) => {
@@ -80,6 +89,11 @@ export class EditorController {
 
   get text(): string {
     return this.editor.getText();
+  }
+
+  /** The commands changed: an open suggestion list is made again from them. */
+  refreshSuggestions(): void {
+    refreshSuggestions(this.editor);
   }
 
   setText(text: string): void {
@@ -101,8 +115,16 @@ export class EditorController {
   submit(text: string, mode: 'follow_up' | 'steer', typed = true): void {
     const trimmed = text.trim();
     if (!trimmed) return;
+    const command = trimmed.startsWith('/') && !trimmed.startsWith('//');
+    // A typed prompt that could not be answered (no key) is not lost: it goes back in the editor.
+    const problem = typed && !command ? this.options.session.keyProblem() : undefined;
+    if (problem !== undefined) {
+      this.setText(trimmed);
+      this.options.kept(problem);
+      return;
+    }
     if (typed) this.remember(trimmed);
-    if (trimmed.startsWith('/') && !trimmed.startsWith('//')) {
+    if (command) {
       // An extension may not lower a protection the user chose (the sandbox, asking).
       if (!typed && /^\/(sandbox|yolo)(\s|$)/i.test(trimmed)) {
         this.options.warn(`an extension tried to run ${trimmed.split(/\s/)[0]}; only you can`);

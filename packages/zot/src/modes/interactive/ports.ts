@@ -39,6 +39,8 @@ export interface InteractiveSession {
   state(): RuntimeState;
   readonly messages: readonly Message[];
   readonly busy: boolean;
+  /** Why a prompt could not be answered now (no API key), or undefined. Never throws. */
+  keyProblem(): string | undefined;
   /** Contract (Session.prompt): never rejects. */
   prompt(text: string, images?: ImageBlock[], mode?: 'follow_up' | 'steer'): Promise<unknown>;
   /** Aborts the running operation and drops everything waiting; returns how many waited. */

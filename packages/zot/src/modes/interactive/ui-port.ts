@@ -18,10 +18,15 @@ export interface TuiUiTargets {
 
 const noteKey = (extension: string) => `ext:${extension}`;
 
+/** `[name]` in the extension colour: what heads an extension's notes and blocks. */
+export function extensionHeading(theme: Theme, extension: string): string {
+  return theme.extensionName(`[${terminalSafe(extension)}]`);
+}
+
 /** Contract: never throws; extension text is made inert before it reaches the terminal. */
 export function tuiUi(targets: TuiUiTargets): ExtensionUi {
   const { theme, notes } = targets;
-  const name = (extension: string) => theme.extensionName(`[${terminalSafe(extension)}]`);
+  const name = (extension: string) => extensionHeading(theme, extension);
   const level = {
     info: theme.info,
     success: theme.success,

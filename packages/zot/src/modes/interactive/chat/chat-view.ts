@@ -21,6 +21,9 @@ export interface ChatViewOptions {
   preview?: (name: string, args: Record<string, unknown>) => string;
 }
 
+/** The line that marks a cancelled reply. */
+export const CANCELLED_TEXT = '⊘ reply cancelled';
+
 /** Tools whose output matters at its end (a command's result), not at its start. */
 const TAIL_TOOLS = new Set(['bash']);
 
@@ -104,7 +107,7 @@ export class ChatView {
         break;
       case 'tool_call':
         this.working.hide();
-        this.row(event.id, event.name).start(event.preview);
+        this.row(event.id, event.name).start(event.preview, event.extension);
         break;
       case 'tool_progress':
         this.rows.get(event.id)?.progress(event.text);
@@ -122,6 +125,7 @@ export class ChatView {
           if (!this.answer) this.answer = this.add(new MarkdownView(theme));
           this.answer.setText(text);
         }
+        if (event.cancelled) this.cancelled();
         break;
       }
       case 'error':
@@ -171,6 +175,7 @@ export class ChatView {
             );
           }
         }
+        if (message.cancelled) this.cancelled();
       } else {
         for (const result of message.content) {
           this.finishRow(
@@ -202,6 +207,12 @@ export class ChatView {
   display(text: string, style: Style = (s) => s, heading?: string, tag?: string): void {
     const block = this.add(new StyledBlock(text, style, '', heading));
     if (tag) this.tagged.push({ tag, block });
+    this.options.tui.requestRender();
+  }
+
+  /** A command line as it was sent (`/reverse stressed`), drawn like a prompt; not in the transcript. */
+  echo(text: string): void {
+    this.add(new UserMessageBlock(text, this.options.theme), true);
     this.options.tui.requestRender();
   }
 
@@ -275,6 +286,13 @@ export class ChatView {
       ...(details?.kind === 'edit' ? { diff: details } : {}),
       ...(extension ? { extension } : {}),
     });
+  }
+
+  /** Where the user cancelled the reply (live, and when a transcript is read back). */
+  private cancelled(): void {
+    this.endAnswer();
+    this.working.hide();
+    this.display(CANCELLED_TEXT, this.options.theme.warning);
   }
 
   /** The next text starts a new block (after a tool call, a new turn or a prompt). */

@@ -164,16 +164,14 @@ test('a cancelled reply is marked, live and after -c', { skip }, async (t) => {
   const box = sandbox(t);
   const first = open(t, box, fakeLlmFlags(llm.url));
   await first.waitFor('anthropic/');
-  // Cancelled before any text came, then in the middle of the text.
+  // Cancelled while the first reply is under way, then after the second one's first text.
   llm.script({ text: 'never seen', hang: true });
   first.submit('first question');
   await first.waitFor('working');
   first.press('Escape');
   await first.waitFor((s) => s.includes(CANCELLED) && !s.includes('working'));
-  llm.script({
-    text: ['the start of it ', 'and more ', 'and more ', 'the end'],
-    chunkDelayMs: 300,
-  });
+  // The stream stops after its first piece of text (hang) until the user cancels.
+  llm.script({ text: ['the start of it ', 'the end'], hang: true });
   first.submit('second question');
   await first.waitFor('the start of it');
   first.press('Escape');

@@ -23,12 +23,14 @@ after(() => llm.close());
 /** The TUI with one extension, `words`, whose commands answer `ran <name> <args>`. */
 async function open(t: { after(fn: () => void): void }) {
   const box = makeSandbox();
-  t.after(() => box.cleanup());
   makeExtension(join(box.home, 'extensions'), 'words', 'well-behaved', {
     commands: ['reverse', 'roll', 'todo', 'todclear'],
   });
   const zot = TmuxZot.start(fakeLlmFlags(llm.url), { home: box.home, cwd: box.project });
-  t.after(() => zot.kill());
+  t.after(() => {
+    zot.kill();
+    box.cleanup();
+  });
   await zot.waitFor(/· ext 1/);
   return zot;
 }
@@ -87,24 +89,30 @@ test(
   },
 );
 
-test('a command registered while the list is open joins it, with no key pressed', { skip }, async (t) => {
-  const box = makeSandbox();
-  t.after(() => box.cleanup());
-  const pids = join(box.home, 'late.pids');
-  makeExtension(join(box.home, 'extensions'), 'late', 'late-register', {
-    on_signal: true,
-    late_command: 'lately',
-    pid_log: pids,
-  });
-  const zot = TmuxZot.start(fakeLlmFlags(llm.url), { home: box.home, cwd: box.project });
-  t.after(() => zot.kill());
-  await zot.waitFor(/· ext 1/);
-  zot.type('/lat');
-  const before = await zot.waitFor(/› \/reload-ext/);
-  assert.doesNotMatch(before, /\/lately/);
-  process.kill(Number(readFileSync(pids, 'utf8').trim().split('\n').at(-1)), 'SIGUSR1');
-  await zot.waitFor(/\/lately/);
-  // The list was made again, not completed: Enter still sends what was typed.
-  zot.press('Enter');
-  await zot.waitFor(/unknown command \/lat\b.*did you mean \/lately/);
-});
+test(
+  'a command registered while the list is open joins it, with no key pressed',
+  { skip },
+  async (t) => {
+    const box = makeSandbox();
+    const pids = join(box.home, 'late.pids');
+    makeExtension(join(box.home, 'extensions'), 'late', 'late-register', {
+      on_signal: true,
+      late_command: 'lately',
+      pid_log: pids,
+    });
+    const zot = TmuxZot.start(fakeLlmFlags(llm.url), { home: box.home, cwd: box.project });
+    t.after(() => {
+      zot.kill();
+      box.cleanup();
+    });
+    await zot.waitFor(/· ext 1/);
+    zot.type('/lat');
+    const before = await zot.waitFor(/› \/reload-ext/);
+    assert.doesNotMatch(before, /\/lately/);
+    process.kill(Number(readFileSync(pids, 'utf8').trim().split('\n').at(-1)), 'SIGUSR1');
+    await zot.waitFor(/\/lately/);
+    // The list was made again, not completed: Enter still sends what was typed.
+    zot.press('Enter');
+    await zot.waitFor(/unknown command \/lat\b.*did you mean \/lately/);
+  },
+);

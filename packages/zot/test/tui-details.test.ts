@@ -19,22 +19,21 @@ before(async () => {
 });
 after(() => llm.close());
 
-type Box = ReturnType<typeof makeSandbox>;
-
-function sandbox(t: { after(fn: () => void): void }): Box {
-  const box = makeSandbox();
-  t.after(() => box.cleanup());
+/** A sandbox removed after the test, once every zot started in it (`open`) has exited. */
+function sandbox(t: { after(fn: () => void): void }) {
+  const box = { ...makeSandbox(), zots: [] as TmuxZot[] };
+  t.after(() => {
+    for (const zot of box.zots) zot.kill();
+    box.cleanup();
+  });
   return box;
 }
 
-function open(
-  t: { after(fn: () => void): void },
-  box: Box,
-  args: string[],
-  extra: Partial<TmuxOptions> = {},
-) {
+type Box = ReturnType<typeof sandbox>;
+
+function open(box: Box, args: string[], extra: Partial<TmuxOptions> = {}) {
   const zot = TmuxZot.start(args, { home: box.home, cwd: box.project, ...extra });
-  t.after(() => zot.kill());
+  box.zots.push(zot);
   return zot;
 }
 
@@ -69,7 +68,7 @@ test(
     makeExtension(root, 'dice', 'well-behaved', {
       tools: [{ name: 'roll_dice', result: { content: [{ type: 'text', text: 'rolled 4' }] } }],
     });
-    const zot = open(t, box, fakeLlmFlags(llm.url));
+    const zot = open(box, fakeLlmFlags(llm.url));
     await zot.waitFor(/· ext 2/);
     zot.submit('/reverse stressed');
     const shown = lines(await zot.waitFor('desserts'));
@@ -89,7 +88,7 @@ test(
     assert.equal(await zot.waitForExit(), 0);
 
     // Read back with -c, the row still names its extension, once.
-    const resumed = open(t, box, [...fakeLlmFlags(llm.url), '-c']);
+    const resumed = open(box, [...fakeLlmFlags(llm.url), '-c']);
     const replayed = lines(await resumed.waitFor(/· ext 2/));
     assert.ok(replayed.includes('✓ roll_dice {"sides":6} [dice]'), replayed.join('\n'));
   },
@@ -100,7 +99,7 @@ test('/help: keys and commands each line up in two columns', { skip }, async (t)
   makeExtension(join(box.home, 'extensions'), 'weather', 'well-behaved', {
     commands: ['a-rather-long-weather-command'],
   });
-  const zot = open(t, box, fakeLlmFlags(llm.url), { columns: 160, rows: 60 });
+  const zot = open(box, fakeLlmFlags(llm.url), { columns: 160, rows: 60 });
   await zot.waitFor(/· ext 1/);
   zot.submit('/help');
   const screen = lines(await zot.waitFor('/a-rather-long-weather-command', { scrollback: true }));
@@ -131,7 +130,7 @@ test(
     assert.equal((await run('a run that was answered')).code, 0);
     llm.script({ status: 400, errorMessage: 'no such model' });
     assert.equal((await run('a run that failed')).code, 1);
-    const zot = open(t, box, fakeLlmFlags(llm.url), { columns: 160 });
+    const zot = open(box, fakeLlmFlags(llm.url), { columns: 160 });
     await zot.waitFor('anthropic/');
     zot.submit('/sessions');
     const screen = lines(await zot.waitFor('a run that was answered'));
@@ -146,7 +145,7 @@ test(
   { skip },
   async (t) => {
     const box = sandbox(t);
-    const zot = open(t, box, ['--provider', 'anthropic']);
+    const zot = open(box, ['--provider', 'anthropic']);
     await zot.waitFor('anthropic/');
     zot.submit('a prompt worth keeping');
     const screen = await zot.waitFor('your prompt is still in the editor');
@@ -162,7 +161,7 @@ test(
 
 test('a cancelled reply is marked, live and after -c', { skip }, async (t) => {
   const box = sandbox(t);
-  const first = open(t, box, fakeLlmFlags(llm.url));
+  const first = open(box, fakeLlmFlags(llm.url));
   await first.waitFor('anthropic/');
   // Cancelled while the first reply is under way, then after the second one's first text.
   llm.script({ text: 'never seen', hang: true });
@@ -182,7 +181,7 @@ test('a cancelled reply is marked, live and after -c', { skip }, async (t) => {
   first.submit('/exit');
   assert.equal(await first.waitForExit(), 0);
 
-  const second = open(t, box, [...fakeLlmFlags(llm.url), '-c']);
+  const second = open(box, [...fakeLlmFlags(llm.url), '-c']);
   const resumed = lines(await second.waitFor('second question'));
   const order = ['first question', CANCELLED, 'second question', 'the start of it', CANCELLED];
   let from = 0;

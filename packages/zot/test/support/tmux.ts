@@ -185,8 +185,61 @@ export class TmuxZot {
     return Number(new RegExp(`\\${EXIT_MARK} (\\d+)\\]`).exec(text)![1]);
   }
 
+  /**
+   * Ends the tmux server and waits (bounded) until zot itself has exited: a zot ended while it
+   * worked still writes as it goes (the cancelled turn's transcript, the history), and the test
+   * removes its directories next.
+   */
   kill(): void {
+    const zot = this.zotPids();
     spawnSync('tmux', ['-L', this.socket, 'kill-server'], { env: this.env });
     servers.delete(this.socket);
+    const limit = Date.now() + hangGuard(10_000);
+    while (zot.some(running) && Date.now() < limit) pause(20);
+    for (const pid of zot.filter(running)) signal(pid, 'SIGKILL');
   }
+
+  /** The pane's children: zot while it runs (nothing once the pane only waits). */
+  private zotPids(): number[] {
+    const pane = spawnSync(
+      'tmux',
+      ['-L', this.socket, 'display', '-p', '-t', 'zot', '#{pane_pid}'],
+      {
+        env: this.env,
+        encoding: 'utf8',
+      },
+    );
+    const shell = Number(pane.stdout?.trim());
+    if (!Number.isInteger(shell) || shell <= 0) return [];
+    const children = spawnSync('ps', ['-o', 'pid=', '--ppid', String(shell)], { encoding: 'utf8' });
+    return (children.stdout ?? '')
+      .split('\n')
+      .map((line) => Number(line.trim()))
+      .filter((pid) => Number.isInteger(pid) && pid > 0);
+  }
+}
+
+/** Whether `pid` still runs (a zombie waiting to be reaped does not; Linux tells them apart). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return signal(pid, 0);
+  }
+}
+
+/** Sends `name` to `pid`; false when there is no such process. */
+function signal(pid: number, name: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(pid, name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Blocks for `ms` (kill() is synchronous: tests call it from after-hooks that do not wait). */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }

@@ -257,7 +257,12 @@ test('assistant_message block hides the text; turn_start block makes no model re
   assert.match(String(events.find((e) => e.type === 'error')?.message), /outside business hours/);
   assert.deepEqual(
     events.find((e) => e.type === 'turn_end'),
-    { type: 'turn_end', stop: 'error', error: 'turn blocked: outside business hours (gate)' },
+    {
+      type: 'turn_end',
+      stop: 'error',
+      error: 'turn blocked: outside business hours (gate)',
+      error_kind: 'blocked',
+    },
   );
   assert.equal(llm.requests.length, before, 'no model request was made');
 });

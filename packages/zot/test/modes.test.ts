@@ -212,10 +212,12 @@ test('401 and 429 end the run with exit 1 and an error naming provider and statu
   const events = jsonLines(limited.stdout);
   const error = events.find((event) => event.type === 'error');
   assert.match(String(error?.message), /openai: HTTP 429.*slow down/);
+  assert.equal(error?.kind, 'rate_limit');
   assert.deepEqual(events.filter((e) => e.type === 'turn_end').at(-1), {
     type: 'turn_end',
     stop: 'error',
     error: error?.message,
+    error_kind: 'rate_limit',
   });
 });
 

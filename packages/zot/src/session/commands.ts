@@ -17,7 +17,13 @@ export type SlashResult =
   | { kind: 'panel'; extension: string; panel: PanelSpec }
   | { kind: 'noop' }
   /** `errorKind` when the failure is of a kind of its own (default `command`). */
-  | { kind: 'error'; message: string; errorKind?: ErrorKind };
+  | {
+      kind: 'error';
+      message: string;
+      errorKind?: ErrorKind;
+      /** The session already published it as an `error` event: front ends do not repeat it. */
+      reported?: boolean;
+    };
 
 export function parseSlash(text: string): { name: string; args: string } | undefined {
   const match = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(text.trim());
@@ -108,6 +114,8 @@ const BUILTIN_RUNNERS: Record<
       kind: 'error',
       message: result.error,
       ...(result.errorKind ? { errorKind: result.errorKind } : {}),
+      // A failed compaction published its own error event (an aborted one is no failure).
+      reported: result.errorKind !== undefined,
     };
   },
   model: (session, args) => {
@@ -243,6 +251,7 @@ export function slashResultEvent(result: SlashResult): SessionEvent | undefined 
     case 'panel':
       return { type: 'ext_panel_open', extension: result.extension, panel: result.panel };
     case 'error':
+      if (result.reported) return undefined;
       return { type: 'error', message: result.message, kind: result.errorKind ?? 'command' };
     default:
       return undefined;

@@ -129,6 +129,8 @@ export class CommandsController {
       case 'insert':
         return surface.insert(result.text);
       case 'error':
+        // One the session reported is in the chat already (its error event).
+        if (result.reported) return;
         return surface.display(result.message, theme.error);
       case 'panel':
         return surface.openPanel(result.extension, result.panel);

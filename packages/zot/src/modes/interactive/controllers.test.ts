@@ -217,6 +217,7 @@ test('results: help gets the keys, insert fills the editor, errors are lines, pa
     { kind: 'display', text: 'Commands:' },
     { kind: 'insert', extension: 'x', text: 'inserted' },
     { kind: 'error', message: 'boom' },
+    { kind: 'error', message: 'already in the chat', reported: true },
     { kind: 'panel', extension: 'todo', panel: { id: 'p' } as never },
     { kind: 'noop' },
   ];
@@ -228,6 +229,8 @@ test('results: help gets the keys, insert fills the editor, errors are lines, pa
   assert.deepEqual(c.events, ['insert:inserted']);
   await c.controller.run('/bad');
   assert.equal(c.shown[1], 'boom');
+  await c.controller.run('/compact');
+  assert.equal(c.shown.length, 2, 'an error the session reported is not shown twice');
   await c.controller.run('/todo');
   assert.deepEqual(c.events, ['insert:inserted', 'panel:todo:p']);
   await c.controller.run('/nothing');

@@ -32,7 +32,7 @@ test('ext list: a long manifest error goes below the table, not into the descrip
   const row = lines.find((line) => line.startsWith('broken '))!;
   assert.match(
     row,
-    /^broken +- +error +global +- +- +- +- +\S+broken$/,
+    /^broken +- +error +global +- +- +- +- +- +\S+broken$/,
     'a short status, no error',
   );
   assert.match(lines.find((line) => line.startsWith('fine '))!, / works +\S+fine$/);

@@ -165,6 +165,7 @@ test('list: empty, then project and global extensions with state, scope and trus
     trust: 'untrusted',
     intercept_failure: 'allow',
     restart: 'on-failure',
+    scoped: false,
   });
   assert.equal(byKey.get('global:off')?.state, 'disabled');
   assert.equal(byKey.get('global:off')?.enabled, false);
@@ -180,11 +181,11 @@ test('list: empty, then project and global extensions with state, scope and trus
   assert.equal(human.code, 0);
   assert.match(
     human.stdout,
-    /^NAME +VERSION +STATE +SCOPE +TRUST +RESTART +INTERCEPT-FAILURE +DESCRIPTION +DIRECTORY$/m,
+    /^NAME +VERSION +STATE +SCOPE +TRUST +PERMISSIONS +RESTART +INTERCEPT-FAILURE +DESCRIPTION +DIRECTORY$/m,
   );
   assert.match(
     human.stdout,
-    /^proj +1\.0\.0 +enabled +project +untrusted +on-failure +allow +test extension proj /m,
+    /^proj +1\.0\.0 +enabled +project +untrusted +unscoped +on-failure +allow +test extension proj /m,
   );
   assert.match(human.stdout, /^off +1\.0\.0 +disabled +global +- /m);
   assert.match(
@@ -436,7 +437,7 @@ test('list, doctor and logs show what extensions provide escaped; JSON and piped
   assert.doesNotMatch(list.stdout + list.stderr, raw);
   assert.match(
     list.stdout,
-    /^loud +1evil\\x1b.* +enabled +global +- +on-failure +allow +desc evil\\x1b/m,
+    /^loud +1evil\\x1b.* +enabled +global +- +unscoped +on-failure +allow +desc evil\\x1b/m,
   );
   assert.ok(list.stdout.includes(`desc ${escaped}`), list.stdout);
   const json = await s.run(['list', '--json']);

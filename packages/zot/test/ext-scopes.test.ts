@@ -347,3 +347,82 @@ test('zot ext trust lists the permissions; a trusted extension that asks for mor
     /^ {2}wider: {2}it asks for more than when you trusted it:\n {10}write: \$\{project\}\n {10}network: any host$/m,
   );
 });
+
+interface KitReport {
+  ok: boolean;
+  checks: Array<{ check: string; target?: string; status: string; message: string }>;
+}
+
+async function kit(dir: string, env: Record<string, string | undefined> = {}) {
+  const result = await zotExt(['test', dir, '--json'], env);
+  const report = JSON.parse(result.stdout) as KitReport;
+  const scope = report.checks.filter((check) => check.check === 'scope');
+  return { code: result.code, report, scope };
+}
+
+test('zot ext test proves the sandbox denies: a probe in the same sandbox cannot write outside, read ~/.ssh or connect', async () => {
+  const dir = probeExtension(
+    'kit-scoped',
+    'python',
+    { fs: { read: ['${project}'] } },
+    join(box.base, 'kit'),
+  );
+  const { code, report, scope } = await kit(dir);
+  assert.equal(code, 0, JSON.stringify(report.checks, null, 1));
+  assert.deepEqual(
+    scope.map((check) => [check.target, check.status]),
+    [
+      ['write', 'pass'],
+      ['read', 'pass'],
+      ['network', 'pass'],
+    ],
+  );
+  assert.match(scope[1]!.message, new RegExp(`${join(box.home, '.ssh')}: not there`));
+  assert.ok(report.checks.some((check) => check.check === 'ready' && check.status === 'pass'));
+  assert.ok(!existsSync(join(box.home, `.zot-ext-test-${process.pid}`)));
+
+  const unscoped = probeExtension('kit-unscoped', 'node', undefined, join(box.base, 'kit'));
+  const plain = await kit(unscoped);
+  assert.deepEqual(
+    plain.scope.map((check) => check.status),
+    ['skip'],
+  );
+  assert.match(plain.scope[0]!.message, /no "permissions" block: zot runs it unscoped/);
+});
+
+test('zot ext test fails a sandbox that does not hold: a bwrap that runs the command as is', async () => {
+  const dir = probeExtension('kit-leaky', 'node', {}, join(box.base, 'kit'));
+  const leaky = join(box.base, 'leaky-bwrap');
+  mkdirSync(leaky, { recursive: true });
+  writeFileSync(
+    join(leaky, 'bwrap'),
+    '#!/bin/sh\nif [ "$1" = --version ]; then echo "bubblewrap 0.8.0"; exit 0; fi\n' +
+      'while [ "$#" -gt 0 ] && [ "$1" != -- ]; do shift; done\nshift\nexec "$@"\n',
+    { mode: 0o755 },
+  );
+  const { code, scope } = await kit(dir, { PATH: `${leaky}:${process.env.PATH}` });
+  assert.equal(code, 1);
+  assert.deepEqual(
+    scope.map((check) => [check.target, check.status]),
+    [
+      ['write', 'fail'],
+      ['read', 'fail'],
+      ['network', 'fail'],
+    ],
+  );
+  assert.match(scope[0]!.message, /a write outside its writable paths succeeded/);
+  assert.match(scope[1]!.message, /a hidden path was readable: .*\.ssh/);
+  assert.match(
+    scope[2]!.message,
+    /network off, but a direct connection to 127\.0\.0\.1:\d+ succeeded/,
+  );
+  // The kit cleans up what the probe wrote, and does not run the extension after that.
+  assert.ok(!existsSync(join(box.home, `.zot-ext-test-${process.pid}`)));
+
+  const broken = await kit(dir, { PATH: `${fakeBwrapDir(box.base, 'mount')}:${process.env.PATH}` });
+  assert.equal(broken.code, 1);
+  assert.match(
+    broken.scope[0]!.message,
+    /its sandbox did not start, so it was not run .*bwrap could not set up the sandbox's mounts/,
+  );
+});

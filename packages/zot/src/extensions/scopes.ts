@@ -17,7 +17,8 @@ import { findOnPath, kernelFacts } from '../security/sandbox/probe.js';
 import { NetworkProxy } from '../security/sandbox/proxy.js';
 import type { SandboxSettings } from '../security/sandbox/settings.js';
 import type { ScopeLaunch } from '../security/scope/launch.js';
-import { buildScope, type ScopePolicy } from '../security/scope/scope-policy.js';
+import { buildScope, type ScopeInputs, type ScopePolicy } from '../security/scope/scope-policy.js';
+import type { ExtensionPermissions } from '../security/scope/permissions.js';
 import { nodeCrypto } from '../util/builtins.js';
 import { ensurePrivateDir } from '../util/private-fs.js';
 import type { DiscoveredExtension } from './discovery.js';
@@ -77,42 +78,22 @@ export class ExtensionScopes {
   /** `command` is the resolved program; `env` the extension's environment (PATH). */
   plan(entry: DiscoveredExtension, command: string, env: NodeJS.ProcessEnv): ScopePlan {
     const manifest = entry.manifest!;
-    const name = manifest.name;
     const settings = this.options.settings();
     if (!manifest.permissions) return this.unscoped(entry, settings);
-    const tool = this.tool();
-    if ('problem' in tool) return { kind: 'refused', message: refusal(name, tool.problem) };
-    const dataDir = extensionDataDir(this.options.zotHome, name, entry.dir);
-    const inputs = () => ({
-      permissions: manifest.permissions!,
+    return prepareScope({
+      name: manifest.name,
+      permissions: manifest.permissions,
       extDir: entry.dir,
-      dataDir,
+      dataDir: extensionDataDir(this.options.zotHome, manifest.name, entry.dir),
       project: this.options.project,
       home: this.home,
       zotHome: this.options.zotHome,
       command,
       path: env.PATH,
       denyRead: settings.denyRead,
-      ...(Array.isArray(manifest.permissions!.net) ? { helpers: [process.execPath] } : {}),
+      env: this.env,
+      platform: this.platform,
     });
-    // Checked now, so a permission that can never be granted is named before anything starts.
-    const checked = buildScope(inputs());
-    if (!checked.ok)
-      return { kind: 'refused', message: `${name} was not started: ${checked.error}` };
-    const starter: ScopeStarter = {
-      start: () => this.start(name, tool, dataDir, inputs),
-      failure: (stderr) =>
-        startFailure(
-          tool.kind === 'bwrap'
-            ? diagnoseBwrapFailure(stderr, kernelFacts({ env: this.env }, tool.program))
-            : {
-                cause: 'unknown',
-                message: `sandbox-exec failed: ${stderr.trim().split('\n')[0] || '(no message)'}`,
-                fix: 'Run zot doctor sandbox.',
-              },
-        ),
-    };
-    return { kind: 'scoped', dataDir, notes: checked.notes, starter };
   }
 
   private unscoped(entry: DiscoveredExtension, settings: ScopeSettings): ScopePlan {
@@ -140,71 +121,148 @@ export class ExtensionScopes {
         `extensions still start (set sandbox.extensions to "required" to stop them)`,
     };
   }
+}
 
-  /** The sandbox program of this platform, or why there is none. */
-  private tool():
-    | { kind: 'bwrap' | 'sandbox-exec'; program: string }
-    | { problem: SandboxProblem } {
-    if (this.platform === 'linux') {
-      const program = findOnPath('bwrap', this.env);
-      return program ? { kind: 'bwrap', program } : { problem: bwrapMissing() };
-    }
-    if (this.platform === 'darwin') {
-      const program = '/usr/bin/sandbox-exec';
-      return existsSync(program)
-        ? { kind: 'sandbox-exec', program }
-        : {
-            problem: {
-              cause: 'platform',
-              message: `${program} is missing`,
-              fix: 'sandbox-exec ships with macOS; without it a scoped extension cannot run.',
+/** One scoped extension's sandbox: who, with which permissions, where. */
+export interface ScopeSpec {
+  name: string;
+  permissions: ExtensionPermissions;
+  extDir: string;
+  /** Its data directory (created 0700 at each start). */
+  dataDir: string;
+  project: string;
+  home: string;
+  zotHome: string;
+  /** The program it runs (resolved). */
+  command: string;
+  /** Its PATH (for names in `exec` and `#!` lines). */
+  path: string | undefined;
+  denyRead: readonly string[];
+  /** More programs to make available (the conformance kit's probe runs on zot's Node). */
+  helpers?: readonly string[];
+  /** zot's environment (where bwrap is found). */
+  env: NodeJS.ProcessEnv;
+  platform: NodeJS.Platform;
+}
+
+/**
+ * The sandbox of one scoped extension, checked now (a permission that can never be granted, or
+ * no sandbox program, is a refusal before anything starts) and built again at every start.
+ * Contract: never throws.
+ */
+export function prepareScope(spec: ScopeSpec): ScopePlan {
+  const tool = sandboxTool(spec.platform, spec.env);
+  if ('problem' in tool) return { kind: 'refused', message: refusal(spec.name, tool.problem) };
+  const helpers = [
+    ...(spec.helpers ?? []),
+    ...(Array.isArray(spec.permissions.net) ? [process.execPath] : []),
+  ];
+  const inputs = (): ScopeInputs => ({
+    permissions: spec.permissions,
+    extDir: spec.extDir,
+    dataDir: spec.dataDir,
+    project: spec.project,
+    home: spec.home,
+    zotHome: spec.zotHome,
+    command: spec.command,
+    path: spec.path,
+    denyRead: spec.denyRead,
+    ...(helpers.length > 0 ? { helpers } : {}),
+  });
+  // The data directory must exist for the check to see it as it will be.
+  try {
+    ensurePrivateDir(spec.dataDir);
+  } catch (error) {
+    return {
+      kind: 'refused',
+      message: `${spec.name} was not started: cannot create its data directory ${spec.dataDir}: ${String(error)}`,
+    };
+  }
+  const checked = buildScope(inputs());
+  if (!checked.ok)
+    return { kind: 'refused', message: `${spec.name} was not started: ${checked.error}` };
+  const starter: ScopeStarter = {
+    start: () => startScope(spec.name, tool, spec.dataDir, inputs),
+    failure: (stderr) =>
+      startFailure(
+        tool.kind === 'bwrap'
+          ? diagnoseBwrapFailure(stderr, kernelFacts({ env: spec.env }, tool.program))
+          : {
+              cause: 'unknown',
+              message: `sandbox-exec failed: ${stderr.trim().split('\n')[0] || '(no message)'}`,
+              fix: 'Run zot doctor sandbox.',
             },
-          };
-    }
-    return { problem: unsupportedPlatform(this.platform) };
-  }
+      ),
+  };
+  return { kind: 'scoped', dataDir: spec.dataDir, notes: checked.notes, starter };
+}
 
-  private start(
-    name: string,
-    tool: { kind: 'bwrap' | 'sandbox-exec'; program: string },
-    dataDir: string,
-    inputs: () => Parameters<typeof buildScope>[0],
-  ): ScopeStart | { error: string } {
-    try {
-      ensurePrivateDir(dataDir);
-    } catch (error) {
-      return { error: `cannot create its data directory ${dataDir}: ${String(error)}` };
-    }
-    const built = buildScope(inputs());
-    if (!built.ok) return { error: built.error };
-    const scope: ScopePolicy = built.policy;
-    const launch: ScopeLaunch = { kind: tool.kind, program: tool.program, scope };
-    if (tool.kind === 'sandbox-exec') {
-      const tempDir = join(dataDir, 'tmp');
-      try {
-        ensurePrivateDir(tempDir);
-      } catch (error) {
-        return { error: `cannot create ${tempDir}: ${String(error)}` };
-      }
-      launch.tempDir = tempDir;
-    }
-    let proxy: NetworkProxy | undefined;
-    if (Array.isArray(scope.network)) {
-      try {
-        proxy = NetworkProxy.start({
-          allow: scope.network,
-          setting: `permissions.net of extension ${name}`,
-          tcp: tool.kind === 'sandbox-exec',
-        });
-        launch.proxy = proxy;
-      } catch (error) {
-        return {
-          error: `the network proxy for its permissions.net could not start: ${String(error)}`,
-        };
-      }
-    }
-    return { policy: { scope: launch }, release: () => void proxy?.close() };
+type SandboxTool = { kind: 'bwrap' | 'sandbox-exec'; program: string };
+
+/** The sandbox program of this platform, or why there is none. */
+function sandboxTool(
+  platform: NodeJS.Platform,
+  env: NodeJS.ProcessEnv,
+): SandboxTool | { problem: SandboxProblem } {
+  if (platform === 'linux') {
+    const program = findOnPath('bwrap', env);
+    return program ? { kind: 'bwrap', program } : { problem: bwrapMissing() };
   }
+  if (platform === 'darwin') {
+    const program = '/usr/bin/sandbox-exec';
+    return existsSync(program)
+      ? { kind: 'sandbox-exec', program }
+      : {
+          problem: {
+            cause: 'platform',
+            message: `${program} is missing`,
+            fix: 'sandbox-exec ships with macOS; without it a scoped extension cannot run.',
+          },
+        };
+  }
+  return { problem: unsupportedPlatform(platform) };
+}
+
+function startScope(
+  name: string,
+  tool: SandboxTool,
+  dataDir: string,
+  inputs: () => ScopeInputs,
+): ScopeStart | { error: string } {
+  try {
+    ensurePrivateDir(dataDir);
+  } catch (error) {
+    return { error: `cannot create its data directory ${dataDir}: ${String(error)}` };
+  }
+  const built = buildScope(inputs());
+  if (!built.ok) return { error: built.error };
+  const scope: ScopePolicy = built.policy;
+  const launch: ScopeLaunch = { kind: tool.kind, program: tool.program, scope };
+  if (tool.kind === 'sandbox-exec') {
+    const tempDir = join(dataDir, 'tmp');
+    try {
+      ensurePrivateDir(tempDir);
+    } catch (error) {
+      return { error: `cannot create ${tempDir}: ${String(error)}` };
+    }
+    launch.tempDir = tempDir;
+  }
+  let proxy: NetworkProxy | undefined;
+  if (Array.isArray(scope.network)) {
+    try {
+      proxy = NetworkProxy.start({
+        allow: scope.network,
+        setting: `permissions.net of extension ${name}`,
+        tcp: tool.kind === 'sandbox-exec',
+      });
+      launch.proxy = proxy;
+    } catch (error) {
+      return {
+        error: `the network proxy for its permissions.net could not start: ${String(error)}`,
+      };
+    }
+  }
+  return { policy: { scope: launch }, release: () => void proxy?.close() };
 }
 
 const AFTER =

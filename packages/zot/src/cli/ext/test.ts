@@ -2,6 +2,8 @@
 // any model, drives it through the protocol and reports a line per check (or JSON for CI).
 import { runChildEnvironment } from '../../security/child-env.js';
 import { existsSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { loadSandbox } from '../../security/sandbox/load.js';
 import { join, resolve } from 'node:path';
 import { loadSettings } from '../../config/settings.js';
 import { MANIFEST_FILE, readManifest } from '../../extensions/manifest.js';
@@ -29,6 +31,12 @@ Runs the extension in <dir> the way zot would (its extension.json, "exec" and
 protocol and checks each step:
 
   manifest           extension.json is valid and "exec" resolves
+  scope              a scoped extension (one with "permissions"): a probe run
+                     in the very sandbox it gets shows that a write outside
+                     its writable paths, a read of a hidden path (~/.ssh, or a
+                     canary in $ZOT_HOME) and, unless "net" is true, a direct
+                     connection all fail; the extension then runs in that
+                     sandbox. Unscoped ones: skipped, with a note
   hello              the first line is a well-formed hello (in time)
   register_command   each registration passes zot's own validation
   register_tool        (names, JSON Schema, patterns, $refs)
@@ -125,9 +133,14 @@ async function test(dir: string, context: ExtContext): Promise<ReportJson> {
   for (const signal of signals) process.on(signal, onSignal);
   process.on('exit', onExit);
   try {
+    const home = context.env.HOME || homedir();
+    const sandbox = loadSandbox({ configPath: context.paths.config, project: context.cwd, home });
     return await runKit({
       manifest,
       manifestWarnings: warnings,
+      home,
+      zotHome: context.paths.home,
+      denyRead: sandbox.settings.denyRead,
       env: context.env,
       scrubEnv: runChildEnvironment(context.paths).scrub,
       timeouts,

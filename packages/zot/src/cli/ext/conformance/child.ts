@@ -2,7 +2,8 @@
 // directory, its own process group, stdin/stdout pipes), with every stdout line decoded once at
 // the boundary and kept only as far as the checks need: bounded whatever the extension writes.
 import type { ChildProcess } from 'node:child_process';
-import { launchProcess } from '../../../security/launcher.js';
+import { launchProcess, type ProcessPolicy } from '../../../security/launcher.js';
+import type { ScopeStarter } from '../../../extensions/scopes.js';
 import { decodeFromExtension, MAX_FRAME_BYTES, type FrameFromExtension } from '@zot/protocol';
 import { LineSplitter } from '@zot/protocol/jsonl';
 import { FrameStats } from './frame-stats.js';
@@ -49,6 +50,8 @@ export interface Spec {
   env: NodeJS.ProcessEnv;
   /** The environment filter (default: the launcher's, without env_passthrough). */
   scrubEnv?(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
+  /** A scoped extension: the sandbox it runs in, as zot would run it. */
+  scope?: ScopeStarter;
 }
 
 /** Most registration frames kept; more are counted. */
@@ -91,6 +94,8 @@ export class ExtensionChild {
   lastRegistrationAt: number | undefined;
   readonly stats = new FrameStats();
   private stderrText = '';
+  /** Undoes a scoped start (its network proxy). */
+  private releaseScope: (() => void) | undefined;
   stderrTruncated = false;
   /** Lines that arrive while nothing is pending are offered here (probes for late replies). */
   onLine: ((line: Line) => void) | undefined;
@@ -120,15 +125,27 @@ export class ExtensionChild {
 
   start(): void {
     let child: ChildProcess;
+    let started: Promise<boolean>;
+    let policy: ProcessPolicy = this.spec.scrubEnv ? { scrubEnv: this.spec.scrubEnv } : {};
+    const scope = this.spec.scope;
+    if (scope) {
+      const prepared = scope.start();
+      if ('error' in prepared) {
+        this.settleExit({ code: null, signal: null, spawnError: prepared.error });
+        return;
+      }
+      policy = { ...policy, ...prepared.policy };
+      this.releaseScope = prepared.release;
+    }
     try {
-      child = launchProcess({
+      ({ child, started } = launchProcess({
         argv: [this.spec.command, ...this.spec.args],
         cwd: this.spec.cwd,
         env: this.spec.env,
         detached: process.platform !== 'win32',
         stdio: ['pipe', 'pipe', 'pipe'],
-        policy: this.spec.scrubEnv ? { scrubEnv: this.spec.scrubEnv } : {},
-      }).child;
+        policy,
+      }));
     } catch (error) {
       this.settleExit({ code: null, signal: null, spawnError: (error as Error).message });
       return;
@@ -165,7 +182,15 @@ export class ExtensionChild {
     child.once('error', (error) =>
       this.settleExit({ code: null, signal: null, spawnError: error.message }),
     );
-    child.once('exit', (code, signal) => this.settleExit({ code, signal }));
+    child.once('exit', (code, signal) => {
+      if (!scope) return this.settleExit({ code, signal });
+      // The sandbox ended before the extension ran: say why, as zot would.
+      void started.then((ran) =>
+        this.settleExit(
+          ran ? { code, signal } : { code, signal, spawnError: scope.failure(this.stderrText) },
+        ),
+      );
+    });
   }
 
   private keepStderr(text: string): void {
@@ -180,6 +205,8 @@ export class ExtensionChild {
   private settleExit(info: ExitInfo): void {
     if (this.exitInfo) return;
     this.exitInfo = info;
+    this.releaseScope?.();
+    this.releaseScope = undefined;
     if (this.stdoutEnded || !this.child) return this.settleGone();
     setTimeout(() => this.settleGone(), OUTPUT_END_GRACE_MS);
   }

@@ -125,7 +125,16 @@ export async function processes(kit: Kit, before: ProcessInfo[]): Promise<void> 
     await child.terminate(timeouts.killGraceMs);
     groupLeft = child.groupAlive();
   }
-  const escaped = before.filter((info) => info.pgrp !== pid && stillRunning(info));
+  let escaped = before.filter((info) => info.pgrp !== pid && stillRunning(info));
+  // A scoped extension runs in its own session inside bwrap: what is in there ends with bwrap
+  // (the kernel ends a PID namespace with its first process), a moment after it.
+  if (escaped.length > 0 && kit.manifest.permissions) {
+    const until = Date.now() + timeouts.killGraceMs;
+    while (escaped.length > 0 && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      escaped = escaped.filter((info) => stillRunning(info));
+    }
+  }
   for (const info of escaped) killIfSame(info);
   if (groupLeft) {
     checks.add({

@@ -7,6 +7,7 @@ export type Status = 'pass' | 'fail' | 'warn' | 'skip';
 /** The closed vocabulary of checks, in the order they run. */
 export const CHECK_NAMES = [
   'manifest',
+  'scope',
   'hello',
   'register_command',
   'register_tool',

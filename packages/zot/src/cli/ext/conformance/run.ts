@@ -13,9 +13,16 @@ import { frames, processes, shutdown } from './finish.js';
 import { hello, ready } from './handshake.js';
 import { checkRegistrations, emptyRegistry, type Kit } from './kit.js';
 import { Checks, type ReportJson } from './report.js';
+import { scopeChecks } from './scope.js';
+import type { ScopeStarter } from '../../../extensions/scopes.js';
 
 export interface RunOptions {
   manifest: Manifest;
+  /** The user's home and ZOT_HOME: what a scoped extension's sandbox hides. */
+  home: string;
+  zotHome: string;
+  /** sandbox.deny_read of the user's settings. */
+  denyRead?: readonly string[];
   /** Problems of the manifest that do not stop the run (a missing skill directory). */
   manifestWarnings: string[];
   env: NodeJS.ProcessEnv;
@@ -110,6 +117,44 @@ export async function runKit(options: RunOptions): Promise<ReportJson> {
   // The extension's state and the "project" it is told about are fresh directories, so that
   // calling its tools with made-up arguments cannot touch real data.
   const scratch = mkdtempSync(join(tmpdir(), 'zot-ext-test-'));
+  const project = join(scratch, 'project');
+  const dataDir = join(scratch, 'data');
+  mkdirSync(project);
+  // A scoped extension: first the sandbox is shown to deny what it should, then the extension
+  // runs in it for every other check.
+  let scope: ScopeStarter | undefined;
+  if (manifest.permissions) {
+    scope = await scopeChecks(
+      checks,
+      {
+        name: manifest.name,
+        permissions: manifest.permissions,
+        extDir: manifest.dir,
+        dataDir,
+        project,
+        home: options.home,
+        zotHome: options.zotHome,
+        command: exec.command,
+        path: options.env.PATH,
+        denyRead: options.denyRead ?? [],
+        env: options.env,
+        platform: process.platform,
+      },
+      // The probe is a Node start inside bwrap: as long as an extension's hello may take.
+      Math.max(2 * timeouts.helloMs, 15_000),
+    );
+    if (!scope) {
+      rmSync(scratch, { recursive: true, force: true });
+      return report();
+    }
+  } else
+    checks.add({
+      check: 'scope',
+      status: 'skip',
+      message:
+        'no "permissions" block: zot runs it unscoped, with your full rights; declare what it ' +
+        'needs to run it in a sandbox (docs/extensions.md, "Permissions")',
+    });
   const abort = new AbortController();
   const child = new ExtensionChild(
     {
@@ -118,6 +163,7 @@ export async function runKit(options: RunOptions): Promise<ReportJson> {
       cwd: manifest.dir,
       env: { ...options.env, PYTHONDONTWRITEBYTECODE: '1' },
       ...(options.scrubEnv ? { scrubEnv: options.scrubEnv } : {}),
+      ...(scope ? { scope } : {}),
     },
     abort.signal,
   );
@@ -130,15 +176,14 @@ export async function runKit(options: RunOptions): Promise<ReportJson> {
       zot_version: options.zotVersion,
       provider: options.provider,
       model: options.model,
-      cwd: join(scratch, 'project'),
-      data_dir: join(scratch, 'data'),
+      cwd: project,
+      data_dir: dataDir,
     },
     registry: emptyRegistry(),
     checkedRegistrations: 0,
     protocolVersion: 1,
   };
-  mkdirSync(kit.host.cwd);
-  mkdirSync(kit.host.data_dir);
+  mkdirSync(kit.host.data_dir, { recursive: true });
   let deadlineMs = overallDeadlineMs(timeouts, 0, 0, 0);
   let step = 'hello';
   let timer = setTimeout(() => abort.abort(), deadlineMs);

@@ -1,19 +1,30 @@
-// What the sandbox costs: the same `bash` tool call sandboxed and unsandboxed, interleaved in the
-// same rounds, in-process on the compiled tool (BENCH_ZOT_SRC switches the build). Each row is
-// one entry of ROWS with its own set-up, so rows for other confined processes (a scoped
-// extension's start-up and tool round trip against an unscoped one) are added the same way.
+// What the sandbox costs: the same `bash` tool call sandboxed and unsandboxed, and a scoped
+// extension's start-up and tool round trip against the same extension unscoped, interleaved in
+// the same rounds, in-process on the compiled code (BENCH_ZOT_SRC switches the build). Each row
+// is one entry of ROWS with its own set-up.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { interleave, rounds, summarize } from '../lib/common.mjs';
-import { DIST_SRC } from '../lib/ext.mjs';
+import { basename, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { interleave, rounds, summarize, timedNode } from '../lib/common.mjs';
+import {
+  DIST_SRC,
+  extensionEnv,
+  NODE_FIXTURE,
+  PY_FIXTURE,
+  startHost,
+  writeTrivialPrograms,
+} from '../lib/ext.mjs';
 
 const load = (path) => import(pathToFileURL(join(DIST_SRC, path)).href);
 
 /** The bash target of issue 24: at most 1.5x, or at most 15 ms added, at the median. */
 const BASH_TARGET = { maxRatio: 1.5, maxAddedMs: 15 };
+/** A scoped extension against the same one unscoped: start-up at most 1.3x, a call 1.1x. */
+const EXT_STARTUP_TARGET = { maxRatio: 1.3 };
+const EXT_CALL_TARGET = { maxRatio: 1.1 };
+const STARTUP_DRIVER = fileURLToPath(new URL('../support/ext-startup-driver.mjs', import.meta.url));
 
 /**
  * A row whose target is a ratio or an absolute addition, either one passing; `target` null
@@ -33,8 +44,11 @@ function costRow(metric, baselineSamples, subjectSamples, target, note) {
     baseline,
     subject,
     ratio,
-    target: `ratio <= ${target.maxRatio} or +${target.maxAddedMs} ms`,
-    pass: ratio <= target.maxRatio || added <= target.maxAddedMs,
+    target:
+      target.maxAddedMs === undefined
+        ? `ratio <= ${target.maxRatio}`
+        : `ratio <= ${target.maxRatio} or +${target.maxAddedMs} ms`,
+    pass: ratio <= target.maxRatio || added <= (target.maxAddedMs ?? -Infinity),
     note: `${note ? `${note}; ` : ''}added ${added.toFixed(1)} ms at the median`,
   };
 }
@@ -97,6 +111,103 @@ const bashRow = (metric, command, sandbox, target, note) => ({
   },
 });
 
+/**
+ * Two copies of one extension, `plain` (no permissions block: unscoped) and `scoped` (an empty
+ * block: nothing beyond its own directory and data), each program copied into its directory,
+ * since a scoped extension sees nothing else of the file system.
+ */
+function extensionPair(box, language, name, program, args) {
+  const dirs = {};
+  for (const kind of ['plain', 'scoped']) {
+    const dir = join(box.base, 'ext', `${kind}-${name}`);
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(program, join(dir, basename(program)));
+    const manifest = {
+      name: `${kind}-${name}`,
+      version: '1.0.0',
+      exec: language === 'python' ? 'python3' : 'node',
+      args: [basename(program), ...args(`${kind}-${name}`)],
+      ...(kind === 'scoped' ? { permissions: {} } : {}),
+    };
+    writeFileSync(join(dir, 'extension.json'), JSON.stringify(manifest, null, 2));
+    dirs[kind] = dir;
+  }
+  return dirs;
+}
+
+/** One start-up: a fresh driver process times `host.start()` until the extension is ready. */
+async function startupSample(box, dir) {
+  const result = await timedNode([STARTUP_DRIVER, 'host', box.base, dir], {
+    env: extensionEnv(),
+    timeoutMs: 60_000,
+  });
+  const last = result.stdout.trim().split('\n').pop() ?? '';
+  if (result.code !== 0 || !last.startsWith('{'))
+    throw new Error(`start-up driver failed (status ${result.code}): ${result.stderr.trim()}`);
+  return JSON.parse(last).ms;
+}
+
+/** Start-up of a trivial extension (ready frame), scoped vs unscoped. */
+const extStartupRow = (language) => ({
+  metric: `${language} extension start-up to ready: scoped (bwrap) vs unscoped`,
+  target: EXT_STARTUP_TARGET,
+  note: 'a fresh host process per sample; the scoped start includes bwrap setting up its root',
+  async prepare(box) {
+    const programs = writeTrivialPrograms(join(box.base, 'programs'));
+    const program = language === 'python' ? programs.python : programs.node;
+    const dirs = extensionPair(box, language, `trivial-${language}`, program, (name) => [name]);
+    return {
+      baseline: () => startupSample(box, dirs.plain),
+      subject: () => startupSample(box, dirs.scoped),
+    };
+  },
+});
+
+/** Calls per sample of the round-trip rows (one call is tens of microseconds). */
+const CALLS_PER_SAMPLE = 40;
+
+/** A tool call's round trip through the host (`tool.execute`), scoped vs unscoped. */
+const extCallRow = (language) => ({
+  metric: `${language} extension tool round trip: scoped (bwrap) vs unscoped`,
+  target: EXT_CALL_TARGET,
+  note: `each sample is the mean of ${CALLS_PER_SAMPLE} calls; both extensions run in one host`,
+  async prepare(box) {
+    const program = language === 'python' ? PY_FIXTURE : NODE_FIXTURE;
+    const dirs = extensionPair(box, language, `echo-${language}`, program, (name) => [
+      'well-behaved',
+      JSON.stringify({ name, tools: [`echo_${name.replace(/-/g, '_')}`] }),
+    ]);
+    const host = await startHost(box.base, [dirs.plain, dirs.scoped], { env: extensionEnv() });
+    const signal = new AbortController().signal;
+    let seq = 0;
+    const caller = (kind) => {
+      const name = `echo_${kind}_echo_${language}`;
+      const tool = host.toolSource.find(name);
+      if (!tool) throw new Error(`tool ${name} not registered`);
+      return async () => {
+        const started = performance.now();
+        for (let i = 0; i < CALLS_PER_SAMPLE; i++) {
+          const args = { path: 'src/index.ts', line: i, pattern: 'hello world' };
+          const output = await tool.execute(args, {
+            cwd: box.project,
+            toolCallId: `c${++seq}`,
+            signal,
+            onProgress: () => undefined,
+          });
+          if (output.isError || output.content[0]?.text !== `${name}:${JSON.stringify(args)}`)
+            throw new Error(`unexpected tool output: ${JSON.stringify(output)}`);
+        }
+        return (performance.now() - started) / CALLS_PER_SAMPLE;
+      };
+    };
+    return {
+      baseline: caller('plain'),
+      subject: caller('scoped'),
+      cleanup: () => host.shutdown(),
+    };
+  },
+});
+
 const ROWS = [
   bashRow('bash `true`: sandboxed vs not', 'true', {}, BASH_TARGET),
   bashRow(
@@ -119,6 +230,10 @@ const ROWS = [
     null,
     'the relay is a Node start inside the sandbox',
   ),
+  extStartupRow('node'),
+  extStartupRow('python'),
+  extCallRow('node'),
+  extCallRow('python'),
 ];
 
 export async function run(options) {
@@ -126,11 +241,15 @@ export async function run(options) {
   try {
     const rows = [];
     for (const spec of ROWS) {
-      const { baseline, subject } = await spec.prepare(box);
+      const { baseline, subject, cleanup } = await spec.prepare(box);
       const fns = { baseline, subject };
-      await interleave(rounds(options, 3, 1), fns); // warm-up: page cache, the probe, JIT
-      const samples = await interleave(rounds(options, 30, 8), fns);
-      rows.push(costRow(spec.metric, samples.baseline, samples.subject, spec.target, spec.note));
+      try {
+        await interleave(rounds(options, 3, 1), fns); // warm-up: page cache, the probe, JIT
+        const samples = await interleave(rounds(options, 30, 8), fns);
+        rows.push(costRow(spec.metric, samples.baseline, samples.subject, spec.target, spec.note));
+      } finally {
+        await cleanup?.();
+      }
     }
     return { name: 'sandbox', rows };
   } finally {

@@ -7,7 +7,9 @@ import {
   copyFileSync,
   existsSync,
   mkdirSync,
+  mkdtempSync,
   readFileSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -379,7 +381,7 @@ test('zot ext test proves the sandbox denies: a probe in the same sandbox cannot
   );
   assert.match(scope[1]!.message, new RegExp(`${join(box.home, '.ssh')}: not there`));
   assert.ok(report.checks.some((check) => check.check === 'ready' && check.status === 'pass'));
-  assert.ok(!existsSync(join(box.home, `.zot-ext-test-${process.pid}`)));
+  assert.ok(!existsSync(join(box.home, '.zot-ext-test-write')));
 
   const unscoped = probeExtension('kit-unscoped', 'node', undefined, join(box.base, 'kit'));
   const plain = await kit(unscoped);
@@ -417,7 +419,7 @@ test('zot ext test fails a sandbox that does not hold: a bwrap that runs the com
     /network off, but a direct connection to 127\.0\.0\.1:\d+ succeeded/,
   );
   // The kit cleans up what the probe wrote, and does not run the extension after that.
-  assert.ok(!existsSync(join(box.home, `.zot-ext-test-${process.pid}`)));
+  assert.ok(!existsSync(join(box.home, '.zot-ext-test-write')));
 
   const broken = await kit(dir, { PATH: `${fakeBwrapDir(box.base, 'mount')}:${process.env.PATH}` });
   assert.equal(broken.code, 1);
@@ -425,4 +427,25 @@ test('zot ext test fails a sandbox that does not hold: a bwrap that runs the com
     broken.scope[0]!.message,
     /its sandbox did not start, so it was not run .*bwrap could not set up the sandbox's mounts/,
   );
+});
+
+test("zot ext test: a write that lands in the sandbox's private /tmp is not a leak (an extension below a home in /tmp)", async () => {
+  // With the extension below a home in /tmp, bwrap creates the home's path in the sandbox's
+  // own /tmp, where the probe's write succeeds without reaching the disk.
+  const home = mkdtempSync('/tmp/zot-kit-home-');
+  try {
+    const dir = probeExtension('kit-in-home', 'node', {}, join(home, 'src'));
+    const { code, report, scope } = await kit(dir, { HOME: home });
+    assert.equal(code, 0, JSON.stringify(report.checks, null, 1));
+    const write = scope.find((check) => check.target === 'write')!;
+    assert.equal(write.status, 'pass');
+    const target = join(home, '.zot-ext-test-write');
+    assert.ok(
+      write.message.endsWith(`stays in the sandbox (${target}: only in its private /tmp)`),
+      write.message,
+    );
+    assert.ok(!existsSync(target));
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 });

@@ -26,21 +26,22 @@ function setup() {
   const box = makeSandbox();
   const root = join(box.home, 'extensions');
   const gate = join(box.home, '..', 'gate');
-  // The start is held open until the test opens the gate: zot's ready deadline must outlast it.
-  const env = { ...FAST_TIMEOUTS, ZOT_EXT_READY_TIMEOUT_MS: String(hangGuard(30_000)) };
+  // The start is held open until the test opens the gate: zot's ready deadline must outlast
+  // that (a few start-ups), and bounds how long a run that wrongly waits takes to fail.
+  const env = { ...FAST_TIMEOUTS, ZOT_EXT_READY_TIMEOUT_MS: String(deadline(20, 5000)) };
   const args = (prompt: string) => ['--json', prompt, ...fakeLlmFlags(llm.url), '--no-session'];
   const run = (prompt: string) => runZot(args(prompt), { home: box.home, cwd: box.project, env });
   /**
    * A run whose gate opens only when the first model request has arrived: a run that waited
-   * for the extension before that request would never make it (and fail on the hang guard).
+   * for the extension before that request would wait out its ready deadline, and the extension
+   * would fail to load.
    */
   const runGated = async (prompt: string) => {
     const from = llm.requests.length;
     const child = startZot(args(prompt), { home: box.home, cwd: box.project, env });
     const done = collect(child, undefined, hangGuard(30_000));
     const opened = (async () => {
-      const limit = Date.now() + hangGuard(30_000);
-      while (llm.requests.length === from && Date.now() < limit)
+      while (llm.requests.length === from && child.exitCode === null)
         await new Promise((resolve) => setTimeout(resolve, 10));
       writeFileSync(gate, '');
     })();

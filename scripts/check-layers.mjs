@@ -1,8 +1,19 @@
-// Enforces the import layering of ARCHITECTURE.md: layers import only downwards.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+// Enforces the import layering of docs/architecture.md: layers import only downwards, and
+// TypeBox (the schema definitions) never loads at run time outside the schema modules.
+// Each import is read from TypeScript's own parser, so `import type`, `import { type X }`,
+// `export ... from`, side-effect imports, dynamic `import()` and `require()` are told apart.
+// Usage: node scripts/check-layers.mjs [--root DIR] (DIR holds packages/*/src; tests use it).
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
-const root = resolve(new URL('..', import.meta.url).pathname);
+const ts = createRequire(import.meta.url)('typescript');
+
+const rootFlag = process.argv.indexOf('--root');
+const root =
+  rootFlag >= 0
+    ? resolve(process.argv[rootFlag + 1])
+    : resolve(new URL('..', import.meta.url).pathname);
 const src = join(root, 'packages/zot/src');
 
 // What each layer of packages/zot/src may import (besides itself).
@@ -36,6 +47,19 @@ const ALLOWED = {
   ],
   main: ['cli'],
 };
+// Layer pairs that may import each other with `import type` only (erased at build, nothing
+// loads): the lower layer's code is handed in by the composition root (cli/), never loaded.
+const TYPE_ONLY = {
+  // The loop is handed a StreamFn; it never picks or loads a provider.
+  agent: ['providers'],
+  // Tools and the extension host name the conversation's content types; they call no provider.
+  tools: ['providers'],
+  extensions: ['providers'],
+  // cli builds the extension host and the tools and hands them to the session.
+  session: ['extensions', 'tools'],
+  // Widgets know nothing of agents: they may name a contract type, never load one.
+  tui: ['contract'],
+};
 // Which of our packages each package may import (a subpath allows that module only).
 const PACKAGE_RULES = {
   protocol: [],
@@ -55,14 +79,18 @@ const SPAWNERS = new Set([
   // `zot ext test` reads the process table with ps: it starts no program of anyone's choosing.
   'cli/ext/conformance/procs.ts',
 ]);
-const CHILD_PROCESS =
-  /import\s+(?!type\b)[^'"]*?from\s*['"](?:node:)?child_process['"]|import\(\s*['"](?:node:)?child_process['"]\s*\)|require\(\s*['"](?:node:)?child_process['"]\s*\)/;
 
-const IMPORT =
-  /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g;
+// TypeBox builds the schemas; loading it costs start-up time, so it loads only where schemas are
+// built: in contract/ and in the RPC schema (read by scripts/gen-schema.mjs and the validators'
+// test; `zot rpc` imports it with `import type` only, see modes/rpc-light-import.test.ts).
+// A module that loads TypeBox, directly or through another such module, is a schema module;
+// every other file may import a schema module with `import type` only.
+const TYPEBOX = /^@sinclair\/typebox(?:\/|$)/;
+const SCHEMA_BUILDERS = new Set(['modes/rpc-schema.ts']);
 
 function files(dir) {
   const out = [];
+  if (!existsSync(dir)) return out;
   for (const entry of readdirSync(dir)) {
     const full = join(dir, entry);
     if (statSync(full).isDirectory()) out.push(...files(full));
@@ -71,33 +99,105 @@ function files(dir) {
   return out;
 }
 
+/**
+ * Every module `file` names: { spec, line, typeOnly }. Under verbatimModuleSyntax only
+ * `import type` / `export type` are erased; `import { type X } from` still loads the module.
+ */
+function importsOf(file) {
+  const text = readFileSync(file, 'utf8');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const found = [];
+  const add = (node, literal, typeOnly) => {
+    if (!literal || !ts.isStringLiteralLike(literal)) return;
+    const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+    found.push({ spec: literal.text, line, typeOnly });
+  };
+  const visit = (node) => {
+    if (ts.isImportDeclaration(node)) {
+      add(node, node.moduleSpecifier, node.importClause?.isTypeOnly === true);
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier) {
+      add(node, node.moduleSpecifier, node.isTypeOnly);
+    } else if (
+      ts.isImportEqualsDeclaration(node) &&
+      ts.isExternalModuleReference(node.moduleReference)
+    ) {
+      add(node, node.moduleReference.expression, node.isTypeOnly);
+    } else if (ts.isCallExpression(node)) {
+      const callee = node.expression;
+      const isImport = callee.kind === ts.SyntaxKind.ImportKeyword;
+      const isRequire = ts.isIdentifier(callee) && callee.text === 'require';
+      if (isImport || isRequire) add(node, node.arguments[0], false);
+    }
+    // `import('x').T` in a type position (ts.ImportTypeNode) loads nothing: not recorded.
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+const srcRel = (file) => relative(src, file).split(sep).join('/');
+const resolveTs = (file, spec) => resolve(dirname(file), spec).replace(/\.js$/, '.ts');
+
 function layerOf(file) {
   const rel = relative(src, file).split(sep);
   return rel.length === 1 ? rel[0].replace(/\.ts$/, '') : rel[0];
 }
 
 const problems = [];
+const report = (file, line, rule, message) =>
+  problems.push(`${relative(root, file)}:${line}: [${rule}] ${message}`);
+
+const mayLoadSchemas = (file) => layerOf(file) === 'contract' || SCHEMA_BUILDERS.has(srcRel(file));
+
+// Pass 1: zot's schema modules (contract/ modules and schema builders whose run-time imports
+// reach TypeBox).
+const zotFiles = files(src).filter((file) => !file.endsWith('.test.ts'));
+const imports = new Map(zotFiles.map((file) => [file, importsOf(file)]));
+const schemaModules = new Set();
+for (let grew = true; grew; ) {
+  grew = false;
+  for (const [file, list] of imports) {
+    // Outside contract/ and the schema builders a run-time schema import is itself reported
+    // below; it does not make the importer a schema module (one planted line, one report).
+    if (schemaModules.has(file) || !mayLoadSchemas(file)) continue;
+    const loadsSchema = list.some(
+      (entry) =>
+        !entry.typeOnly &&
+        (TYPEBOX.test(entry.spec) ||
+          (entry.spec.startsWith('.') && schemaModules.has(resolveTs(file, entry.spec)))),
+    );
+    if (loadsSchema) {
+      schemaModules.add(file);
+      grew = true;
+    }
+  }
+}
+
 for (const pkg of Object.keys(PACKAGE_RULES)) {
   const dir = join(root, 'packages', pkg, 'src');
   for (const file of files(dir)) {
-    // Template literals (generated source in codegen) hold import text that is not an import.
-    const text = readFileSync(file, 'utf8').replace(/`[^`]*`/g, '``');
     const isTest = file.endsWith('.test.ts');
-    if (pkg === 'zot' && !isTest && CHILD_PROCESS.test(text)) {
-      const rel = relative(src, file).split(sep).join('/');
-      if (!SPAWNERS.has(rel.split('/')[0]) && !SPAWNERS.has(rel))
-        problems.push(
-          `${relative(root, file)}: starts processes itself; use launchProcess (security/launcher.ts)`,
+    for (const { spec, line, typeOnly } of imports.get(file) ?? importsOf(file)) {
+      if (
+        pkg === 'zot' &&
+        !isTest &&
+        !typeOnly &&
+        /^(?:node:)?child_process$/.test(spec) &&
+        !SPAWNERS.has(layerOf(file)) &&
+        !SPAWNERS.has(srcRel(file))
+      ) {
+        report(
+          file,
+          line,
+          'launcher',
+          'starts processes itself; use launchProcess (security/launcher.ts)',
         );
-    }
-    for (const match of text.matchAll(IMPORT)) {
-      const spec = match[1] ?? match[2] ?? match[3];
-      const where = relative(root, file);
+      }
       if (
         spec.startsWith('@zot/') &&
         !PACKAGE_RULES[pkg].some((allowed) => spec === allowed || spec.startsWith(allowed + '/'))
       ) {
-        problems.push(`${where}: package ${pkg} must not import ${spec}`);
+        report(file, line, 'packages', `package ${pkg} must not import ${spec}`);
       }
       if (
         NO_DEPENDENCIES.has(pkg) &&
@@ -105,27 +205,55 @@ for (const pkg of Object.keys(PACKAGE_RULES)) {
         !spec.startsWith('node:') &&
         !spec.startsWith('@zot/')
       ) {
-        problems.push(`${where}: package ${pkg} must not depend on ${spec} (Node built-ins only)`);
+        report(
+          file,
+          line,
+          'dependencies',
+          `package ${pkg} must not depend on ${spec} (Node built-ins only)`,
+        );
+      }
+      if (pkg === 'zot' && !isTest && !typeOnly && !mayLoadSchemas(file)) {
+        if (TYPEBOX.test(spec))
+          report(
+            file,
+            line,
+            'type-only',
+            `loads TypeBox (${spec}) at run time; schemas live in contract/`,
+          );
+        else if (spec.startsWith('.') && schemaModules.has(resolveTs(file, spec)))
+          report(
+            file,
+            line,
+            'type-only',
+            `loads the schema module ${spec} at run time (it loads TypeBox); use \`import type\``,
+          );
       }
       if (!spec.startsWith('.')) continue;
       if (pkg !== 'zot') {
         // Every other package: a relative import must stay inside the package's own src/.
         const own = join(root, 'packages', pkg, 'src');
         if (!resolve(dirname(file), spec).startsWith(own + sep))
-          problems.push(`${where}: imports ${spec}, outside ${relative(root, own)}`);
+          report(file, line, 'inside-package', `imports ${spec}, outside ${relative(root, own)}`);
         continue;
       }
       const target = resolve(dirname(file), spec);
       if (!target.startsWith(src + sep)) {
-        if (!isTest) problems.push(`${where}: imports ${spec}, outside src/`);
+        if (!isTest) report(file, line, 'layers', `imports ${spec}, outside src/`);
         continue;
       }
       const from = layerOf(file);
       const to = layerOf(target);
       if (from === to) continue;
-      if (!ALLOWED[from]) problems.push(`${where}: unknown layer "${from}"`);
+      if (!ALLOWED[from]) report(file, line, 'layers', `unknown layer "${from}"`);
       else if (!ALLOWED[from].includes(to))
-        problems.push(`${where}: layer ${from} must not import ${to} (${spec})`);
+        report(file, line, 'layers', `layer ${from} must not import ${to} (${spec})`);
+      else if (!typeOnly && !isTest && TYPE_ONLY[from]?.includes(to))
+        report(
+          file,
+          line,
+          'type-only',
+          `layer ${from} may import ${to} with \`import type\` only (${spec})`,
+        );
     }
   }
 }

@@ -1,6 +1,3 @@
 // The agent's events: members of the one runtime event union defined in contract/events.ts.
 export type { AgentEvent } from '../contract/events.js';
 export type { Usage } from '../contract/usage.js';
-import type { AgentEvent } from '../contract/events.js';
-
-export type AgentEventType = AgentEvent['type'];

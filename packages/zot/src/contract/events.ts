@@ -287,5 +287,3 @@ export type HostEvent = Members<typeof HOST_EVENTS>;
 export type SessionEvent = AgentEvent | HostEvent | Members<typeof SESSION_EVENTS>;
 /** What only RPC front ends receive. */
 export type FrontEndEvent = Members<typeof FRONT_END_EVENTS>;
-/** Everything a front end may receive, including what only RPC sends. */
-export type RuntimeEvent = SessionEvent | Members<typeof FRONT_END_EVENTS>;

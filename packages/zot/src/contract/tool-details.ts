@@ -76,7 +76,5 @@ export const ToolDetailsSchema = Type.Union(
 export type DiffHunk = Static<typeof DiffHunkSchema>;
 export type EditDetails = Static<typeof EditDetailsSchema>;
 export type BashDetails = Static<typeof BashDetailsSchema>;
-export type ReadDetails = Static<typeof ReadDetailsSchema>;
-export type WriteDetails = Static<typeof WriteDetailsSchema>;
 /** The details a tool result may carry for the UI. */
 export type ToolDetails = Static<typeof ToolDetailsSchema>;

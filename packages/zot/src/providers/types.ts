@@ -100,7 +100,6 @@ export type ProviderErrorEvent = {
   partial?: AssistantMessage;
   usage?: TokenUsage;
 } & ({ aborted: true; kind?: undefined } | { aborted: false; kind: ErrorKind });
-export type ProviderDoneEvent = Extract<ProviderEvent, { type: 'done' }>;
 
 /**
  * Streams one model call.

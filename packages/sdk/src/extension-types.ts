@@ -1,26 +1,7 @@
 // The public types of an extension: its options, what handlers receive and may return, the
 // subjects interceptors see, and what zot says about itself in hello_ack.
-import type {
-  EventFrame,
-  EventName,
-  FrameFromExtension,
-  PanelKey,
-  PanelSpec,
-  Transport,
-} from '@zot/protocol';
+import type { EventFrame, EventName, FrameFromExtension, PanelKey, Transport } from '@zot/protocol';
 import type { CommandResult, Decision, ToolResult } from './results.js';
-
-/**
- * `{"type":"open_panel","panel":{...}}`: our addition to the protocol, an extension opening a
- * panel on its own (not as a command's answer), for example to ask during a tool call.
- */
-export interface OpenPanelFrame {
-  readonly type: 'open_panel';
-  readonly panel: PanelSpec;
-}
-
-/** Every frame the SDK writes. */
-export type SdkFrame = FrameFromExtension | OpenPanelFrame;
 
 /** What zot tells the extension in hello_ack. Empty strings for fields the host left out. */
 export interface HostInfo {
@@ -42,7 +23,7 @@ export interface ExtensionOptions {
   /** Overrides the capabilities announced in hello (by default derived from registrations). */
   readonly capabilities?: readonly string[];
   /** The link to the host; stdin/stdout when omitted. */
-  readonly transport?: Transport<SdkFrame>;
+  readonly transport?: Transport<FrameFromExtension>;
   /** Called when the extension is done; process.exit for stdio, nothing for a given transport. */
   readonly exit?: (code: number) => void;
   /** Where log() writes; process.stderr when omitted. */

@@ -13,6 +13,7 @@ import {
   type EventFrame,
   type EventInterceptFrame,
   type EventName,
+  type FrameFromExtension,
   type FrameFromHost,
   type HelloAckFrame,
   type InterceptableEvent,
@@ -31,7 +32,6 @@ import type {
   HostInfo,
   Interceptor,
   PanelKeyEvent,
-  SdkFrame,
   ToolCall,
   ToolContext,
   ToolHandler,
@@ -78,7 +78,7 @@ export class Extension {
   readonly name: string;
   readonly version: string;
   private readonly options: ExtensionOptions;
-  private readonly transport: Transport<SdkFrame>;
+  private readonly transport: Transport<FrameFromExtension>;
   private readonly exit: (code: number) => void;
   private readonly writeErr: (text: string) => void;
   private readonly commands = new Map<
@@ -100,7 +100,7 @@ export class Extension {
   /** Requests being handled: shutdown lets them answer first (within the budget). */
   private readonly inFlight = new Set<Promise<void>>();
   /** Frames asked for before hello went out (nothing may precede hello). */
-  private early: SdkFrame[] | undefined = [];
+  private early: FrameFromExtension[] | undefined = [];
   /** Registrations are collected until hello_ack and the onHello hooks, then sent as made. */
   private announced = false;
   private started = false;
@@ -118,7 +118,7 @@ export class Extension {
     this.options = options;
     this.name = options.name;
     this.version = options.version ?? '0.0.0';
-    this.transport = options.transport ?? new StdioTransport<SdkFrame>();
+    this.transport = options.transport ?? new StdioTransport<FrameFromExtension>();
     this.exit =
       options.exit ?? (options.transport ? () => undefined : (code) => process.exit(code));
     this.writeErr = options.stderr ?? ((text) => void process.stderr.write(text));
@@ -337,7 +337,7 @@ export class Extension {
     return caps;
   }
 
-  private toolFrame(name: string, entry: ToolEntry): SdkFrame {
+  private toolFrame(name: string, entry: ToolEntry): FrameFromExtension {
     return {
       type: 'register_tool',
       name,
@@ -347,7 +347,7 @@ export class Extension {
     };
   }
 
-  private subscribeFrame(): SdkFrame {
+  private subscribeFrame(): FrameFromExtension {
     return {
       type: 'subscribe',
       events: [...this.events.keys()],
@@ -370,11 +370,8 @@ export class Extension {
   }
 
   /** Checks a frame as the host will, then writes it (or holds it until hello is out). */
-  private emit(frame: SdkFrame): void {
-    const checked =
-      frame.type === 'open_panel'
-        ? checkFrameFromExtension({ type: 'command_response', id: '', open_panel: frame.panel })
-        : checkFrameFromExtension(frame);
+  private emit(frame: FrameFromExtension): void {
+    const checked = checkFrameFromExtension(frame);
     if (!checked.ok) throw new TypeError(`@zot/sdk: ${frame.type}: ${checked.error}`);
     if (this.early) this.early.push(frame);
     else this.transport.send(frame);

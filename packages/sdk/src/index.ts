@@ -5,6 +5,7 @@ export type {
   ContentBlock,
   EventFrame,
   EventName,
+  FrameFromExtension,
   FrameFromHost,
   NotifyLevel,
   PanelKey,

@@ -3,15 +3,16 @@
 import {
   decodeFromExtension,
   InMemoryTransport,
+  type FrameFromExtension,
   type FrameFromHost,
   type HelloAckFrame,
 } from '@zot/protocol';
-import { createExtension, type Extension, type ExtensionOptions, type SdkFrame } from './index.js';
+import { createExtension, type Extension, type ExtensionOptions } from './index.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Reply = { type: string; id: string } & Record<string, any>;
 
-export type Received = SdkFrame | { type: 'invalid'; line: string; error: string };
+export type Received = FrameFromExtension | { type: 'invalid'; line: string; error: string };
 
 export class TestHost {
   readonly frames: Received[] = [];
@@ -23,17 +24,17 @@ export class TestHost {
   private nextId = 1;
 
   constructor(options: Partial<ExtensionOptions> = {}) {
-    const [hostEnd, extEnd] = InMemoryTransport.createLinkedPair<FrameFromHost, SdkFrame>();
+    const [hostEnd, extEnd] = InMemoryTransport.createLinkedPair<
+      FrameFromHost,
+      FrameFromExtension
+    >();
     this.hostEnd = hostEnd;
     hostEnd.start({
       onLine: (line) => {
-        if (line.includes('"type":"open_panel"')) this.frames.push(JSON.parse(line) as SdkFrame);
-        else {
-          const decoded = decodeFromExtension(line);
-          this.frames.push(
-            decoded.ok ? decoded.frame : { type: 'invalid', line, error: decoded.error },
-          );
-        }
+        const decoded = decodeFromExtension(line);
+        this.frames.push(
+          decoded.ok ? decoded.frame : { type: 'invalid', line, error: decoded.error },
+        );
         for (const waiter of this.waiters.splice(0)) waiter();
       },
       onExit: () => undefined,

@@ -430,7 +430,13 @@ test('events, panels, notes, submit; registrations after ready go out at once', 
   h.ext.on('tool_call', (e) => void events.push(`tool ${e.tool_name}`));
   h.ext.on('turn_end', (e) => void events.push(`end ${e.stop}`));
   h.ext.onPanelKey((k) => void events.push(`key ${k.panelId} ${k.key} ${k.text ?? ''}`));
-  h.ext.onPanelClose((id) => void events.push(`closed ${id}`));
+  // panel_close is sent last, and frames are handled in order: once it is seen, all are
+  let closed!: () => void;
+  const allHandled = new Promise<void>((resolve) => (closed = resolve));
+  h.ext.onPanelClose((id) => {
+    events.push(`closed ${id}`);
+    closed();
+  });
   const { running } = await h.start();
   assert.deepEqual((await h.waitType('hello')).capabilities, ['events', 'panels']);
   const from = h.frames.length;
@@ -461,7 +467,7 @@ test('events, panels, notes, submit; registrations after ready go out at once', 
     { type: 'register_tool', name: 'late_tool', description: 'x', schema: { type: 'object' } },
     { type: 'subscribe', events: ['tool_call', 'turn_end', 'turn_start'], intercept: [] },
   ]);
-  await new Promise((r) => setTimeout(r, 20));
+  await allHandled;
   assert.deepEqual(events, [
     'tool read',
     'end end_turn',

@@ -38,13 +38,18 @@ test('keys typed at once go out one per render, in order', () => {
   assert.equal(typed(sent), 'buy milk<enter>');
 });
 
-test('an extension that never renders still gets every key, KEY_PACE_MS apart', async () => {
+test('an extension that never renders still gets every key, KEY_PACE_MS apart', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
   const panels = new PanelModel(() => undefined);
   const { extension, sent } = owner();
   panels.open(extension, { id: 'p' });
   for (const ch of 'abc') panels.key('p', 'rune', ch);
   assert.equal(typed(sent), 'a');
-  await new Promise((resolve) => setTimeout(resolve, KEY_PACE_MS * 3 + 200));
+  t.mock.timers.tick(KEY_PACE_MS - 1);
+  assert.equal(typed(sent), 'a', 'not before KEY_PACE_MS');
+  t.mock.timers.tick(1);
+  assert.equal(typed(sent), 'ab');
+  t.mock.timers.tick(KEY_PACE_MS);
   assert.equal(typed(sent), 'abc');
 });
 

@@ -17,9 +17,7 @@ test('a TUI draws into the virtual terminal, and typed keys reach the focused co
   });
   tui.start();
   tui.requestRender(true);
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  await terminal.flush();
-  assert.ok(terminal.screen().some((row) => row.includes('hello from the screen')));
+  await terminal.until((screen) => screen.some((row) => row.includes('hello from the screen')));
   terminal.type('x');
   assert.deepEqual(typed, ['x']);
   tui.stop();

@@ -25,6 +25,7 @@ export class VirtualTerminal implements Terminal {
   private onInput: ((data: string) => void) | undefined;
   private onResize: (() => void) | undefined;
   private pending: Promise<void> = Promise.resolve();
+  private waiters: Array<() => void> = [];
 
   constructor(options: VirtualTerminalOptions = {}) {
     this.record = options.record ?? false;
@@ -52,6 +53,7 @@ export class VirtualTerminal implements Terminal {
     if (this.record) this.recorded += data;
     const written = new Promise<void>((resolve) => this.xterm.write(data, resolve));
     this.pending = this.pending.then(() => written);
+    for (const wake of this.waiters.splice(0)) wake();
   }
   get columns(): number {
     return this.xterm.cols;
@@ -97,6 +99,16 @@ export class VirtualTerminal implements Terminal {
   /** Resolves when everything written so far has been parsed by the terminal. */
   flush(): Promise<void> {
     return this.pending;
+  }
+
+  /** Resolves once the screen satisfies `ready`, checked again after every write. */
+  async until(ready: (screen: string[]) => boolean): Promise<void> {
+    for (;;) {
+      const issued = this.writes;
+      await this.flush();
+      if (ready(this.screen())) return;
+      if (this.writes === issued) await new Promise<void>((wake) => this.waiters.push(wake));
+    }
   }
 
   /** The visible screen, one string per row, trailing spaces trimmed. */

@@ -1,5 +1,5 @@
-// The frame memo must draw exactly what pi-tui draws without it, and must notice if pi-tui's
-// private methods it relies on go away in an upgrade.
+// The frame memo must draw exactly what pi-tui draws without it, and must leave a pi-tui whose
+// private methods changed alone.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Text, TUI } from '@mariozechner/pi-tui';
@@ -38,20 +38,36 @@ test('with the memo the terminal receives the same bytes and shows the same line
   assert.match(memo.screen.join('\n'), /last line, frame 9/);
 });
 
-test('a line wider than the terminal is cut to its width, not a crash', async () => {
+test('a pi-tui whose frame steps changed is left unpatched, with one note, and draws as before', async () => {
   const terminal = new VirtualTerminal({ columns: 40, rows: 4 });
   const tui = new TUI(terminal);
-  memoizeFrames(tui);
-  tui.addChild({
-    render: () => [`\x1b[1m${'x'.repeat(30)}日本語${'y'.repeat(30)}\x1b[22m`],
-    invalidate() {},
-  });
-  const render = (tui as unknown as { doRender(): void }).doRender.bind(tui);
-  render();
-  terminal.resize(60, 4);
-  render();
+  // A stand-in for an upgrade: applyLineResets takes another argument now.
+  type Steps = { applyLineResets(lines: string[], extra?: unknown): string[] };
+  const inherited = (tui as unknown as Steps).applyLineResets;
+  const changed = function (this: TUI, lines: string[], _extra?: unknown) {
+    return inherited.call(this, lines);
+  };
+  (tui as unknown as Steps).applyLineResets = changed;
+  const notes: string[] = [];
+  assert.equal(
+    memoizeFrames(tui, (line) => notes.push(line)),
+    false,
+  );
+  assert.equal(
+    memoizeFrames(tui, (line) => notes.push(line)),
+    false,
+  );
+  assert.equal(notes.length, 1, 'the note is written once per process');
+  assert.match(notes[0]!, /pi-tui changed \(TUI\.applyLineResets takes 2 arguments, not 1;/);
+  assert.equal(
+    (tui as unknown as { applyLineResets: unknown }).applyLineResets,
+    changed,
+    'nothing was patched',
+  );
+  tui.addChild(new Text('still drawn', 0, 0));
+  (tui as unknown as { doRender(): void }).doRender();
   await terminal.flush();
-  assert.equal(terminal.screen()[0], `${'x'.repeat(30)}日本語${'y'.repeat(24)}`);
+  assert.equal(terminal.screen()[0], 'still drawn');
   tui.stop();
   terminal.dispose();
 });

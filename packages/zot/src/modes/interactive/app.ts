@@ -9,6 +9,7 @@ import { CommandsController } from './commands.js';
 import { Dialogs } from './dialogs.js';
 import { terminalSafe } from '../../util/terminal-text.js';
 import { PanelHost } from './panel-host.js';
+import { FittedFrame } from '../../tui/fitted-frame.js';
 import { memoizeFrames } from '../../tui/frame-memo.js';
 import { gitBranch } from '../../util/git-branch.js';
 import { EditorController } from './editor.js';
@@ -203,11 +204,13 @@ export async function runInteractiveMode(
   const steer = editor.editor.onKey;
   editor.editor.onKey = (data) => keys.handle(data) || (steer?.(data) ?? false);
 
-  tui.addChild(chat.container);
-  tui.addChild(queue);
-  tui.addChild(notes);
-  tui.addChild(editor.editor);
-  tui.addChild(status);
+  const frame = new FittedFrame();
+  tui.addChild(frame);
+  frame.addChild(chat.container);
+  frame.addChild(queue);
+  frame.addChild(notes);
+  frame.addChild(editor.editor);
+  frame.addChild(status);
   tui.setFocus(editor.editor);
 
   chat.display(`zot ${options.version} · /help for keys and commands`, theme.muted);
@@ -270,7 +273,7 @@ export async function runInteractiveMode(
   options.stop?.removeEventListener('abort', onStop);
   unsubscribe();
   disconnectUi();
-  await close(tui, terminal, [queue, notes, editor.editor, status]);
+  await close(tui, frame, terminal, [queue, notes, editor.editor, status]);
   return code;
 }
 
@@ -338,10 +341,11 @@ function handle(event: SessionEvent, views: Views): void {
  */
 async function close(
   tui: TUI,
+  frame: FittedFrame,
   terminal: WatchedTerminal,
   transient: Parameters<TUI['removeChild']>[0][],
 ): Promise<void> {
-  for (const component of transient) tui.removeChild(component);
+  for (const component of transient) frame.removeChild(component);
   const drawn = terminal.nextWrite(500);
   tui.requestRender();
   await drawn;

@@ -1,0 +1,34 @@
+// Fails when an upgrade of pi-tui changes a private method zot patches: follow the change in
+// pi-tui-internals.ts (and its users), then update PI_TUI_VERIFIED.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { test } from 'node:test';
+import { TUI } from '@mariozechner/pi-tui';
+import { frameStepsMismatch, PI_TUI_VERIFIED } from './pi-tui-internals.js';
+import { VirtualTerminal } from './testing/virtual-terminal.js';
+
+function installedVersion(): string {
+  const main = createRequire(import.meta.url).resolve('@mariozechner/pi-tui');
+  const manifest = main.replace(/dist[/\\][^/\\]*$/, 'package.json');
+  return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
+}
+
+test('the installed pi-tui still has the frame steps the frame memo patches', () => {
+  const terminal = new VirtualTerminal({ columns: 20, rows: 4 });
+  const mismatch = frameStepsMismatch(new TUI(terminal));
+  terminal.dispose();
+  assert.equal(
+    mismatch,
+    undefined,
+    `pi-tui ${installedVersion()} (checked: ${PI_TUI_VERIFIED}) changed: ${mismatch}`,
+  );
+});
+
+test('a doRender that no longer calls the frame steps is a mismatch', () => {
+  const terminal = new VirtualTerminal({ columns: 20, rows: 4 });
+  const rewritten = new TUI(terminal);
+  (rewritten as unknown as { doRender(): void }).doRender = function () {};
+  assert.match(frameStepsMismatch(rewritten) ?? '', /no longer passes the frame/);
+  terminal.dispose();
+});

@@ -1,0 +1,69 @@
+// Every use zot makes of pi-tui's private methods, in one place. pi-tui's public API has no hook
+// for what these do, so each use checks first that the methods still have the shape it was
+// written against (pi-tui PI_TUI_VERIFIED); when they do not, nothing is patched, a note says
+// so once, and zot runs on pi-tui's public behaviour (correct, only slower). The test of this
+// module fails on an upgrade that changes them.
+import type { TUI } from '@mariozechner/pi-tui';
+
+/** The pi-tui version whose private methods this module was checked against. */
+export const PI_TUI_VERIFIED = '0.73.1';
+
+/** pi-tui's private per-frame steps: reset sequences appended to lines, Kitty image ids. */
+export interface FrameSteps {
+  applyLineResets(lines: string[]): string[];
+  collectKittyImageIds(lines: string[]): Set<number>;
+}
+
+/** Why `tui`'s frame steps cannot be patched, or undefined when they can. */
+export function frameStepsMismatch(tui: TUI): string | undefined {
+  const internals = tui as unknown as Partial<FrameSteps> & { doRender?: unknown };
+  for (const name of ['applyLineResets', 'collectKittyImageIds'] as const) {
+    const method = internals[name];
+    if (typeof method !== 'function') return `TUI.${name} is gone`;
+    if (method.length !== 1) return `TUI.${name} takes ${method.length} arguments, not 1`;
+  }
+  // Patched methods only help while doRender still calls them, once per frame, on the lines.
+  const render = typeof internals.doRender === 'function' ? String(internals.doRender) : '';
+  if (!/=\s*this\.applyLineResets\(\s*newLines\s*\)/.test(render))
+    return 'TUI.doRender no longer passes the frame through applyLineResets';
+  if (!/this\.collectKittyImageIds\(\s*newLines\s*\)/.test(render))
+    return 'TUI.doRender no longer collects Kitty image ids from the frame';
+  return undefined;
+}
+
+const warned = new Set<string>();
+
+/** Says once per process that a patch was left out, and why. */
+function warnOnce(what: string, reason: string, warn: (line: string) => void): void {
+  if (warned.has(what)) return;
+  warned.add(what);
+  warn(
+    `zot: pi-tui changed (${reason}; checked against ${PI_TUI_VERIFIED}): ${what} is off, ` +
+      'the UI still works; report this so zot can follow the new pi-tui.\n',
+  );
+}
+
+/**
+ * Replaces `tui`'s frame steps with `wrap(original)` on that instance only. Returns false, with
+ * `tui` unchanged and a note written once through `warn`, when pi-tui's shape has changed.
+ */
+export function wrapFrameSteps(
+  tui: TUI,
+  wrap: (original: FrameSteps) => FrameSteps,
+  warn: (line: string) => void = (line) => process.stderr.write(line),
+): boolean {
+  const mismatch = frameStepsMismatch(tui);
+  if (mismatch !== undefined) {
+    warnOnce('the frame memo', mismatch, warn);
+    return false;
+  }
+  const target = tui as unknown as FrameSteps;
+  const original: FrameSteps = {
+    applyLineResets: target.applyLineResets.bind(tui),
+    collectKittyImageIds: target.collectKittyImageIds.bind(tui),
+  };
+  const wrapped = wrap(original);
+  target.applyLineResets = wrapped.applyLineResets;
+  target.collectKittyImageIds = wrapped.collectKittyImageIds;
+  return true;
+}

@@ -17,6 +17,9 @@
 // be the user's and private, every directory above it and the key owned by the user or root and
 // writable by no one else (sticky directories such as /tmp excepted), and the cache directory
 // must not lie inside the project zot runs in.
+//
+// The hook into Node's compile step is private to Node: util/node-module-internals.ts checks its
+// shape first and explains why Node's public compile cache is not used instead.
 import {
   existsSync,
   lstatSync,
@@ -30,18 +33,11 @@ import Module from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Script } from 'node:vm';
 import { CacheTrust, ownedPrivately, trustedPath } from './code-cache-trust.js';
+import { hookCompile, wrapperStart } from './node-module-internals.js';
 import { projectRoot } from './repository.js';
 import { isWithin } from './regular-file.js';
-/** What Module.wrap puts before the source: `(function (exports, require, ...) { `. */
-const WRAPPER_START = Module.wrap('').slice(0, Module.wrap('').indexOf('{') + 2);
-
 /** Larger files are not V8 data for our chunks: the largest chunk's is under 1 MiB. */
 const MAX_CACHE_BYTES = 16 * 1024 * 1024;
-
-interface CompilableModule {
-  exports: unknown;
-  _compile(content: string, filename: string): unknown;
-}
 
 /** The cache file for a chunk, or undefined when the chunk cannot be stat'ed. */
 function cacheFile(dir: string, chunk: string): string | undefined {
@@ -153,26 +149,30 @@ function usableLocation(dirs: CodeCacheDirectories, dir: string): boolean {
  * Compiles the CommonJS files directly in `chunksDir` with V8 data kept in `dirs.cacheDir`.
  * Contract: never throws; a file it cannot help is compiled by Node as usual.
  */
-export function useCodeCache(chunksDir: string, dirs: CodeCacheDirectories): CodeCacheStats {
+export function useCodeCache(
+  chunksDir: string,
+  dirs: CodeCacheDirectories,
+  warn?: (line: string) => void,
+): CodeCacheStats {
   const stats: CodeCacheStats = { fromCache: [], compiled: [] };
-  const prototype = (Module as unknown as { prototype: CompilableModule }).prototype;
-  const compile = prototype._compile;
-  if (typeof compile !== 'function') return stats;
   const dir = join(dirs.cacheDir, `v8-${process.versions.v8}-${process.arch}-${fnv1a(chunksDir)}`);
   if (!usableDirectory(dir) || !usableLocation(dirs, dir)) return stats;
   // No key yet (a first run): nothing kept can be trusted, and this run's data is signed at exit.
   const trust = new CacheTrust(dirs.keyDir, dir);
   const pending = new Map<string, Script>();
-  prototype._compile = function (this: CompilableModule, content: string, filename: string) {
-    const ours = dirname(filename) === chunksDir && !content.startsWith('#!');
+  const prefix = wrapperStart();
+  const hooked = hookCompile((compile, module, content, filename, ...rest) => {
+    // newer Nodes pass a format: only plain CommonJS is compiled here
+    const commonJs = rest[0] === undefined || rest[0] === 'commonjs';
+    const ours = commonJs && dirname(filename) === chunksDir && !content.startsWith('#!');
     const file = ours ? cacheFile(dir, filename) : undefined;
-    if (file === undefined) return compile.call(this, content, filename);
+    if (file === undefined) return compile(module, content, filename, ...rest);
     const cachedData = trust.read(file, MAX_CACHE_BYTES);
     // Node's own function wrapper; the offset keeps first-line columns in stack traces right
     const script = new Script(Module.wrap(content), {
       filename,
       cachedData,
-      columnOffset: -WRAPPER_START.length,
+      columnOffset: -prefix.length,
     });
     if (cachedData === undefined || script.cachedDataRejected === true) {
       pending.set(file, script);
@@ -182,8 +182,9 @@ export function useCodeCache(chunksDir: string, dirs: CodeCacheDirectories): Cod
     }
     const run = script.runInThisContext() as (...args: unknown[]) => unknown;
     const require = Module.createRequire(filename);
-    return run.call(this.exports, this.exports, require, this, filename, dirname(filename));
-  };
+    return run.call(module.exports, module.exports, require, module, filename, dirname(filename));
+  }, warn);
+  if (!hooked) return stats;
   process.once('exit', () => writeCaches(dir, chunksDir, trust, pending));
   return stats;
 }

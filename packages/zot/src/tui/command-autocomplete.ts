@@ -23,6 +23,7 @@ import {
   type Editor,
 } from '@mariozechner/pi-tui';
 import { cut, footerLine, legend, oneLine, pad } from './dialog-frame.js';
+import { editorCompletion } from './pi-tui-internals.js';
 import type { Theme } from './theme.js';
 
 /** A command as the registry describes it; `source` is `builtin` or the extension's name. */
@@ -352,14 +353,6 @@ export class SuggestionList implements Component {
   }
 }
 
-// pi-tui keeps these private; the pinned version has them (command-autocomplete.test.ts checks).
-interface EditorCompletionInternals {
-  createAutocompleteList?: (prefix: string, items: AutocompleteItem[]) => unknown;
-  autocompleteList?: unknown;
-  cancelAutocomplete?: () => void;
-  updateAutocomplete?: () => void;
-}
-
 /** Where the editor is: its text and cursor (a list made elsewhere is stale). */
 function editorPlace(editor: Editor): string {
   const { line, col } = editor.getCursor();
@@ -372,19 +365,18 @@ function editorPlace(editor: Editor): string {
  * user moved to it with the arrow keys, and neither ever uses a list made for other text (when
  * keys arrive faster than suggestions, the list lags behind: Enter then sends the text, Tab
  * asks for suggestions afresh). Otherwise Enter closes the list and sends what the editor
- * holds. Returns false, leaving the editor as it was, if this pi-tui version has no such hooks
- * (the tests pin it). Contract: call once, before the editor is used.
+ * holds. The hooks are pi-tui's private methods (tui/pi-tui-internals.ts): returns false,
+ * leaving the editor as it was after a note through `warn`, when pi-tui has changed them.
+ * Contract: call once, before the editor is used.
  */
-export function useSuggestionList(editor: Editor, theme: Theme): boolean {
-  const target = editor as unknown as EditorCompletionInternals;
-  const { createAutocompleteList, cancelAutocomplete, updateAutocomplete } = target;
-  if (
-    typeof createAutocompleteList !== 'function' ||
-    typeof cancelAutocomplete !== 'function' ||
-    typeof updateAutocomplete !== 'function'
-  )
-    return false;
-  target.createAutocompleteList = (_prefix, items) => {
+export function useSuggestionList(
+  editor: Editor,
+  theme: Theme,
+  warn?: (line: string) => void,
+): boolean {
+  const completion = editorCompletion(editor, warn);
+  if (!completion) return false;
+  completion.makeListsWith((_prefix, items) => {
     const place = editorPlace(editor);
     const list = new SuggestionList(
       items as Suggestion[],
@@ -393,16 +385,16 @@ export function useSuggestionList(editor: Editor, theme: Theme): boolean {
       place,
     );
     // A refresh (new commands) keeps the user's choice, if it is still there.
-    const previous = target.autocompleteList;
+    const previous = completion.list();
     if (previous instanceof SuggestionList && previous.chosen && previous.builtFor === place) {
       const item = previous.getSelectedItem();
       if (item) list.choose(item.value);
     }
     return list;
-  };
+  });
   const handleInput = editor.handleInput.bind(editor);
   editor.handleInput = (data: string) => {
-    const list = target.autocompleteList;
+    const list = completion.list();
     if (editor.isShowingAutocomplete() && list instanceof SuggestionList) {
       const keys = getKeybindings();
       const enter = keys.matches(data, 'tui.select.confirm');
@@ -410,7 +402,7 @@ export function useSuggestionList(editor: Editor, theme: Theme): boolean {
       const current = list.builtFor === editorPlace(editor);
       // pi-tui then submits the text as it is (Enter) or looks suggestions up afresh (Tab).
       if ((enter && !(current && list.chosen)) || (tab && !current)) {
-        cancelAutocomplete.call(editor);
+        completion.cancel();
       }
     }
     handleInput(data);
@@ -423,10 +415,11 @@ export function useSuggestionList(editor: Editor, theme: Theme): boolean {
  * open); nothing when no list is open. Contract: never throws.
  */
 export function refreshSuggestions(editor: Editor): void {
-  const target = editor as unknown as EditorCompletionInternals;
-  if (!editor.isShowingAutocomplete() || typeof target.updateAutocomplete !== 'function') return;
+  if (!editor.isShowingAutocomplete()) return;
+  const completion = editorCompletion(editor);
+  if (!completion) return;
   try {
-    target.updateAutocomplete.call(editor);
+    completion.update();
   } catch {
     // The list stays as it was until the next key.
   }

@@ -3,7 +3,7 @@
 // written against (pi-tui PI_TUI_VERIFIED); when they do not, nothing is patched, a note says
 // so once, and zot runs on pi-tui's public behaviour (correct, only slower). The test of this
 // module fails on an upgrade that changes them.
-import type { TUI } from '@mariozechner/pi-tui';
+import { Editor, type AutocompleteItem, type TUI } from '@mariozechner/pi-tui';
 
 /** The pi-tui version whose private methods this module was checked against. */
 export const PI_TUI_VERIFIED = '0.73.1';
@@ -38,8 +38,8 @@ function warnOnce(what: string, reason: string, warn: (line: string) => void): v
   if (warned.has(what)) return;
   warned.add(what);
   warn(
-    `zot: pi-tui changed (${reason}; checked against ${PI_TUI_VERIFIED}): ${what} is off, ` +
-      'the UI still works; report this so zot can follow the new pi-tui.\n',
+    `zot: pi-tui changed (${reason}; checked against ${PI_TUI_VERIFIED}): ${what}; ` +
+      'report this so zot can follow the new pi-tui.\n',
   );
 }
 
@@ -54,7 +54,7 @@ export function wrapFrameSteps(
 ): boolean {
   const mismatch = frameStepsMismatch(tui);
   if (mismatch !== undefined) {
-    warnOnce('the frame memo', mismatch, warn);
+    warnOnce('the frame memo is off (the UI works, only slower)', mismatch, warn);
     return false;
   }
   const target = tui as unknown as FrameSteps;
@@ -66,4 +66,71 @@ export function wrapFrameSteps(
   target.applyLineResets = wrapped.applyLineResets;
   target.collectKittyImageIds = wrapped.collectKittyImageIds;
   return true;
+}
+
+/** pi-tui Editor's private completion steps, which zot's / list (tui/command-autocomplete.ts) uses. */
+export interface EditorCompletion {
+  /** The list the editor shows now, if any. */
+  list(): unknown;
+  /** From now on the editor's lists are made by `make` (pi-tui makes a plain SelectList). */
+  makeListsWith(make: (prefix: string, items: AutocompleteItem[]) => unknown): void;
+  /** Closes the list. */
+  cancel(): void;
+  /** Asks the provider for the open list's suggestions again. */
+  update(): void;
+}
+
+interface EditorInternals {
+  autocompleteList?: unknown;
+  createAutocompleteList?: (prefix: string, items: AutocompleteItem[]) => unknown;
+  cancelAutocomplete?: () => void;
+  updateAutocomplete?: () => void;
+}
+
+/** Why `editor`'s completion steps cannot be used, or undefined when they can. */
+export function editorCompletionMismatch(editor: Editor): string | undefined {
+  const internals = editor as unknown as EditorInternals;
+  if (!('autocompleteList' in internals)) return 'Editor.autocompleteList is gone';
+  const arities = { createAutocompleteList: 2, cancelAutocomplete: 0, updateAutocomplete: 0 };
+  for (const [name, arity] of Object.entries(arities)) {
+    const method = internals[name as keyof typeof arities];
+    if (typeof method !== 'function') return `Editor.${name} is gone`;
+    if (method.length !== arity) return `Editor.${name} takes ${method.length} arguments`;
+  }
+  // The list made must be the one the editor draws and takes the chosen item from.
+  const source = String(Editor);
+  if (!/this\.autocompleteList\s*=\s*this\.createAutocompleteList\(/.test(source))
+    return 'Editor no longer keeps what createAutocompleteList makes as autocompleteList';
+  if (!/this\.autocompleteList\.getSelectedItem\(\)/.test(source))
+    return 'Editor no longer takes the chosen item from autocompleteList';
+  return undefined;
+}
+
+/**
+ * `editor`'s completion steps, or undefined (after a note written once through `warn`) when
+ * pi-tui's shape has changed: pi-tui's own list then stays.
+ */
+export function editorCompletion(
+  editor: Editor,
+  warn: (line: string) => void = (line) => process.stderr.write(line),
+): EditorCompletion | undefined {
+  const mismatch = editor instanceof Editor ? editorCompletionMismatch(editor) : 'not an Editor';
+  if (mismatch !== undefined) {
+    warnOnce(
+      "zot's / list is off (pi-tui's own list may complete a command on Enter)",
+      mismatch,
+      warn,
+    );
+    return undefined;
+  }
+  const internals = editor as unknown as Required<EditorInternals>;
+  const { cancelAutocomplete, updateAutocomplete } = internals;
+  return {
+    list: () => internals.autocompleteList,
+    makeListsWith: (make) => {
+      internals.createAutocompleteList = make;
+    },
+    cancel: () => cancelAutocomplete.call(editor),
+    update: () => updateAutocomplete.call(editor),
+  };
 }

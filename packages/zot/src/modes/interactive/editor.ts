@@ -72,9 +72,8 @@ export class EditorController {
       this.editor.setAutocompleteProvider(
         new CommandAutocompleteProvider({ commands: () => options.session.commands('tui'), cwd }),
       );
-      // The pinned pi-tui has the hooks (tests check); another version would complete on Enter.
-      if (!useSuggestionList(this.editor, theme))
-        options.warn('this pi-tui has no hooks for the / list: enter may complete a command');
+      // The pinned pi-tui has the hooks (tests check); without them pi-tui's own list stays.
+      useSuggestionList(this.editor, theme, (line) => options.warn(line.trim()));
     }
     this.editor.onSubmit = (text) => this.submit(text, 'follow_up');
     this.editor.onKey = (data) => {

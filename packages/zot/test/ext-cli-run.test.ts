@@ -411,7 +411,10 @@ test('trust asks [y/N] on a terminal; without --yes and without a terminal it re
     });
   const declined = await onTerminal(['trust', 'proj'], 'n\n');
   assert.equal(declined.code, 1, declined.output);
-  assert.match(declined.output, /Trust proj and let it run with your full rights\? \[y\/N\] n\r?\n/);
+  assert.match(
+    declined.output,
+    /Trust proj and let it run with your full rights\? \[y\/N\] n\r?\n/,
+  );
   assert.match(declined.output, /proj was not trusted/);
   assert.ok(!existsSync(trustFile));
   const accepted = await onTerminal(['trust', 'proj'], 'y\n');

@@ -12,6 +12,7 @@
 
 Copy this `zot_sdk/` directory next to your script, or `pip install` the SDK.
 """
+from ._abilities import Answer, Call
 from ._extension import EVENTS, LEVELS, Extension, HostInfo, PanelKey, ToolCall
 from ._framing import MAX_LINE_BYTES, PROTOCOL_VERSION
 from ._results import (
@@ -37,6 +38,8 @@ from ._results import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "Answer",
+    "Call",
     "EVENTS",
     "LEVELS",
     "MAX_LINE_BYTES",

@@ -29,6 +29,7 @@ export const FROM_EXTENSION: readonly FrameFromExtension[] = [
     ],
     is_error: false,
     activate_tools: ['weather'],
+    details: { kind: 'diff', diff: '--- a\n+++ b\n' },
   },
   { type: 'subscribe', events: [...EVENT_NAMES], intercept: [...INTERCEPTABLE_EVENTS] },
   {
@@ -60,6 +61,17 @@ export const FROM_EXTENSION: readonly FrameFromExtension[] = [
   { type: 'display', text: 'a note' },
   { type: 'clear_notes' },
   { type: 'shutdown_ack' },
+  { type: 'tool_progress', id: 't1', text: 'fetching Berlin' },
+  {
+    type: 'ui_request',
+    id: 'u1',
+    kind: 'select',
+    title: 'Which city?',
+    options: ['Berlin', 'Paris'],
+    mask: false,
+    timeout_ms: 30000,
+  },
+  { type: 'unregister_tool', name: 'weather' },
 ];
 
 /** Every host → extension frame type (and every event), every field set. */
@@ -101,4 +113,6 @@ export const FROM_HOST: readonly FrameFromHost[] = [
   { type: 'panel_key', panel_id: 'todos', key: 'rune', text: 'x' },
   { type: 'panel_close', panel_id: 'todos' },
   { type: 'shutdown' },
+  { type: 'cancel', id: 't1' },
+  { type: 'ui_response', id: 'u1', value: 'Berlin', cancelled: false, unavailable: false },
 ];

@@ -4,6 +4,11 @@
 // because SDKs omit empty fields (Go `omitempty`). Unknown fields are allowed everywhere.
 import { Type, type Static } from '@sinclair/typebox';
 import { COMMAND_ACTIONS, NOTIFY_LEVELS } from './constants.js';
+import {
+  ToolProgressFrameSchema,
+  UiRequestFrameSchema,
+  UnregisterToolFrameSchema,
+} from './frames-v2.js';
 import { frame, jsonObject, literalUnion, orNull } from './schema-util.js';
 
 const Id = Type.String({ description: 'Echo of the id of the host request this frame answers.' });
@@ -99,6 +104,12 @@ export const ToolResultFrameSchema = frame(
     is_error: Type.Optional(Type.Boolean({ description: 'Marks the call as failed.' })),
     activate_tools: Type.Optional(
       Type.Array(Type.String(), { description: 'Registered deferred tools to make available.' }),
+    ),
+    details: Type.Optional(
+      jsonObject({
+        description:
+          'Version 2: what front ends render and the model never sees: {"kind":"diff","diff":"..."} or {"kind":"table","columns":[...],"rows":[[...]]}; other kinds are ignored.',
+      }),
     ),
   },
   { title: 'ToolResultFrame', description: 'Reply to a tool_call.' },
@@ -260,6 +271,9 @@ export const FRAME_SCHEMAS_FROM_EXTENSION = {
   display: DisplayFrameSchema,
   clear_notes: ClearNotesFrameSchema,
   shutdown_ack: ShutdownAckFrameSchema,
+  tool_progress: ToolProgressFrameSchema,
+  ui_request: UiRequestFrameSchema,
+  unregister_tool: UnregisterToolFrameSchema,
 } as const;
 
 /** Every frame an extension may send, discriminated on `type`. */

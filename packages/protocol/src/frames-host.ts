@@ -4,6 +4,7 @@
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { PANEL_KEYS, TURN_END_STOPS } from './constants.js';
 import { PanelCloseFrameSchema } from './frames-extension.js';
+import { CancelFrameSchema, UiResponseFrameSchema } from './frames-v2.js';
 import { frame, jsonObject, literalUnion, orNull } from './schema-util.js';
 
 const Id = Type.String({ description: 'Request id; echo it in the reply.' });
@@ -211,6 +212,8 @@ export const FRAME_SCHEMAS_FROM_HOST = {
   panel_key: PanelKeyFrameSchema,
   panel_close: PanelCloseFrameSchema,
   shutdown: ShutdownFrameSchema,
+  cancel: CancelFrameSchema,
+  ui_response: UiResponseFrameSchema,
 } as const;
 
 /** Every frame the host may send, discriminated on `type`. */

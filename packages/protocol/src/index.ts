@@ -74,6 +74,14 @@ export type {
   TurnStartEventFrame,
   TurnStartInterceptFrame,
 } from './frames-host.js';
+export type {
+  CancelFrame,
+  ToolProgressFrame,
+  UiRequestFrame,
+  UiResponseFrame,
+  UnregisterToolFrame,
+} from './frames-v2.js';
+export { UI_KINDS, V2_LIMITS, type UiKind } from './v2-limits.js';
 export {
   FRAME_TYPES_FROM_EXTENSION,
   FRAME_TYPES_FROM_HOST,
@@ -109,6 +117,7 @@ export {
   RequestError,
   answer,
   isReplyType,
+  type AbandonReason,
   isRequestType,
   type Delivery,
   type OutgoingRequest,

@@ -51,6 +51,9 @@ export function isRequestType(type: string | undefined): type is RequestType {
   return type !== undefined && Object.hasOwn(REPLY_TYPE, type);
 }
 
+/** Why the asking side stopped waiting for a request without a reply. */
+export type AbandonReason = 'timeout' | 'aborted' | 'closed';
+
 /** What became of a reply: taken, unknown or expired id (a late reply), or the wrong type. */
 export type Delivery = 'resolved' | 'unknown' | { expected: ReplyType };
 
@@ -60,6 +63,7 @@ interface Pending {
   reject(error: RequestError): void;
   timer: ReturnType<typeof setTimeout> | undefined;
   label: string;
+  frame: RequestFrame;
 }
 
 /** The asking side: sends requests, correlates replies. */
@@ -76,7 +80,20 @@ export class Peer {
   constructor(
     private readonly send: (frame: FrameFromHost) => string | void,
     private readonly onPendingChange: () => void = () => undefined,
+    /** Runs when a sent request is given up without its reply (the other side may be told). */
+    private readonly onAbandon: (frame: RequestFrame, reason: AbandonReason) => void = () =>
+      undefined,
   ) {}
+
+  /** The requests awaiting a reply, as sent. */
+  pendingFrames(): RequestFrame[] {
+    return [...this.pending.values()].map((entry) => entry.frame);
+  }
+
+  /** Whether a request of this id and type still awaits its reply. */
+  isPending(id: string, type: RequestType): boolean {
+    return this.pending.get(id)?.frame.type === type;
+  }
 
   get pendingCount(): number {
     return this.pending.size;
@@ -92,6 +109,8 @@ export class Peer {
     label: string,
     timeoutMs: number,
     signal?: AbortSignal,
+    /** Called with the request's id just before it is sent. */
+    onId?: (id: string) => void,
   ): Promise<ReplyTo<R['type']>> {
     if (this.closedReason !== undefined) {
       return Promise.reject(new RequestError(this.closedReason, 'closed'));
@@ -105,13 +124,16 @@ export class Peer {
         this.pending.delete(id);
         this.onPendingChange();
       };
+      const sent = { ...frame, id } as RequestFrame;
       const onAbort = () => {
         cleanup();
+        this.abandoned(sent, 'aborted');
         reject(new RequestError(`${label}: aborted`, 'aborted'));
       };
       const entry: Pending = {
         expects: REPLY_TYPE[frame.type],
         label,
+        frame: sent,
         timer: undefined,
         resolve: (reply) => {
           cleanup();
@@ -122,15 +144,15 @@ export class Peer {
           reject(error);
         },
       };
-      entry.timer = setTimeout(
-        () =>
-          entry.reject(new RequestError(`${label}: no reply within ${timeoutMs} ms`, 'timeout')),
-        timeoutMs,
-      );
+      entry.timer = setTimeout(() => {
+        entry.reject(new RequestError(`${label}: no reply within ${timeoutMs} ms`, 'timeout'));
+        this.abandoned(sent, 'timeout');
+      }, timeoutMs);
       signal?.addEventListener('abort', onAbort, { once: true });
       this.pending.set(id, entry);
       this.onPendingChange();
-      const refused = this.send({ ...frame, id } as FrameFromHost);
+      onId?.(id);
+      const refused = this.send(sent);
       if (typeof refused === 'string')
         entry.reject(new RequestError(`${label}: ${refused}`, 'unsendable'));
     });
@@ -159,8 +181,18 @@ export class Peer {
   /** Fails every pending request now and refuses new ones (design D11). */
   close(reason: string): void {
     this.closedReason = reason;
-    for (const entry of [...this.pending.values()])
+    for (const entry of [...this.pending.values()]) {
       entry.reject(new RequestError(reason, 'closed'));
+      this.abandoned(entry.frame, 'closed');
+    }
+  }
+
+  private abandoned(frame: RequestFrame, reason: AbandonReason): void {
+    try {
+      this.onAbandon(frame, reason);
+    } catch {
+      // Telling the other side is best effort; the request has already failed here.
+    }
   }
 }
 

@@ -44,3 +44,10 @@ export {
   TurnStartInterceptFrameSchema,
 } from './frames-host.js';
 export { EXTENSION_PROTOCOL_SCHEMA_DOCUMENT } from './schema-document.js';
+export {
+  CancelFrameSchema,
+  ToolProgressFrameSchema,
+  UiRequestFrameSchema,
+  UiResponseFrameSchema,
+  UnregisterToolFrameSchema,
+} from './frames-v2.js';

@@ -66,7 +66,7 @@ for (const file of walk(join(sdk, 'dist/src')).filter(isShipped)) {
 }
 
 // The protocol's declarations that its index reaches; the frame modules are flattened below.
-const FLATTEN = ['frames-extension.d.ts', 'frames-host.d.ts'];
+const FLATTEN = ['frames-extension.d.ts', 'frames-host.d.ts', 'frames-v2.d.ts'];
 const pending = ['index.d.ts'];
 const copied = new Set();
 while (pending.length > 0) {

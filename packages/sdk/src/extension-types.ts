@@ -39,6 +39,8 @@ export interface CommandContext {
   /** The command name as registered. */
   readonly name: string;
   readonly host: HostInfo;
+  /** Aborts when zot cancels the command (timeout, shutdown); its answer is then ignored. */
+  readonly signal: AbortSignal;
 }
 
 /** What a command handler may return: a result, a string (displayed), or nothing (noop). */
@@ -54,6 +56,33 @@ export interface ToolContext {
   readonly host: HostInfo;
   /** Makes registered deferred tools available with this call's result. */
   activateTools(names: readonly string[]): void;
+  /**
+   * Aborts when zot cancels the call (Esc, an RPC abort, its timeout, shutdown); stop the work.
+   * What is answered after that is ignored.
+   */
+  readonly signal: AbortSignal;
+  /** A progress line shown live while the call runs (zot drops lines past its rate limit). */
+  progress(text: string): void;
+}
+
+/** The answer to a question asked with `ext.ui`: the value, or why there is none. */
+export type UiAnswer<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly reason: 'cancelled' | 'unavailable' };
+
+export interface UiOptions {
+  /** How long the user has to answer; then the answer is `cancelled`. */
+  readonly timeoutMs?: number;
+}
+
+/** Asking the user and waiting (dialogs in the TUI, `ui_request` events over RPC). */
+export interface ExtensionUiApi {
+  confirm(title: string, options?: UiOptions): Promise<UiAnswer<boolean>>;
+  select(title: string, choices: readonly string[], options?: UiOptions): Promise<UiAnswer<string>>;
+  input(
+    title: string,
+    options?: UiOptions & { readonly mask?: boolean },
+  ): Promise<UiAnswer<string>>;
 }
 
 /** What a tool handler may return: a result, a string (a text result), or nothing (empty). */

@@ -23,12 +23,14 @@ import {
   type RequestType,
   type ToolCallFrame,
   type Transport,
+  type UiResponseFrame,
 } from '@zot/protocol';
 import type {
   AssistantMessage,
   CommandHandler,
   EventOf,
   ExtensionOptions,
+  ExtensionUiApi,
   HostInfo,
   Interceptor,
   PanelKeyEvent,
@@ -43,6 +45,7 @@ import { runChain } from './interception.js';
 import { commandBody, EMPTY_HOST, hostInfo, refusal, toolBody } from './replies.js';
 import type { ArgsOf, JsonSchema } from './schema-types.js';
 import { StdioTransport } from './stdio.js';
+import { UiQuestions } from './ui.js';
 
 interface ToolEntry {
   readonly description: string;
@@ -113,6 +116,11 @@ export class Extension {
   private ackWaiter: ((ack: HelloAckFrame | undefined) => void) | undefined;
   private stoppedResolve!: () => void;
   private readonly stopped = new Promise<void>((resolve) => (this.stoppedResolve = resolve));
+  /** The requests being handled, by id: `cancel` aborts its signal. */
+  private readonly cancellers = new Map<string, AbortController>();
+  private readonly questions = new UiQuestions((frame) => this.emit(frame));
+  /** Asks the user and waits (protocol version 2); see ExtensionUiApi. */
+  readonly ui: ExtensionUiApi = this.questions;
 
   constructor(options: ExtensionOptions) {
     this.options = options;
@@ -206,6 +214,16 @@ export class Extension {
   /** Suppresses or rewrites the assistant's user-visible text. */
   interceptAssistantMessage(fn: Interceptor<AssistantMessage>): this {
     return this.intercept('assistant_message', fn);
+  }
+
+  /**
+   * Removes a registered tool (protocol version 2): the model is no longer offered it. Removing
+   * a tool never registered does nothing.
+   */
+  unregisterTool(name: string): this {
+    if (!this.tools.delete(name)) return this;
+    if (this.announced) this.emit({ type: 'unregister_tool', name });
+    return this;
   }
 
   /** Opens a panel on the extension's own initiative (the top-level open_panel frame). */
@@ -424,8 +442,26 @@ export class Extension {
         return;
       case 'shutdown':
         this.ackRequested = true;
+        this.questions.close();
         return void this.stop();
+      case 'cancel':
+        this.cancellers.get(frame.id)?.abort(new Error('cancelled by zot'));
+        return;
+      case 'ui_response':
+        return this.questions.answer(frame as UiResponseFrame);
     }
+  }
+
+  /** A signal for request `id`, aborted by zot's `cancel`; `release` once it is answered. */
+  private cancellable(id: string): { signal: AbortSignal; release: () => void } {
+    const controller = new AbortController();
+    this.cancellers.set(id, controller);
+    return {
+      signal: controller.signal,
+      release: () => {
+        if (this.cancellers.get(id) === controller) this.cancellers.delete(id);
+      },
+    };
   }
 
   private track(work: Promise<void>): void {
@@ -490,11 +526,16 @@ export class Extension {
       this.reply(frame, { action: 'noop', error: `${this.name}: unknown command /${frame.name}` });
       return;
     }
-    const context = { id: frame.id, name: entry.name, host: this.hostInfo };
+    const { signal, release } = this.cancellable(frame.id);
+    const context = { id: frame.id, name: entry.name, host: this.hostInfo, signal };
     this.settle(
       () => entry.handler(frame.args ?? '', context),
-      (result) => this.reply(frame, commandBody(result)),
+      (result) => {
+        release();
+        this.reply(frame, commandBody(result));
+      },
       (error) => {
+        release();
         this.logFailure(`/${entry.name}`, error);
         this.reply(frame, { action: 'noop', error: `/${entry.name} failed: ${messageOf(error)}` });
       },
@@ -511,13 +552,23 @@ export class Extension {
       return;
     }
     const activations: string[] = [];
+    const { signal, release } = this.cancellable(frame.id);
+    let finished = false;
     const context: ToolContext = {
       id: frame.id,
       name: frame.name,
       host: this.hostInfo,
       activateTools: (names) => void activations.push(...names),
+      signal,
+      progress: (text) => {
+        // Progress after the answer (or a cancel) reaches no call: not sent.
+        if (finished || signal.aborted) return;
+        this.emit({ type: 'tool_progress', id: frame.id, text: String(text).slice(0, 4096) });
+      },
     };
     const finish = (result: ToolReturn) => {
+      finished = true;
+      release();
       const pending = this.pendingActivations.splice(0);
       this.reply(frame, toolBody(result, [...pending, ...activations]));
     };

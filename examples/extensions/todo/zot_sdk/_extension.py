@@ -22,6 +22,7 @@ from ._results import (
     tool_error,
     tool_fields,
 )
+from ._abilities import Calls, Ui
 from ._workers import Leaders, Workers
 
 #: Events an extension can observe with `@ext.on(...)`.
@@ -171,6 +172,9 @@ class Extension:
         self._unknown = set()
         self._max_workers = max_workers
         self._leaders = None
+        self._calls = Calls(self._send)
+        #: Questions to the user (protocol version 2): `ext.ui.confirm("Go on?")`.
+        self.ui = Ui(self._send)
         self._event_lane = Workers(name + "-events", 1, self._worker_failed)
         self._panel_lane = Workers(name + "-panels", 1, self._worker_failed)
 
@@ -208,6 +212,14 @@ class Extension:
             return fn
 
         return register(handler) if handler is not None else register
+
+    def unregister_tool(self, name):
+        """Removes a registered tool (protocol version 2); an unknown name does nothing."""
+        with self._lock:
+            if self._tools.pop(name, None) is None:
+                return
+            if self._phase == "ready":
+                self._write(encode({"type": "unregister_tool", "name": name}))
 
     def on(self, event):
         """Decorator: `@ext.on("turn_end")` on `def handler(event: dict)` (the `event` frame)."""
@@ -529,7 +541,15 @@ class Extension:
         if kind == "event_intercept":
             return functools.partial(self._run_intercept, frame)
         if kind == "shutdown":
+            self._calls.cancel_all()
+            self.ui.close()
             return Leaders.STOP
+        if kind == "cancel":
+            self._calls.cancel(frame.get("id"))
+            return None
+        if kind == "ui_response":
+            self.ui.answer(frame)
+            return None
         if kind == "event":
             self._event_lane.submit(self._run_event, frame)
         elif kind == "panel_key" or kind == "panel_close":
@@ -551,11 +571,14 @@ class Extension:
         if entry is None:
             fields = _error_result("%s has no command /%s" % (self.name, name))
         else:
+            call = self._calls.open(request, name)
             try:
-                fields = command_fields(_call(entry[1], args))
+                fields = command_fields(_call(entry[1], args, call))
             except Exception as problem:
                 self._report("command /%s" % name, problem)
                 fields = _error_result("/%s failed: %s" % (name, _describe(problem)))
+            finally:
+                self._calls.close(call)
         reply = {"type": "command_response", "id": request}
         reply.update(fields)
         reply["type"] = "command_response"
@@ -575,13 +598,15 @@ class Extension:
             fields = tool_error("%s has no tool %s" % (self.name, name))
         else:
             self._context.activations = activations
+            call = self._calls.open(request, name)
             try:
-                fields = tool_fields(_call(entry[1], args))
+                fields = tool_fields(_call(entry[1], args, call))
             except Exception as problem:
                 self._report("tool %s" % name, problem)
                 fields = tool_error("tool %s failed: %s" % (name, _describe(problem)))
             finally:
                 self._context.activations = None
+                self._calls.close(call)
         with self._lock:
             if self._pending_activations:
                 activations.extend(self._pending_activations)

@@ -149,6 +149,11 @@ function checkToolResultFrame(value: any): boolean {
             }
           return true;
         })(value['activate_tools'])
+      : true) &&
+    (value['details'] !== undefined
+      ? typeof value['details'] === 'object' &&
+        value['details'] !== null &&
+        !Array.isArray(value['details'])
       : true)
   );
 }
@@ -193,6 +198,7 @@ const shapeToolResultFrame: Shape = {
     },
     { key: 'is_error', required: false, shape: { kind: 'boolean' } },
     { key: 'activate_tools', required: false, shape: { kind: 'array', items: { kind: 'string' } } },
+    { key: 'details', required: false, shape: { kind: 'object', properties: [] } },
   ],
 };
 
@@ -539,6 +545,99 @@ function checkShutdownAckFrame(value: any): boolean {
 const shapeShutdownAckFrame: Shape = {
   kind: 'object',
   properties: [{ key: 'type', required: true, shape: { kind: 'literal', value: 'shutdown_ack' } }],
+};
+
+function checkToolProgressFrame(value: any): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    value['type'] === 'tool_progress' &&
+    typeof value['id'] === 'string' &&
+    typeof value['text'] === 'string' &&
+    value['text'].length <= 4096
+  );
+}
+
+const shapeToolProgressFrame: Shape = {
+  kind: 'object',
+  properties: [
+    { key: 'type', required: true, shape: { kind: 'literal', value: 'tool_progress' } },
+    { key: 'id', required: true, shape: { kind: 'string' } },
+    { key: 'text', required: true, shape: { kind: 'string', maxLength: 4096 } },
+  ],
+};
+
+function checkUiRequestFrame(value: any): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    value['type'] === 'ui_request' &&
+    typeof value['id'] === 'string' &&
+    value['id'].length <= 200 &&
+    (value['kind'] === 'confirm' || value['kind'] === 'select' || value['kind'] === 'input') &&
+    typeof value['title'] === 'string' &&
+    value['title'].length <= 1000 &&
+    (value['options'] !== undefined
+      ? Array.isArray(value['options']) &&
+        ((array) => {
+          for (const value of array)
+            if (!(typeof value === 'string' && value.length <= 500)) {
+              return false;
+            }
+          return true;
+        })(value['options'])
+      : true) &&
+    (value['mask'] !== undefined ? typeof value['mask'] === 'boolean' : true) &&
+    (value['timeout_ms'] !== undefined ? Number.isInteger(value['timeout_ms']) : true)
+  );
+}
+
+const shapeUiRequestFrame: Shape = {
+  kind: 'object',
+  properties: [
+    { key: 'type', required: true, shape: { kind: 'literal', value: 'ui_request' } },
+    { key: 'id', required: true, shape: { kind: 'string', maxLength: 200 } },
+    {
+      key: 'kind',
+      required: true,
+      shape: {
+        kind: 'union',
+        variants: [
+          { kind: 'literal', value: 'confirm' },
+          { kind: 'literal', value: 'select' },
+          { kind: 'literal', value: 'input' },
+        ],
+      },
+    },
+    { key: 'title', required: true, shape: { kind: 'string', maxLength: 1000 } },
+    {
+      key: 'options',
+      required: false,
+      shape: { kind: 'array', items: { kind: 'string', maxLength: 500 } },
+    },
+    { key: 'mask', required: false, shape: { kind: 'boolean' } },
+    { key: 'timeout_ms', required: false, shape: { kind: 'integer' } },
+  ],
+};
+
+function checkUnregisterToolFrame(value: any): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    value['type'] === 'unregister_tool' &&
+    typeof value['name'] === 'string'
+  );
+}
+
+const shapeUnregisterToolFrame: Shape = {
+  kind: 'object',
+  properties: [
+    { key: 'type', required: true, shape: { kind: 'literal', value: 'unregister_tool' } },
+    { key: 'name', required: true, shape: { kind: 'string' } },
+  ],
 };
 
 function checkHelloAckFrame(value: any): boolean {
@@ -892,6 +991,58 @@ const shapeShutdownFrame: Shape = {
   properties: [{ key: 'type', required: true, shape: { kind: 'literal', value: 'shutdown' } }],
 };
 
+function checkCancelFrame(value: any): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    value['type'] === 'cancel' &&
+    typeof value['id'] === 'string'
+  );
+}
+
+const shapeCancelFrame: Shape = {
+  kind: 'object',
+  properties: [
+    { key: 'type', required: true, shape: { kind: 'literal', value: 'cancel' } },
+    { key: 'id', required: true, shape: { kind: 'string' } },
+  ],
+};
+
+function checkUiResponseFrame(value: any): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    value['type'] === 'ui_response' &&
+    typeof value['id'] === 'string' &&
+    (value['value'] !== undefined
+      ? typeof value['value'] === 'boolean' ||
+        (typeof value['value'] === 'string' && value['value'].length <= 100000)
+      : true) &&
+    (value['cancelled'] !== undefined ? typeof value['cancelled'] === 'boolean' : true) &&
+    (value['unavailable'] !== undefined ? typeof value['unavailable'] === 'boolean' : true)
+  );
+}
+
+const shapeUiResponseFrame: Shape = {
+  kind: 'object',
+  properties: [
+    { key: 'type', required: true, shape: { kind: 'literal', value: 'ui_response' } },
+    { key: 'id', required: true, shape: { kind: 'string' } },
+    {
+      key: 'value',
+      required: false,
+      shape: {
+        kind: 'union',
+        variants: [{ kind: 'boolean' }, { kind: 'string', maxLength: 100000 }],
+      },
+    },
+    { key: 'cancelled', required: false, shape: { kind: 'boolean' } },
+    { key: 'unavailable', required: false, shape: { kind: 'boolean' } },
+  ],
+};
+
 /** Validators of the extension → host frames, keyed by wire `type`, in spec order. */
 export const VALIDATORS_FROM_EXTENSION: ReadonlyMap<string, FrameValidator> = new Map([
   ['hello', { check: checkHelloFrame, shape: shapeHelloFrame }],
@@ -913,6 +1064,9 @@ export const VALIDATORS_FROM_EXTENSION: ReadonlyMap<string, FrameValidator> = ne
   ['display', { check: checkDisplayFrame, shape: shapeDisplayFrame }],
   ['clear_notes', { check: checkClearNotesFrame, shape: shapeClearNotesFrame }],
   ['shutdown_ack', { check: checkShutdownAckFrame, shape: shapeShutdownAckFrame }],
+  ['tool_progress', { check: checkToolProgressFrame, shape: shapeToolProgressFrame }],
+  ['ui_request', { check: checkUiRequestFrame, shape: shapeUiRequestFrame }],
+  ['unregister_tool', { check: checkUnregisterToolFrame, shape: shapeUnregisterToolFrame }],
 ]);
 
 /** Validators of the host → extension frames, keyed by wire `type`, in spec order. */
@@ -925,4 +1079,6 @@ export const VALIDATORS_FROM_HOST: ReadonlyMap<string, FrameValidator> = new Map
   ['panel_key', { check: checkPanelKeyFrame, shape: shapePanelKeyFrame }],
   ['panel_close', { check: checkPanelCloseFrame, shape: shapePanelCloseFrame }],
   ['shutdown', { check: checkShutdownFrame, shape: shapeShutdownFrame }],
+  ['cancel', { check: checkCancelFrame, shape: shapeCancelFrame }],
+  ['ui_response', { check: checkUiResponseFrame, shape: shapeUiResponseFrame }],
 ]);

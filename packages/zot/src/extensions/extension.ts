@@ -5,8 +5,10 @@ import {
   frameVersion,
   jsonLimitProblem,
   negotiateProtocolVersion,
+  type AbandonReason,
   type ProtocolVersion,
   type EventFrame,
+  type RequestFrame,
   type FrameFromExtension,
   type FrameFromHost,
 } from '@zot/protocol';
@@ -14,6 +16,7 @@ import { ExitWatch } from './exit-watch.js';
 import type { ExtensionLog } from './log.js';
 import type { InterceptFailure, RestartPolicy } from './manifest.js';
 import { isReplyType, Peer, type ReplyFrame } from './peer.js';
+import { ProgressRelay } from './progress-relay.js';
 import type { Registrations } from './remembered.js';
 import {
   checkCommand,
@@ -46,7 +49,8 @@ export type SurfacedFrame = Extract<
       | 'submit'
       | 'panel_render'
       | 'panel_close'
-      | 'open_panel';
+      | 'open_panel'
+      | 'ui_request';
   }
 >;
 
@@ -103,6 +107,13 @@ export class RunningExtension {
   private droppedEvents = 0;
   private readonly refusedOverCap = { tool: 0, command: 0 };
   readonly peer: Peer;
+  /** tool_progress lines, routed to the calls in flight. */
+  readonly progress = new ProgressRelay(
+    (message) => this.warn(message),
+    (message) => this.log.write(message),
+  );
+  /** Set while shutting down a live process: its calls in flight are cancelled first. */
+  private cancelOnClose = false;
   private readonly exited = new ExitWatch();
   private timers: NodeJS.Timeout[] = [];
   private autoReadyTimer: NodeJS.Timeout | undefined;
@@ -133,7 +144,21 @@ export class RunningExtension {
     this.peer = new Peer(
       (frame) => this.send(frame),
       () => this.updateReading(),
+      (frame, reason) => this.cancel(frame, reason),
     );
+  }
+
+  /**
+   * A tool call or command zot stopped waiting for (aborted, timed out, or shut down) is
+   * cancelled: a version-2 extension that is still there hears `cancel` with its id.
+   */
+  private cancel(frame: RequestFrame, reason: AbandonReason): void {
+    if (frame.type !== 'tool_call' && frame.type !== 'command_invoked') return;
+    if (this.protocolVersion < 2 || this.exit) return;
+    if (reason === 'closed' && !this.cancelOnClose) return;
+    if (reason !== 'closed' && !this.running) return;
+    this.log.write(`cancel ${frame.type} ${frame.id} (${reason})`);
+    this.send({ type: 'cancel', id: frame.id });
   }
 
   /** How its process ended, once it has. */
@@ -531,11 +556,24 @@ export class RunningExtension {
       case 'command_response':
       case 'event_intercept_response':
         return this.onReply(frame);
+      case 'tool_progress':
+        return this.progress.deliver(frame);
+      case 'unregister_tool':
+        return this.unregisterTool(frame.name);
       case 'shutdown_ack':
         return this.onShutdownAck();
       default:
         this.context.onFrame(this, frame);
     }
+  }
+
+  private unregisterTool(name: string): void {
+    if (!this.tools.delete(name)) {
+      this.warn(`unregister_tool: this extension registered no tool "${name}"; ignored`);
+      return;
+    }
+    this.log.write(`unregistered tool ${name}`);
+    this.context.onRegistrationChange(this);
   }
 
   private onShutdownAck(): void {
@@ -575,7 +613,9 @@ export class RunningExtension {
       this.state = 'stopped';
     this.updateReading(); // drain what it still writes (ignored), so it is never stuck in a write
     this.resolveStart();
+    this.cancelOnClose = wasRunning && !this.exit;
     this.peer.close(`extension ${this.name} was shut down`);
+    this.cancelOnClose = false;
     if (wasRunning && !this.exit) {
       this.send({ type: 'shutdown' });
       const graceMs = this.context.timeouts.shutdownGraceMs;

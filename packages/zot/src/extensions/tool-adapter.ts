@@ -110,12 +110,14 @@ export function extensionTool(
           attribution,
         );
       }
+      let unwatch: (() => void) | undefined;
       try {
         const frame = await target.peer.request(
           { type: 'tool_call', name: registration.name, args },
           `tool ${registration.name}`,
           context.toolTimeoutMs,
           toolContext.signal,
+          (id) => (unwatch = target.progress.watch(id, (text) => toolContext.onProgress(text))),
         );
         const output = convertToolResult(extension.name, registration.name, frame);
         if (output.activateTools) context.activate(target, output.activateTools);
@@ -134,6 +136,8 @@ export function extensionTool(
         if (error.reason === 'aborted')
           return errorOutput(`${registration.name}: aborted`, attribution);
         return errorOutput(`${error.message}`, attribution);
+      } finally {
+        unwatch?.();
       }
     },
   };

@@ -57,6 +57,11 @@ export class UiRouter {
         // Our addition: the extension opens a panel itself (e.g. to ask during a tool call).
         this.panels.open(extension, frame.panel);
         return this.emit({ type: 'ext_panel_open', extension: name, panel: frame.panel });
+      case 'ui_request':
+        // No front end answers extension questions yet: the extension hears so at once.
+        extension.log.write(`ui_request ${frame.id} (${frame.kind}): answered unavailable`);
+        extension.send({ type: 'ui_response', id: frame.id, unavailable: true });
+        return;
     }
   }
 

@@ -1,7 +1,7 @@
 // ext.ui: questions to the user (ui_request), each answered by one ui_response of its id.
 import { V2_LIMITS, type UiKind, type UiResponseFrame } from '@zot/protocol';
 import type { ExtensionUiApi, UiAnswer, UiOptions } from './extension-types.js';
-import type { SdkFrame } from './extension-types.js';
+import type { FrameFromExtension } from '@zot/protocol';
 
 type Settle = (frame: UiResponseFrame | undefined) => void;
 
@@ -10,7 +10,7 @@ export class UiQuestions implements ExtensionUiApi {
   private nextId = 1;
   private readonly waiting = new Map<string, Settle>();
 
-  constructor(private readonly send: (frame: SdkFrame) => void) {}
+  constructor(private readonly send: (frame: FrameFromExtension) => void) {}
 
   confirm(title: string, options: UiOptions = {}): Promise<UiAnswer<boolean>> {
     return this.ask('confirm', title, options, {}, (value) =>

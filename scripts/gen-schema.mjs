@@ -12,13 +12,14 @@ import { pathToFileURL } from 'node:url';
 
 const root = new URL('..', import.meta.url).pathname;
 const CODEGEN = 'packages/protocol/dist/src/codegen.js';
+const CODEGEN_PYTHON = 'packages/protocol/dist/src/codegen-python.js';
 const RPC_SCHEMA = 'packages/zot/dist/src/modes/rpc-schema.js';
 
 // One row per generated file: `generate(load)` returns a plain JSON document (`json` rows)
-// or TypeScript source text (`source` rows), reading compiled modules through
-// `load(module, export)`. A source file is compiled itself, so writing one is followed by a
-// rebuild of its package (`tsc -b`) and of the CLI bundle. An `optional` row is skipped (no
-// error) while its module is not built yet.
+// or source text (TypeScript, formatted with prettier; `python` rows as generated), reading
+// compiled modules through `load(module, export)`. A TypeScript file is compiled itself, so
+// writing one is followed by a rebuild of its package (`tsc -b`) and of the CLI bundle. An
+// `optional` row is skipped (no error) while its module is not built yet.
 const TARGETS = [
   {
     file: 'schema/extension-protocol.schema.json',
@@ -31,6 +32,12 @@ const TARGETS = [
     file: 'packages/protocol/src/generated/validators.ts',
     rebuild: 'packages/protocol',
     generate: async (load) => (await load(CODEGEN, 'generateValidatorsSource'))(),
+  },
+  // The Python SDK's copy of the protocol's vocabulary.
+  {
+    file: 'sdk-python/zot_sdk/_protocol.py',
+    python: true,
+    generate: async (load) => (await load(CODEGEN_PYTHON, 'generatePythonProtocolSource'))(),
   },
   // The CLI's RPC schema.
   {
@@ -119,7 +126,9 @@ for (const target of selected) {
   }
   const text = target.json
     ? JSON.stringify(value, null, 2) + '\n'
-    : await formatSource(value, filePath);
+    : target.python
+      ? value
+      : await formatSource(value, filePath);
   const current = existsSync(filePath) ? readFileSync(filePath, 'utf8') : undefined;
   if (current === text) continue;
   if (check) stale.push(target);

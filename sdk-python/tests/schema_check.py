@@ -44,8 +44,13 @@ def _equal(a, b):
 
 
 class Validator:
-    def __init__(self, document):
+    """`closed`: an object schema naming properties, without `additionalProperties`, takes no
+    other field, so a frame field the SDK misnames (or the protocol renames) is a problem here.
+    An empty `properties` is any object (a tool's JSON Schema) and stays open."""
+
+    def __init__(self, document, closed=False):
         self.document = document
+        self.closed = closed
 
     def resolve(self, ref):
         if not ref.startswith("#"):
@@ -111,6 +116,10 @@ class Validator:
                 problems += _bound(key, rule, value, path)
             else:
                 raise UnsupportedKeyword(key)
+        if self.closed and isinstance(value, dict) and schema.get("properties"):
+            if "additionalProperties" not in schema:
+                known = schema["properties"]
+                problems += ["%s: unknown field %r" % (path, name) for name in value if name not in known]
         return problems
 
 
@@ -134,20 +143,27 @@ def _bound(key, limit, value, path):
 
 
 _protocol = None
+_closed = None
 
 
 def protocol():
     """The validator for the repository's protocol schema, or None outside the repository."""
-    global _protocol
+    global _protocol, _closed
     if _protocol is None and os.path.exists(SCHEMA_FILE):
         with open(SCHEMA_FILE, encoding="utf-8") as handle:
-            _protocol = Validator(json.load(handle))
+            document = json.load(handle)
+        _protocol = Validator(document)
+        _closed = Validator(document, closed=True)
     return _protocol
 
 
 def frame_problems(frame, direction):
-    """Problems of a frame sent by 'extension' or by 'host' against the protocol schema."""
+    """Problems of a frame sent by 'extension' or by 'host' against the protocol schema. What the
+    SDK writes is checked closed: every field it names must be one the schema (generated from
+    the protocol's TypeBox definitions) names too."""
     validator = protocol()
+    if direction == "extension":
+        validator = _closed
     definition = "FrameFromExtension" if direction == "extension" else "FrameFromHost"
     return validator.errors(frame, {"$ref": "#/$defs/" + definition})
 

@@ -372,12 +372,13 @@ class ReadingNeverStopsTest(unittest.TestCase):
         return ext, opened
 
     def test_a_waiting_handler_does_not_stop_input_even_when_the_pool_is_full(self):
-        ext, _ = self.gated(max_workers=2)
+        ext, opened = self.gated(max_workers=2)
         h = Harness(ext)
         h.ready()
         for n in range(4):
             h.send({"type": "tool_call", "id": str(n), "name": "wait", "args": {}})
-        time.sleep(0.05)
+        # A handler waits (so the pool is full) before the key that releases it is written.
+        self.assertTrue(opened.wait(5))
         h.send({"type": "panel_key", "panel_id": "p", "key": "enter"})
         results = [h.expect("tool_result") for _ in range(4)]
         self.assertEqual(sorted(r["id"] for r in results), ["0", "1", "2", "3"])
@@ -385,15 +386,34 @@ class ReadingNeverStopsTest(unittest.TestCase):
         h.shutdown()
 
     def test_after_a_quiet_period_the_standby_is_woken(self):
+        from unittest import mock
+
+        from zot_sdk import _lifecycle
         from zot_sdk._workers import Leaders
 
-        window = Leaders.ACTIVE_WINDOW
-        Leaders.ACTIVE_WINDOW = 0.02
-        self.addCleanup(setattr, Leaders, "ACTIVE_WINDOW", window)
+        asleep = threading.Event()
+
+        class Watched(threading.Condition):
+            """The readers' condition, telling when a thread waits with no timeout (asleep)."""
+
+            def wait(self, timeout=None):
+                if timeout is None:
+                    asleep.set()
+                return super().wait(timeout)
+
+        class WatchedLeaders(Leaders):
+            def __init__(self, *args):
+                super().__init__(*args)
+                self._cond = Watched(threading.Lock())
+
+        patch = mock.patch.object(_lifecycle, "Leaders", WatchedLeaders)
+        patch.start()
+        self.addCleanup(patch.stop)
         ext, opened = self.gated(max_workers=4)
         h = Harness(ext)
         h.ready()
-        time.sleep(0.1)  # the standby is asleep now
+        # No request yet, so the standby sleeps until woken (it stops polling).
+        self.assertTrue(asleep.wait(5))
         h.send({"type": "tool_call", "id": "w", "name": "wait", "args": {}})
         self.assertTrue(opened.wait(5))
         h.send({"type": "panel_key", "panel_id": "p", "key": "enter"})

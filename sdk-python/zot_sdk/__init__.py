@@ -10,11 +10,19 @@
 
     ext.run()
 
-Copy this `zot_sdk/` directory next to your script, or `pip install` the SDK.
+With `"sdk": "python"` in extension.json zot puts its own copy on PYTHONPATH; or copy this
+`zot_sdk/` directory next to your script, or `pip install` the SDK (docs/sdk-python.md).
 """
 from ._abilities import Answer, Call
-from ._extension import EVENTS, LEVELS, Extension, HostInfo, PanelKey, ToolCall
-from ._framing import MAX_LINE_BYTES, PROTOCOL_VERSION
+from ._extension import LEVELS, Extension
+from ._protocol import (
+    COMMAND_ACTIONS,
+    EVENTS,
+    INTERCEPTABLE_EVENTS,
+    MAX_LINE_BYTES,
+    PANEL_KEYS,
+    PROTOCOL_VERSION,
+)
 from ._results import (
     CommandResult,
     Decision,
@@ -34,15 +42,19 @@ from ._results import (
     text,
     tool_error,
 )
+from ._values import HostInfo, PanelKey, ToolCall
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Answer",
     "Call",
+    "COMMAND_ACTIONS",
     "EVENTS",
+    "INTERCEPTABLE_EVENTS",
     "LEVELS",
     "MAX_LINE_BYTES",
+    "PANEL_KEYS",
     "PROTOCOL_VERSION",
     "CommandResult",
     "Decision",

@@ -1,123 +1,25 @@
-"""The Extension: registrations, the handshake, dispatch to handlers on worker threads, replies.
+"""The Extension: what an extension registers and what it can send at any time.
 
 Contract: stdout carries protocol frames only, one per line, each written whole under one lock
-and flushed; a handler that raises becomes an error reply and a stderr line, never a crash;
-`hello` is the first frame, registrations follow `hello_ack` and the `on_hello` hooks, then
-`ready`; `shutdown` runs the `on_shutdown` hooks (bounded by the host's grace), answers
-`shutdown_ack` and ends `run()`.
+and flushed; registrations made after `ready` are sent at once, earlier ones with `ready`. The
+handshake and shutdown are in _lifecycle.py, dispatch to handlers and the replies in
+_dispatch.py.
 """
-import functools
-import os
 import sys
 import threading
 
-from ._framing import PROTOCOL_VERSION, FrameError, LineReader, encode, decode
-from ._results import (
-    Decision,
-    ToolResult,
-    as_panel,
-    command_fields,
-    decision_fields,
-    error as _error_result,
-    tool_error,
-    tool_fields,
-)
 from ._abilities import Calls, Ui
-from ._workers import Leaders, Workers
+from ._dispatch import Dispatch
+from ._framing import encode
+from ._lifecycle import Lifecycle
+from ._protocol import EVENTS, NOTIFY_LEVELS
+from ._results import as_panel
+from ._workers import Workers
 
-#: Events an extension can observe with `@ext.on(...)`.
-EVENTS = (
-    "session_start",
-    "turn_start",
-    "turn_end",
-    "tool_call",
-    "tool_confirmation_requested",
-    "assistant_message",
-)
 #: Note levels for `ext.notify`.
-LEVELS = ("info", "success", "warn", "error")
+LEVELS = NOTIFY_LEVELS
 
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-
-
-class HostInfo:
-    """What `hello_ack` says about the host: versions, model, the user's project, your dirs."""
-
-    def __init__(self, frame):
-        self.protocol_version = frame.get("protocol_version")
-        self.zot_version = frame.get("zot_version")
-        self.provider = frame.get("provider")
-        self.model = frame.get("model")
-        #: The user's project directory (your process runs in the extension directory).
-        self.cwd = frame.get("cwd")
-        self.extension_dir = frame.get("extension_dir") or os.getcwd()
-        #: Where to keep your state (settings, caches); today the extension directory.
-        self.data_dir = frame.get("data_dir") or self.extension_dir
-        #: The whole `hello_ack` frame, for fields newer than this SDK.
-        self.raw = frame
-
-    def __repr__(self):
-        return "HostInfo(zot %s, %s/%s, cwd=%r)" % (
-            self.zot_version,
-            self.provider,
-            self.model,
-            self.cwd,
-        )
-
-
-class ToolCall:
-    """An intercepted tool call: `name`, `args` (a dict) and the call's `id`."""
-
-    __slots__ = ("id", "name", "args")
-
-    def __init__(self, id, name, args):
-        self.id = id
-        self.name = name
-        self.args = args
-
-    def __repr__(self):
-        return "ToolCall(%r, %r)" % (self.name, self.args)
-
-
-class PanelKey:
-    """A key pressed in one of your panels: `panel_id`, `key` and, for `key == "rune"`, `text`."""
-
-    __slots__ = ("panel_id", "key", "text")
-
-    def __init__(self, panel_id, key, text):
-        self.panel_id = panel_id
-        self.key = key
-        self.text = text
-
-    def __repr__(self):
-        if self.key == "rune":
-            return "PanelKey(%r, rune %r)" % (self.panel_id, self.text)
-        return "PanelKey(%r, %r)" % (self.panel_id, self.key)
-
-
-def _arity(fn):
-    """How many positional arguments `fn` takes, or None when it takes any number."""
-    code = getattr(fn, "__code__", None)
-    bound = 0
-    if code is None:
-        code = getattr(getattr(fn, "__func__", None), "__code__", None)
-        bound = 1
-    if code is None or code.co_flags & 0x04:  # not a plain function, or *args
-        return None
-    return code.co_argcount - bound
-
-
-def _call(fn, *args):
-    """Calls a handler with as many of `args` as it accepts (so `def hook():` works too)."""
-    wanted = _arity(fn)
-    if wanted is not None and wanted < len(args):
-        args = args[:wanted]
-    return fn(*args)
-
-
-def _describe(error):
-    message = str(error)
-    return "%s: %s" % (type(error).__name__, message) if message else type(error).__name__
 
 
 def _check_name(kind, name, extra):
@@ -130,16 +32,7 @@ def _check_name(kind, name, extra):
         )
 
 
-def _grace_seconds():
-    """The host's shutdown grace (the host passes its environment on), in seconds."""
-    try:
-        ms = float(os.environ.get("ZOT_EXT_SHUTDOWN_GRACE_MS", "2000"))
-    except ValueError:
-        ms = 2000.0
-    return (ms if ms >= 0 else 2000.0) / 1000.0
-
-
-class Extension:
+class Extension(Lifecycle, Dispatch):
     """A zot extension: decorate handlers, then call `run()`.
 
     >>> ext = Extension("hello", "1.0.0")
@@ -177,8 +70,6 @@ class Extension:
         self.ui = Ui(self._send)
         self._event_lane = Workers(name + "-events", 1, self._worker_failed)
         self._panel_lane = Workers(name + "-panels", 1, self._worker_failed)
-
-    # Registration ------------------------------------------------------------------------
 
     def command(self, name, description="", handler=None):
         """Decorator: `@ext.command("name", "description")` on `def handler(args: str)`."""
@@ -290,7 +181,6 @@ class Extension:
                 self._subscribed = (events, intercept)
                 self._send({"type": "subscribe", "events": events, "intercept": intercept})
 
-    # Sending ------------------------------------------------------------------------------
 
     def _send(self, frame):
         """Writes one frame, held until `ready` during the handshake. Raises if it is not JSON."""
@@ -308,15 +198,6 @@ class Extension:
             self._out.flush()
         except (OSError, ValueError):  # the host is gone: nothing more can be said
             self._phase = "closed"
-
-    def _reply(self, frame, fallback):
-        """Sends a reply; if it is not valid JSON, logs why and sends `fallback` instead."""
-        try:
-            self._send(frame)
-        except (TypeError, ValueError, RecursionError) as problem:
-            self.log("reply %s %s is not JSON (%s); sending an error instead" % (
-                frame.get("type"), frame.get("id"), _describe(problem)))
-            self._send(fallback)
 
     def notify(self, message, level="info"):
         """A one-off note attributed to the extension; level info, success, warn or error."""
@@ -380,303 +261,3 @@ class Extension:
             stream.flush()
         except (OSError, ValueError):
             pass
-
-    def _report(self, where, problem):
-        import traceback  # only when something went wrong
-
-        detail = "".join(traceback.format_exception(type(problem), problem, problem.__traceback__))
-        self.log("%s raised %s\n%s" % (where, _describe(problem), detail.rstrip()))
-
-    def _worker_failed(self, problem):
-        self._report("a worker task", problem)
-
-    # Running ------------------------------------------------------------------------------
-
-    def run(self):
-        """Speaks the protocol on stdin/stdout until `shutdown` or end of input, then exits.
-
-        Before anything else it keeps the real stdout for frames and points file descriptor 1
-        and `sys.stdout` at stderr, so a stray `print` (or a child process) cannot corrupt the
-        protocol.
-        """
-        stdin = sys.stdin.buffer
-        frames = os.fdopen(os.dup(1), "wb")
-        try:
-            os.dup2(2, 1)
-        except OSError:
-            pass
-        sys.stdout = sys.stderr
-        status = self.serve(stdin, frames)
-        for stream in (sys.stderr, sys.__stderr__):
-            try:
-                stream.flush()
-            except (AttributeError, OSError, ValueError):
-                pass
-        # Exit within the host's grace even if a thread of the extension's own never ends.
-        watchdog = threading.Timer(max(0.2, _grace_seconds() / 4), os._exit, (status,))
-        watchdog.daemon = True
-        watchdog.start()
-        sys.exit(status)
-
-    def serve(self, stdin, stdout):
-        """The protocol on binary streams (for tests and embedding); returns an exit status."""
-        self._out = stdout
-        reader = LineReader(stdin)
-        hello = {"type": "hello", "name": self.name, "version": str(self.version)}
-        hello["protocol_version"] = PROTOCOL_VERSION
-        hello["capabilities"] = self._capabilities()
-        with self._lock:
-            self._phase = "handshake"
-            self._write(encode(hello))
-        early = []
-        while True:
-            frame = self._next_frame(reader)
-            if frame is None:
-                return self._finish(False)
-            kind = frame["type"]
-            if kind == "hello_ack":
-                break
-            if kind == "shutdown":
-                return self._finish(True)
-            early.append(frame)
-        self.host = HostInfo(frame)
-        for hook in self._hello_hooks:
-            try:
-                _call(hook, self.host)
-            except Exception as problem:
-                self._report("on_hello hook %s" % getattr(hook, "__name__", hook), problem)
-        self._go_ready()
-        early.reverse()
-
-        def read():
-            return early.pop() if early else self._next_frame(reader)
-
-        self._leaders = Leaders(
-            self.name + "-handler", self._max_workers, read, self._route, self._worker_failed
-        )
-        return self._finish(self._leaders.run())
-
-    def _capabilities(self):
-        capabilities = []
-        if self._commands:
-            capabilities.append("commands")
-        if self._tools:
-            capabilities.append("tools")
-        if self._events or self._interceptors:
-            capabilities.append("events")
-        if self._panel_key_hooks or self._panel_close_hooks:
-            capabilities.append("panels")
-        return capabilities
-
-    def _go_ready(self):
-        with self._lock:
-            frames = [frame for frame, _ in self._commands.values()]
-            frames += [frame for frame, _ in self._tools.values()]
-            events, intercept = self._subscription()
-            if events or intercept:
-                self._subscribed = (events, intercept)
-                frames.append({"type": "subscribe", "events": events, "intercept": intercept})
-            frames.append({"type": "ready"})
-            for frame in frames:
-                self._write(encode(frame))
-            self._phase = "ready"
-            outbox, self._outbox = self._outbox, []
-            for data in outbox:
-                self._write(data)
-
-    def _next_frame(self, reader):
-        while True:
-            oversize = reader.oversize
-            line = reader.read_line()
-            if reader.oversize != oversize:
-                self.log("dropped a line longer than the protocol's limit")
-            if line is None:
-                return None
-            try:
-                frame = decode(line)
-            except FrameError as problem:
-                self.log("ignored a line from zot: %s" % problem)
-                continue
-            if frame is not None:
-                return frame
-
-    def _finish(self, ack):
-        import time
-
-        # Requests in flight get part of the grace to answer; then the hooks; then the ack.
-        deadline = time.monotonic() + _grace_seconds() * 0.6
-        for lane in (self._leaders, self._event_lane, self._panel_lane):
-            if lane is not None:
-                lane.wait(max(0.0, deadline - time.monotonic()) * 0.5)
-        hooks = list(self._shutdown_hooks)
-        if hooks:
-            def run_hooks():
-                for hook in hooks:
-                    try:
-                        _call(hook)
-                    except Exception as problem:
-                        self._report("on_shutdown hook", problem)
-
-            thread = threading.Thread(target=run_hooks, name=self.name + "-shutdown", daemon=True)
-            thread.start()
-            thread.join(max(0.05, deadline - time.monotonic()))
-            if thread.is_alive():
-                self.log("on_shutdown hooks are still running; exiting anyway")
-        with self._lock:
-            if ack and self._phase != "closed":
-                self._phase = "ready"
-                self._write(encode({"type": "shutdown_ack"}))
-            self._phase = "closed"
-        return 0
-
-    # Dispatch -----------------------------------------------------------------------------
-
-    def _route(self, frame):
-        """Called by the reading thread in input order: a task for a worker, or None."""
-        kind = frame["type"]
-        if kind == "tool_call":
-            return functools.partial(self._run_tool, frame)
-        if kind == "command_invoked":
-            return functools.partial(self._run_command, frame)
-        if kind == "event_intercept":
-            return functools.partial(self._run_intercept, frame)
-        if kind == "shutdown":
-            self._calls.cancel_all()
-            self.ui.close()
-            return Leaders.STOP
-        if kind == "cancel":
-            self._calls.cancel(frame.get("id"))
-            return None
-        if kind == "ui_response":
-            self.ui.answer(frame)
-            return None
-        if kind == "event":
-            self._event_lane.submit(self._run_event, frame)
-        elif kind == "panel_key" or kind == "panel_close":
-            self._panel_lane.submit(self._run_panel, frame)
-        elif kind != "hello_ack" and kind not in self._unknown:
-            self._unknown.add(kind)
-            self.log("ignoring frames of unknown type %r" % kind)
-        return None
-
-    def _run_command(self, frame):
-        request = frame.get("id")
-        name = frame.get("name")
-        args = frame.get("args")
-        args = args if isinstance(args, str) else ""
-        entry = self._commands.get(name)
-        if entry is None and isinstance(name, str):
-            lowered = name.lower()
-            entry = next((e for n, e in self._commands.items() if n.lower() == lowered), None)
-        if entry is None:
-            fields = _error_result("%s has no command /%s" % (self.name, name))
-        else:
-            call = self._calls.open(request, name)
-            try:
-                fields = command_fields(_call(entry[1], args, call))
-            except Exception as problem:
-                self._report("command /%s" % name, problem)
-                fields = _error_result("/%s failed: %s" % (name, _describe(problem)))
-            finally:
-                self._calls.close(call)
-        reply = {"type": "command_response", "id": request}
-        reply.update(fields)
-        reply["type"] = "command_response"
-        reply["id"] = request
-        fallback = {"type": "command_response", "id": request,
-                    "error": "/%s returned something that is not JSON" % name}
-        self._reply(reply, fallback)
-
-    def _run_tool(self, frame):
-        request = frame.get("id")
-        name = frame.get("name")
-        args = frame.get("args")
-        args = args if isinstance(args, dict) else {}
-        entry = self._tools.get(name)
-        activations = []
-        if entry is None:
-            fields = tool_error("%s has no tool %s" % (self.name, name))
-        else:
-            self._context.activations = activations
-            call = self._calls.open(request, name)
-            try:
-                fields = tool_fields(_call(entry[1], args, call))
-            except Exception as problem:
-                self._report("tool %s" % name, problem)
-                fields = tool_error("tool %s failed: %s" % (name, _describe(problem)))
-            finally:
-                self._context.activations = None
-                self._calls.close(call)
-        with self._lock:
-            if self._pending_activations:
-                activations.extend(self._pending_activations)
-                self._pending_activations = []
-        reply = {"type": "tool_result", "id": request}
-        reply.update(fields)
-        reply["type"] = "tool_result"
-        reply["id"] = request
-        if activations:
-            names = list(reply.get("activate_tools") or [])
-            for name in activations:
-                if name not in names:
-                    names.append(name)
-            reply["activate_tools"] = names
-        fallback = dict(tool_error("tool %s returned something that is not JSON" % name))
-        fallback.update(type="tool_result", id=request)
-        self._reply(reply, fallback)
-
-    def _run_intercept(self, frame):
-        # An interceptor that could not decide answers with `error`, never with an allow: zot
-        # then applies the manifest's "intercept_failure" policy.
-        request = frame.get("id")
-        event = frame.get("event")
-        fn = self._interceptors.get(event)
-        fields = Decision()
-        if fn is not None:
-            args = frame.get("tool_args", {})
-            if event == "tool_call" and not isinstance(args, dict):
-                fields = {"error": "%s: tool_call interception without an object tool_args"
-                          % self.name}
-                fn = None
-            elif event == "tool_call":
-                subject = ToolCall(frame.get("tool_id"), frame.get("tool_name"), args)
-            elif event == "turn_start":
-                subject = frame.get("step")
-            elif event == "assistant_message":
-                subject = frame.get("text") if isinstance(frame.get("text"), str) else ""
-            else:
-                subject = frame
-        if fn is not None:
-            try:
-                fields = decision_fields(_call(fn, subject))
-            except Exception as problem:
-                self._report("%s interceptor" % event, problem)
-                fields = {"error": "%s: %s interceptor failed: %s" % (
-                    self.name, event, _describe(problem))}
-        reply = {"type": "event_intercept_response", "id": request}
-        reply.update(fields)
-        reply["type"] = "event_intercept_response"
-        reply["id"] = request
-        fallback = {"type": "event_intercept_response", "id": request,
-                    "error": "%s: the %s interceptor's answer is not JSON" % (self.name, event)}
-        self._reply(reply, fallback)
-
-    def _run_event(self, frame):
-        for fn in list(self._events.get(frame.get("event"), ())):
-            try:
-                _call(fn, frame)
-            except Exception as problem:
-                self._report("%s event handler" % frame.get("event"), problem)
-
-    def _run_panel(self, frame):
-        if frame["type"] == "panel_key":
-            key = PanelKey(frame.get("panel_id"), frame.get("key"), frame.get("text"))
-            hooks, subject, what = self._panel_key_hooks, key, "on_panel_key hook"
-        else:
-            hooks, subject = self._panel_close_hooks, frame.get("panel_id")
-            what = "on_panel_close hook"
-        for fn in list(hooks):
-            try:
-                _call(fn, subject)
-            except Exception as problem:
-                self._report(what, problem)

@@ -6,12 +6,7 @@ the cap is skipped, never buffered whole.
 """
 import json
 
-#: The protocol's frame limit: 32 MiB per line.
-MAX_LINE_BYTES = 32 * 1024 * 1024
-
-#: The protocol version this SDK asks for in hello; hello_ack.protocol_version says what the host
-#: speaks (2, or 1 from an older zot).
-PROTOCOL_VERSION = 2
+from ._protocol import MAX_LINE_BYTES
 
 _SKIP_CHUNK = 1024 * 1024
 

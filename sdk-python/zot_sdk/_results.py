@@ -52,7 +52,7 @@ def as_panel(panel, title=None, lines=None, footer=None):
     return Panel(panel, title, lines, footer)
 
 
-# Command results ---------------------------------------------------------------------------
+# Command results.
 
 
 def prompt(text):
@@ -85,7 +85,7 @@ def error(message):
     return CommandResult(error=str(message) or "error")
 
 
-# Tool results ------------------------------------------------------------------------------
+# Tool results.
 
 
 def text(s, activate_tools=None):
@@ -110,7 +110,7 @@ def tool_error(message):
     return ToolResult(content=[{"type": "text", "text": str(message)}], is_error=True)
 
 
-# Interception decisions --------------------------------------------------------------------
+# Interception decisions.
 
 
 def allow():
@@ -138,7 +138,7 @@ def replace_text(text):
     return Decision(replace_text=str(text))
 
 
-# Normalising what handlers return ----------------------------------------------------------
+# Normalising what handlers return.
 
 
 def command_fields(value):

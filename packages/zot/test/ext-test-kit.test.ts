@@ -149,6 +149,8 @@ for (const [example, expected] of [
   ],
   ['guard', ['intercept:tool_call', 'intercept:assistant_message']],
   ['hello-py', ['command:hellopy']],
+  // "sdk": "python": the kit, like zot, gives it zot's own zot_sdk (it carries no copy).
+  ['todo', ['command:todo', 'tool:todo_list']],
   // No MCP servers configured in the kit's ZOT_HOME: the bridge still says hello and answers /mcp.
   ['mcp', ['command:mcp']],
 ] as const) {

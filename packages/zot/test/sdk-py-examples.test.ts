@@ -1,13 +1,13 @@
 // The Python SDK examples (examples/extensions/todo and approve-py) against the real host,
 // through `zot rpc`: panels driven with panel_key, tools called by the fake LLM.
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { EXAMPLES, FAST_TIMEOUTS, expectNoLeftovers, scopedDataDir } from './support/extensions.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { ZotRpc, type Line } from './support/rpc-client.js';
-import { makeSandbox } from './support/zot.js';
+import { jsonLines, makeSandbox, runZot } from './support/zot.js';
 
 let llm: FakeLlm;
 before(async () => {
@@ -40,7 +40,8 @@ function setup(example: string, env: Record<string, string> = {}) {
   const client = ZotRpc.start([...fakeLlmFlags(llm.url), '--ext', dir, '--no-session'], {
     home: box.home,
     cwd: box.project,
-    env: { ...FAST_TIMEOUTS, PYTHONDONTWRITEBYTECODE: '1', ...env },
+    // No PYTHONPATH of the test's: zot itself provides the SDK ("sdk": "python").
+    env: { ...FAST_TIMEOUTS, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: undefined, ...env },
   });
   return { box, dir, client };
 }
@@ -146,4 +147,38 @@ test('approve-py: approve_write asks in a panel opened during the tool call; y w
     }
   }
   await client.close();
+});
+
+test('todo installed with zot ext install runs from $ZOT_HOME/extensions, on the SDK zot provides', async (t) => {
+  const box = makeSandbox();
+  t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
+  const source = join(box.home, '..', 'todo');
+  cpSync(join(EXAMPLES, 'todo'), source, {
+    recursive: true,
+    filter: (path) => !path.includes('__pycache__') && !path.endsWith('todos.json'),
+  });
+  const zot = (args: string[]) =>
+    runZot(args, {
+      home: box.home,
+      cwd: box.project,
+      env: { ...FAST_TIMEOUTS, PYTHONPATH: undefined },
+    });
+  const installed = await zot(['ext', 'install', source]);
+  assert.equal(installed.code, 0, installed.stderr);
+  const dir = join(box.home, 'extensions', 'todo');
+  assert.deepEqual(readdirSync(dir).sort(), ['README.md', 'extension.json', 'main.py']);
+
+  // The command runs (print mode then says that its panel needs the TUI or RPC).
+  const added = await zot(['-p', '--no-session', ...fakeLlmFlags(llm.url), '/todo write docs']);
+  assert.match(added.stderr, /\/todo opens a panel; panels need the TUI or RPC mode/);
+  llm.script(
+    { toolCalls: [{ id: 'call_todo', name: 'todo_list', args: {} }] },
+    { text: 'One thing to do.' },
+  );
+  const listed = await zot(['--json', '--no-session', ...fakeLlmFlags(llm.url), 'what is left?']);
+  assert.equal(listed.code, 0, listed.stderr);
+  const result = jsonLines(listed.stdout).find((event) => event.type === 'tool_result');
+  assert.equal(result?.extension, 'todo');
+  assert.deepEqual(result?.content, [{ type: 'text', text: '[ ] write docs' }]);
 });

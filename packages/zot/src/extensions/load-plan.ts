@@ -8,6 +8,7 @@ import type { ExtensionScopes } from './scopes.js';
 import { ProcessTransport, type ProcessSpec } from './process-transport.js';
 import { projectRuntimeProblem } from './project-runtime.js';
 import { readyDeadlineMs } from './timeouts.js';
+import { withShippedSdk } from './shipped-sdk.js';
 import { trustAllFromEnv } from './trust.js';
 import type { ProcessPolicy } from '../security/launcher.js';
 import { describeExit, type ExtensionTransport } from './transport.js';
@@ -110,16 +111,20 @@ export function planExtension(entry: DiscoveredExtension, deps: PlanDeps): Plann
     ? undefined
     : projectRuntimeProblem(entry, exec.command, deps.env);
   if (unpinned) return fixed('failed', { error: unpinned });
-  const scoped = deps.scopes.plan(entry, exec.command, deps.env);
+  // Python would write __pycache__ into a project extension on its first run, which changes
+  // the trusted content and stops it from starting again.
+  const own = entry.scope === 'project' ? { ...deps.env, PYTHONDONTWRITEBYTECODE: '1' } : deps.env;
+  // After the check above: zot's own SDK is part of zot, wherever zot is installed.
+  const sdk = withShippedSdk(manifest!, own, { scoped: manifest!.permissions !== undefined });
+  if (!sdk.ok) return fixed('failed', { error: sdk.error });
+  const env = sdk.env;
+  const scoped = deps.scopes.plan(entry, exec.command, deps.env, sdk.provided);
   if (scoped.kind === 'refused') return fixed('failed', { error: scoped.message });
   if (scoped.kind === 'unscoped' && scoped.warning) {
     base.warnings.push(scoped.warning);
     base.scopeWarning = scoped.warning;
   }
   if (scoped.kind === 'scoped') base.dataDir = scoped.dataDir;
-  // Python would write __pycache__ into a project extension on its first run, which changes
-  // the trusted content and stops it from starting again.
-  const env = entry.scope === 'project' ? { ...deps.env, PYTHONDONTWRITEBYTECODE: '1' } : deps.env;
   const log = new ExtensionLog(logPath!);
   // A declared path that is not there (an optional file) is normal: the log says so.
   if (scoped.kind === 'scoped') for (const note of scoped.notes) log.write(`sandbox: ${note}`);

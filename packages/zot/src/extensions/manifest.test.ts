@@ -53,6 +53,7 @@ test('a full manifest is read with every field', () => {
     restart: 'never',
     ready_timeout_ms: 40000,
     registration_inputs: ['$ZOT_HOME/weather.json', '$CWD/.weather'],
+    sdk: 'python',
     future_field: { anything: 1 },
   });
   const result = readManifest(dir);
@@ -74,6 +75,7 @@ test('a full manifest is read with every field', () => {
     restart: 'never',
     readyTimeoutMs: 40000,
     registrationInputs: ['$ZOT_HOME/weather.json', '$CWD/.weather'],
+    sdk: 'python',
   });
 });
 
@@ -185,6 +187,8 @@ test('every wrongly typed field is named', () => {
     [{ intercept_failure: true }, '"intercept_failure" must be "allow" or "block"'],
     [{ restart: 'always' }, '"restart" must be "on-failure" or "never"'],
     [{ restart: 0 }, '"restart" must be "on-failure" or "never"'],
+    [{ sdk: 'ruby' }, '"sdk" must be "python"'],
+    [{ sdk: true }, '"sdk" must be "python"'],
     ...[0, -1, 1.5, '3000', 120_001].map((value): [Record<string, unknown>, string] => [
       { ready_timeout_ms: value },
       '"ready_timeout_ms" must be a whole number of milliseconds from 1 to 120000',
@@ -221,6 +225,13 @@ test('skill-only: a non-empty skills array, no exec needed', () => {
   assert.equal(result.manifest.kind, 'skills');
   assert.deepEqual(result.manifest.skills, ['skills']);
   assert.deepEqual(result.warnings, []);
+});
+
+test('"sdk" needs a program to run: a theme-only or skill-only manifest with it is an error', () => {
+  const theme = extDir({ name: 'dark', sdk: 'python' }, { 'theme.json': '{}' });
+  expectError(readManifest(theme), /"sdk" is for extensions that run a program \("exec"\)/);
+  const skills = extDir({ name: 'skilled', skills: ['s'], sdk: 'python' }, { 's/SKILL.md': '# s' });
+  expectError(readManifest(skills), /"sdk" is for extensions that run a program/);
 });
 
 test('an extension with exec and a theme is still a process', () => {

@@ -23,10 +23,13 @@ export type ManifestKind = 'process' | 'theme' | 'skills';
 export type InterceptFailure = 'allow' | 'block';
 /** Whether an extension that dies after `ready` is started again (design D25). */
 export type RestartPolicy = 'on-failure' | 'never';
+/** An SDK that ships with zot and that zot puts on the extension's module path. */
+export type ShippedSdk = 'python';
 export const INTERCEPT_FAILURE_VALUES: readonly InterceptFailure[] = ['allow', 'block'];
 export const RESTART_VALUES: readonly RestartPolicy[] = ['on-failure', 'never'];
 /** The longest ready deadline a manifest may ask for. */
 export const MAX_READY_TIMEOUT_MS = 120_000;
+export const SDK_VALUES: readonly ShippedSdk[] = ['python'];
 
 /** A validated manifest. `skills` and `args` are as written; `dir` is absolute and real. */
 export interface Manifest {
@@ -54,6 +57,8 @@ export interface Manifest {
    * what it registers, each beginning with `$ZOT_HOME/` or `$CWD/` (see remembered.ts).
    */
   registrationInputs: string[];
+  /** `"sdk": "python"`: it imports zot_sdk from zot's own copy (extensions/shipped-sdk.ts). */
+  sdk?: ShippedSdk;
 }
 
 /** The prefixes a `registration_inputs` entry begins with. */
@@ -166,6 +171,7 @@ function validateFields(
         `"registration_inputs"[${index}] ${JSON.stringify(entry)} must begin with $ZOT_HOME/ or $CWD/ and not contain ".."`,
       );
   }
+  const sdk = oneOf<ShippedSdk | 'none'>(raw, 'sdk', SDK_VALUES, 'none');
 
   const warnings: string[] = [];
   for (const [index, entry] of skills.entries()) {
@@ -207,6 +213,11 @@ function validateFields(
   if (description !== undefined) manifest.description = description;
   if (readyTimeoutMs !== undefined) manifest.readyTimeoutMs = readyTimeoutMs;
   if (permissions !== undefined) manifest.permissions = permissions;
+  if (sdk !== 'none') {
+    if (kind !== 'process')
+      throw new FieldError('"sdk" is for extensions that run a program ("exec")');
+    manifest.sdk = sdk;
+  }
   return { manifest, warnings };
 }
 

@@ -22,6 +22,7 @@ import type { ExtensionPermissions } from '../security/scope/permissions.js';
 import { nodeCrypto } from '../util/builtins.js';
 import { ensurePrivateDir } from '../util/private-fs.js';
 import type { DiscoveredExtension } from './discovery.js';
+import type { ProvidedByZot } from './shipped-sdk.js';
 
 /** The settings a decision reads, at the moment it is made (/sandbox may switch the mode). */
 export type ScopeSettings = Pick<SandboxSettings, 'mode' | 'extensions' | 'denyRead'> & {
@@ -75,8 +76,16 @@ export class ExtensionScopes {
     this.platform = options.platform ?? process.platform;
   }
 
-  /** `command` is the resolved program; `env` the extension's environment (PATH). */
-  plan(entry: DiscoveredExtension, command: string, env: NodeJS.ProcessEnv): ScopePlan {
+  /**
+   * `command` is the resolved program; `env` the extension's environment (PATH); `provided`
+   * what zot gives it besides (its own Python SDK), which the sandbox holds too.
+   */
+  plan(
+    entry: DiscoveredExtension,
+    command: string,
+    env: NodeJS.ProcessEnv,
+    provided?: ProvidedByZot,
+  ): ScopePlan {
     const manifest = entry.manifest!;
     const settings = this.options.settings();
     if (!manifest.permissions) return this.unscoped(entry, settings);
@@ -93,6 +102,7 @@ export class ExtensionScopes {
       denyRead: settings.denyRead,
       env: this.env,
       platform: this.platform,
+      ...(provided ? { provided } : {}),
     });
   }
 
@@ -140,6 +150,8 @@ export interface ScopeSpec {
   denyRead: readonly string[];
   /** More programs to make available (the conformance kit's probe runs on zot's Node). */
   helpers?: readonly string[];
+  /** What zot gives it besides its own files (its Python SDK): the sandbox holds it too. */
+  provided?: ProvidedByZot;
   /** zot's environment (where bwrap is found). */
   env: NodeJS.ProcessEnv;
   platform: NodeJS.Platform;
@@ -168,6 +180,7 @@ export function prepareScope(spec: ScopeSpec): ScopePlan {
     path: spec.path,
     denyRead: spec.denyRead,
     ...(helpers.length > 0 ? { helpers } : {}),
+    ...(spec.provided ? { provided: spec.provided } : {}),
   });
   // The data directory must exist for the check to see it as it will be.
   try {

@@ -56,7 +56,11 @@ function manifest(name: string, lang: Lang): string {
 function readme(name: string, lang: Lang, tool: string): string {
   const files: Record<Lang, string> = {
     node: '- `index.mjs`: the extension (plain ESM, Node built-ins only, no dependencies)',
-    python: '- `main.py`: the extension (Python 3, standard library only)',
+    python: [
+      '- `main.py`: the extension (Python 3, standard library only)',
+      '- `zot_sdk/`: the Python SDK, copied from the zot that created this extension, so it',
+      '  runs with nothing installed',
+    ].join('\n'),
     ts: [
       '- `src/index.ts`: the extension source, on `@zot/sdk` (the TypeScript SDK)',
       '- `dist/index.js`: the compiled program zot runs (`node dist/index.js`)',
@@ -211,7 +215,8 @@ Options:
   --lang ts       src/index.ts on @zot/sdk plus its compiled dist/index.js (zot
                   runs the compiled file; rebuild with npm run build after
                   editing); the SDK is vendored, so no registry is needed
-  --lang python   main.py: Python 3, standard library only
+  --lang python   main.py on zot_sdk, the Python SDK (standard library only),
+                  copied from this zot into zot_sdk/
   --dir DIR       create the extension here instead of ./<name>
 `,
   async run(args, context) {
@@ -252,9 +257,10 @@ Options:
     // What was made is the command's result: stdout (failures and warnings go to stderr).
     out(context, `created ${name} (${lang}) in ${dir}:`);
     for (const file of content) {
-      if (!/^(vendor|node_modules)\//.test(file.path)) out(context, `  ${file.path}`);
+      if (!/^(vendor|node_modules|zot_sdk)\//.test(file.path)) out(context, `  ${file.path}`);
     }
     if (lang === 'ts') out(context, '  vendor/zot-sdk/, node_modules/@zot/sdk/: the SDK');
+    if (lang === 'python') out(context, '  zot_sdk/: the SDK, copied from this zot');
     out(context, `try it: zot ext doctor --ext ${dir}`);
     return 0;
   },

@@ -2,8 +2,8 @@
 // SDK that --lang ts vendors. test/ext-cli.test.ts checks that
 // `tsCompiled` is exactly what tsc emits for `tsProgram`, and that all three pass `zot ext doctor`.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { shippedTypeScriptSdk } from '../../config/shipped.js';
 
 /** A valid tool name (letters, digits, _ and -) derived from an extension name. */
 export function toolNameFor(name: string): string {
@@ -145,19 +145,13 @@ export interface SdkFile {
 
 /**
  * The packed @zot/sdk (what `npm pack ./packages/sdk` ships: package.json and dist/pack) from
- * the zot installation this runs from, found by walking up to `packages/sdk`. Contract: throws
- * an Error naming what to do when the SDK is not built.
+ * the zot installation this runs from (config/shipped.ts). Contract: throws an Error naming
+ * what to do when the SDK is not built.
  */
-export function sdkFiles(from: string = fileURLToPath(import.meta.url)): SdkFile[] {
-  for (let dir = dirname(from); ; dir = dirname(dir)) {
-    const sdk = join(dir, 'packages', 'sdk');
-    if (existsSync(join(sdk, 'dist', 'pack', 'index.js'))) return packed(sdk);
-    if (dirname(dir) === dir) break;
-  }
-  throw new Error(
-    'the TypeScript SDK (packages/sdk/dist/pack) was not found beside this zot; ' +
-      'run `npm run build` in the zot repository',
-  );
+export function sdkFiles(): SdkFile[] {
+  const sdk = shippedTypeScriptSdk();
+  if (!sdk.ok) throw new Error(`the TypeScript SDK is not available: ${sdk.error}`);
+  return packed(sdk.path);
 }
 
 function packed(sdk: string): SdkFile[] {

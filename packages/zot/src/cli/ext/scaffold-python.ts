@@ -1,6 +1,10 @@
 // What `zot ext new --lang python` writes: main.py on the Python SDK, with the SDK itself
-// (zot_sdk/, standard library only) copied next to it so the extension runs with nothing installed.
-import { PYTHON_SDK_FILES } from './scaffold-python-sdk.js';
+// (zot_sdk/, standard library only) copied next to it from this zot's own files
+// (sdk-python/zot_sdk), so the extension runs with nothing installed and carries the SDK it was
+// written against.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { shippedPythonSdk } from '../../config/shipped.js';
 
 export interface ScaffoldFile {
   path: string;
@@ -8,12 +12,26 @@ export interface ScaffoldFile {
   executable?: boolean;
 }
 
-/** `main.py` and the `zot_sdk/` package beside it. */
+/** `main.py` and the `zot_sdk/` package beside it. Contract: throws naming a missing SDK. */
 export function pythonFiles(name: string, tool: string): ScaffoldFile[] {
   return [
     { path: 'main.py', content: pythonProgram(name, tool), executable: true },
-    ...PYTHON_SDK_FILES.map((file) => ({ path: file.path, content: file.content })),
+    ...pythonSdkFiles(),
   ];
+}
+
+/** The package's modules (`*.py`, and `py.typed` if it has one), never caches. */
+export function pythonSdkFiles(): ScaffoldFile[] {
+  const sdk = shippedPythonSdk();
+  if (!sdk.ok) throw new Error(`the Python SDK is not available: ${sdk.error}`);
+  return readdirSync(sdk.path, { withFileTypes: true })
+    .filter((entry) => entry.isFile() && (entry.name.endsWith('.py') || entry.name === 'py.typed'))
+    .map((entry) => entry.name)
+    .sort()
+    .map((file) => ({
+      path: `zot_sdk/${file}`,
+      content: readFileSync(join(sdk.path, file), 'utf8'),
+    }));
 }
 
 /** `main.py`. */

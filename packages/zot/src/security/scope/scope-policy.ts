@@ -50,6 +50,8 @@ export interface ScopeInputs {
   denyRead?: readonly string[];
   /** Programs zot itself runs inside (Node, for the network forwarder). */
   helpers?: readonly string[];
+  /** zot's own files the extension runs on (its Python SDK), read-only, and their variables. */
+  provided?: { readOnly: readonly string[]; env: readonly string[] };
 }
 
 export type ScopeResult =
@@ -245,6 +247,8 @@ class ScopeBuilder {
     this.system();
     this.runtime(this.inputs.command, `the program it runs (${this.inputs.command})`);
     for (const helper of this.inputs.helpers ?? []) this.runtime(helper, `zot's ${helper}`);
+    for (const path of this.inputs.provided?.readOnly ?? [])
+      this.add(realPathOf(path), realPathOf(path), 'read-only', `zot's own ${path}`);
     this.add(this.extDir, this.extDir, 'read-only', 'its own directory', true);
     this.add(this.dataDir, this.dataDir, 'writable', 'its data directory', true);
     const places = {
@@ -276,7 +280,7 @@ class ScopeBuilder {
         mounts,
         links,
         network: permissions.net,
-        env: [...permissions.env],
+        env: [...permissions.env, ...(this.inputs.provided?.env ?? [])],
         extDir: this.extDir,
         dataDir: this.dataDir,
       },

@@ -217,6 +217,19 @@ test('a project reached through a symlink is there under both names', () => {
   );
 });
 
+test("zot's own files it runs on (its Python SDK): read-only, with their variable; not inside a hidden path", () => {
+  const sdk = join(root, 'zot', 'sdk-python', 'zot_sdk');
+  mkdirSync(sdk, { recursive: true });
+  const policy = scope({}, { provided: { readOnly: [sdk], env: ['PYTHONPATH'] } });
+  assert.equal(mountOf(policy, sdk)?.access, 'read-only');
+  assert.ok(!policy.mounts.some((m) => m.path === join(root, 'zot')), 'only the SDK itself');
+  assert.deepEqual(policy.env, ['PYTHONPATH']);
+  assert.deepEqual(scope({}).env, []);
+  const secret = join(home, '.ssh', 'zot_sdk');
+  mkdirSync(secret, { recursive: true });
+  assert.throws(() => scope({}, { provided: { readOnly: [secret], env: [] } }), /lies in ~\/\.ssh/);
+});
+
 test('the environment: the basic variables, LC_* and ZOT_EXT_*, and what it declares; never keys', () => {
   const env = scopedEnvironment(
     {

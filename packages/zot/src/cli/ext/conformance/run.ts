@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveExec } from '../../../extensions/exec-resolve.js';
 import type { Manifest } from '../../../extensions/manifest.js';
+import { withShippedSdk } from '../../../extensions/shipped-sdk.js';
 import type { ExtensionTimeouts } from '../../../extensions/timeouts.js';
 import { ExtensionChild } from './child.js';
 import { commands, tools } from './exercise.js';
@@ -98,6 +99,15 @@ export async function runKit(options: RunOptions): Promise<ReportJson> {
     checks.add({ check: 'manifest', status: 'fail', message: exec.error });
     return report();
   }
+  const sdk = withShippedSdk(
+    manifest,
+    { ...options.env, PYTHONDONTWRITEBYTECODE: '1' },
+    { scoped: manifest.permissions !== undefined },
+  );
+  if (!sdk.ok) {
+    checks.add({ check: 'manifest', status: 'fail', message: sdk.error });
+    return report();
+  }
   const runs = [exec.command, ...exec.args].join(' ');
   if (!manifest.enabled)
     checks.add({
@@ -139,6 +149,7 @@ export async function runKit(options: RunOptions): Promise<ReportJson> {
         denyRead: options.denyRead ?? [],
         env: options.env,
         platform: process.platform,
+        provided: sdk.provided,
       },
       // The probe is a Node start inside bwrap: as long as an extension's hello may take.
       Math.max(2 * timeouts.helloMs, 15_000),
@@ -161,7 +172,7 @@ export async function runKit(options: RunOptions): Promise<ReportJson> {
       command: exec.command,
       args: exec.args,
       cwd: manifest.dir,
-      env: { ...options.env, PYTHONDONTWRITEBYTECODE: '1' },
+      env: sdk.env,
       ...(options.scrubEnv ? { scrubEnv: options.scrubEnv } : {}),
       ...(scope ? { scope } : {}),
     },

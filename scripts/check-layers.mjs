@@ -18,7 +18,7 @@ const src = join(root, 'packages/zot/src');
 
 // What each layer of packages/zot/src may import (besides itself).
 // `contract` (the event, state and content definitions) sits at the bottom beside util: every
-// layer may use it. Modes are thin adapters: they see the session runtime, widgets and util only.
+// layer may use it. Modes are thin adapters: they see the contract, widgets and util only.
 const ALLOWED = {
   contract: [],
   util: [],
@@ -31,7 +31,8 @@ const ALLOWED = {
   tools: ['util', 'contract', 'config', 'providers', 'security', 'agent'],
   extensions: ['util', 'contract', 'config', 'providers', 'security', 'agent'],
   session: ['util', 'contract', 'config', 'providers', 'security', 'agent', 'tools', 'extensions'],
-  modes: ['util', 'contract', 'tui', 'session'],
+  // Front ends see the runtime through contract/'s ports only (contract/front-end.ts).
+  modes: ['util', 'contract', 'tui'],
   cli: [
     'util',
     'contract',

@@ -118,6 +118,13 @@ const REFUSED: Array<{ name: string; path: string; line: string; rule: string; s
     says: /layer tui may import contract with `import type` only/,
   },
   {
+    name: 'a mode importing the session runtime (modes see contract/ only)',
+    path: 'modes/print.ts',
+    line: "import type { Seen } from '../session/session.js';",
+    rule: 'layers',
+    says: /layer modes must not import session/,
+  },
+  {
     name: 'a lower layer importing a mode',
     path: 'session/session.ts',
     line: "import type { print } from '../modes/print.js';",

@@ -20,6 +20,7 @@ import type { OutputLimits } from './output-limit.js';
 import { screenAssistant } from './screen.js';
 import { runToolCall } from './tool-call.js';
 import type { Tool } from './tool.js';
+import type { PromptOutcome } from '../contract/front-end.js';
 
 export interface ModelCallSettings {
   model: ModelInfo;
@@ -50,18 +51,8 @@ export interface AgentSetup {
   outputLimits?: OutputLimits;
 }
 
-export interface AgentRunResult {
-  stop: StopReason;
-  error?: string;
-  /** With `error`: what kind of failure it was. */
-  errorKind?: ErrorKind;
-  /** The last assistant text the user was shown (after screening). */
-  finalText: string;
-  /** Usage of the last model call, for context-window accounting. */
-  lastUsage?: TokenUsage;
-  /** The last answer was a provider refusal (its text is `finalText`). */
-  refusal?: boolean;
-}
+/** How a run ended; the front ends see it as a prompt's outcome. */
+export type AgentRunResult = PromptOutcome;
 
 const now = () => new Date().toISOString();
 

@@ -21,38 +21,9 @@ import {
 } from '../security/scope/permissions.js';
 
 /** What the user is shown before deciding. Every string is raw: the front end escapes it. */
-export interface TrustReview {
-  name: string;
-  dir: string;
-  description?: string;
-  /** `new`: never trusted; `changed`: trusted once, different now; `once`: running this session only. */
-  state: 'new' | 'changed' | 'once';
-  /** When the old content was trusted (`changed`). */
-  trustedAt?: string;
-  /** The program and its arguments, as they would be spawned. */
-  argv: string[];
-  files: number;
-  bytes: number;
-  /** Paths outside the directory the hash covers too (node_modules Node would search). */
-  covered: string[];
-  /** `sha256:<hex>` of everything above: what a decision pins. */
-  hash: string;
-  /**
-   * The global extension of the same name: trusting or running this one replaces it in this
-   * project (skipping keeps it). Absent when there is no such clash.
-   */
-  replaces?: { name: string; dir: string };
-  /** It declares permissions (runs sandboxed with only those); false: unscoped, full rights. */
-  scoped: boolean;
-  /** What it may do, one line each (for an unscoped one: that it has full rights). */
-  permissions: string[];
-  /** The same in two short lines (scoped ones), for a narrow dialog. */
-  summary: string[];
-  /** `changed`: what it asks for beyond the permissions you trusted before. */
-  widened: string[];
-}
 
-export type TrustDecision = 'always' | 'once' | 'skip';
+import type { TrustDecision, TrustReview } from '../contract/front-end.js';
+export type { TrustDecision, TrustReview };
 
 export interface ProjectTrustOptions {
   paths: Pick<ZotPaths, 'trust' | 'home'>;

@@ -1,5 +1,5 @@
 // The streams a mode writes to, injectable so modes can be driven in-process.
-import type { SessionEvent } from '../session/session.js';
+import type { SessionEvent } from '../contract/events.js';
 import { terminalSafe, terminalSafeBlock } from '../util/terminal-text.js';
 
 export interface ModeIO {

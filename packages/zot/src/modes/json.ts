@@ -1,11 +1,11 @@
 // JSON mode: run one prompt (or slash command), write every event as one JSON line on stdout.
-import type { Session } from '../session/session.js';
+import type { OneShotSession } from '../contract/front-end.js';
 import { promptExitCode, reportDiagnostics, writeDiagnostic, type ModeIO } from './io.js';
 import { outputWriter } from './pressure.js';
-import { forwardingUi, isExtensionUiEvent } from '../session/extension-ui.js';
+import { forwardingUi, isExtensionUiEvent } from '../contract/extension-ui.js';
 
 export async function runJsonMode(
-  session: Session,
+  session: OneShotSession,
   prompt: string,
   io: ModeIO,
   stop?: AbortSignal,

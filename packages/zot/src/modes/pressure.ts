@@ -2,7 +2,7 @@
 // stops reading extension output and the RPC mode stops reading requests, instead of queueing
 // what they would produce here (docs/extensions.md, docs/rpc.md).
 import type { Writable } from 'node:stream';
-import type { Session } from '../session/session.js';
+import type { OneShotSession } from '../contract/front-end.js';
 import { writeLine } from './io.js';
 
 /** Whether output is backed up, for those that should stop producing more meanwhile. */
@@ -61,7 +61,7 @@ export class OutputPressure implements OutputGate {
 /** Tells the session's extension host of every change of `pressure` (and of its state now). */
 export function reportToSession(
   pressure: OutputGate,
-  session: Pick<Session, 'setOutputBlocked'>,
+  session: Pick<OneShotSession, 'setOutputBlocked'>,
 ): void {
   const report = (blocked: boolean) => session.setOutputBlocked(blocked);
   pressure.onChange(report);
@@ -74,7 +74,7 @@ export function reportToSession(
  */
 export function outputWriter(
   stream: NodeJS.WritableStream,
-  session: Pick<Session, 'setOutputBlocked'>,
+  session: Pick<OneShotSession, 'setOutputBlocked'>,
 ): (text: string) => void {
   const pressure = new OutputPressure(stream);
   reportToSession(pressure, session);

@@ -1,6 +1,6 @@
 // Print mode: run one prompt (or slash command), write the final answer to stdout.
-import type { ExtensionUi } from '../session/extension-ui.js';
-import type { Session } from '../session/session.js';
+import type { ExtensionUi } from '../contract/extension-ui.js';
+import type { OneShotSession } from '../contract/front-end.js';
 import {
   promptExitCode,
   reportDiagnostics,
@@ -37,7 +37,7 @@ function writeRefusal(io: ModeIO): void {
 
 /** Returns the exit code: 0 when the model finished, 1 on error or abort. */
 export async function runPrintMode(
-  session: Session,
+  session: OneShotSession,
   prompt: string,
   io: ModeIO,
   stop?: AbortSignal,

@@ -1,6 +1,6 @@
 // RPC mode: JSON requests on stdin, responses and session events on stdout, one per line.
 import type { ImageBlock, Message } from '../contract/content.js';
-import type { Session } from '../session/session.js';
+import type { RpcSession } from '../contract/front-end.js';
 import { errorMessage } from '../util/errors.js';
 import { reportDiagnostics, writeDiagnostic, type ModeIO } from './io.js';
 import { readLines } from './lines.js';
@@ -8,7 +8,7 @@ import { decodeRpcLine, headerOf } from './rpc-decode.js';
 import { OutputPressure, reportToSession } from './pressure.js';
 import type { ConfirmDecision } from '../contract/confirm.js';
 import { errorKindOf, type ErrorKind } from '../contract/errors.js';
-import { forwardingUi, isExtensionUiEvent } from '../session/extension-ui.js';
+import { forwardingUi, isExtensionUiEvent } from '../contract/extension-ui.js';
 import type {
   PublicMessage,
   RpcFailure,
@@ -65,7 +65,7 @@ type Waiting = Map<string, (decision: ConfirmDecision) => void>;
 
 /** What a request handler works with; `track` registers work that outlives the reply. */
 interface Context {
-  session: Session;
+  session: RpcSession;
   info: RpcInfo;
   waiting: Waiting;
   track: (task: Promise<unknown>) => void;
@@ -241,7 +241,7 @@ const UNAUTHORIZED =
  * Contract: a malformed line gets an error response and the server keeps serving.
  */
 export async function runRpcMode(
-  open: () => Promise<Session>,
+  open: () => Promise<RpcSession>,
   io: ModeIO & { stdin: NodeJS.ReadableStream },
   info: RpcInfo,
   signal?: AbortSignal,

@@ -23,14 +23,8 @@ import type { TokenUsage } from '../contract/usage.js';
 import type { ErrorKind } from '../contract/errors.js';
 export type { TokenUsage } from '../contract/usage.js';
 
-export type ProviderName =
-  | 'anthropic'
-  | 'openai'
-  | 'kimi'
-  | 'ollama'
-  | 'lmstudio'
-  | 'vllm'
-  | 'llamacpp';
+import type { ProviderName } from '../contract/front-end.js';
+export type { ProviderName };
 export type ProviderApi = 'anthropic-messages' | 'openai-chat' | 'openai-responses';
 export type ReasoningLevel = 'low' | 'medium' | 'high';
 

@@ -2,18 +2,10 @@
 // get_commands and the TUI's autocomplete, and says in which modes each command works.
 import type { ExtensionHost } from '../extensions/host.js';
 
-export type CommandMode = 'print' | 'json' | 'rpc' | 'tui';
-export const ALL_MODES: readonly CommandMode[] = ['print', 'json', 'rpc', 'tui'];
+import type { CommandInfo, CommandMode } from '../contract/front-end.js';
 
-export interface CommandInfo {
-  name: string;
-  description: string;
-  /** Shown after the name in help and autocomplete, e.g. `<model id>`. */
-  argumentHint?: string;
-  /** `builtin`, or the name of the extension that registered it. */
-  source: string;
-  modes: readonly CommandMode[];
-}
+export type { CommandInfo, CommandMode };
+export const ALL_MODES: readonly CommandMode[] = ['print', 'json', 'rpc', 'tui'];
 
 /** The built-in commands; extensions can never take these names (design D9). */
 export const BUILTIN_COMMAND_INFO: readonly CommandInfo[] = [

@@ -1,5 +1,4 @@
 // Slash commands outside the TUI (design D19, D21): built-ins first, then extension commands.
-import type { PanelSpec } from '@zot/protocol';
 import type { ExtensionHost } from '../extensions/host.js';
 import { twoColumns } from '../util/columns.js';
 import { terminalSafe } from '../util/terminal-text.js';
@@ -7,23 +6,11 @@ import { saveSandboxMode } from '../config/settings.js';
 import { isSandboxMode } from '../security/sandbox/settings.js';
 import { findBuiltin, listCommands, type CommandMode } from './command-registry.js';
 export { BUILTIN_COMMANDS, listCommands, type CommandInfo } from './command-registry.js';
-import type { PromptOutcome, RequestId, Session, SessionEvent } from './session.js';
-import { errorKindOf, type ErrorKind } from '../contract/errors.js';
+import type { RequestId, Session, SessionEvent } from './session.js';
+import { errorKindOf } from '../contract/errors.js';
+import type { SlashResult } from '../contract/front-end.js';
 
-export type SlashResult =
-  | { kind: 'prompt'; outcome: PromptOutcome }
-  | { kind: 'display'; extension?: string; text: string }
-  | { kind: 'insert'; extension: string; text: string }
-  | { kind: 'panel'; extension: string; panel: PanelSpec }
-  | { kind: 'noop' }
-  /** `errorKind` when the failure is of a kind of its own (default `command`). */
-  | {
-      kind: 'error';
-      message: string;
-      errorKind?: ErrorKind;
-      /** The session already published it as an `error` event: front ends do not repeat it. */
-      reported?: boolean;
-    };
+export type { SlashResult };
 
 export function parseSlash(text: string): { name: string; args: string } | undefined {
   const match = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(text.trim());

@@ -1,15 +1,12 @@
 // The confirmation gate (--no-yolo): asks before a tool runs, remembering session approvals.
 import type { ConfirmAnswer, PendingToolCall } from '../agent/hooks.js';
 import { isConfirmDecision, type ConfirmDecision } from '../contract/confirm.js';
-import type { FrontEndEvent } from '../contract/events.js';
 
 export type { ConfirmDecision } from '../contract/confirm.js';
+import type { AskPerson, ConfirmRequest } from '../contract/front-end.js';
+export type { AskPerson, ConfirmRequest };
 
 /** What a person is asked: the `confirm_request` event without its type. */
-export type ConfirmRequest = Omit<Extract<FrontEndEvent, { type: 'confirm_request' }>, 'type'>;
-
-/** Who answers: the TUI dialog, or an RPC client. Must resolve (deny on abort). */
-export type AskPerson = (request: ConfirmRequest, signal: AbortSignal) => Promise<ConfirmDecision>;
 
 export class ConfirmGate {
   private yolo: boolean;

@@ -2,20 +2,9 @@
 // (cli/provider-access.ts), so that the model, the provider and the key can all change within
 // one process (/model, /login, /logout) while the session stays free of config files.
 import type { ModelInfo, ProviderName } from '../providers/types.js';
+import type { LoginResult, ProviderStatus } from '../contract/front-end.js';
 
-export interface ProviderStatus {
-  provider: ProviderName;
-  /** False when the provider's server is on this machine (ollama, LM Studio ...): no key needed. */
-  needs_key: boolean;
-  /** Where this provider's key comes from now; absent when it has none. */
-  key_source?: 'flag' | 'env' | 'auth.json';
-  /** A call can be made now: it has a key, needs none, or goes to a base URL of the user's. */
-  ready: boolean;
-}
-
-export type LoginResult =
-  | { ok: true; message: string; warning?: string }
-  | { ok: false; error: string };
+export type { LoginResult, ProviderStatus };
 
 export interface ProviderAccess {
   /** Every model zot knows, of every provider (the catalog and models.json). */

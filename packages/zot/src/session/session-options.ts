@@ -2,7 +2,8 @@
 // bookkeeping it shares with nothing else: which events can change the snapshot, usage sums.
 import type { Usage } from '../agent/events.js';
 import type { AgentHooks } from '../agent/hooks.js';
-import type { AgentRunResult } from '../agent/loop.js';
+import type { PromptOutcome } from '../contract/front-end.js';
+export type { PromptOutcome };
 import type { ExtensionHost } from '../extensions/host.js';
 import type {
   Message,
@@ -80,8 +81,6 @@ export interface SessionOptions {
   /** Where /sandbox --save writes the mode ($ZOT_HOME/config.json). */
   configPath?: string;
 }
-
-export interface PromptOutcome extends AgentRunResult {}
 
 /** The context a call used: everything the model read plus what it wrote. */
 export const contextUsed = (usage: TokenUsage) =>

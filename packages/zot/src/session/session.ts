@@ -31,7 +31,7 @@ import type { SessionEvent } from '../contract/events.js';
 import type { RuntimeState } from '../contract/state.js';
 import { openPanelOf, StatePublisher } from './state.js';
 import type { SandboxController } from '../security/sandbox/controller.js';
-import { routeExtensionUi, type ExtensionUi } from './extension-ui.js';
+import { routeExtensionUi, type ExtensionUi } from '../contract/extension-ui.js';
 import { PromptQueue, type PromptMode } from './prompt-queue.js';
 import { listCommands, type CommandInfo, type CommandMode } from './command-registry.js';
 import {
@@ -57,7 +57,8 @@ import {
 } from './trust.js';
 
 /** The id of the RPC request an operation runs for: its `done` carries it. */
-export type RequestId = string | number;
+export type { RequestId } from '../contract/front-end.js';
+import type { RequestId } from '../contract/front-end.js';
 
 /** An operation that ends with `done`: the request it runs for, and how to read its failure. */
 interface DoneOptions<T> {

@@ -1,9 +1,14 @@
 // The runtime's side of trust decisions made while zot runs (the TUI's trust dialog): the answers
 // go to the trust store of the composition root; the extensions restart when what may run changed.
 import type { ExtensionReport } from '../extensions/host.js';
-import type { TrustDecision, TrustReview } from '../extensions/project-trust.js';
+import type {
+  TrustAnswer,
+  TrustDecision,
+  TrustOutcome,
+  TrustReview,
+} from '../contract/front-end.js';
 
-export type { TrustDecision, TrustReview };
+export type { TrustAnswer, TrustDecision, TrustOutcome, TrustReview };
 
 /** Reviews and records trust; built lazily by the composition root (off the print path). */
 export interface TrustAccess {
@@ -18,18 +23,6 @@ export interface TrustAccess {
     decision: TrustDecision,
     replaces?: string,
   ): Promise<string | undefined>;
-}
-
-export interface TrustAnswer {
-  review: TrustReview;
-  decision: TrustDecision;
-}
-
-export interface TrustOutcome {
-  /** One per answer that could not be applied. */
-  errors: Array<{ dir: string; message: string }>;
-  /** The reload's reports when the answers changed what runs. */
-  reports?: ExtensionReport[];
 }
 
 /** Contract: never rejects; every failed answer is one message in `errors`. */

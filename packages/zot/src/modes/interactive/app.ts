@@ -2,7 +2,7 @@
 // and wires the controllers to the session. It renders what the session publishes and calls
 // the session's API; it knows nothing of agents, providers or extensions.
 import { ProcessTerminal, TUI, type Terminal } from '@mariozechner/pi-tui';
-import { isExtensionUiEvent } from '../../session/extension-ui.js';
+import { isExtensionUiEvent } from '../../contract/extension-ui.js';
 import { createTheme, DARK, noColor, type Theme, type ThemeSpec } from '../../tui/theme.js';
 import { ChatView } from './chat/chat-view.js';
 import { CommandsController } from './commands.js';

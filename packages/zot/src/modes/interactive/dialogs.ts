@@ -2,7 +2,7 @@
 // use), /sessions (resume or rename one of this directory's sessions), /login (provider, masked
 // key, checked before it is saved), /logout, and the --no-yolo question before a tool runs.
 import type { TUI } from '@mariozechner/pi-tui';
-import type { ConfirmDecision } from '../../session/confirm.js';
+import type { ConfirmDecision } from '../../contract/confirm.js';
 import { showConfirmDialog, type ConfirmChoice } from '../../tui/confirm-dialog.js';
 import { showSelectDialog, type SelectDialogItem } from '../../tui/select-dialog.js';
 import { showTextPrompt } from '../../tui/text-prompt-dialog.js';

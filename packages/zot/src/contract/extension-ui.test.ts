@@ -1,8 +1,8 @@
 // Every extension-UI event of the contract reaches exactly one port method, and nothing else does.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { EVENT_SCHEMAS } from '../contract/events.js';
-import type { SessionEvent } from '../contract/events.js';
+import { EVENT_SCHEMAS } from './events.js';
+import type { SessionEvent } from './events.js';
 import { routeExtensionUi, type ExtensionUi } from './extension-ui.js';
 
 test('each ext_ event a person sees is routed to one port method; diagnostics are not', () => {

@@ -1,8 +1,8 @@
-// The extension-UI port (ARCHITECTURE 17): everything an extension can show or ask a person,
+// The extension-UI port: everything an extension can show or ask a person,
 // as one interface that each mode implements once. The session routes the host's UI events to
 // the port a mode connected (`session.connectUi`); confirmation before a tool runs is the
 // port's other half (`session.enableConfirmation`).
-import type { SessionEvent } from '../contract/events.js';
+import type { SessionEvent } from './events.js';
 
 type EventOf<T extends SessionEvent['type']> = Extract<SessionEvent, { type: T }>;
 

@@ -1,0 +1,262 @@
+// The front-end port: what each mode (print, JSON, RPC, the TUI) may ask of the session
+// runtime, and the types those requests carry. Modes import these and nothing of session/; the
+// composition root hands them the Session, which the compiler holds to every port here.
+import type { PanelSpec } from '@zot/protocol';
+import type { ConfirmDecision } from './confirm.js';
+import type { ImageBlock, Message, StopReason } from './content.js';
+import type { ErrorKind } from './errors.js';
+import type { FrontEndEvent, SessionEvent } from './events.js';
+import type { ExtensionUi } from './extension-ui.js';
+import type { RuntimeState } from './state.js';
+import type { ExtensionReport, SessionSummary } from './summaries.js';
+import type { TokenUsage } from './usage.js';
+
+export type CommandMode = 'print' | 'json' | 'rpc' | 'tui';
+
+export interface CommandInfo {
+  name: string;
+  description: string;
+  /** Shown after the name in help and autocomplete, e.g. `<model id>`. */
+  argumentHint?: string;
+  /** `builtin`, or the name of the extension that registered it. */
+  source: string;
+  modes: readonly CommandMode[];
+}
+
+/** How a prompt's run ended. */
+export interface PromptOutcome {
+  stop: StopReason;
+  error?: string;
+  /** With `error`: what kind of failure it was. */
+  errorKind?: ErrorKind;
+  /** The last assistant text the user was shown (after screening). */
+  finalText: string;
+  /** Usage of the last model call, for context-window accounting. */
+  lastUsage?: TokenUsage;
+  /** The last answer was a provider refusal (its text is `finalText`). */
+  refusal?: boolean;
+}
+
+export type SlashResult =
+  | { kind: 'prompt'; outcome: PromptOutcome }
+  | { kind: 'display'; extension?: string; text: string }
+  | { kind: 'insert'; extension: string; text: string }
+  | { kind: 'panel'; extension: string; panel: PanelSpec }
+  | { kind: 'noop' }
+  /** `errorKind` when the failure is of a kind of its own (default `command`). */
+  | {
+      kind: 'error';
+      message: string;
+      errorKind?: ErrorKind;
+      /** The session already published it as an `error` event: front ends do not repeat it. */
+      reported?: boolean;
+    };
+
+export type ConfirmRequest = Omit<Extract<FrontEndEvent, { type: 'confirm_request' }>, 'type'>;
+/** Who answers: the TUI dialog, or an RPC client. Must resolve (deny on abort). */
+export type AskPerson = (request: ConfirmRequest, signal: AbortSignal) => Promise<ConfirmDecision>;
+
+export type ProviderName =
+  | 'anthropic'
+  | 'openai'
+  | 'kimi'
+  | 'ollama'
+  | 'lmstudio'
+  | 'vllm'
+  | 'llamacpp';
+
+export interface ProviderStatus {
+  provider: ProviderName;
+  /** False when the provider's server is on this machine (ollama, LM Studio ...): no key needed. */
+  needs_key: boolean;
+  /** Where this provider's key comes from now; absent when it has none. */
+  key_source?: 'flag' | 'env' | 'auth.json';
+  /** A call can be made now: it has a key, needs none, or goes to a base URL of the user's. */
+  ready: boolean;
+}
+
+export type LoginResult =
+  | { ok: true; message: string; warning?: string }
+  | { ok: false; error: string };
+
+export type TrustDecision = 'always' | 'once' | 'skip';
+
+/** A project extension waiting for the user's trust, as the trust dialog shows it. */
+export interface TrustReview {
+  name: string;
+  dir: string;
+  description?: string;
+  /** `new`: never trusted; `changed`: trusted once, different now; `once`: running this session only. */
+  state: 'new' | 'changed' | 'once';
+  /** When the old content was trusted (`changed`). */
+  trustedAt?: string;
+  /** The program and its arguments, as they would be spawned. */
+  argv: string[];
+  files: number;
+  bytes: number;
+  /** Paths outside the directory the hash covers too (node_modules Node would search). */
+  covered: string[];
+  /** `sha256:<hex>` of everything above: what a decision pins. */
+  hash: string;
+  /**
+   * The global extension of the same name: trusting or running this one replaces it in this
+   * project (skipping keeps it). Absent when there is no such clash.
+   */
+  replaces?: { name: string; dir: string };
+  /** It declares permissions (runs sandboxed with only those); false: unscoped, full rights. */
+  scoped: boolean;
+  /** What it may do, one line each (for an unscoped one: that it has full rights). */
+  permissions: string[];
+  /** The same in two short lines (scoped ones), for a narrow dialog. */
+  summary: string[];
+  /** `changed`: what it asks for beyond the permissions you trusted before. */
+  widened: string[];
+}
+
+export interface TrustAnswer {
+  review: TrustReview;
+  decision: TrustDecision;
+}
+
+export interface TrustOutcome {
+  /** One per answer that could not be applied. */
+  errors: Array<{ dir: string; message: string }>;
+  /** The reload's reports when the answers changed what runs. */
+  reports?: ExtensionReport[];
+}
+
+/** What print and JSON mode use: one prompt or slash command, its events, extension output. */
+export interface OneShotSession {
+  subscribe(listener: (event: SessionEvent) => void): () => void;
+  connectUi(ui: ExtensionUi): () => void;
+  /** `needed`: only the extensions a prompt needs are waited for; `all` for a slash command. */
+  startExtensions(wait?: 'all' | 'needed'): Promise<void>;
+  /** Contract: never rejects. */
+  prompt(text: string): Promise<PromptOutcome>;
+  /** Contract: never rejects. */
+  runCommand(text: string, mode: CommandMode, announce: boolean): Promise<SlashResult>;
+  /** The output stream is full (true) or drained: extensions' output is held meanwhile. */
+  setOutputBlocked(blocked: boolean): void;
+}
+
+export type RequestId = string | number;
+
+/** What RPC mode uses: every request a client may send, over one long-lived session. */
+export interface RpcSession extends Omit<OneShotSession, 'prompt' | 'runCommand'> {
+  readonly currentModel: { id: string; provider: string };
+  readonly messages: readonly Message[];
+  readonly busy: boolean;
+  readonly sessionFile: string | undefined;
+  /** Contract: never rejects. */
+  prompt(
+    text: string,
+    images?: ImageBlock[],
+    mode?: 'follow_up' | 'steer',
+    requestId?: RequestId,
+  ): Promise<unknown>;
+  /** Contract: never rejects. */
+  runCommand(
+    text: string,
+    mode: CommandMode,
+    announce: boolean,
+    requestId?: RequestId,
+  ): Promise<SlashResult>;
+  compact(requestId?: RequestId): Promise<unknown>;
+  /** Drops everything waiting; returns how many waited. */
+  cancel(): number;
+  abort(): void;
+  clear(): void;
+  state(): RuntimeState;
+  models(): ReadonlyArray<{
+    id: string;
+    provider: string;
+    contextWindow: number;
+    maxTokens: number;
+    reasoning: boolean;
+  }>;
+  sessions(): SessionSummary[];
+  /** Contract: throws when busy or naming the unreadable file. */
+  resume(path: string): void;
+  setModel(ref: string): { id: string; provider: string };
+  commands(): CommandInfo[];
+  reloadExtensions(): Promise<ExtensionReport[]>;
+  panelKey(
+    panelId: string,
+    key: string,
+    text?: string,
+  ): { ok: true } | { ok: false; error: string; kind: ErrorKind };
+  closePanel(panelId: string): boolean;
+  enableConfirmation(ask: AskPerson, options?: { yolo?: boolean }): unknown;
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface SkillInfo {
+  name: string;
+  description: string;
+  source: string;
+  allowedTools?: string[];
+}
+
+/** What the interactive mode (the TUI) uses; controllers are driven by a fake of it in tests. */
+export interface InteractiveSession {
+  subscribe(listener: (event: SessionEvent) => void): () => void;
+  state(): RuntimeState;
+  readonly messages: readonly Message[];
+  readonly busy: boolean;
+  /** Why a prompt could not be answered now (no API key), or undefined. Never throws. */
+  keyProblem(): string | undefined;
+  /** Contract (Session.prompt): never rejects. */
+  prompt(text: string, images?: ImageBlock[], mode?: 'follow_up' | 'steer'): Promise<unknown>;
+  /** Aborts the running operation and drops everything waiting; returns how many waited. */
+  cancel(): number;
+  /** A key for the open extension panel (the spec's key names). */
+  panelKey(
+    panelId: string,
+    key: string,
+    text?: string,
+  ): { ok: true } | { ok: false; error: string };
+  /** The user closed the panel; false when no such panel is open. */
+  closePanel(panelId: string): boolean;
+  /** Takes the last queued follow-up back for editing; undefined when none waits. */
+  unqueueLast(): string | undefined;
+  /** Connects the extension-UI port; returns a disconnect function. */
+  connectUi(ui: ExtensionUi): () => void;
+  /** Resolves once nothing runs or waits. */
+  idle(): Promise<void>;
+  commands(mode: 'tui'): CommandInfo[];
+  /** Contract (Session.runCommand): never rejects. */
+  runCommand(text: string, mode: 'tui', announce: boolean): Promise<SlashResult>;
+  enableConfirmation(ask: AskPerson, options?: { yolo?: boolean }): unknown;
+  startExtensions(): Promise<unknown>;
+  /** Every skill, read afresh; undefined when skills are off. */
+  skills(): Promise<{ skills: SkillInfo[]; warnings: string[] } | undefined>;
+  skillBody(name: string): Promise<{ body: string; file: string } | { error: string }>;
+  /** A tool call's one-line preview (for replayed transcripts). */
+  toolPreview(name: string, args: Record<string, unknown>): string;
+  /** Every model of every provider; `setModel` takes `provider/id` and saves the choice. */
+  models(): ReadonlyArray<{
+    id: string;
+    provider: string;
+    contextWindow: number;
+    reasoning: boolean;
+  }>;
+  setModel(ref: string): { id: string; provider: string };
+  sessions(): SessionSummary[];
+  /** Contract: throws when busy or naming the unreadable file. */
+  resume(path: string): void;
+  renameSession(path: string, name: string): void;
+  providers(): ProviderStatus[];
+  login(
+    provider: ProviderStatus['provider'],
+    key: string,
+    signal?: AbortSignal,
+  ): Promise<LoginResult>;
+  logout(provider: ProviderStatus['provider']): boolean;
+  /** Project extensions waiting for the user's trust. Contract: never rejects. */
+  trustReviews(): Promise<TrustReview[]>;
+  /** Applies the answers; extensions restart when what runs changed. Contract: never rejects. */
+  decideTrust(answers: readonly TrustAnswer[]): Promise<TrustOutcome>;
+  /** Why the sandbox keeps `path` from being read (an `@file` mention), or undefined. */
+  readDenial?(path: string): string | undefined;
+}

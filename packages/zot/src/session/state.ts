@@ -20,6 +20,16 @@ export function openPanelOf(host: ExtensionHost | undefined): OpenPanel {
   };
 }
 
+/** Which extensions are ready, and which failed to load or died since, as the snapshot shows them. */
+export function extensionsOf(host: ExtensionHost | undefined): RuntimeState['extensions'] {
+  const loaded = (host?.running ?? []).filter((e) => e.state === 'ready').map((e) => e.name);
+  const failedToLoad = (host?.lastReports ?? [])
+    .filter((r) => r.status === 'failed' || r.status === 'manifest-error')
+    .map((r) => r.name);
+  const died = (host?.running ?? []).filter((e) => e.state === 'exited').map((e) => e.name);
+  return { loaded, failed: [...new Set([...failedToLoad, ...died])] };
+}
+
 /**
  * Sends `state` when the snapshot changed. Contract: `publish` never throws and never sends
  * two equal snapshots in a row.

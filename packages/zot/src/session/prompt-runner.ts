@@ -1,0 +1,196 @@
+// Running prompts and compactions: each is one operation of the session's queue, with its own
+// abort controller; a prompt's agent run is what steering messages join, and a prompt that
+// fills the context window is followed by an automatic compaction.
+import type { AgentEvent } from '../agent/events.js';
+import type { AgentHooks, PendingToolCall } from '../agent/hooks.js';
+import { runAgent } from '../agent/loop.js';
+import type { ErrorKind } from '../contract/errors.js';
+import type { SessionEvent } from '../contract/events.js';
+import type { Message, ModelInfo, TokenUsage, UserContent } from '../providers/types.js';
+import { AUTO_COMPACT_RATIO, compactTranscript } from './compact.js';
+import type { ConfirmGate } from './confirm.js';
+import type { ModelAccess } from './model-access.js';
+import type { RequestId } from '../contract/front-end.js';
+import { ending, type OperationQueue } from './operation-queue.js';
+import type { PermissionGate } from './permission-gate.js';
+import type { PromptQueue } from './prompt-queue.js';
+import type { SessionExtensions } from './session-extensions.js';
+import { contextUsed, type PromptOutcome, type SessionOptions } from './session-options.js';
+import type { SessionRecord } from './session-record.js';
+import { summaryMessage } from './store.js';
+
+export interface CompactOutcome {
+  summary?: string;
+  error?: string;
+  /** With `error`: what kind of failure it was (absent when the compaction was aborted). */
+  errorKind?: ErrorKind;
+}
+
+/** The parts of a session that a run reads and changes. */
+export interface RunnerSession {
+  readonly options: SessionOptions;
+  readonly cwd: string;
+  /** The transcript, changed in place. */
+  readonly messages: Message[];
+  readonly queued: PromptQueue;
+  readonly ops: OperationQueue;
+  readonly access: ModelAccess;
+  readonly recorder: SessionRecord;
+  readonly ext: SessionExtensions;
+  readonly permissions: PermissionGate;
+  gate(): ConfirmGate | undefined;
+  emit(event: SessionEvent): void;
+}
+
+export class PromptRunner {
+  private controller: AbortController | undefined;
+  private closed = false;
+  /** The agent run of the prompt in progress, which steering messages join. */
+  running: Promise<PromptOutcome> | undefined;
+
+  constructor(private readonly s: RunnerSession) {}
+
+  /**
+   * Runs `content` as a prompt after whatever runs now; its `done` carries `requestId`.
+   * Contract: as `prompt`.
+   */
+  followUp(content: UserContent[], requestId?: RequestId): Promise<PromptOutcome> {
+    // Only a prompt that really has to wait is shown in the queue; one that does not is the
+    // running one from now on, so an abort sent right after it finds it.
+    const entry = this.s.ops.pending > 0 ? this.s.queued.addFollowUp(content) : undefined;
+    const controller = new AbortController();
+    if (!entry) this.controller = controller;
+    return this.s.ops.enqueue(async (): Promise<PromptOutcome> => {
+      if (entry?.dropped) {
+        return { stop: 'aborted', error: 'cancelled before it started', finalText: '' };
+      }
+      if (entry) this.s.queued.start(entry);
+      this.controller = controller;
+      try {
+        if (this.closed) return { stop: 'aborted', error: 'the session was closed', finalText: '' };
+        await this.s.ext.starting;
+        if (this.closed) return { stop: 'aborted', error: 'the session was closed', finalText: '' };
+        // Before the prompt joins the transcript: without a key it cannot be answered.
+        const missing = this.s.access.missingKey();
+        if (missing !== undefined) {
+          this.s.emit({ type: 'error', message: missing, kind: 'auth' });
+          return { stop: 'error', error: missing, errorKind: 'auth', finalText: '' };
+        }
+        const message: Message = { role: 'user', content, time: new Date().toISOString() };
+        this.s.ext.host?.notes.clearAll();
+        this.s.messages.push(message);
+        this.s.recorder.append({ type: 'message', message });
+        this.s.emit({ type: 'user_message', content, time: message.time });
+        const run = runAgent(
+          this.s.messages,
+          this.agentSetup(controller.signal),
+          controller.signal,
+        );
+        this.running = run;
+        const result = await run;
+        this.running = undefined;
+        // Steering that came too late for this run (it ended, failed or was aborted) follows it.
+        for (const late of this.s.queued.takeSteering()) void this.followUp(late.content);
+        // A failed automatic compaction is reported on its own; the prompt itself succeeded.
+        if (result.stop === 'end_turn' && this.needsCompaction(result.lastUsage)) {
+          await this.compactNow(controller.signal);
+        }
+        return result;
+      } finally {
+        this.running = undefined;
+        this.controller = undefined;
+      }
+    }, ending(requestId));
+  }
+
+  /** The hooks of one run: the extensions' and, when anything can refuse a call, the gate. */
+  private runHooks(signal: AbortSignal): AgentHooks {
+    const gate = this.s.gate();
+    const askByDefault = this.s.options.askByDefault === true;
+    if (!gate && !this.s.options.rules && !askByDefault) return this.s.ext.hooks;
+    const confirmToolCall = (call: PendingToolCall) =>
+      this.s.permissions.check(call, {
+        gate,
+        defaultAllows: gate ? gate.isYolo : !askByDefault,
+        nobody: 'print or JSON mode',
+        signal,
+      });
+    return { ...this.s.ext.hooks, confirmToolCall };
+  }
+
+  private agentSetup(signal: AbortSignal) {
+    return {
+      cwd: this.s.cwd,
+      maxSteps: this.s.options.maxSteps,
+      hooks: this.runHooks(signal),
+      activeTools: () => this.s.options.tools.active(),
+      takeSteering: () => this.s.queued.takeSteering(),
+      findTool: (name: string) => this.s.options.tools.find(name),
+      settings: () => this.s.access.settings(),
+      stream: this.s.options.stream,
+      usage: (model: ModelInfo, usage: TokenUsage) => this.s.recorder.addCall(model, usage),
+      emit: (event: AgentEvent) => this.s.emit(event),
+      append: (message: Message) => this.s.recorder.append({ type: 'message', message }),
+    };
+  }
+
+  private needsCompaction(usage: TokenUsage | undefined): boolean {
+    if (!usage) return false;
+    return contextUsed(usage) >= AUTO_COMPACT_RATIO * this.s.access.model.contextWindow;
+  }
+
+  /**
+   * Summarises the transcript; queued like a prompt, and its `done` carries `requestId`.
+   * Contract: never rejects; ends with `done`.
+   */
+  compact(requestId?: RequestId): Promise<CompactOutcome> {
+    const controller = new AbortController();
+    if (this.s.ops.pending === 0) this.controller = controller;
+    return this.s.ops.enqueue(async () => {
+      this.controller = controller;
+      try {
+        return await this.compactNow(controller.signal);
+      } finally {
+        this.controller = undefined;
+      }
+    }, ending(requestId));
+  }
+
+  private async compactNow(signal: AbortSignal): Promise<CompactOutcome> {
+    const result = await compactTranscript(
+      this.s.messages,
+      () => {
+        const missing = this.s.access.missingKey();
+        return missing === undefined
+          ? { settings: this.s.access.settings() }
+          : { error: missing, kind: 'auth' as const };
+      },
+      this.s.options.stream,
+      this.s.ext.hooks,
+      signal,
+    );
+    if ('error' in result) {
+      // An aborted compaction is no failure: its `done` says enough.
+      if (result.kind === undefined) return { error: result.error };
+      this.s.emit({ type: 'error', message: result.error, kind: result.kind });
+      return { error: result.error, errorKind: result.kind };
+    }
+    const { summary, kept } = result;
+    const time = new Date().toISOString();
+    this.s.messages.splice(0, this.s.messages.length, summaryMessage(summary, time), ...kept);
+    this.s.recorder.append({ type: 'compaction', time, summary, kept: kept.length });
+    this.s.emit({ type: 'compact_done', summary });
+    return { summary };
+  }
+
+  /** Aborts the running prompt or compaction; queued ones still run. */
+  abort(): void {
+    this.controller?.abort();
+  }
+
+  /** Aborts the running operation; every queued one ends as soon as it starts. */
+  close(): void {
+    this.closed = true;
+    this.abort();
+  }
+}

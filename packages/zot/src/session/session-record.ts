@@ -1,0 +1,91 @@
+// What a session writes down: the session file it appends to, and the usage it sums (the
+// totals and the last call's context use, restored when a recorded session is resumed).
+import type { Usage } from '../agent/events.js';
+import type { SessionEvent } from '../contract/events.js';
+import { costUsd } from '../providers/index.js';
+import type { ModelInfo, TokenUsage } from '../providers/types.js';
+import { errorMessage } from '../util/errors.js';
+import { ErrorWithKind } from '../contract/errors.js';
+import type { RecordedUsage, SessionFiles } from './session-files.js';
+import { zeroUsage } from './session-options.js';
+import type { SessionEntry, SessionWriter } from './store.js';
+
+export class SessionRecord {
+  private totals = zeroUsage();
+  /** The last model call's context use, for the context meter. */
+  lastCall: TokenUsage | undefined;
+
+  constructor(
+    private writer: SessionWriter | undefined,
+    usage: RecordedUsage | undefined,
+    private readonly emit: (event: SessionEvent) => void,
+  ) {
+    if (usage) this.restoreUsage(usage);
+  }
+
+  get path(): string | undefined {
+    return this.writer?.path;
+  }
+
+  /** True when the session file has been written to. */
+  get exists(): boolean {
+    return this.writer?.exists === true;
+  }
+
+  get usageTotals(): Usage {
+    return { ...this.totals };
+  }
+
+  /** Appends to the session file; a failure is a `warning`, never the run's end. */
+  append(entry: SessionEntry): void {
+    try {
+      this.writer?.append(entry);
+    } catch (error) {
+      this.emit({
+        type: 'warning',
+        message: `could not write the session file: ${errorMessage(error)}`,
+      });
+    }
+  }
+
+  /** From now on entries go to `writer` (a new or resumed session file). */
+  switchTo(writer: SessionWriter | undefined): void {
+    this.writer = writer;
+  }
+
+  restoreUsage(usage: RecordedUsage): void {
+    this.totals = { ...usage.totals };
+    this.lastCall = usage.last;
+  }
+
+  resetUsage(): void {
+    this.totals = zeroUsage();
+    this.lastCall = undefined;
+  }
+
+  /** Records one model call's usage; returns its cost and the new totals. */
+  addCall(model: ModelInfo, usage: TokenUsage): { call: Usage; cumulative: Usage } {
+    const call = { ...usage, cost_usd: costUsd(model, usage) };
+    this.lastCall = usage;
+    this.append({
+      type: 'usage',
+      time: new Date().toISOString(),
+      provider: model.provider,
+      model: model.id,
+      ...call,
+    });
+    this.totals.input += call.input;
+    this.totals.output += call.output;
+    this.totals.cache_read += call.cache_read;
+    this.totals.cache_write += call.cache_write;
+    this.totals.cost_usd += call.cost_usd;
+    return { call, cumulative: { ...this.totals } };
+  }
+}
+
+/** This run's session files. Contract: throws when sessions are not recorded (--no-session). */
+export function recordedFiles(files: SessionFiles | undefined): SessionFiles {
+  if (!files)
+    throw new ErrorWithKind('failed', 'sessions are not recorded in this run (--no-session)');
+  return files;
+}

@@ -254,6 +254,11 @@ test('a hostile server: unusable tools skipped and named, a flood bounded, a cra
   ];
   assert.deepEqual(offered(-4), first);
   assert.deepEqual(offered(-3), [...first, 'mcp__hostile__grown'].sort(), 'after list_changed');
+  assert.deepEqual(
+    offered(-2),
+    [...first.filter((name) => name !== 'mcp__hostile__grow'), 'mcp__hostile__grown'].sort(),
+    'a tool the server dropped is unregistered',
+  );
   const byId = new Map(
     jsonLines(result.stdout)
       .filter((e) => e.type === 'tool_result')

@@ -239,8 +239,8 @@ export class Bridge {
 
   /**
    * Registers (or re-registers) a connected server's tools with zot, and remembers them for the
-   * next start. Tools it no longer lists stay registered (the protocol cannot take a tool back),
-   * and a call of one says that the server no longer offers it.
+   * next start. Tools it no longer lists are unregistered (a call racing that says that the
+   * server no longer offers it).
    */
   register(server: McpServer): void {
     if (server.state !== 'ready') {
@@ -280,13 +280,22 @@ export class Bridge {
         (args) => this.search(args.query, args.limit),
       );
     }
+    const kept = new Set(tools.map((tool) => tool.zotName));
+    for (const [name, route] of [...this.routes]) {
+      if (route.server !== server || kept.has(name)) continue;
+      this.routes.delete(name);
+      this.ext.unregisterTool(name);
+      this.ext.log(
+        `MCP server "${server.name}" no longer lists "${route.tool.mcpName}"; unregistered ${name}`,
+      );
+    }
     for (const tool of tools) {
       this.routes.set(tool.zotName, { server, tool });
       this.ext.tool(
         tool.zotName,
         tool.description,
         tool.schema,
-        (args) => this.call(tool.zotName, args as Record<string, unknown>),
+        (args, call) => this.call(tool.zotName, args as Record<string, unknown>, call.signal),
         { deferred: server.deferred },
       );
     }
@@ -316,7 +325,11 @@ export class Bridge {
     );
   }
 
-  private async call(zotName: string, args: Record<string, unknown>): Promise<ToolResult> {
+  private async call(
+    zotName: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<ToolResult> {
     const route = this.routes.get(zotName);
     if (!route) return toolError(`${zotName}: no such MCP tool`);
     const { server, tool } = route;
@@ -345,7 +358,7 @@ export class Bridge {
     }
     try {
       const left = Math.max(1, Math.floor(deadline - performance.now()));
-      const result = mapResult(await server.call(tool.mcpName, args, left));
+      const result = mapResult(await server.call(tool.mcpName, args, left, signal));
       if (server.relistingTools) await server.toolsSettled(SETTLE_WAIT_MS);
       return result.isError
         ? { content: result.content, isError: true }

@@ -339,14 +339,20 @@ export class McpServer {
    * structured content is not checked against a tool's output schema (the model is shown the
    * text), and tools that run only as tasks are never registered (see tools.ts).
    */
-  call(tool: string, args: Record<string, unknown>, timeoutMs: number): Promise<unknown> {
+  call(
+    tool: string,
+    args: Record<string, unknown>,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
     const client = this.client;
     if (!client || this.state !== 'ready')
       return Promise.reject(new Error(`server "${this.name}" is not connected`));
     return client.request(
       { method: 'tools/call', params: { name: tool, arguments: args } },
       loaded!.ResultSchema,
-      { timeout: timeoutMs },
+      // zot's cancel aborts `signal`; the MCP client then sends notifications/cancelled.
+      { timeout: timeoutMs, ...(signal ? { signal } : {}) },
     );
   }
 

@@ -335,6 +335,12 @@ export class Bridge {
     const { server, tool } = route;
     // The whole call, a wait for the server to start included, answers before zot's timeout.
     const deadline = performance.now() + this.toolTimeoutMs;
+    // A start that just failed is still closing its client: its failure is this call's answer
+    // (restarting now would only get that same start back).
+    if (server.state === 'failed' && server.settling) {
+      await server.started(deadline - performance.now());
+      if (server.state === 'failed') return toolError(this.downMessage(server, 'could not start'));
+    }
     if (server.state === 'exited' || server.state === 'failed') {
       if (!server.mayAutoRestart()) return toolError(this.downMessage(server, 'is down'));
       if (!this.mayRestart(server)) return toolError(changedMessage(server));

@@ -130,6 +130,14 @@ export class McpServer {
     return this.state === 'ready' ? this.tools : (this.cached ?? this.tools);
   }
 
+  /**
+   * Whether a start is still settling: a start that failed stays in flight while its client is
+   * closed, and start() then returns that start instead of a new one.
+   */
+  get settling(): boolean {
+    return this.starting !== undefined;
+  }
+
   /** Milliseconds since the current start began. */
   get startingForMs(): number {
     return Math.round(performance.now() - this.startedAt);

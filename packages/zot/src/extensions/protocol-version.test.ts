@@ -62,7 +62,7 @@ test('a version-2 frame from a version-1 extension is refused, named and logged'
   await f.host.start();
   const fake = f.fakes.get('old')!;
   for (const type of ['tool_progress', 'ui_request', 'unregister_tool'])
-    fake.send({ type, id: 'q', name: 'n', text: 't', kind: 'confirm' } as never);
+    fake.send({ type, id: 'q', name: 'n', text: 't', kind: 'confirm', title: 'T' } as never);
   await new Promise((resolve) => setImmediate(resolve));
   for (const type of ['tool_progress', 'ui_request', 'unregister_tool'])
     assert.match(

@@ -2,11 +2,11 @@
 // until the user trusts its allow rules: that trust is pinned in trust.json to a hash of the
 // allow list, as a project extension's is to its content, so a changed list is untrusted again.
 import { existsSync, realpathSync } from 'node:fs';
-import { join } from 'node:path';
 import type { ZotPaths } from '../config/paths.js';
 import { TrustStore, trustAllFromEnv } from '../extensions/trust.js';
 import { RuleEngine } from '../security/rules/engine.js';
 import { rulesFromFile, rulesFromFlags } from '../security/rules/load.js';
+import { projectSettingsPath } from '../security/sandbox/load.js';
 import type { Rule } from '../security/rules/parse.js';
 import { nodeCrypto } from '../util/builtins.js';
 import { UsageError } from '../util/errors.js';
@@ -15,7 +15,7 @@ import type { CliOptions } from './args.js';
 /** The trust record's name for a project's allow rules (trust.json is keyed by path). */
 const TRUST_NAME = 'permissions.allow';
 
-export const projectSettingsPath = (cwd: string) => join(cwd, '.zot', 'settings.json');
+export { projectSettingsPath } from '../security/sandbox/load.js';
 
 /** `sha256:<hex>` of the allow rules as written, in order. */
 export function allowHash(rules: readonly Rule[]): string {

@@ -1,0 +1,105 @@
+// The controllers that act on what the user does: the editor (prompts, history, mentions), the
+// keys it does not take (Esc, Ctrl+C, Ctrl+O), slash commands, dialogs and extension panels.
+import type { InteractiveSession } from '../../contract/front-end.js';
+import { commandSurface } from './command-surface.js';
+import { CommandsController } from './commands.js';
+import { Dialogs } from './dialogs.js';
+import { EditorController } from './editor.js';
+import { KeysController } from './keys.js';
+import { PanelHost } from './panel-host.js';
+import type { Screen } from './screen.js';
+import { StatusNote } from './status-note.js';
+import { themeChoice, type PickedTheme } from './theme-setup.js';
+
+export interface InputOptions {
+  session: InteractiveSession;
+  screen: Screen;
+  picked: PickedTheme;
+  /** Keeps a /theme choice; without it /theme is not offered. */
+  saveTheme?: (name: string) => void;
+  historyFile?: string;
+  exit(): void;
+  now?: () => number;
+}
+
+export interface Input {
+  dialogs: Dialogs;
+  panels: PanelHost;
+  editor: EditorController;
+}
+
+export function createInput(options: InputOptions): Input {
+  const { session, screen, picked, exit } = options;
+  const { theme } = picked;
+  const { tui, chat, notes } = screen;
+  const now = options.now ? { now: options.now } : {};
+  const dialogs = new Dialogs({
+    tui,
+    theme,
+    session,
+    ...(options.saveTheme ? { themes: themeChoice(picked, tui, options.saveTheme) } : {}),
+    surface: {
+      display: (text, style) => chat.display(text, style),
+      replay: () => {
+        chat.clear();
+        chat.replay(session.messages);
+      },
+    },
+    ...now,
+  });
+  const panels = new PanelHost({
+    tui,
+    theme,
+    session,
+    warn: (message) => chat.display(message, theme.warning),
+  });
+  const commands = new CommandsController({
+    session,
+    theme,
+    dialogs,
+    surface: commandSurface({
+      session,
+      theme,
+      screen,
+      panels,
+      statusNote: new StatusNote(notes, theme, screen.render),
+      insert: (text) => editor.setText(text),
+      exit,
+    }),
+  });
+  const editor = new EditorController({
+    tui,
+    theme,
+    session,
+    runCommand: (text) => void commands.run(text),
+    cwd: session.state().cwd,
+    ...(options.historyFile ? { historyFile: options.historyFile } : {}),
+    warn: (message) => chat.display(`warning: ${message}`, theme.warning),
+    kept: (problem) => {
+      chat.display(`error: ${problem}`, theme.error);
+      chat.display(
+        'your prompt is still in the editor: store a key with /login, then press enter to send it',
+        theme.muted,
+      );
+    },
+  });
+  const keys = new KeysController({
+    session,
+    theme,
+    notes,
+    editor: {
+      get text() {
+        return editor.text;
+      },
+      setText: (text) => editor.setText(text),
+      isShowingAutocomplete: () => editor.editor.isShowingAutocomplete(),
+    },
+    toggleExpanded: () => chat.toggleExpanded(),
+    exit,
+    ...now,
+  });
+  // Keys go to the keys controller first; what it leaves is the editor's.
+  const steer = editor.editor.onKey;
+  editor.editor.onKey = (data) => keys.handle(data) || (steer?.(data) ?? false);
+  return { dialogs, panels, editor };
+}

@@ -1,0 +1,30 @@
+// What the chat shows before the first prompt: the banner, a resumed transcript, the warnings
+// of starting the run, and how to add a key when the provider has none.
+import type { InteractiveSession } from '../../contract/front-end.js';
+import type { Theme } from '../../tui/theme.js';
+import type { ChatView } from './chat/chat-view.js';
+
+export interface Welcome {
+  version: string;
+  themeWarnings?: string[];
+  warnings?: string[];
+}
+
+export function welcome(
+  chat: ChatView,
+  theme: Theme,
+  session: InteractiveSession,
+  { version, themeWarnings = [], warnings = [] }: Welcome,
+): void {
+  chat.display(`zot ${version} · /help for keys and commands`, theme.muted);
+  if (session.messages.length > 0) chat.replay(session.messages);
+  for (const warning of themeWarnings) chat.display(warning, theme.warning);
+  for (const warning of warnings) chat.display(`warning: ${warning}`, theme.warning);
+  const provider = session.state().provider;
+  if (session.providers().some((p) => p.provider === provider && !p.ready)) {
+    chat.display(
+      `no API key for ${provider} yet: /login stores one (or set it in the environment)`,
+      theme.warning,
+    );
+  }
+}

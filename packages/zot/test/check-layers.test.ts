@@ -125,6 +125,13 @@ const REFUSED: Array<{ name: string; path: string; line: string; rule: string; s
     says: /layer modes must not import session/,
   },
   {
+    name: 'a mode loading the session runtime at run time',
+    path: 'modes/print.ts',
+    line: "import { kinds } from '../session/session.js';",
+    rule: 'layers',
+    says: /layer modes must not import session \(\.\.\/session\/session\.js\)/,
+  },
+  {
     name: 'a lower layer importing a mode',
     path: 'session/session.ts',
     line: "import type { print } from '../modes/print.js';",

@@ -3,7 +3,7 @@
 // before a command that changes the session.
 import type { Theme } from '../../tui/theme.js';
 import { twoColumns } from '../../util/columns.js';
-import type { InteractiveSession, SlashResult } from './ports.js';
+import type { InteractiveSession, SlashResult } from '../../contract/front-end.js';
 
 export const KEYS_HELP = [
   'Keys:',

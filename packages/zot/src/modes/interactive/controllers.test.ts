@@ -11,7 +11,8 @@ import { resumable, sessionDetail } from './dialogs.js';
 import { appendHistory, HISTORY_LIMIT, loadHistory } from './history.js';
 import { EXIT_HINT_KEY, EXIT_WINDOW_MS, KeysController } from './keys.js';
 import { Notes } from './notes.js';
-import type { InteractiveSession, SessionSummary, SlashResult } from './ports.js';
+import type { InteractiveSession, SlashResult } from '../../contract/front-end.js';
+import type { SessionSummary } from '../../contract/summaries.js';
 
 const theme = createTheme(undefined, false);
 

@@ -7,7 +7,8 @@ import { showConfirmDialog, type ConfirmChoice } from '../../tui/confirm-dialog.
 import { showSelectDialog, type SelectDialogItem } from '../../tui/select-dialog.js';
 import { showTextPrompt } from '../../tui/text-prompt-dialog.js';
 import type { Style, Theme, ThemeSpec } from '../../tui/theme.js';
-import type { AskPerson, InteractiveSession, ProviderStatus, SessionSummary } from './ports.js';
+import type { AskPerson, InteractiveSession, ProviderStatus } from '../../contract/front-end.js';
+import type { SessionSummary } from '../../contract/summaries.js';
 import { reviewTrust } from './trust-dialog.js';
 
 export interface DialogSurface {

@@ -11,7 +11,7 @@ import {
 } from '../../tui/command-autocomplete.js';
 import { appendHistory, loadHistory } from './history.js';
 import { attachMentions } from './mentions.js';
-import type { InteractiveSession } from './ports.js';
+import type { InteractiveSession } from '../../contract/front-end.js';
 
 /**
  * Pi's Editor holding only safe text (an extension's insert, a history entry or a file name

@@ -4,7 +4,7 @@
 import { matchesKey } from '@mariozechner/pi-tui';
 import type { Theme } from '../../tui/theme.js';
 import type { Notes } from './notes.js';
-import type { InteractiveSession } from './ports.js';
+import type { InteractiveSession } from '../../contract/front-end.js';
 
 /** How long a first Ctrl+C waits for the second. */
 export const EXIT_WINDOW_MS = 2000;

@@ -5,7 +5,7 @@
 import type { OverlayHandle, TUI } from '@mariozechner/pi-tui';
 import { PanelView, type PanelContent } from '../../tui/panel-view.js';
 import type { Theme } from '../../tui/theme.js';
-import type { InteractiveSession } from './ports.js';
+import type { InteractiveSession } from '../../contract/front-end.js';
 
 interface OpenPanel {
   extension: string;

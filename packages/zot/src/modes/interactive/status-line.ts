@@ -3,7 +3,7 @@
 import { truncateToWidth, visibleWidth, type Component } from '@mariozechner/pi-tui';
 import type { Theme } from '../../tui/theme.js';
 import { terminalSafe } from '../../util/terminal-text.js';
-import type { RuntimeState } from './ports.js';
+import type { RuntimeState } from '../../contract/state.js';
 
 export interface StatusLineOptions {
   theme: Theme;

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { reviewText } from './trust-dialog.js';
-import type { TrustReview } from './ports.js';
+import type { TrustReview } from '../../contract/front-end.js';
 
 const base: TrustReview = {
   name: 'demo',

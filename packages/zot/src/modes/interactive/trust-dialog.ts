@@ -5,7 +5,12 @@ import type { TUI } from '@mariozechner/pi-tui';
 import { showChoiceDialog, type Choice } from '../../tui/choice-dialog.js';
 import type { Style, Theme } from '../../tui/theme.js';
 import { shellLine } from '../../util/shell-words.js';
-import type { InteractiveSession, TrustAnswer, TrustDecision, TrustReview } from './ports.js';
+import type {
+  InteractiveSession,
+  TrustAnswer,
+  TrustDecision,
+  TrustReview,
+} from '../../contract/front-end.js';
 
 export interface TrustSurface {
   display(text: string, style?: Style): void;

@@ -4,7 +4,7 @@ import type { Theme } from '../../tui/theme.js';
 import { terminalSafe } from '../../util/terminal-text.js';
 import type { Notes } from './notes.js';
 import type { PanelHost } from './panel-host.js';
-import type { ExtensionUi } from './ports.js';
+import type { ExtensionUi } from '../../contract/extension-ui.js';
 
 export interface TuiUiTargets {
   theme: Theme;

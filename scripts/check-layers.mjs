@@ -31,6 +31,19 @@ const ALLOWED = {
   tools: ['util', 'contract', 'config', 'providers', 'security', 'agent'],
   extensions: ['util', 'contract', 'config', 'providers', 'security', 'agent'],
   session: ['util', 'contract', 'config', 'providers', 'security', 'agent', 'tools', 'extensions'],
+  // The conformance kit (`zot ext test`) drives one extension through the host's own transport,
+  // validation and timeouts; it reads the session's built-in command names, nothing above.
+  conformance: [
+    'util',
+    'contract',
+    'config',
+    'providers',
+    'security',
+    'agent',
+    'tools',
+    'extensions',
+    'session',
+  ],
   // Front ends see the runtime through contract/'s ports only (contract/front-end.ts).
   modes: ['util', 'contract', 'tui'],
   cli: [
@@ -44,6 +57,7 @@ const ALLOWED = {
     'tools',
     'extensions',
     'session',
+    'conformance',
     'modes',
   ],
   main: ['cli'],
@@ -56,6 +70,8 @@ const TYPE_ONLY = {
   // Tools and the extension host name the conversation's content types; they call no provider.
   tools: ['providers'],
   extensions: ['providers'],
+  // The kit names JSON Schema types; it calls no provider.
+  conformance: ['providers'],
   // cli builds the extension host and the tools and hands them to the session.
   session: ['extensions', 'tools'],
   // Widgets know nothing of agents: they may name a contract type, never load one.
@@ -78,7 +94,7 @@ const NO_DEPENDENCIES = new Set(['rpc-client']);
 const SPAWNERS = new Set([
   'security',
   // `zot ext test` reads the process table with ps: it starts no program of anyone's choosing.
-  'cli/ext/conformance/procs.ts',
+  'conformance/procs.ts',
 ]);
 
 // TypeBox builds the schemas; loading it costs start-up time, so it loads only where schemas are

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadValidator, validateArgs } from '../src/agent/validate.js';
-import { invalidArgs, validArgs } from '../src/cli/ext/conformance/args.js';
+import { invalidArgs, validArgs } from '../src/conformance/args.js';
 
 const cases: Array<[string, Record<string, unknown>]> = [
   ['empty', {}],

@@ -11,7 +11,7 @@ import {
 } from '@zot/protocol';
 import { LineSplitter } from '@zot/protocol/jsonl';
 import { launchProcess, type ProcessPolicy } from '../security/launcher.js';
-import { killProcessGroup, signalProcessGroup } from '../util/process-group.js';
+import { killProcessGroup, signalProcessGroup, type KillResult } from '../util/process-group.js';
 import { closeQuietly, type ExtensionLog } from './log.js';
 import type { ScopeStarter } from './scopes.js';
 import { MAX_QUEUED_BYTES, type ExtensionTransport } from './transport.js';
@@ -220,8 +220,13 @@ export class ProcessTransport implements ExtensionTransport {
    * behind. Contract: never rejects; what was signalled is written to the log.
    */
   async terminate(): Promise<void> {
+    await this.terminateGroup();
+  }
+
+  /** terminate(), saying what it took: `gone`, `terminated` (SIGTERM) or `killed` (SIGKILL). */
+  async terminateGroup(): Promise<KillResult> {
     const pid = this.child?.pid;
-    if (pid === undefined) return;
+    if (pid === undefined) return 'gone';
     const graceMs = this.spec.killGraceMs;
     const result = await killProcessGroup(pid, { graceMs });
     if (result === 'terminated') this.log.write(`sent SIGTERM to process group ${pid}`);
@@ -232,6 +237,7 @@ export class ProcessTransport implements ExtensionTransport {
     this.child?.stdout?.destroy();
     this.child?.stdin?.destroy();
     this.held.length = 0; // nobody listens any more
+    return result;
   }
 
   terminateNow(): void {

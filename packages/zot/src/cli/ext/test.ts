@@ -6,8 +6,8 @@ import { homedir } from 'node:os';
 import { loadSandbox } from '../../security/sandbox/load.js';
 import { join, resolve } from 'node:path';
 import { loadSettings } from '../../config/settings.js';
-import { MANIFEST_FILE, readManifest } from '../../extensions/manifest.js';
-import { extensionTimeouts, readyDeadlineMs } from '../../extensions/timeouts.js';
+import { MANIFEST_FILE } from '../../extensions/manifest.js';
+import { extensionTimeouts } from '../../extensions/timeouts.js';
 import { resolveModel } from '../../providers/catalog.js';
 import { UsageError } from '../../util/errors.js';
 import { exitAfterFlush } from '../../util/exit.js';
@@ -21,8 +21,7 @@ import {
   type ExtCommand,
   type ExtContext,
 } from './common.js';
-import { Checks, renderText, type ReportJson } from './conformance/report.js';
-import { runKit } from './conformance/run.js';
+import { renderText, testExtension, type ReportJson } from '../../conformance/index.js';
 
 const HELP = `Usage: zot ext test <dir> [--json]
 
@@ -97,32 +96,6 @@ function hostModel(context: ExtContext): { provider: string; model: string } {
 }
 
 async function test(dir: string, context: ExtContext): Promise<ReportJson> {
-  const read = readManifest(dir);
-  const timeouts = extensionTimeouts(context.env);
-  if (!read.ok) {
-    const checks = new Checks();
-    checks.add({ check: 'manifest', status: 'fail', message: read.error });
-    return {
-      format: 'zot-ext-test/1',
-      ok: false,
-      extension: { name: null, version: null, dir, manifest: read.path },
-      counts: checks.counts(),
-      checks: checks.list,
-      stderr: '',
-      stderr_truncated: false,
-      timeouts_ms: {},
-      duration_ms: 0,
-    };
-  }
-  const { manifest, warnings } = read;
-  // The kit waits for ready as long as zot would for this extension.
-  timeouts.readyMs = readyDeadlineMs(timeouts, manifest.readyTimeoutMs);
-  if (manifest.kind !== 'process') {
-    const what = manifest.kind === 'theme' ? 'theme-only' : 'skill-only';
-    throw new UsageError(
-      `ext test: ${manifest.name} is a ${what} extension (no "exec"): there is no process to test`,
-    );
-  }
   let kill: (() => void) | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     kill?.();
@@ -135,15 +108,13 @@ async function test(dir: string, context: ExtContext): Promise<ReportJson> {
   try {
     const home = context.env.HOME || homedir();
     const sandbox = loadSandbox({ configPath: context.paths.config, project: context.cwd, home });
-    return await runKit({
-      manifest,
-      manifestWarnings: warnings,
+    return await testExtension(dir, {
       home,
       zotHome: context.paths.home,
       denyRead: sandbox.settings.denyRead,
       env: context.env,
       scrubEnv: runChildEnvironment(context.paths).scrub,
-      timeouts,
+      timeouts: extensionTimeouts(context.env),
       zotVersion: zotVersion(),
       ...hostModel(context),
       onKillNow: (fn) => (kill = fn),

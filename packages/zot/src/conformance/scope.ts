@@ -7,10 +7,10 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { prepareScope, type ScopeSpec, type ScopeStarter } from '../../../extensions/scopes.js';
-import { launchProcess } from '../../../security/launcher.js';
-import { within } from '../../../security/sandbox/policy.js';
-import type { ScopePolicy } from '../../../security/scope/scope-policy.js';
+import { prepareScope, type ScopeSpec, type ScopeStarter } from '../extensions/scopes.js';
+import { launchProcess } from '../security/launcher.js';
+import { within } from '../security/sandbox/policy.js';
+import type { ScopePolicy } from '../security/scope/scope-policy.js';
 import type { Checks } from './report.js';
 
 /** The probe: one attempt of each kind, answered as one JSON line. */

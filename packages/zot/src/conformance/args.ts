@@ -2,9 +2,9 @@
 // properties, types, enums, bounds, trivially satisfiable patterns) and one that the schema
 // rejects. Both are confirmed with the host's own argument validator, so what the kit calls
 // "valid" is what zot would let through. Schemas come from extensions: the walk is bounded.
-import { checkArgs } from '../../../agent/check-args.js';
-import type { JsonSchema } from '../../../providers/types.js';
-import { compileSafeRegex } from '../../../util/safe-regex.js';
+import { checkArgs } from '../agent/check-args.js';
+import type { JsonSchema } from '../providers/types.js';
+import { compileSafeRegex } from '../util/safe-regex.js';
 
 type Json = Record<string, unknown>;
 export type Made<T = unknown> =

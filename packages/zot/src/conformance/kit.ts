@@ -1,17 +1,17 @@
 // What every phase of `zot ext test` shares: the extension under test, the checks so far, the
 // host's timeouts, and the registrations the host would have accepted.
 import type { ProtocolVersion } from '@zot/protocol';
-import type { Manifest } from '../../../extensions/manifest.js';
+import type { Manifest } from '../extensions/manifest.js';
 import {
   checkCommand,
   checkSubscription,
   checkTool,
   type CommandRegistration,
   type ToolRegistration,
-} from '../../../extensions/registrations.js';
-import type { ExtensionTimeouts } from '../../../extensions/timeouts.js';
-import { BUILTIN_COMMANDS } from '../../../session/commands.js';
-import { RESERVED_TOOL_NAMES } from '../../../tools/index.js';
+} from '../extensions/registrations.js';
+import type { ExtensionTimeouts } from '../extensions/timeouts.js';
+import { BUILTIN_COMMANDS } from '../session/commands.js';
+import { RESERVED_TOOL_NAMES } from '../tools/index.js';
 import type { ExtensionChild, Line, Outcome } from './child.js';
 import type { Check, Checks } from './report.js';
 

@@ -3,7 +3,7 @@
 // (setsid, `detached: true`) and survives it can be named, and then stopped by the kit.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { childEnvironment } from '../../../security/child-env.js';
+import { childEnvironment } from '../security/child-env.js';
 
 export interface ProcessInfo {
   pid: number;

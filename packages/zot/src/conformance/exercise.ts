@@ -1,8 +1,8 @@
 // Commands and tools: each command once with empty arguments, each tool (deferred ones too) with
 // made-up valid and then invalid arguments.
 import type { CommandResponseFrame, ToolResultFrame } from '@zot/protocol';
-import type { ToolRegistration } from '../../../extensions/registrations.js';
-import { convertToolResult } from '../../../extensions/tool-adapter.js';
+import type { ToolRegistration } from '../extensions/registrations.js';
+import { convertToolResult } from '../extensions/tool-adapter.js';
 import { invalidArgs, validArgs } from './args.js';
 import { ask, type Probe, type Request } from './probe.js';
 import { isBuiltinCommand, isBuiltinTool, noAnswer, notRunning, type Kit } from './kit.js';

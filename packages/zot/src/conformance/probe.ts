@@ -2,7 +2,7 @@
 // subscribed events and a frame of an unknown type, the last two followed by a request it
 // answered before (a probe) to see whether it still answers.
 import type { EventInterceptResponseFrame } from '@zot/protocol';
-import type { RequestType } from '../../../extensions/peer.js';
+import type { RequestType } from '../extensions/peer.js';
 import type { Outcome } from './child.js';
 import { noAnswer, notRunning, type Kit } from './kit.js';
 import { cut, type Check } from './report.js';

@@ -3,10 +3,10 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolveExec } from '../../../extensions/exec-resolve.js';
-import type { Manifest } from '../../../extensions/manifest.js';
-import { withShippedSdk } from '../../../extensions/shipped-sdk.js';
-import type { ExtensionTimeouts } from '../../../extensions/timeouts.js';
+import { resolveExec } from '../extensions/exec-resolve.js';
+import type { Manifest } from '../extensions/manifest.js';
+import { withShippedSdk } from '../extensions/shipped-sdk.js';
+import type { ExtensionTimeouts } from '../extensions/timeouts.js';
 import { ExtensionChild } from './child.js';
 import { commands, tools } from './exercise.js';
 import { events, intercepts, unknownFrame, type Probe } from './probe.js';
@@ -15,7 +15,7 @@ import { hello, ready } from './handshake.js';
 import { checkRegistrations, emptyRegistry, type Kit } from './kit.js';
 import { Checks, type ReportJson } from './report.js';
 import { scopeChecks } from './scope.js';
-import type { ScopeStarter } from '../../../extensions/scopes.js';
+import type { ScopeStarter } from '../extensions/scopes.js';
 
 export interface RunOptions {
   manifest: Manifest;
@@ -173,6 +173,8 @@ export async function runKit(options: RunOptions): Promise<ReportJson> {
       args: exec.args,
       cwd: manifest.dir,
       env: sdk.env,
+      logPath: join(scratch, 'stderr.log'),
+      killGraceMs: timeouts.killGraceMs,
       ...(options.scrubEnv ? { scrubEnv: options.scrubEnv } : {}),
       ...(scope ? { scope } : {}),
     },
@@ -244,7 +246,7 @@ export async function runKit(options: RunOptions): Promise<ReportJson> {
     if (child.first?.frame?.type === 'hello') frames(kit);
     // A failed load is not shut down but stopped, as zot does: its group is terminated.
     const before = loaded ? await shutdown(kit) : [];
-    if (!loaded) await child.terminate(timeouts.killGraceMs);
+    if (!loaded) await child.terminate();
     await processes(kit, before);
   } finally {
     clearTimeout(timer);

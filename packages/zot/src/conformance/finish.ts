@@ -61,7 +61,7 @@ export async function shutdown(kit: Kit): Promise<ProcessInfo[]> {
       status: 'skip',
       message: `not run: the extension ${child.exitText} earlier`,
     });
-    await child.terminate(timeouts.killGraceMs);
+    await child.terminate();
     return before;
   }
   const sentAt = Date.now();
@@ -86,7 +86,7 @@ export async function shutdown(kit: Kit): Promise<ProcessInfo[]> {
       });
   } else {
     child.closeStdin();
-    const result = await child.terminate(timeouts.killGraceMs);
+    const result = await child.terminate();
     const how =
       result === 'killed'
         ? `SIGTERM to its process group was not enough, SIGKILL after ${timeouts.killGraceMs} ms was`
@@ -122,7 +122,7 @@ export async function processes(kit: Kit, before: ProcessInfo[]): Promise<void> 
   const inGroup = before.filter((info) => info.pgrp === pid && stillRunning(info));
   let groupLeft = child.groupAlive();
   if (groupLeft) {
-    await child.terminate(timeouts.killGraceMs);
+    await child.terminate();
     groupLeft = child.groupAlive();
   }
   let escaped = before.filter((info) => info.pgrp !== pid && stillRunning(info));

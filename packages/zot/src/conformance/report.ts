@@ -1,6 +1,6 @@
 // The result of `zot ext test`: one entry per check, printed as lines for a person or as one
 // JSON document for CI (the shape is documented in docs/extensions.md, "Testing your extension").
-import { terminalSafe } from '../../../util/terminal-text.js';
+import { terminalSafe } from '../util/terminal-text.js';
 
 export type Status = 'pass' | 'fail' | 'warn' | 'skip';
 

@@ -654,6 +654,15 @@ export type RpcRequests = {
   switch_session: {
     path: string;
   };
+  /** The checkpointed turns of the session, numbered from 1, with the files each changed */
+  list_checkpoints: Record<string, never>;
+  /** Restores the files as they were before a turn (idle only); the rewind is itself a turn, so it can be undone */
+  rewind: {
+    /** A turn number as list_checkpoints gives it (from 1) */
+    turn: number;
+    /** Overwrite files changed outside zot since its last checkpoint (without it they fail the request, named) */
+    force?: boolean;
+  };
   /** Health check */
   ping: Record<string, never>;
   /** Slash commands: built-in and from extensions */
@@ -746,6 +755,38 @@ export type RpcResponses = {
   switch_session: {
     session_file: string | null;
     message_count: number;
+  };
+  list_checkpoints: {
+    /** False when checkpoints are off (--no-checkpoints) */
+    enabled: boolean;
+    turns: Array<{
+      turn: number;
+      /** ISO 8601 */
+      time: string;
+      /** The prompt's first line, or what a rewind restored */
+      label: string;
+      files: Array<{
+        path: string;
+        /** Absent for a binary file */
+        added?: number;
+        removed?: number;
+      }>;
+      /** Files its checkpoint skipped */
+      skipped: number;
+    }>;
+  };
+  rewind: {
+    /** Files written back */
+    restored: Array<string>;
+    /** Files created since, removed */
+    removed: Array<string>;
+    /** Files created since that were left in place, with why */
+    kept: Array<{
+      path: string;
+      reason: string;
+    }>;
+    /** Rewinding to this turn undoes the rewind */
+    undo_turn: number;
   };
   ping: {
     pong: true;

@@ -8,7 +8,7 @@ import { scanArgs, type OptionSpec } from './options.js';
 export type Mode = 'print' | 'json' | 'rpc' | 'interactive';
 
 export interface CliOptions {
-  command?: 'rpc' | 'auth' | 'ext' | 'permissions' | 'doctor';
+  command?: 'rpc' | 'auth' | 'ext' | 'permissions' | 'doctor' | 'rewind';
   commandArgs: string[];
   prompt: string[];
   print: boolean;
@@ -28,6 +28,8 @@ export interface CliOptions {
   continue: boolean;
   session?: string;
   noSession: boolean;
+  /** --no-checkpoints: no working-tree checkpoints this run. */
+  noCheckpoints: boolean;
   listModels: boolean;
   extPaths: string[];
   noExt: boolean;
@@ -103,6 +105,7 @@ const FLAGS: FlagSpec[] = [
   { names: ['-c', '--continue'], kind: 'bool', key: 'continue' },
   { names: ['--session'], kind: 'value', key: 'session' },
   { names: ['--no-session'], kind: 'bool', key: 'noSession' },
+  { names: ['--no-checkpoints'], kind: 'bool', key: 'noCheckpoints' },
   { names: ['--list-models'], kind: 'bool', key: 'listModels' },
   { names: ['-e', '--ext'], kind: 'list', key: 'extPaths' },
   { names: ['--no-ext'], kind: 'bool', key: 'noExt' },
@@ -119,7 +122,7 @@ const FLAGS: FlagSpec[] = [
   { names: ['-h', '--help'], kind: 'bool', key: 'help' },
 ];
 
-const SUBCOMMANDS = new Set(['rpc', 'auth', 'ext', 'permissions', 'doctor']);
+const SUBCOMMANDS = new Set(['rpc', 'auth', 'ext', 'permissions', 'doctor', 'rewind']);
 
 function defaults(): CliOptions {
   return {
@@ -132,6 +135,7 @@ function defaults(): CliOptions {
     maxSteps: 50,
     continue: false,
     noSession: false,
+    noCheckpoints: false,
     listModels: false,
     extPaths: [],
     noExt: false,

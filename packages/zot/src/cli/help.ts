@@ -11,6 +11,8 @@ Usage:
   zot ext <command>               manage extensions (zot ext --help)
   zot permissions [trust|untrust] list the permission rules in force; trust the project's allow rules
   zot doctor sandbox              check whether the sandbox can start here, and how to fix it
+  zot rewind --list | <turn>      list this directory's checkpointed turns; restore the files of one
+                                  (zot rewind --help)
 
 A prompt may also come on stdin when stdin is not a terminal. In print and JSON modes a prompt
 that starts with / runs that slash command (built-in or from an extension).
@@ -37,6 +39,8 @@ Options:
   -c, --continue                  resume the newest session of this directory
       --session <path>            resume (or start) the session in this file
       --no-session                do not write a session file
+      --no-checkpoints            do not record the working tree before a turn's tools run
+                                  (docs/checkpoints.md; also "checkpoints": {"enabled": false})
       --list-models               list the provider's models and exit (a local server's: what it serves)
   -e, --ext <dir>                 load the extension in <dir> for this run (repeatable; wins over installed copies)
       --no-ext                    do not load project or installed extensions (--ext still loads)

@@ -121,6 +121,10 @@ async function dispatch(argv: string[], stop: AbortController): Promise<number> 
     const { runDoctorCommand } = await import('./doctor.js');
     return runDoctorCommand(options.commandArgs, io);
   }
+  if (options.command === 'rewind') {
+    const { runRewindCommand } = await import('./rewind-command.js');
+    return runRewindCommand(options, io);
+  }
   if (options.command === 'ext') {
     const { runExtCommand } = await import('./ext/index.js');
     return runExtCommand(options.commandArgs, { ...io, stdin: process.stdin });

@@ -14,6 +14,10 @@ import { sessionFiles } from '../session/session-files.js';
 import { newestSession, newSessionPath, openSession } from '../session/store.js';
 import { buildSystemPrompt } from '../session/system-prompt.js';
 import { ToolRegistry } from '../session/tool-registry.js';
+import { CheckpointStore } from '../session/checkpoints/store.js';
+import type { CheckpointEntry } from '../session/load.js';
+import type { CheckpointSetup } from '../session/session-options.js';
+import { loadCheckpointSettings } from '../config/checkpoint-settings.js';
 import { builtinTools, RESERVED_TOOL_NAMES, type FileGuard } from '../tools/index.js';
 import { SandboxController } from '../security/sandbox/controller.js';
 import { loadSandbox } from '../security/sandbox/load.js';
@@ -391,7 +395,34 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
     askByDefault: options.noYolo,
     sandbox,
     configPath: paths.config,
+    ...checkpointSetup(options, cwd, paths, opened?.checkpoints, warn),
   });
   current = session;
   return { session, paths, provider, version, dispose: () => session.dispose() };
+}
+
+/** The checkpoint store of this directory, unless --no-checkpoints or the setting turns it off. */
+function checkpointSetup(
+  options: CliOptions,
+  cwd: string,
+  paths: ZotPaths,
+  recorded: CheckpointEntry[] | undefined,
+  warn: Warn,
+): { checkpoints?: CheckpointSetup } {
+  if (options.noCheckpoints) return {};
+  const { settings, warnings } = loadCheckpointSettings(paths.config);
+  for (const warning of warnings) warn(warning);
+  if (!settings.enabled) return {};
+  const store = CheckpointStore.for(cwd, paths.home, {
+    maxFileBytes: settings.maxFileBytes,
+    maxTotalBytes: settings.maxTotalBytes,
+    maxFiles: settings.maxFiles,
+  });
+  return {
+    checkpoints: {
+      store,
+      prune: { keepDays: settings.keepDays, maxStoreBytes: settings.maxStoreBytes },
+      ...(recorded ? { recorded } : {}),
+    },
+  };
 }

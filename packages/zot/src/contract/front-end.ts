@@ -1,6 +1,7 @@
 // The front-end port: what each mode (print, JSON, RPC, the TUI) may ask of the session
 // runtime, and the types those requests carry. Modes import these and nothing of session/; the
 // composition root hands them the Session, which the compiler holds to every port here.
+import type { CheckpointTurn, RewindOutcome } from './checkpoints.js';
 import type { PanelSpec } from '@zot/protocol';
 import type { ConfirmDecision } from './confirm.js';
 import type { ImageBlock, Message, StopReason } from './content.js';
@@ -177,6 +178,10 @@ export interface RpcSession extends Omit<OneShotSession, 'prompt' | 'runCommand'
   sessions(): SessionSummary[];
   /** Contract: throws when busy or naming the unreadable file. */
   resume(path: string): void;
+  /** The checkpointed turns; undefined when checkpoints are off. */
+  listCheckpoints(): Promise<CheckpointTurn[] | undefined>;
+  /** Contract: throws when busy or when checkpoints are off; never rejects otherwise. */
+  rewindCode(turn: number, force?: boolean): Promise<RewindOutcome>;
   setModel(ref: string): { id: string; provider: string };
   commands(): CommandInfo[];
   reloadExtensions(): Promise<ExtensionReport[]>;

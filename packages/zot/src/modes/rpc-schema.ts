@@ -85,6 +85,24 @@ export const RPC_REQUESTS = {
     'Continues a recorded session in this process (idle only): its transcript, usage and file',
     { path: Type.String({ minLength: 1 }) },
   ),
+  list_checkpoints: request(
+    'list_checkpoints',
+    'The checkpointed turns of the session, numbered from 1, with the files each changed',
+    {},
+  ),
+  rewind: request(
+    'rewind',
+    'Restores the files as they were before a turn (idle only); the rewind is itself a turn, so it can be undone',
+    {
+      turn: Type.Integer({ description: 'A turn number as list_checkpoints gives it (from 1)' }),
+      force: Type.Optional(
+        Type.Boolean({
+          description:
+            'Overwrite files changed outside zot since its last checkpoint (without it they fail the request, named)',
+        }),
+      ),
+    },
+  ),
   ping: request('ping', 'Health check', {}),
   get_commands: request('get_commands', 'Slash commands: built-in and from extensions', {}),
   command: request('command', 'Runs a slash command as the TUI would', {
@@ -147,6 +165,20 @@ export const PublicMessageSchema = Type.Union([
 
 export type PublicMessage = Static<typeof PublicMessageSchema>;
 
+const CheckpointTurnSchema = Type.Object({
+  turn: Type.Integer({ minimum: 1 }),
+  time: Type.String({ description: 'ISO 8601' }),
+  label: Type.String({ description: "The prompt's first line, or what a rewind restored" }),
+  files: Type.Array(
+    Type.Object({
+      path: Type.String(),
+      added: Type.Optional(Type.Integer({ minimum: 0, description: 'Absent for a binary file' })),
+      removed: Type.Optional(Type.Integer({ minimum: 0 })),
+    }),
+  ),
+  skipped: Type.Integer({ minimum: 0, description: 'Files its checkpoint skipped' }),
+});
+
 const Started = Type.Object(
   { started: Type.Literal(true) },
   { description: 'The work began after this response; its events follow' },
@@ -181,6 +213,21 @@ export const RPC_RESPONSES = {
   switch_session: Type.Object({
     session_file: Type.Union([Type.String(), Type.Null()]),
     message_count: Type.Integer({ minimum: 0 }),
+  }),
+  list_checkpoints: Type.Object({
+    enabled: Type.Boolean({ description: 'False when checkpoints are off (--no-checkpoints)' }),
+    turns: Type.Array(CheckpointTurnSchema),
+  }),
+  rewind: Type.Object({
+    restored: Type.Array(Type.String(), { description: 'Files written back' }),
+    removed: Type.Array(Type.String(), { description: 'Files created since, removed' }),
+    kept: Type.Array(Type.Object({ path: Type.String(), reason: Type.String() }), {
+      description: 'Files created since that were left in place, with why',
+    }),
+    undo_turn: Type.Integer({
+      minimum: 1,
+      description: 'Rewinding to this turn undoes the rewind',
+    }),
   }),
   ping: Type.Object({ pong: Type.Literal(true) }),
   get_commands: Type.Object({ commands: Type.Array(CommandSummarySchema) }),

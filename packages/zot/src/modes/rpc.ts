@@ -133,6 +133,29 @@ const HANDLERS: { [K in RpcRequestType]: Handler<K> } = {
       data: { session_file: session.sessionFile ?? null, message_count: session.messages.length },
     };
   },
+  list_checkpoints: async (_request, { session }) => {
+    const turns = await session.listCheckpoints();
+    return { data: { enabled: turns !== undefined, turns: turns ?? [] } };
+  },
+  rewind: async (request, { session }) => {
+    const outcome = await session.rewindCode(request.turn, request.force === true);
+    if (!outcome.ok) {
+      return {
+        error: outcome.conflicts
+          ? `not rewound: ${outcome.conflicts.map((path) => JSON.stringify(path)).join(', ')} changed outside zot since its last checkpoint; nothing was restored (send force: true to overwrite)`
+          : outcome.message,
+        kind: outcome.reason === 'no_turn' ? 'not_found' : 'failed',
+      };
+    }
+    return {
+      data: {
+        restored: outcome.restored,
+        removed: outcome.removed,
+        kept: outcome.kept,
+        undo_turn: outcome.undoTurn,
+      },
+    };
+  },
   clear: (_request, { session }) => (session.clear(), done),
   set_model: (request, { session }) => {
     const model = session.setModel(request.model);

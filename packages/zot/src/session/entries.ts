@@ -171,6 +171,24 @@ export const sessionEntryShape = tagged('type', {
   }),
   /** The name the user gave the session (`/sessions`); the last one counts. */
   name: object({ type: literal('name'), time: string(), name: string() }),
+  /**
+   * A checkpoint of the working tree, in zot's own store (session/checkpoints/): taken before a
+   * turn's first tool call (phase "before") and when that turn ends ("after"). Turns are
+   * numbered from 1 within the session; a rewind is a turn of its own, so it can be undone.
+   */
+  checkpoint: object({
+    type: literal('checkpoint'),
+    time: string(),
+    turn: integer({ min: 1 }),
+    phase: string(),
+    commit: string({ minLength: 40 }),
+    /** The directory the checkpoint covers. */
+    root: string(),
+    /** The prompt's first line, or what a rewind restored. */
+    label: optional(string()),
+    /** How many files it skipped (too large, not regular files). */
+    skipped: optional(count),
+  }),
   /** Audit record of an extension blocking or rewriting something; not part of the transcript. */
   intercept: object({
     type: literal('intercept'),

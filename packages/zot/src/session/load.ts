@@ -9,6 +9,9 @@ import {
   sessionEntryShape,
   type SessionEntry,
 } from './entries.js';
+
+/** A recorded working-tree checkpoint (entries.ts). */
+export type CheckpointEntry = Extract<SessionEntry, { type: 'checkpoint' }>;
 import { pairToolCalls } from './repair.js';
 import { TranscriptReplay } from './replay.js';
 import { UsageTally, type RecordedUsage } from './recorded-usage.js';
@@ -23,6 +26,8 @@ export interface LoadedSession {
   usage: RecordedUsage;
   /** The name the user gave the session, if any. */
   name?: string;
+  /** The working-tree checkpoints the session recorded, in order. */
+  checkpoints?: CheckpointEntry[];
   /** Each names the file and, for a bad line, its number. */
   warnings: string[];
   /**
@@ -96,7 +101,8 @@ function replayLines(
   bytes: Buffer,
   file: string,
   warnings: Warnings,
-): { transcript: TranscriptReplay; usage: UsageTally } {
+): { transcript: TranscriptReplay; usage: UsageTally; checkpoints: CheckpointEntry[] } {
+  const checkpoints: CheckpointEntry[] = [];
   const transcript = new TranscriptReplay();
   const usage = new UsageTally();
   let start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0; // a BOM
@@ -131,6 +137,7 @@ function replayLines(
     else if (entry.type === 'clear') transcript.clear();
     else if (entry.type === 'usage') usage.add(entry);
     else if (entry.type === 'name') usage.name = entry.name;
+    else if (entry.type === 'checkpoint') checkpoints.push(entry);
     if (entry.type === 'session') usage.model ??= `${entry.provider}/${entry.model}`;
     if (entry.type === 'session' && entry.version > SESSION_FORMAT_VERSION)
       warnings.add(
@@ -138,7 +145,7 @@ function replayLines(
           `${SESSION_FORMAT_VERSION}); loading what it understands`,
       );
   }
-  return { transcript, usage };
+  return { transcript, usage, checkpoints };
 }
 
 /**
@@ -155,7 +162,7 @@ export function loadSessionText(data: Uint8Array | string, file = 'session file'
       typeof data === 'string'
         ? Buffer.from(data, 'utf8')
         : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-    const { transcript, usage } = replayLines(bytes, file, warnings);
+    const { transcript, usage, checkpoints } = replayLines(bytes, file, warnings);
     const paired = pairToolCalls(transcript.messages(), file);
     paired.warnings.forEach((warning) => warnings.add(warning));
     const { messages, tailRepair } = paired;
@@ -163,6 +170,7 @@ export function loadSessionText(data: Uint8Array | string, file = 'session file'
       messages,
       usage: usage.result(),
       ...(usage.name !== undefined ? { name: usage.name } : {}),
+      ...(checkpoints.length > 0 ? { checkpoints } : {}),
       warnings: warnings.list(),
       ...(tailRepair ? { tailRepair } : {}),
     };

@@ -18,6 +18,7 @@ import type { SessionExtensions } from './session-extensions.js';
 import { contextUsed, type PromptOutcome, type SessionOptions } from './session-options.js';
 import type { SessionRecord } from './session-record.js';
 import { summaryMessage } from './store.js';
+import type { Checkpointer } from './checkpoints/checkpointer.js';
 
 export interface CompactOutcome {
   summary?: string;
@@ -39,8 +40,13 @@ export interface RunnerSession {
   readonly ext: SessionExtensions;
   readonly permissions: PermissionGate;
   gate(): ConfirmGate | undefined;
+  checkpoints(): Checkpointer | undefined;
   emit(event: SessionEvent): void;
 }
+
+/** The text of a prompt, for naming its turn. */
+const promptText = (content: UserContent[]) =>
+  content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
 
 export class PromptRunner {
   private controller: AbortController | undefined;
@@ -81,6 +87,8 @@ export class PromptRunner {
         this.s.messages.push(message);
         this.s.recorder.append({ type: 'message', message });
         this.s.emit({ type: 'user_message', content, time: message.time });
+        const checkpoints = this.s.checkpoints();
+        checkpoints?.startTurn(promptText(content));
         const run = runAgent(
           this.s.messages,
           this.agentSetup(controller.signal),
@@ -89,6 +97,7 @@ export class PromptRunner {
         this.running = run;
         const result = await run;
         this.running = undefined;
+        await checkpoints?.endTurn();
         // Steering that came too late for this run (it ended, failed or was aborted) follows it.
         for (const late of this.s.queued.takeSteering()) void this.followUp(late.content);
         // A failed automatic compaction is reported on its own; the prompt itself succeeded.
@@ -103,8 +112,25 @@ export class PromptRunner {
     }, ending(requestId));
   }
 
-  /** The hooks of one run: the extensions' and, when anything can refuse a call, the gate. */
+  /**
+   * The hooks of one run: the extensions' and, when anything can refuse a call, the gate; with
+   * checkpoints on, the first tool call of the turn records the tree before anything runs.
+   */
   private runHooks(signal: AbortSignal): AgentHooks {
+    const hooks = this.gatedHooks(signal);
+    const checkpoints = this.s.checkpoints();
+    if (!checkpoints) return hooks;
+    const intercept = hooks.beforeToolCall?.bind(hooks);
+    return {
+      ...hooks,
+      beforeToolCall: async (call) => {
+        await checkpoints.beforeToolCall();
+        return intercept?.(call);
+      },
+    };
+  }
+
+  private gatedHooks(signal: AbortSignal): AgentHooks {
     const gate = this.s.gate();
     const askByDefault = this.s.options.askByDefault === true;
     if (!gate && !this.s.options.rules && !askByDefault) return this.s.ext.hooks;

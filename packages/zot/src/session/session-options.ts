@@ -1,6 +1,9 @@
 // What a Session is made of (its options, from the composition root) and the small pieces of
 // bookkeeping it shares with nothing else: which events can change the snapshot, usage sums.
 import type { Usage } from '../agent/events.js';
+import type { CheckpointStore } from './checkpoints/store.js';
+import type { PrunePolicy } from './checkpoints/prune.js';
+import type { CheckpointEntry } from './load.js';
 import type { AgentHooks } from '../agent/hooks.js';
 import type { PromptOutcome } from '../contract/front-end.js';
 export type { PromptOutcome };
@@ -34,6 +37,13 @@ export const STATELESS_EVENTS = new Set<SessionEvent['type']>([
   'tool_call_delta',
   'tool_progress',
 ]);
+
+export interface CheckpointSetup {
+  store: CheckpointStore;
+  prune?: PrunePolicy;
+  /** The checkpoints of the session file being resumed. */
+  recorded?: CheckpointEntry[];
+}
 
 export interface SessionOptions {
   cwd: string;
@@ -80,6 +90,8 @@ export interface SessionOptions {
   sandbox?: SandboxController;
   /** Where /sandbox --save writes the mode ($ZOT_HOME/config.json). */
   configPath?: string;
+  /** Working-tree checkpoints (absent with --no-checkpoints or the setting off). */
+  checkpoints?: CheckpointSetup;
 }
 
 /** The context a call used: everything the model read plus what it wrote. */

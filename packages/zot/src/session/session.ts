@@ -57,6 +57,11 @@ import type { RequestId } from '../contract/front-end.js';
 import { ModelAccess } from './model-access.js';
 import { recordedFiles, SessionRecord } from './session-record.js';
 import { SessionExtensions } from './session-extensions.js';
+import { Checkpointer } from './checkpoints/checkpointer.js';
+import type { CheckpointTurn, RewindOutcome } from '../contract/checkpoints.js';
+import type { CheckpointEntry } from './load.js';
+import { basename } from 'node:path';
+import { nodeCrypto } from '../util/builtins.js';
 
 export class Session {
   readonly cwd: string;
@@ -78,6 +83,8 @@ export class Session {
   );
   /** The permission rules and the audit of their decisions (`/permissions`). */
   readonly permissions: PermissionGate;
+  /** This session's working-tree checkpoints; undefined when they are off. */
+  checkpoints: Checkpointer | undefined;
 
   constructor(private readonly options: SessionOptions) {
     this.listeners = new SessionListeners(options.warnings ?? []);
@@ -110,8 +117,10 @@ export class Session {
       ext: this.ext,
       permissions: this.permissions,
       gate: () => this.gate,
+      checkpoints: () => this.checkpoints,
       emit,
     });
+    this.checkpoints = this.newCheckpointer(options.checkpoints?.recorded);
     const sandbox = options.sandbox;
     if (sandbox) {
       sandbox.onChange(() => this.refreshState());
@@ -119,6 +128,21 @@ export class Session {
       // Probed now, so that the status line and the first warning come before any command.
       if (sandbox.mode !== 'off') void sandbox.check();
     }
+  }
+
+  /** Checkpoints for the session file in use (a new one after /new, the resumed one's after /sessions). */
+  private newCheckpointer(recorded: CheckpointEntry[] | undefined): Checkpointer | undefined {
+    const setup = this.options.checkpoints;
+    if (!setup) return undefined;
+    const path = this.recorder.path;
+    return new Checkpointer({
+      store: setup.store,
+      sessionKey: path ? basename(path, '.jsonl') : nodeCrypto().randomBytes(6).toString('hex'),
+      record: (entry) => this.recorder.append(entry),
+      warn: (message) => this.warn(message),
+      ...(recorded ? { recorded } : {}),
+      ...(setup.prune ? { prune: setup.prune } : {}),
+    });
   }
 
   /** A warning for the front ends; held for the first subscriber when none is there yet. */
@@ -292,6 +316,7 @@ export class Session {
   async dispose(): Promise<void> {
     await this.close();
     await this.ext.host?.shutdown();
+    await this.checkpoints?.settle();
   }
   /** Every skill, read afresh (the skill tool then sees the same); undefined when skills are off. */
   skills(): Promise<SkillCatalog | undefined> {
@@ -327,6 +352,27 @@ export class Session {
   /** Removes a saved API key (`/logout`); false when none was saved. */
   logout(provider: ProviderName): boolean {
     return this.access.logout(provider);
+  }
+
+  /** The checkpointed turns of this session; undefined when checkpoints are off. */
+  async listCheckpoints(): Promise<CheckpointTurn[] | undefined> {
+    return this.checkpoints?.list();
+  }
+
+  /**
+   * Restores the files as they were before `turn`'s first tool call (rewinding is itself a
+   * turn, so it can be undone). Contract: throws when busy or when checkpoints are off; never
+   * rejects otherwise (a conflict or failure is the outcome).
+   */
+  rewindCode(turn: number, force = false): Promise<RewindOutcome> {
+    if (this.busy) throw new ErrorWithKind('busy', 'agent is busy');
+    const checkpoints = this.checkpoints;
+    if (!checkpoints)
+      throw new ErrorWithKind(
+        'failed',
+        'checkpoints are off in this run (--no-checkpoints or the setting)',
+      );
+    return this.ops.enqueue(() => checkpoints.rewind(turn, force));
   }
 
   /** Adds an audit or other non-model record to the session file. */
@@ -448,6 +494,7 @@ export class Session {
   startNew(): void {
     if (this.busy) throw new ErrorWithKind('busy', 'agent is busy');
     this.replaceTranscript([], this.options.files?.create());
+    this.checkpoints = this.newCheckpointer(undefined);
     this.recorder.resetUsage();
     this.statePublisher.publish();
   }
@@ -466,6 +513,7 @@ export class Session {
     if (this.busy) throw new ErrorWithKind('busy', 'agent is busy');
     const opened = recordedFiles(this.options.files).open(path);
     this.replaceTranscript(opened.messages, opened.writer);
+    this.checkpoints = this.newCheckpointer(opened.checkpoints);
     this.recorder.restoreUsage(opened.usage);
     for (const message of opened.warnings) this.emit({ type: 'warning', message });
     this.statePublisher.publish();

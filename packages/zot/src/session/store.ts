@@ -199,7 +199,7 @@ export function openSession(
       ? loadSession(path)
       : { messages: [], usage: new UsageTally().result(), warnings: [] };
   const writer = new SessionWriter(path, header, sessionsRoot);
-  const { messages, warnings, usage } = loaded;
+  const { messages, warnings, usage, checkpoints } = loaded;
   if (loaded.tailRepair) {
     try {
       writer.append({ type: 'message', message: loaded.tailRepair });
@@ -207,7 +207,7 @@ export function openSession(
       warnings.push(`could not record the repair in ${path}: ${errorMessage(error)}`);
     }
   }
-  return { writer, messages, warnings, usage };
+  return { writer, messages, warnings, usage, ...(checkpoints ? { checkpoints } : {}) };
 }
 
 export interface OpenedSession {
@@ -215,6 +215,7 @@ export interface OpenedSession {
   messages: Message[];
   warnings: string[];
   usage: RecordedUsage;
+  checkpoints?: LoadedSession['checkpoints'];
 }
 
 /** Whether `path` lies inside the directory `root`. */

@@ -327,6 +327,58 @@ const shapeSwitchSession: Shape = {
   ],
 };
 
+function checkListCheckpoints(value: any): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    value['type'] === 'list_checkpoints' &&
+    (value['id'] !== undefined
+      ? typeof value['id'] === 'string' || Number.isFinite(value['id'])
+      : true)
+  );
+}
+
+const shapeListCheckpoints: Shape = {
+  kind: 'object',
+  properties: [
+    { key: 'type', required: true, shape: { kind: 'literal', value: 'list_checkpoints' } },
+    {
+      key: 'id',
+      required: false,
+      shape: { kind: 'union', variants: [{ kind: 'string' }, { kind: 'number' }] },
+    },
+  ],
+};
+
+function checkRewind(value: any): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    value['type'] === 'rewind' &&
+    (value['id'] !== undefined
+      ? typeof value['id'] === 'string' || Number.isFinite(value['id'])
+      : true) &&
+    Number.isInteger(value['turn']) &&
+    (value['force'] !== undefined ? typeof value['force'] === 'boolean' : true)
+  );
+}
+
+const shapeRewind: Shape = {
+  kind: 'object',
+  properties: [
+    { key: 'type', required: true, shape: { kind: 'literal', value: 'rewind' } },
+    {
+      key: 'id',
+      required: false,
+      shape: { kind: 'union', variants: [{ kind: 'string' }, { kind: 'number' }] },
+    },
+    { key: 'turn', required: true, shape: { kind: 'integer' } },
+    { key: 'force', required: false, shape: { kind: 'boolean' } },
+  ],
+};
+
 function checkPing(value: any): boolean {
   return (
     typeof value === 'object' &&
@@ -548,6 +600,8 @@ export const RPC_VALIDATORS: ReadonlyMap<string, FrameValidator> = new Map([
   ['get_models', { check: checkGetModels, shape: shapeGetModels }],
   ['get_sessions', { check: checkGetSessions, shape: shapeGetSessions }],
   ['switch_session', { check: checkSwitchSession, shape: shapeSwitchSession }],
+  ['list_checkpoints', { check: checkListCheckpoints, shape: shapeListCheckpoints }],
+  ['rewind', { check: checkRewind, shape: shapeRewind }],
   ['ping', { check: checkPing, shape: shapePing }],
   ['get_commands', { check: checkGetCommands, shape: shapeGetCommands }],
   ['command', { check: checkCommand, shape: shapeCommand }],

@@ -1,0 +1,150 @@
+// Which files a checkpoint covers: in a repository, what git lists as tracked or untracked and
+// not ignored (the user's own rules, read from the user's repository without writing to it);
+// elsewhere, every file under the root. Each is then sized with lstat: symlinks are kept as
+// links (never followed), and what cannot or must not be stored is listed as skipped.
+import { lstat, readdir } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { nulList, runGit } from './git.js';
+
+export interface CheckpointLimits {
+  /** A file larger than this is skipped (listed). */
+  maxFileBytes: number;
+  /** A tree whose files add up to more than this is not checkpointed (one note says so). */
+  maxTotalBytes: number;
+  /** A tree with more files than this is not checkpointed. */
+  maxFiles: number;
+}
+
+export const DEFAULT_LIMITS: CheckpointLimits = {
+  maxFileBytes: 10 * 1024 * 1024,
+  maxTotalBytes: 1024 * 1024 * 1024,
+  maxFiles: 100_000,
+};
+
+export interface Skipped {
+  path: string;
+  reason: string;
+}
+
+export type Listing =
+  | { ok: true; files: string[]; skipped: Skipped[]; bytes: number }
+  | { ok: false; reason: string };
+
+const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
+
+/** Paths (relative, '/'-separated) that git lists in the repository at `root`. */
+async function repositoryPaths(root: string): Promise<string[]> {
+  const out = await runGit({
+    args: ['ls-files', '-z', '--cached', '--others', '--exclude-standard'],
+    cwd: root,
+  });
+  return [...new Set(nulList(out))];
+}
+
+/**
+ * Every path under `root` (a directory that is not a repository), without following symlinks
+ * and without entering `.git` directories or `exclude`d ones. Stops past `limit` paths.
+ */
+async function walkPaths(
+  root: string,
+  limit: number,
+  exclude: (abs: string) => boolean,
+): Promise<string[] | undefined> {
+  const found: string[] = [];
+  const pending = [root];
+  while (pending.length > 0) {
+    const dir = pending.pop()!;
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch {
+      continue; // unreadable: nothing of it can be stored or restored
+    }
+    for (const entry of entries) {
+      const abs = join(dir, entry.name);
+      if (exclude(abs)) continue;
+      if (entry.isDirectory()) {
+        if (entry.name !== '.git') pending.push(abs);
+        continue;
+      }
+      found.push(relative(root, abs).split(sep).join('/'));
+      if (found.length > limit) return undefined;
+    }
+  }
+  return found;
+}
+
+/** Why a path is not stored, or undefined when it is (a regular file or a symlink). */
+function refusal(stat: Stats, limits: CheckpointLimits): string | undefined {
+  if (stat.isSymbolicLink()) return undefined;
+  if (stat.isDirectory()) return 'a nested repository or submodule (not checkpointed)';
+  if (!stat.isFile()) return 'not a regular file';
+  if (stat.size > limits.maxFileBytes)
+    return `${mib(stat.size)}, over the ${mib(limits.maxFileBytes)} per-file limit`;
+  return undefined;
+}
+
+/**
+ * The files a checkpoint of `root` stores, with the ones it skips and why.
+ * Contract: never throws; a tree over the limits, or a git listing that fails, is
+ * `{ ok: false, reason }` naming what to do.
+ */
+export async function listTree(
+  root: string,
+  repository: boolean,
+  limits: CheckpointLimits,
+  exclude: (abs: string) => boolean,
+): Promise<Listing> {
+  let paths: string[] | undefined;
+  try {
+    paths = repository
+      ? (await repositoryPaths(root)).filter((path) => !exclude(join(root, path)))
+      : await walkPaths(root, limits.maxFiles, exclude);
+  } catch (error) {
+    return { ok: false, reason: `cannot list the files of ${root}: ${(error as Error).message}` };
+  }
+  if (!paths || paths.length > limits.maxFiles) {
+    return {
+      ok: false,
+      reason: `${root} holds more than ${limits.maxFiles} files, over the checkpoint limit (raise checkpoints.max_files in config.json, or run with --no-checkpoints)`,
+    };
+  }
+  const files: string[] = [];
+  const skipped: Skipped[] = [];
+  let bytes = 0;
+  // lstat in batches: the event loop stays free and the thread pool stays busy.
+  const BATCH = 256;
+  for (let start = 0; start < paths.length; start += BATCH) {
+    const batch = paths.slice(start, start + BATCH);
+    const stats = await Promise.all(
+      batch.map((path) => lstat(join(root, path)).catch(() => undefined)),
+    );
+    batch.forEach((path, index) => {
+      const stat = stats[index];
+      if (!stat) return; // gone (a deleted tracked file): not in this checkpoint
+      if (path.endsWith('/')) {
+        skipped.push({ path, reason: 'a nested repository (not checkpointed)' });
+        return;
+      }
+      if (path.includes('\uFFFD')) {
+        skipped.push({ path, reason: 'a file name that is not valid UTF-8' });
+        return;
+      }
+      const why = refusal(stat, limits);
+      if (why) {
+        skipped.push({ path, reason: why });
+        return;
+      }
+      files.push(path);
+      bytes += stat.size;
+    });
+    if (bytes > limits.maxTotalBytes) {
+      return {
+        ok: false,
+        reason: `the files under ${root} add up to more than ${mib(limits.maxTotalBytes)}, over the checkpoint limit (raise checkpoints.max_total_bytes in config.json, or run with --no-checkpoints)`,
+      };
+    }
+  }
+  return { ok: true, files, skipped, bytes };
+}

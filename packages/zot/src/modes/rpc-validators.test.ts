@@ -42,6 +42,9 @@ const VALID: Array<Record<string, unknown>> = [
   { type: 'confirm', tool_id: 't', decision: 'allow_all_session' },
   { type: 'confirm', tool_id: 't', decision: 'deny' },
   { type: 'panel_close', panel_id: 'p' },
+  { type: 'list_checkpoints' },
+  { type: 'rewind', turn: 1 },
+  { type: 'rewind', id: 9, turn: 3, force: true },
 ];
 
 // Hand-picked invalid requests and the error decodeRpcLine gives each.
@@ -62,6 +65,9 @@ const INVALID: Array<[Record<string, unknown>, string]> = [
   [{ type: 'set_model', id: 7 }, 'set_model: /model is required'],
   [{ type: 'set_model', model: '' }, 'set_model: /model must be a non-empty string'],
   [{ type: 'switch_session' }, 'switch_session: /path is required'],
+  [{ type: 'rewind' }, 'rewind: /turn is required'],
+  [{ type: 'rewind', turn: 1.5 }, 'rewind: /turn must be an integer'],
+  [{ type: 'rewind', turn: 1, force: 'yes' }, 'rewind: /force must be a boolean'],
   [{ type: 'command', text: 'weather' }, 'command: /text must be a string matching "^/"'],
   [{ type: 'command', text: ['/x'] }, 'command: /text must be a string matching "^/"'],
   [

@@ -61,7 +61,6 @@ import { Checkpointer } from './checkpoints/checkpointer.js';
 import type { CheckpointTurn, RewindOutcome } from '../contract/checkpoints.js';
 import type { CheckpointEntry } from './load.js';
 import { basename } from 'node:path';
-import { nodeCrypto } from '../util/builtins.js';
 
 export class Session {
   readonly cwd: string;
@@ -137,7 +136,8 @@ export class Session {
     const path = this.recorder.path;
     return new Checkpointer({
       store: setup.store,
-      sessionKey: path ? basename(path, '.jsonl') : nodeCrypto().randomBytes(6).toString('hex'),
+      // Without a session file (--no-session) the refs need a name of this run's own.
+      sessionKey: path ? basename(path, '.jsonl') : `run-${process.pid}-${Date.now().toString(36)}`,
       record: (entry) => this.recorder.append(entry),
       warn: (message) => this.warn(message),
       ...(recorded ? { recorded } : {}),

@@ -2,7 +2,7 @@
 // dropped, then the oldest ones until the store is under `maxStoreBytes`; git's gc then removes
 // what no checkpoint uses (objects younger than an hour are kept, so a checkpoint being written
 // by another zot at the same time is safe).
-import { readdir, stat, utimes, writeFile } from 'node:fs/promises';
+import { nodeFsPromises } from '../../util/builtins.js';
 import { join } from 'node:path';
 import type { CheckpointStore } from './store.js';
 
@@ -21,14 +21,20 @@ async function sizeOf(dir: string, depth = 0): Promise<number> {
   let total = 0;
   let entries;
   try {
-    entries = await readdir(dir, { withFileTypes: true });
+    entries = await nodeFsPromises().readdir(dir, { withFileTypes: true });
   } catch {
     return 0;
   }
   for (const entry of entries) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) total += await sizeOf(path, depth + 1);
-    else if (entry.isFile()) total += (await stat(path).catch(() => undefined))?.size ?? 0;
+    else if (entry.isFile())
+      total +=
+        (
+          await nodeFsPromises()
+            .stat(path)
+            .catch(() => undefined)
+        )?.size ?? 0;
   }
   return total;
 }
@@ -40,10 +46,12 @@ export async function prune(
   now = Date.now(),
 ): Promise<void> {
   const stamp = join(store.gitDir, 'zot-pruned');
-  const last = await stat(stamp).catch(() => undefined);
+  const last = await nodeFsPromises()
+    .stat(stamp)
+    .catch(() => undefined);
   if (last && now - last.mtimeMs < DAY_MS) return;
-  await writeFile(stamp, '');
-  await utimes(stamp, now / 1000, now / 1000);
+  await nodeFsPromises().writeFile(stamp, '');
+  await nodeFsPromises().utimes(stamp, now / 1000, now / 1000);
   const refs = (await store.refs()).sort((a, b) => a.time - b.time);
   const cutoff = (now - policy.keepDays * DAY_MS) / 1000;
   const old = refs.filter((ref) => ref.time < cutoff);

@@ -2,7 +2,7 @@
 // removed; a file changed outside zot since zot last recorded the tree is a conflict, left alone
 // unless forced. Removal never follows a symlinked directory out of the tree, and never touches
 // what the checkpoint skipped or what the repository ignores.
-import { lstat, readdir, realpath, rmdir, unlink } from 'node:fs/promises';
+import { nodeFsPromises } from '../../util/builtins.js';
 import { dirname, relative, resolve, sep } from 'node:path';
 import type { CheckpointStore, Snapshot } from './store.js';
 
@@ -57,7 +57,7 @@ export async function planRestore(
 /** Whether `abs` lies in `root` with no symlink on the way (both real paths). */
 async function directlyInside(root: string, abs: string): Promise<boolean> {
   try {
-    const parent = await realpath(dirname(abs));
+    const parent = await nodeFsPromises().realpath(dirname(abs));
     return parent === dirname(abs) && (parent === root || parent.startsWith(root + sep));
   } catch {
     return false;
@@ -68,8 +68,8 @@ async function directlyInside(root: string, abs: string): Promise<boolean> {
 async function pruneEmpty(root: string, dir: string): Promise<void> {
   for (let at = dir; at !== root && at.startsWith(root + sep); at = dirname(at)) {
     try {
-      if ((await readdir(at)).length > 0) return;
-      await rmdir(at);
+      if ((await nodeFsPromises().readdir(at)).length > 0) return;
+      await nodeFsPromises().rmdir(at);
     } catch {
       return;
     }
@@ -94,7 +94,7 @@ export async function applyRestore(
     store.skippedAt(target),
     store.ignored(plan.remove),
   ]);
-  const root = await realpath(store.root);
+  const root = await nodeFsPromises().realpath(store.root);
   const removed: string[] = [];
   const kept: Array<{ path: string; reason: string }> = [];
   for (const path of plan.remove) {
@@ -112,12 +112,12 @@ export async function applyRestore(
       continue;
     }
     try {
-      const stat = await lstat(abs);
+      const stat = await nodeFsPromises().lstat(abs);
       if (stat.isDirectory()) {
         kept.push({ path, reason: 'it is a directory now' });
         continue;
       }
-      await unlink(abs); // never follows a symlink: the link itself goes
+      await nodeFsPromises().unlink(abs); // never follows a symlink: the link itself goes
       removed.push(path);
       await pruneEmpty(root, dirname(abs));
     } catch (error) {

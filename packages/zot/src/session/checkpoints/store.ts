@@ -42,23 +42,31 @@ const isHex40 = (text: string) => /^[0-9a-f]{40}$/.test(text);
 
 export class CheckpointStore {
   private ready: Promise<void> | undefined;
+  private dir: string | undefined;
 
   private constructor(
     /** The directory checkpoints cover: the repository's top level, or the working directory. */
     readonly root: string,
     readonly repository: boolean,
-    readonly gitDir: string,
     private readonly limits: CheckpointLimits,
     private readonly zotHome: string,
   ) {}
 
-  /** The store for `cwd`'s project under `zotHome`. Contract: never throws; runs no process. */
+  /**
+   * The store for `cwd`'s project under `zotHome`. Contract: never throws; runs no process and
+   * loads nothing more (a run that calls no tool pays nothing).
+   */
   static for(cwd: string, zotHome: string, limits: CheckpointLimits): CheckpointStore {
     const project = projectRoot(cwd);
     const repository = existsSync(join(project, '.git'));
     const root = repository ? project : resolve(cwd);
-    const gitDir = join(zotHome, 'checkpoints', `${cwdKey(root)}.git`);
-    return new CheckpointStore(root, repository, gitDir, limits, resolve(zotHome));
+    return new CheckpointStore(root, repository, limits, resolve(zotHome));
+  }
+
+  /** zot's git directory for this project: $ZOT_HOME/checkpoints/<name>-<hash>.git. */
+  get gitDir(): string {
+    this.dir ??= join(this.zotHome, 'checkpoints', `${cwdKey(this.root)}.git`);
+    return this.dir;
   }
 
   private env(index = join(this.gitDir, 'index')): Record<string, string> {

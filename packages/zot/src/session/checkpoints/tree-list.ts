@@ -2,7 +2,7 @@
 // not ignored (the user's own rules, read from the user's repository without writing to it);
 // elsewhere, every file under the root. Each is then sized with lstat: symlinks are kept as
 // links (never followed), and what cannot or must not be stored is listed as skipped.
-import { lstat, readdir } from 'node:fs/promises';
+import { nodeFsPromises } from '../../util/builtins.js';
 import type { Stats } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { nulList, runGit } from './git.js';
@@ -57,7 +57,7 @@ async function walkPaths(
     const dir = pending.pop()!;
     let entries;
     try {
-      entries = await readdir(dir, { withFileTypes: true });
+      entries = await nodeFsPromises().readdir(dir, { withFileTypes: true });
     } catch {
       continue; // unreadable: nothing of it can be stored or restored
     }
@@ -118,7 +118,11 @@ export async function listTree(
   for (let start = 0; start < paths.length; start += BATCH) {
     const batch = paths.slice(start, start + BATCH);
     const stats = await Promise.all(
-      batch.map((path) => lstat(join(root, path)).catch(() => undefined)),
+      batch.map((path) =>
+        nodeFsPromises()
+          .lstat(join(root, path))
+          .catch(() => undefined),
+      ),
     );
     batch.forEach((path, index) => {
       const stat = stats[index];

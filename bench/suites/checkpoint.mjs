@@ -1,0 +1,139 @@
+// Checkpoint cost (issue 29): on a generated repository of 10,000 files / 200 MB with 3 files
+// changed per turn, one checkpoint (what a turn's first tool call waits for) against
+// `git status` on the same tree, alternating; and a rewind of 100 changed files (snapshot of
+// the tree, plan, write-back, removal, snapshot after), against `git status` again.
+// Targets: checkpoint <= 100 ms and <= 2x git status; rewind of 100 files <= 1 s.
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT, row, rounds } from '../lib/common.mjs';
+
+const FILES = 10_000;
+const FILE_BYTES = 20 * 1024; // 10,000 x 20 KiB = 200 MB
+const DIRS = 100;
+
+const src = process.env.BENCH_ZOT_SRC ?? join(ROOT, 'packages/zot/dist/src');
+const load = (path) => import(pathToFileURL(join(src, path)).href);
+
+function gitEnv() {
+  const env = { ...process.env };
+  for (const name of Object.keys(env)) if (name.startsWith('GIT_')) delete env[name];
+  return {
+    ...env,
+    GIT_AUTHOR_NAME: 'b',
+    GIT_AUTHOR_EMAIL: 'b@b',
+    GIT_COMMITTER_NAME: 'b',
+    GIT_COMMITTER_EMAIL: 'b@b',
+  };
+}
+
+/** 10,000 files of 20 KiB in 100 directories, committed; every file's content differs. */
+function generate(dir) {
+  const line = 'the quick brown fox jumps over the lazy dog 0123456789 abcdefghijklmnopqrstuvw\n';
+  const body = line.repeat(Math.ceil(FILE_BYTES / line.length)).slice(0, FILE_BYTES - 32);
+  for (let d = 0; d < DIRS; d++) mkdirSync(join(dir, `d${d}`), { recursive: true });
+  for (let i = 0; i < FILES; i++) {
+    writeFileSync(join(dir, `d${i % DIRS}`, `f${i}.txt`), `file ${i}\n`.padEnd(32, '.') + body);
+  }
+  const env = gitEnv();
+  execFileSync('git', ['init', '-q'], { cwd: dir, env });
+  execFileSync('git', ['add', '-A'], { cwd: dir, env });
+  execFileSync('git', ['commit', '-q', '-m', 'generated'], { cwd: dir, env });
+}
+
+const pathOf = (i) => join(`d${i % DIRS}`, `f${i}.txt`);
+
+export async function run(options) {
+  const base = mkdtempSync(join(tmpdir(), 'zot-bench-checkpoint-'));
+  const repo = join(base, 'repo');
+  const home = join(base, 'home');
+  mkdirSync(repo);
+  mkdirSync(home);
+  const rows = [];
+  const notes = [];
+  try {
+    const t0 = performance.now();
+    generate(repo);
+    notes.push(`generated and committed the tree in ${Math.round(performance.now() - t0)} ms`);
+    const { CheckpointStore } = await load('session/checkpoints/store.js');
+    const { Checkpointer } = await load('session/checkpoints/checkpointer.js');
+    const limits = { maxFileBytes: 10 * 1024 * 1024, maxTotalBytes: 1024 ** 3, maxFiles: 100_000 };
+    const store = CheckpointStore.for(repo, home, limits);
+    let seq = 0;
+    const first = performance.now();
+    const initial = await store.snapshot(`refs/zot/bench/${seq++}`, {});
+    if (!initial.ok) throw new Error(initial.reason);
+    notes.push(`first checkpoint (every file hashed) ${Math.round(performance.now() - first)} ms`);
+
+    const n = rounds(options, 15, 5);
+    const status = [];
+    const checkpoint = [];
+    let touched = 0;
+    for (let round = 0; round < n; round++) {
+      for (let k = 0; k < 3; k++) appendFileSync(join(repo, pathOf(touched++ % FILES)), 'x\n');
+      const order = round % 2 === 0 ? ['status', 'checkpoint'] : ['checkpoint', 'status'];
+      for (const which of order) {
+        const start = performance.now();
+        if (which === 'status') {
+          execFileSync('git', ['status', '--porcelain'], { cwd: repo, env: gitEnv() });
+          status.push(performance.now() - start);
+        } else {
+          const taken = await store.snapshot(`refs/zot/bench/${seq++}`, {});
+          if (!taken.ok) throw new Error(taken.reason);
+          checkpoint.push(performance.now() - start);
+        }
+      }
+    }
+    rows.push(
+      row('checkpoint, 3 of 10,000 files changed vs git status', status, checkpoint, {
+        maxRatio: 2,
+      }),
+    );
+    rows.push(
+      row('checkpoint, 3 of 10,000 files changed (absolute)', status, checkpoint, {
+        maxMs: 100,
+      }),
+    );
+
+    // Rewind of 100 changed files: a turn changes them (and creates 10), then is rewound.
+    const rewinds = [];
+    const statusAgain = [];
+    const checkpointer = new Checkpointer({
+      store,
+      sessionKey: 'bench-rewind',
+      record: () => {},
+      warn: (message) => notes.push(message),
+    });
+    const m = rounds(options, 7, 3);
+    for (let round = 0; round < m; round++) {
+      checkpointer.startTurn(`round ${round}`);
+      await checkpointer.beforeToolCall();
+      for (let k = 0; k < 100; k++) appendFileSync(join(repo, pathOf(500 + k)), `r${round}\n`);
+      for (let k = 0; k < 10; k++) writeFileSync(join(repo, `new-${round}-${k}.txt`), 'new\n');
+      await checkpointer.endTurn();
+      const turns = await checkpointer.list();
+      const turn = turns.filter((entry) => entry.label === `round ${round}`).at(-1).turn;
+      const s0 = performance.now();
+      execFileSync('git', ['status', '--porcelain'], { cwd: repo, env: gitEnv() });
+      statusAgain.push(performance.now() - s0);
+      const start = performance.now();
+      const outcome = await checkpointer.rewind(turn);
+      rewinds.push(performance.now() - start);
+      if (!outcome.ok) throw new Error(outcome.message);
+      if (outcome.restored.length !== 100 || outcome.removed.length !== 10)
+        throw new Error(
+          `rewind restored ${outcome.restored.length} and removed ${outcome.removed.length}`,
+        );
+    }
+    rows.push(
+      row('rewind of 100 changed + 10 new files (absolute)', statusAgain, rewinds, { maxMs: 1000 }),
+    );
+    await checkpointer.settle();
+    rows[0].note = notes.join('; ');
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+  return { name: 'checkpoint', rows, notes };
+}

@@ -23,6 +23,23 @@ const COUNTS = [0, 1, 5];
 const BLOCK = 50;
 const INTERCEPTOR = { subscribe: { intercept: ['tool_call'] } };
 
+// Version-2 interceptors (tool_result, user_prompt): one each, against a raw round trip of the
+// same frame to the same program.
+const V2 = {
+  tool_result: (i) => ({
+    tool: 'read',
+    args: { path: `src/${i}.ts` },
+    tool_call_id: `call_${i}`,
+    content: [{ type: 'text', text: `export const n${i} = ${i};\n`.repeat(20) }],
+    is_error: false,
+  }),
+  user_prompt: (i) => ({ text: `explain src/${i}.ts in one paragraph`, source: 'user' }),
+};
+const v2Interceptor = (event) => ({
+  subscribe: { intercept: [event] },
+  hello_extra: { protocol_version: 2 },
+});
+
 const value = (i) => ({
   tool_id: `call_${i}`,
   tool_name: 'bash',
@@ -51,6 +68,14 @@ export async function run(options) {
       hosts[count] = await startHost(join(root.dir, `h${count}`), dirs, { env });
       const active = hosts[count].running.filter((e) => e.intercepts.has('tool_call')).length;
       if (active !== count) throw new Error(`host ${count}: ${active} interceptors subscribed`);
+    }
+    for (const event of Object.keys(V2)) {
+      const dir = makeFixture(join(root.dir, event), `${event}-guard`, 'well-behaved', {
+        ...v2Interceptor(event),
+      });
+      hosts[event] = await startHost(join(root.dir, event), [dir], { env });
+      if (!hosts[event].running.some((e) => e.intercepts.has(event)))
+        throw new Error(`host ${event}: the interceptor did not subscribe`);
     }
     const rawDir = makeFixture(join(root.dir, 'raw'), 'guard-raw', 'well-behaved', INTERCEPTOR);
     peer = new RawPeer(await commandLine(rawDir, env), env);
@@ -94,6 +119,26 @@ export async function run(options) {
         return performance.now() - start;
       },
     };
+    for (const [event, fields] of Object.entries(V2)) {
+      variants[`raw_${event}`] = async (i) => {
+        const start = performance.now();
+        const reply = await peer.roundTrip({
+          type: 'event_intercept',
+          id: `r${++seq}`,
+          event,
+          ...fields(i),
+        });
+        if (reply.type !== 'event_intercept_response') throw new Error('unexpected raw reply');
+        return performance.now() - start;
+      };
+      variants[`v2_${event}`] = async (i) => {
+        const start = performance.now();
+        const result = await hosts[event].intercept(event, fields(i));
+        const ms = performance.now() - start;
+        if (result.blocked) throw new Error(`unexpected block: ${JSON.stringify(result)}`);
+        return ms;
+      };
+    }
     for (const count of COUNTS) {
       variants[`i${count}`] = async (i) => {
         const start = performance.now();
@@ -143,6 +188,26 @@ export async function run(options) {
               `host's own share is ` +
               `${((medianOf(samples.i5) - medianOf(samples.raw5)) / 5).toFixed(4)} ms per interceptor`
             : ''),
+      });
+    }
+    for (const event of Object.keys(V2)) {
+      const rawEvent = medianOf(samples[`raw_${event}`]);
+      const added = medianOf(samples[`v2_${event}`]) - zero;
+      rows.push({
+        ...row(
+          `1 ${event} interceptor: intercept() vs raw round trip`,
+          samples[`raw_${event}`],
+          samples[`v2_${event}`],
+          { maxMs: Infinity },
+        ),
+        target: `added = ${(added / rawEvent).toFixed(2)}x raw <= 2x`,
+        pass: added <= 2 * rawEvent,
+        addedPerInterceptor: Math.round(added * 1e4) / 1e4,
+        addedRatio: Math.round((added / rawEvent) * 1000) / 1000,
+        note:
+          `${event}: +${added.toFixed(4)} ms over 0 interceptors (${zero.toFixed(4)} ms) = ` +
+          `${(added / rawEvent).toFixed(2)}x the raw round trip of the same frame ` +
+          `(${rawEvent.toFixed(4)} ms); target <= 2x`,
       });
     }
     // The same five hops without the host: what the machine itself charges for a chain of

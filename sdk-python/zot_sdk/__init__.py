@@ -28,6 +28,7 @@ from ._results import (
     Decision,
     Panel,
     ToolResult,
+    add_context,
     allow,
     block,
     display,
@@ -35,14 +36,16 @@ from ._results import (
     image,
     insert,
     modify,
+    modify_text,
     noop,
     open_panel,
     prompt,
+    replace_content,
     replace_text,
     text,
     tool_error,
 )
-from ._values import HostInfo, PanelKey, ToolCall
+from ._values import HostInfo, InterceptedResult, PanelKey, Prompt, ToolCall
 
 __version__ = "0.1.0"
 
@@ -60,10 +63,13 @@ __all__ = [
     "Decision",
     "Extension",
     "HostInfo",
+    "InterceptedResult",
     "Panel",
     "PanelKey",
+    "Prompt",
     "ToolCall",
     "ToolResult",
+    "add_context",
     "allow",
     "block",
     "display",
@@ -71,9 +77,11 @@ __all__ = [
     "image",
     "insert",
     "modify",
+    "modify_text",
     "noop",
     "open_panel",
     "prompt",
+    "replace_content",
     "replace_text",
     "text",
     "tool_error",

@@ -15,7 +15,7 @@ from ._results import (
     tool_error,
     tool_fields,
 )
-from ._values import PanelKey, ToolCall
+from ._values import InterceptedResult, PanelKey, Prompt, ToolCall
 from ._workers import Leaders
 
 #: Requests: run on the pool of handler threads, each answered with its id.
@@ -177,6 +177,14 @@ class Dispatch:
                 subject = frame.get("step")
             elif event == "assistant_message":
                 subject = frame.get("text") if isinstance(frame.get("text"), str) else ""
+            elif event == "tool_result":
+                content = frame.get("content")
+                subject = InterceptedResult(
+                    frame.get("tool_call_id"), frame.get("tool"), frame.get("args") or {},
+                    content if isinstance(content, list) else [], frame.get("is_error") is True)
+            elif event == "user_prompt":
+                text = frame.get("text")
+                subject = Prompt(text if isinstance(text, str) else "", frame.get("source"))
             else:
                 subject = frame
         if fn is not None:

@@ -133,6 +133,16 @@ class Extension(Lifecycle, Dispatch):
         """Decorator: `def gate(step: int)`; returns allow() or block(reason)."""
         return self._intercept("turn_start", fn)
 
+    def intercept_tool_result(self, fn):
+        """Decorator: `def screen(result)` with `result.name`, `.args`, `.content`, `.is_error`,
+        for every tool; returns allow(), block(reason) or replace_content(...)."""
+        return self._intercept("tool_result", fn)
+
+    def intercept_user_prompt(self, fn):
+        """Decorator: `def screen(prompt)` with `prompt.text`, `prompt.source`; returns
+        allow(), block(reason) (the user is told) or modify_text(text)."""
+        return self._intercept("user_prompt", fn)
+
     def intercept_assistant_message(self, fn):
         """Decorator: `def scrub(text: str)`; returns allow(), block() or replace_text()."""
         return self._intercept("assistant_message", fn)

@@ -18,7 +18,13 @@ EVENTS = (
     "assistant_message",
 )
 #: Events an extension can intercept (block or rewrite).
-INTERCEPTABLE_EVENTS = ("tool_call", "turn_start", "assistant_message")
+INTERCEPTABLE_EVENTS = (
+    "tool_call",
+    "turn_start",
+    "assistant_message",
+    "tool_result",
+    "user_prompt",
+)
 #: Note levels (notify.level).
 NOTIFY_LEVELS = ("info", "success", "warn", "error")
 #: What zot does after a slash command (command_response.action).

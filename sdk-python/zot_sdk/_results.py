@@ -133,9 +133,33 @@ def modify(args):
     return Decision(modified_args=args)
 
 
-def replace_text(text):
-    """Show this text instead of the assistant's message."""
-    return Decision(replace_text=str(text))
+def replace_text(text, scope=None):
+    """Show this text instead of the assistant's message; the model keeps its own, unless
+    `scope` is "transcript" (later turns get this text too)."""
+    decision = Decision(replace_text=str(text))
+    if scope is not None:
+        if scope != "transcript":
+            raise ValueError('replace_text(): scope is "transcript" or None')
+        decision["scope"] = scope
+    return decision
+
+
+def replace_content(content):
+    """Give the model this content instead of the tool's result: a str, or blocks made with
+    text() and image()."""
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    return Decision(replace_content=list(content))
+
+
+def modify_text(text):
+    """Run the intercepted prompt with this text instead."""
+    return Decision(modified_text=str(text))
+
+
+def add_context(text):
+    """Give the model this context for the turn (marked as coming from your extension)."""
+    return Decision(add_context=str(text))
 
 
 # Normalising what handlers return.

@@ -1,4 +1,5 @@
-"""What handlers receive: the host's description, an intercepted tool call, a panel key."""
+"""What handlers receive: the host's description, an intercepted tool call, tool result or
+prompt, a panel key."""
 import os
 
 
@@ -39,6 +40,42 @@ class ToolCall:
 
     def __repr__(self):
         return "ToolCall(%r, %r)" % (self.name, self.args)
+
+
+class InterceptedResult:
+    """An intercepted tool result: the tool's `name`, `args`, the call's `id`, its `content`
+    (a list of blocks) and `is_error`."""
+
+    __slots__ = ("id", "name", "args", "content", "is_error")
+
+    def __init__(self, id, name, args, content, is_error):
+        self.id = id
+        self.name = name
+        self.args = args
+        self.content = content
+        self.is_error = is_error
+
+    def text(self):
+        """The text blocks of the content, joined."""
+        return "".join(
+            b.get("text", "") for b in self.content if isinstance(b, dict) and b.get("type") == "text"
+        )
+
+    def __repr__(self):
+        return "InterceptedResult(%r, error=%r)" % (self.name, self.is_error)
+
+
+class Prompt:
+    """An intercepted prompt: its `text` and `source` (user, extension, steer or queue)."""
+
+    __slots__ = ("text", "source")
+
+    def __init__(self, text, source):
+        self.text = text
+        self.source = source
+
+    def __repr__(self):
+        return "Prompt(%r, %r)" % (self.text, self.source)
 
 
 class PanelKey:

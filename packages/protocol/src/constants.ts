@@ -52,12 +52,27 @@ export const EVENT_NAMES = [
 export type EventName = (typeof EVENT_NAMES)[number];
 
 /** Events an extension may `intercept` (block or rewrite) via `event_intercept`. */
-export const INTERCEPTABLE_EVENTS = ['tool_call', 'turn_start', 'assistant_message'] as const;
+export const INTERCEPTABLE_EVENTS = [
+  'tool_call',
+  'turn_start',
+  'assistant_message',
+  ...V2_INTERCEPTABLE_EVENTS,
+] as const;
 export type InterceptableEvent = (typeof INTERCEPTABLE_EVENTS)[number];
 
 /** `turn_end.stop` values (design D16); the same set is used by JSON/RPC events. */
 export const TURN_END_STOPS = ['end_turn', 'tool_use', 'length', 'error', 'aborted'] as const;
 export type TurnEndStop = (typeof TURN_END_STOPS)[number];
+
+/** `user_prompt.source` values: typed (or sent by a front end), an extension's, steering, queued. */
+export const PROMPT_SOURCES = ['user', 'extension', 'steer', 'queue'] as const;
+export type PromptSource = (typeof PROMPT_SOURCES)[number];
+
+/** Longest `add_context` a turn_start interceptor may return, in characters. */
+export const MAX_ADD_CONTEXT_CHARS = 64 * 1024;
+
+/** Longest `modified_text` a user_prompt interceptor may return, in characters. */
+export const MAX_MODIFIED_PROMPT_CHARS = 1024 * 1024;
 
 /** `notify.level` values. */
 export const NOTIFY_LEVELS = ['info', 'success', 'warn', 'error'] as const;

@@ -138,7 +138,30 @@ export const EventInterceptResponseFrameSchema = frame(
       Type.Unknown({ description: 'tool_call only: rewritten args; ignored unless an object.' }),
     ),
     replace_text: Type.Optional(
-      Type.String({ description: 'assistant_message only: replaces the user-visible text.' }),
+      Type.String({
+        description:
+          'assistant_message only: replaces the user-visible text; the model keeps its original unless scope is "transcript".',
+      }),
+    ),
+    scope: Type.Optional(
+      Type.String({
+        description:
+          'Version 2, with replace_text: "transcript" also replaces the text the model gets back on later turns (audited).',
+      }),
+    ),
+    replace_content: Type.Optional(
+      Type.Array(ContentBlockSchema, {
+        description: 'Version 2, tool_result only: the content the model gets instead.',
+      }),
+    ),
+    modified_text: Type.Optional(
+      Type.String({ description: 'Version 2, user_prompt only: the prompt text instead.' }),
+    ),
+    add_context: Type.Optional(
+      Type.String({
+        description:
+          'Version 2, turn_start only: context the model gets for this turn, marked and attributed to the extension.',
+      }),
     ),
     error: Type.Optional(
       Type.String({

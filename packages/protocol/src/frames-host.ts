@@ -2,8 +2,8 @@
 // Same tolerance rule as frames-extension.ts: only `type`, ids and the names a receiver
 // dispatches on are required; unknown fields are allowed everywhere.
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
-import { PANEL_KEYS, TURN_END_STOPS } from './constants.js';
-import { PanelCloseFrameSchema } from './frames-extension.js';
+import { PANEL_KEYS, PROMPT_SOURCES, TURN_END_STOPS } from './constants.js';
+import { ContentBlockSchema, PanelCloseFrameSchema } from './frames-extension.js';
 import { CancelFrameSchema, UiResponseFrameSchema } from './frames-v2.js';
 import { frame, jsonObject, literalUnion, orNull } from './schema-util.js';
 
@@ -155,11 +155,41 @@ export const AssistantMessageInterceptFrameSchema = interceptFrame(
   'Suppress or rewrite the user-visible text.',
 );
 
+export const ToolResultInterceptFrameSchema = interceptFrame(
+  'tool_result',
+  {
+    tool: Type.Optional(Type.String({ description: 'The tool that ran.' })),
+    args: Type.Optional(ToolArgs),
+    tool_call_id: Type.Optional(Type.String()),
+    content: Type.Optional(
+      Type.Array(ContentBlockSchema, { description: "The result's content blocks." }),
+    ),
+    is_error: Type.Optional(Type.Boolean()),
+  },
+  'ToolResultInterceptFrame',
+  'Version 2: allow, replace the content (replace_content), or block (the model gets an error with the reason) a tool result before the model sees it.',
+);
+export const UserPromptInterceptFrameSchema = interceptFrame(
+  'user_prompt',
+  {
+    text: Type.Optional(Type.String({ description: "The prompt's text." })),
+    source: Type.Optional(
+      literalUnion(PROMPT_SOURCES, {
+        description: 'typed by the user, submitted by an extension, steering, or queued.',
+      }),
+    ),
+  },
+  'UserPromptInterceptFrame',
+  'Version 2: allow, rewrite (modified_text) or block (the reason is shown to the user) a prompt.',
+);
+
 export const EventInterceptFrameSchema = Type.Union(
   [
     ToolCallInterceptFrameSchema,
     TurnStartInterceptFrameSchema,
     AssistantMessageInterceptFrameSchema,
+    ToolResultInterceptFrameSchema,
+    UserPromptInterceptFrameSchema,
   ],
   {
     title: 'EventInterceptFrame',
@@ -198,6 +228,8 @@ export type EventFrame = Static<typeof EventFrameSchema>;
 export type ToolCallInterceptFrame = Static<typeof ToolCallInterceptFrameSchema>;
 export type TurnStartInterceptFrame = Static<typeof TurnStartInterceptFrameSchema>;
 export type AssistantMessageInterceptFrame = Static<typeof AssistantMessageInterceptFrameSchema>;
+export type ToolResultInterceptFrame = Static<typeof ToolResultInterceptFrameSchema>;
+export type UserPromptInterceptFrame = Static<typeof UserPromptInterceptFrameSchema>;
 export type EventInterceptFrame = Static<typeof EventInterceptFrameSchema>;
 export type PanelKeyFrame = Static<typeof PanelKeyFrameSchema>;
 export type ShutdownFrame = Static<typeof ShutdownFrameSchema>;

@@ -11,6 +11,10 @@ export {
   NOTIFY_LEVELS,
   PANEL_KEYS,
   BASE_PROTOCOL_VERSION,
+  MAX_ADD_CONTEXT_CHARS,
+  MAX_MODIFIED_PROMPT_CHARS,
+  PROMPT_SOURCES,
+  type PromptSource,
   PROTOCOL_VERSION,
   TURN_END_STOPS,
   V2_FRAME_TYPES,
@@ -73,6 +77,8 @@ export type {
   TurnEndEventFrame,
   TurnStartEventFrame,
   TurnStartInterceptFrame,
+  ToolResultInterceptFrame,
+  UserPromptInterceptFrame,
 } from './frames-host.js';
 export type {
   CancelFrame,

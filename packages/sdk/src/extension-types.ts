@@ -1,6 +1,13 @@
 // The public types of an extension: its options, what handlers receive and may return, the
 // subjects interceptors see, and what zot says about itself in hello_ack.
-import type { EventFrame, EventName, FrameFromExtension, PanelKey, Transport } from '@zot/protocol';
+import type {
+  ContentBlock,
+  EventFrame,
+  EventName,
+  FrameFromExtension,
+  PanelKey,
+  Transport,
+} from '@zot/protocol';
 import type { CommandResult, Decision, ToolResult } from './results.js';
 
 /** What zot tells the extension in hello_ack. Empty strings for fields the host left out. */
@@ -106,6 +113,19 @@ export interface TurnStart {
 }
 export interface AssistantMessage {
   readonly text: string;
+}
+/** An intercepted tool result (any tool: built-in, an extension's, the MCP bridge's). */
+export interface ToolResultSubject {
+  readonly id: string | undefined;
+  readonly name: string;
+  readonly args: Record<string, unknown>;
+  readonly content: readonly ContentBlock[];
+  readonly isError: boolean;
+}
+/** An intercepted prompt and where it came from. */
+export interface UserPrompt {
+  readonly text: string;
+  readonly source: 'user' | 'extension' | 'steer' | 'queue' | undefined;
 }
 export type Interceptor<T> = (subject: T) => Decision | void | Promise<Decision | void>;
 

@@ -39,7 +39,9 @@ import type {
   ToolHandler,
   ToolOptions,
   ToolReturn,
+  ToolResultSubject,
   TurnStart,
+  UserPrompt,
 } from './extension-types.js';
 import { runChain } from './interception.js';
 import { commandBody, EMPTY_HOST, hostInfo, refusal, toolBody } from './replies.js';
@@ -206,9 +208,22 @@ export class Extension {
     return this.intercept('tool_call', fn);
   }
 
-  /** Blocks a turn before the model is called. */
+  /** Blocks a turn before the model is called, or adds context for it (addContext). */
   interceptTurnStart(fn: Interceptor<TurnStart>): this {
     return this.intercept('turn_start', fn);
+  }
+
+  /**
+   * Sees every tool's result (built-in, extensions', MCP) before the model does: allow, replace
+   * its content (replaceContent) or block it (the model gets an error with the reason).
+   */
+  interceptToolResult(fn: Interceptor<ToolResultSubject>): this {
+    return this.intercept('tool_result', fn);
+  }
+
+  /** Sees each prompt before it runs: allow, rewrite (modifyText), or block (the user is told). */
+  interceptUserPrompt(fn: Interceptor<UserPrompt>): this {
+    return this.intercept('user_prompt', fn);
   }
 
   /** Suppresses or rewrites the assistant's user-visible text. */

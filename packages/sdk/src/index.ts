@@ -15,6 +15,7 @@ export type {
 export { Extension, createExtension } from './extension.js';
 export type * from './extension-types.js';
 export {
+  addContext,
   allow,
   block,
   display,
@@ -22,9 +23,11 @@ export {
   image,
   insert,
   modify,
+  modifyText,
   noop,
   openPanel,
   prompt,
+  replaceContent,
   replaceText,
   results,
   text,

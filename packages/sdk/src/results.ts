@@ -92,6 +92,14 @@ export interface Decision {
   readonly modifiedArgs?: Record<string, unknown>;
   /** assistant_message only: the text the user sees instead. */
   readonly replaceText?: string;
+  /** With replaceText: "transcript" replaces the model's own copy too (later turns). */
+  readonly scope?: 'transcript';
+  /** tool_result only: the content the model gets instead. */
+  readonly replaceContent?: readonly ContentBlock[];
+  /** user_prompt only: the prompt text instead. */
+  readonly modifiedText?: string;
+  /** turn_start only: context the model gets for this turn, attributed to this extension. */
+  readonly addContext?: string;
 }
 
 /** Let the action pass unchanged. */
@@ -109,7 +117,33 @@ export function modify(args: Record<string, unknown>, reason?: string): Decision
   return { modifiedArgs: args, ...(reason === undefined ? {} : { reason }) };
 }
 
-/** Show this text to the user instead of the assistant's (the model keeps its own). */
-export function replaceText(text: string, reason?: string): Decision {
-  return { replaceText: text, ...(reason === undefined ? {} : { reason }) };
+/**
+ * Show this text to the user instead of the assistant's. The model keeps its own, unless
+ * `scope` is "transcript": then later turns get this text too.
+ */
+export function replaceText(text: string, reason?: string, scope?: 'transcript'): Decision {
+  return {
+    replaceText: text,
+    ...(reason === undefined ? {} : { reason }),
+    ...(scope === undefined ? {} : { scope }),
+  };
+}
+
+/** Give the model this content instead of the tool's result (a string is one text block). */
+export function replaceContent(
+  content: string | readonly ContentBlock[],
+  reason?: string,
+): Decision {
+  const blocks = typeof content === 'string' ? [{ type: 'text' as const, text: content }] : content;
+  return { replaceContent: blocks, ...(reason === undefined ? {} : { reason }) };
+}
+
+/** Run the prompt with this text instead. */
+export function modifyText(text: string, reason?: string): Decision {
+  return { modifiedText: text, ...(reason === undefined ? {} : { reason }) };
+}
+
+/** Give the model this context for the turn (marked as coming from this extension). */
+export function addContext(text: string): Decision {
+  return { addContext: text };
 }

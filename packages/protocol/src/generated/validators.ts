@@ -251,6 +251,35 @@ function checkEventInterceptResponseFrame(value: any): boolean {
     (value['reason'] !== undefined ? typeof value['reason'] === 'string' : true) &&
     (value['modified_args'] !== undefined ? true : true) &&
     (value['replace_text'] !== undefined ? typeof value['replace_text'] === 'string' : true) &&
+    (value['scope'] !== undefined ? typeof value['scope'] === 'string' : true) &&
+    (value['replace_content'] !== undefined
+      ? Array.isArray(value['replace_content']) &&
+        ((array) => {
+          for (const value of array)
+            if (
+              !(
+                (typeof value === 'object' &&
+                  value !== null &&
+                  !Array.isArray(value) &&
+                  value['type'] === 'text' &&
+                  (value['text'] !== undefined ? typeof value['text'] === 'string' : true)) ||
+                (typeof value === 'object' &&
+                  value !== null &&
+                  !Array.isArray(value) &&
+                  value['type'] === 'image' &&
+                  (value['mime_type'] !== undefined
+                    ? typeof value['mime_type'] === 'string'
+                    : true) &&
+                  (value['data'] !== undefined ? typeof value['data'] === 'string' : true))
+              )
+            ) {
+              return false;
+            }
+          return true;
+        })(value['replace_content'])
+      : true) &&
+    (value['modified_text'] !== undefined ? typeof value['modified_text'] === 'string' : true) &&
+    (value['add_context'] !== undefined ? typeof value['add_context'] === 'string' : true) &&
     (value['error'] !== undefined ? typeof value['error'] === 'string' : true)
   );
 }
@@ -264,6 +293,36 @@ const shapeEventInterceptResponseFrame: Shape = {
     { key: 'reason', required: false, shape: { kind: 'string' } },
     { key: 'modified_args', required: false, shape: { kind: 'unknown' } },
     { key: 'replace_text', required: false, shape: { kind: 'string' } },
+    { key: 'scope', required: false, shape: { kind: 'string' } },
+    {
+      key: 'replace_content',
+      required: false,
+      shape: {
+        kind: 'array',
+        items: {
+          kind: 'union',
+          variants: [
+            {
+              kind: 'object',
+              properties: [
+                { key: 'type', required: true, shape: { kind: 'literal', value: 'text' } },
+                { key: 'text', required: false, shape: { kind: 'string' } },
+              ],
+            },
+            {
+              kind: 'object',
+              properties: [
+                { key: 'type', required: true, shape: { kind: 'literal', value: 'image' } },
+                { key: 'mime_type', required: false, shape: { kind: 'string' } },
+                { key: 'data', required: false, shape: { kind: 'string' } },
+              ],
+            },
+          ],
+        },
+      },
+    },
+    { key: 'modified_text', required: false, shape: { kind: 'string' } },
+    { key: 'add_context', required: false, shape: { kind: 'string' } },
     { key: 'error', required: false, shape: { kind: 'string' } },
   ],
 };
@@ -881,7 +940,60 @@ function checkEventInterceptFrame(value: any): boolean {
       value['type'] === 'event_intercept' &&
       typeof value['id'] === 'string' &&
       value['event'] === 'assistant_message' &&
-      (value['text'] !== undefined ? typeof value['text'] === 'string' : true))
+      (value['text'] !== undefined ? typeof value['text'] === 'string' : true)) ||
+    (typeof value === 'object' &&
+      value !== null &&
+      !Array.isArray(value) &&
+      value['type'] === 'event_intercept' &&
+      typeof value['id'] === 'string' &&
+      value['event'] === 'tool_result' &&
+      (value['tool'] !== undefined ? typeof value['tool'] === 'string' : true) &&
+      (value['args'] !== undefined
+        ? typeof value['args'] === 'object' &&
+          value['args'] !== null &&
+          !Array.isArray(value['args'])
+        : true) &&
+      (value['tool_call_id'] !== undefined ? typeof value['tool_call_id'] === 'string' : true) &&
+      (value['content'] !== undefined
+        ? Array.isArray(value['content']) &&
+          ((array) => {
+            for (const value of array)
+              if (
+                !(
+                  (typeof value === 'object' &&
+                    value !== null &&
+                    !Array.isArray(value) &&
+                    value['type'] === 'text' &&
+                    (value['text'] !== undefined ? typeof value['text'] === 'string' : true)) ||
+                  (typeof value === 'object' &&
+                    value !== null &&
+                    !Array.isArray(value) &&
+                    value['type'] === 'image' &&
+                    (value['mime_type'] !== undefined
+                      ? typeof value['mime_type'] === 'string'
+                      : true) &&
+                    (value['data'] !== undefined ? typeof value['data'] === 'string' : true))
+                )
+              ) {
+                return false;
+              }
+            return true;
+          })(value['content'])
+        : true) &&
+      (value['is_error'] !== undefined ? typeof value['is_error'] === 'boolean' : true)) ||
+    (typeof value === 'object' &&
+      value !== null &&
+      !Array.isArray(value) &&
+      value['type'] === 'event_intercept' &&
+      typeof value['id'] === 'string' &&
+      value['event'] === 'user_prompt' &&
+      (value['text'] !== undefined ? typeof value['text'] === 'string' : true) &&
+      (value['source'] !== undefined
+        ? value['source'] === 'user' ||
+          value['source'] === 'extension' ||
+          value['source'] === 'steer' ||
+          value['source'] === 'queue'
+        : true))
   );
 }
 
@@ -915,6 +1027,67 @@ const shapeEventInterceptFrame: Shape = {
         { key: 'id', required: true, shape: { kind: 'string' } },
         { key: 'event', required: true, shape: { kind: 'literal', value: 'assistant_message' } },
         { key: 'text', required: false, shape: { kind: 'string' } },
+      ],
+    },
+    {
+      kind: 'object',
+      properties: [
+        { key: 'type', required: true, shape: { kind: 'literal', value: 'event_intercept' } },
+        { key: 'id', required: true, shape: { kind: 'string' } },
+        { key: 'event', required: true, shape: { kind: 'literal', value: 'tool_result' } },
+        { key: 'tool', required: false, shape: { kind: 'string' } },
+        { key: 'args', required: false, shape: { kind: 'object', properties: [] } },
+        { key: 'tool_call_id', required: false, shape: { kind: 'string' } },
+        {
+          key: 'content',
+          required: false,
+          shape: {
+            kind: 'array',
+            items: {
+              kind: 'union',
+              variants: [
+                {
+                  kind: 'object',
+                  properties: [
+                    { key: 'type', required: true, shape: { kind: 'literal', value: 'text' } },
+                    { key: 'text', required: false, shape: { kind: 'string' } },
+                  ],
+                },
+                {
+                  kind: 'object',
+                  properties: [
+                    { key: 'type', required: true, shape: { kind: 'literal', value: 'image' } },
+                    { key: 'mime_type', required: false, shape: { kind: 'string' } },
+                    { key: 'data', required: false, shape: { kind: 'string' } },
+                  ],
+                },
+              ],
+            },
+          },
+        },
+        { key: 'is_error', required: false, shape: { kind: 'boolean' } },
+      ],
+    },
+    {
+      kind: 'object',
+      properties: [
+        { key: 'type', required: true, shape: { kind: 'literal', value: 'event_intercept' } },
+        { key: 'id', required: true, shape: { kind: 'string' } },
+        { key: 'event', required: true, shape: { kind: 'literal', value: 'user_prompt' } },
+        { key: 'text', required: false, shape: { kind: 'string' } },
+        {
+          key: 'source',
+          required: false,
+          shape: {
+            kind: 'union',
+            variants: [
+              { kind: 'literal', value: 'user' },
+              { kind: 'literal', value: 'extension' },
+              { kind: 'literal', value: 'steer' },
+              { kind: 'literal', value: 'queue' },
+            ],
+          },
+        },
       ],
     },
   ],

@@ -545,8 +545,16 @@ export type RpcEvent =
       type: 'intercept';
       /** The extension it concerns */
       extension: string;
-      event: 'tool_call' | 'turn_start' | 'assistant_message';
-      action: 'block' | 'modify_args' | 'replace_text';
+      event: 'tool_call' | 'turn_start' | 'assistant_message' | 'tool_result' | 'user_prompt';
+      action:
+        | 'block'
+        | 'modify_args'
+        | 'replace_text'
+        | 'replace_content'
+        | 'modify_text'
+        | 'add_context';
+      /** replace_text only: the model's own copy was replaced too (it does not see its original on later turns) */
+      scope?: 'transcript';
       reason?: string;
       /** Set when a fail-closed extension ("intercept_failure": "block") blocked by failing, not by answering */
       failure?:
@@ -557,10 +565,11 @@ export type RpcEvent =
         | 'restarting'
         | 'error'
         | 'unsendable';
-      /** Absent for assistant text: see before_chars/before_sha256 */
+      /** Absent for assistant text and prompts: see before_chars/before_sha256; for a tool result, its size and hash ({bytes, sha256}), never its content */
       before?: unknown;
       before_chars?: number;
       before_sha256?: string;
+      /** For a tool result, the size and hash ({bytes, sha256}) of the replacement */
       after?: unknown;
     }
   | {

@@ -1,5 +1,6 @@
 // Hook points the session wires to the extension host (the agent knows nothing of extensions).
 // Contract for every hook: it may be slow but must not throw; a throw counts as "allow".
+import type { ToolContent } from './tool.js';
 
 export interface Decision {
   block?: boolean;
@@ -16,6 +17,30 @@ export interface TextDecision extends Decision {
    * Replaces the text everywhere: what the user sees, what the transcript keeps and so what the
    * model gets back (a redaction must not spread). Only the audit trail keeps the original.
    */
+  text?: string;
+}
+
+export interface ToolResultDecision extends Decision {
+  /** Content the model gets instead of the tool's (the front ends show it too). */
+  content?: ToolContent[];
+}
+
+/** Context for one model call, with who added it (an extension's name). */
+export interface TurnContext {
+  source: string;
+  text: string;
+}
+
+export interface ModelCallDecision extends Decision {
+  /** Context blocks the model gets for this turn, before the call. */
+  context?: TurnContext[];
+}
+
+/** Where a prompt came from: typed, an extension's, steering, or a queued follow-up. */
+export type PromptOrigin = 'user' | 'extension' | 'steer' | 'queue';
+
+export interface PromptDecision extends Decision {
+  /** The prompt's text instead. */
   text?: string;
 }
 
@@ -40,7 +65,14 @@ export interface PendingToolCall {
 
 export interface AgentHooks {
   /** Before each model request; a block ends the prompt with stop "error". */
-  beforeModelCall?(info: { step: number }): Promise<Decision | void>;
+  beforeModelCall?(info: { step: number }): Promise<ModelCallDecision | void>;
+  /** After a tool call's result is known, before the model or anyone sees it. */
+  afterToolCall?(
+    call: { id: string; name: string; args: Record<string, unknown> },
+    result: { content: ToolContent[]; isError: boolean },
+  ): Promise<ToolResultDecision | void>;
+  /** Before a prompt joins the transcript; a block refuses it (the reason goes to the user). */
+  beforePrompt?(text: string, origin: PromptOrigin): Promise<PromptDecision | void>;
   /** Before a tool runs (after the tool_call event); may block or replace arguments. */
   beforeToolCall?(call: {
     id: string;

@@ -15,7 +15,7 @@ import type {
 } from '../providers/types.js';
 import type { AgentEvent, Usage } from './events.js';
 import type { ErrorKind } from '../contract/errors.js';
-import type { AgentHooks } from './hooks.js';
+import type { AgentHooks, TurnContext } from './hooks.js';
 import type { OutputLimits } from './output-limit.js';
 import { screenAssistant } from './screen.js';
 import { runToolCall } from './tool-call.js';
@@ -106,6 +106,7 @@ export async function runAgent(
       return { stop: 'error', error, errorKind: 'blocked', finalText, lastUsage };
     }
     if (signal.aborted) return cancelled();
+    for (const context of gate?.context ?? []) append(contextMessage(context));
 
     const settings = setup.settings();
     const hold = setup.hooks.holdTextStream?.() ?? false;
@@ -164,6 +165,15 @@ export async function runAgent(
     setup.emit({ type: 'turn_end', stop: 'tool_use' });
     steered();
   }
+}
+
+/**
+ * Context an extension added to a turn: a user message marked as such (`context` names the
+ * extension), whose text says where it comes from, so the model does not take it for the user's.
+ */
+function contextMessage(context: TurnContext): UserMessage {
+  const text = `<extension-context from="${context.source}">\n${context.text}\n</extension-context>`;
+  return { role: 'user', content: [{ type: 'text', text }], time: now(), context: context.source };
 }
 
 async function safeHook<T>(run: () => Promise<T> | undefined): Promise<T | undefined> {

@@ -34,7 +34,7 @@ export async function runToolCall(
     preview,
     ...(tool?.extension ? { extension: tool.extension } : {}),
   });
-  const output = await execute(call, tool, preview, setup, signal);
+  const output = await screenResult(call, await execute(call, tool, preview, setup, signal), setup);
   const content: ToolContent[] =
     output.content.length > 0 ? output.content : [{ type: 'text', text: '(no output)' }];
   const isError = output.isError === true;
@@ -51,6 +51,46 @@ export async function runToolCall(
   // Attribution is persisted with the transcript (who answered); request builders leave it out.
   const attribution = output.attribution ? { attribution: output.attribution } : {};
   return { type: 'tool_result', ...result, ...attribution };
+}
+
+/**
+ * Offers a result to the tool_result hook before anyone sees it: a block turns it into an error
+ * with the reason, replaced content is bounded like any result. A replaced or blocked result
+ * loses its details (they describe what the tool returned, which may be what was removed).
+ * Contract: never throws; a throwing hook counts as "allow".
+ */
+async function screenResult(
+  call: ToolCallBlock,
+  output: ToolOutput,
+  setup: AgentSetup,
+): Promise<ToolOutput> {
+  if (!setup.hooks.afterToolCall) return output;
+  let decision;
+  try {
+    decision = await setup.hooks.afterToolCall(
+      { id: call.id, name: call.name, args: call.args },
+      { content: output.content, isError: output.isError === true },
+    );
+  } catch {
+    decision = undefined;
+  }
+  const { details: _details, ...rest } = output;
+  if (decision?.block)
+    return {
+      ...rest,
+      content: [
+        {
+          type: 'text',
+          text: `tool result blocked: ${decision.reason || 'refused by an extension'}`,
+        },
+      ],
+      isError: true,
+    };
+  if (!decision?.content) return output;
+  return limitOutput(
+    { ...rest, content: decision.content },
+    setup.outputLimits ?? defaultOutputLimits(),
+  );
 }
 
 /**

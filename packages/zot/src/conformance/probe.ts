@@ -1,7 +1,12 @@
 // The requests that are not commands or tools: each interception the extension declared, its
 // subscribed events and a frame of an unknown type, the last two followed by a request it
 // answered before (a probe) to see whether it still answers.
-import type { EventInterceptResponseFrame } from '@zot/protocol';
+import {
+  MAX_ADD_CONTEXT_CHARS,
+  MAX_MODIFIED_PROMPT_CHARS,
+  type EventInterceptResponseFrame,
+} from '@zot/protocol';
+import { convertContent } from '../extensions/tool-adapter.js';
 import type { RequestType } from '../extensions/peer.js';
 import type { Outcome } from './child.js';
 import { noAnswer, notRunning, type Kit } from './kit.js';
@@ -39,7 +44,42 @@ const INTERCEPT_FRAMES: Record<string, Record<string, unknown>> = {
     event: 'assistant_message',
     text: 'zot ext test: a harmless assistant message.',
   },
+  tool_result: {
+    event: 'tool_result',
+    tool: 'bash',
+    args: { command: SAMPLE_COMMAND },
+    tool_call_id: 'zot-ext-test-1',
+    content: [{ type: 'text', text: 'zot ext test' }],
+    is_error: false,
+  },
+  user_prompt: { event: 'user_prompt', text: 'zot ext test: a harmless prompt.', source: 'user' },
 };
+
+/**
+ * What zot would ignore or refuse in an answer's version-2 fields (undefined: nothing):
+ * wrong event for the field, over a bound, an image zot cannot use.
+ */
+function v2Problem(event: string, reply: EventInterceptResponseFrame): string | undefined {
+  if (reply.replace_content !== undefined) {
+    if (event !== 'tool_result') return `replace_content answers ${event}: zot ignores it`;
+    const content = convertContent(reply.replace_content);
+    if (typeof content === 'string')
+      return `replace_content holds ${content}: zot treats the answer as malformed`;
+  }
+  if (reply.modified_text !== undefined) {
+    if (event !== 'user_prompt') return `modified_text answers ${event}: zot ignores it`;
+    if (reply.modified_text.length > MAX_MODIFIED_PROMPT_CHARS)
+      return `modified_text is longer than ${MAX_MODIFIED_PROMPT_CHARS} characters: zot treats the answer as malformed`;
+  }
+  if (reply.add_context !== undefined) {
+    if (event !== 'turn_start') return `add_context answers ${event}: zot ignores it`;
+    if (reply.add_context.length > MAX_ADD_CONTEXT_CHARS)
+      return `add_context is longer than ${MAX_ADD_CONTEXT_CHARS} characters: zot treats the answer as malformed`;
+  }
+  if (reply.scope !== undefined && reply.scope !== 'transcript')
+    return `scope "${reply.scope}" is not "transcript": zot ignores it`;
+  return undefined;
+}
 
 export async function intercepts(kit: Kit, probes: Probe[]): Promise<void> {
   const ms = kit.timeouts.interceptMs;
@@ -60,6 +100,7 @@ export async function intercepts(kit: Kit, probes: Probe[]): Promise<void> {
     const reply = outcome.frame as EventInterceptResponseFrame;
     const done = { ...base, ms: outcome.ms };
     const args = reply.modified_args;
+    const v2 = v2Problem(event, reply);
     if (reply.block === true)
       kit.checks.add({
         ...done,
@@ -78,6 +119,8 @@ export async function intercepts(kit: Kit, probes: Probe[]): Promise<void> {
         frame: outcome.line,
         sent,
       });
+    else if (v2 !== undefined)
+      kit.checks.add({ ...done, status: 'warn', message: v2, frame: outcome.line, sent });
     else kit.checks.add({ ...done, status: 'pass', message: `answered in ${outcome.ms} ms` });
   }
 }

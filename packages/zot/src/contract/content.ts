@@ -54,6 +54,12 @@ export const UserMessageSchema = Type.Object({
   role: Type.Literal('user'),
   content: Type.Array(UserContentSchema),
   time: Time,
+  context: Type.Optional(
+    Type.String({
+      description:
+        "Set on context an extension added to a turn (a turn_start interceptor's add_context): the extension that added it. Not typed by the user.",
+    }),
+  ),
 });
 export const AssistantMessageSchema = Type.Object({
   role: Type.Literal('assistant'),

@@ -200,8 +200,21 @@ export const SESSION_EVENTS = [
   }),
   event('intercept', 'An extension blocked or rewrote something (the audit trail)', {
     extension: Extension,
-    event: literals(['tool_call', 'turn_start', 'assistant_message']),
-    action: literals(['block', 'modify_args', 'replace_text']),
+    event: literals(['tool_call', 'turn_start', 'assistant_message', 'tool_result', 'user_prompt']),
+    action: literals([
+      'block',
+      'modify_args',
+      'replace_text',
+      'replace_content',
+      'modify_text',
+      'add_context',
+    ]),
+    scope: Type.Optional(
+      Type.Literal('transcript', {
+        description:
+          "replace_text only: the model's own copy was replaced too (it does not see its original on later turns)",
+      }),
+    ),
     reason: Type.Optional(Type.String()),
     failure: Type.Optional(
       Type.Union(
@@ -215,11 +228,18 @@ export const SESSION_EVENTS = [
       ),
     ),
     before: Type.Optional(
-      Type.Unknown({ description: 'Absent for assistant text: see before_chars/before_sha256' }),
+      Type.Unknown({
+        description:
+          'Absent for assistant text and prompts: see before_chars/before_sha256; for a tool result, its size and hash ({bytes, sha256}), never its content',
+      }),
     ),
     before_chars: Type.Optional(Type.Integer()),
     before_sha256: Type.Optional(Type.String()),
-    after: Type.Optional(Type.Unknown()),
+    after: Type.Optional(
+      Type.Unknown({
+        description: 'For a tool result, the size and hash ({bytes, sha256}) of the replacement',
+      }),
+    ),
   }),
   event(
     'permission',

@@ -211,8 +211,17 @@ export interface InteractiveSession {
   readonly busy: boolean;
   /** Why a prompt could not be answered now (no API key), or undefined. Never throws. */
   keyProblem(): string | undefined;
-  /** Contract (Session.prompt): never rejects. */
-  prompt(text: string, images?: ImageBlock[], mode?: 'follow_up' | 'steer'): Promise<unknown>;
+  /**
+   * Contract (Session.prompt): never rejects. `origin` says who sent it: the user typed it, or
+   * an extension put it in the editor (the user_prompt interceptors see which).
+   */
+  prompt(
+    text: string,
+    images?: ImageBlock[],
+    mode?: 'follow_up' | 'steer',
+    requestId?: RequestId,
+    origin?: 'user' | 'extension',
+  ): Promise<unknown>;
   /** Aborts the running operation and drops everything waiting; returns how many waited. */
   cancel(): number;
   /** A key for the open extension panel (the spec's key names). */

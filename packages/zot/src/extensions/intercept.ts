@@ -2,21 +2,52 @@
 // the first block wins and stops the chain; rewrites chain, each seeing the previous output.
 import {
   jsonLimitProblem,
+  MAX_ADD_CONTEXT_CHARS,
+  MAX_MODIFIED_PROMPT_CHARS,
   TOOL_ARGS_LIMITS,
+  type ContentBlock,
   type EventInterceptResponseFrame,
   type InterceptableEvent,
+  type PromptSource,
 } from '@zot/protocol';
+import type { ToolContent } from '../agent/tool.js';
 import { textDigest } from '../util/digest.js';
 import type { RunningExtension } from './extension.js';
 import { RequestError, type RequestOf } from './peer.js';
+import { convertContent } from './tool-adapter.js';
 import { describeExit } from './transport.js';
+
+/** Context a turn_start interceptor added for the turn, with the extension it came from. */
+export interface AddedContext {
+  extension: string;
+  text: string;
+}
 
 /** What each interceptable event carries through the chain. */
 export interface InterceptValues {
   tool_call: { tool_id: string; tool_name: string; tool_args: Record<string, unknown> };
-  turn_start: { step: number };
-  assistant_message: { text: string };
+  /** `contexts`: what interceptors added so far (not part of the frame). */
+  turn_start: { step: number; contexts?: AddedContext[] };
+  /** `transcript`: a rewrite asked to replace the text the model keeps too (not in the frame). */
+  assistant_message: { text: string; transcript?: boolean };
+  tool_result: {
+    tool: string;
+    args: Record<string, unknown>;
+    tool_call_id: string;
+    content: ToolContent[];
+    is_error: boolean;
+  };
+  user_prompt: { text: string; source: PromptSource };
 }
+
+/** Size and hash of content blocks, for audit records that must not repeat them. */
+export function contentDigest(content: readonly unknown[]): { bytes: number; sha256: string } {
+  const json = JSON.stringify(content);
+  return { bytes: Buffer.byteLength(json), sha256: textDigest(json).sha256 };
+}
+
+/** Response fields of protocol version 2: ignored (and logged) from a version-1 extension. */
+const V2_RESPONSE_FIELDS = ['scope', 'replace_content', 'modified_text', 'add_context'] as const;
 
 /**
  * How an interceptor failed; with `"intercept_failure": "block"` each one blocks. `error`: it
@@ -36,7 +67,15 @@ export type InterceptFailureKind =
 export interface InterceptRecord {
   extension: string;
   event: InterceptableEvent;
-  action: 'block' | 'modify_args' | 'replace_text';
+  action:
+    | 'block'
+    | 'modify_args'
+    | 'replace_text'
+    | 'replace_content'
+    | 'modify_text'
+    | 'add_context';
+  /** replace_text with "scope": "transcript": the model's own copy was replaced too. */
+  scope?: 'transcript';
   reason?: string;
   /** Set when the block is a fail-closed interceptor's failure, not its answer. */
   failure?: InterceptFailureKind;
@@ -53,6 +92,8 @@ export interface InterceptResult<E extends InterceptableEvent> {
 interface Rule<E extends InterceptableEvent> {
   /** The part of the value a block record shows as `before`. */
   subject(value: InterceptValues[E]): unknown;
+  /** The frame's fields (default: the value itself). */
+  fields?(value: InterceptValues[E]): Record<string, unknown>;
   /** How the log line shows a rewrite's `before` (default: the JSON). */
   logBefore?(before: unknown): string;
   /**
@@ -62,6 +103,7 @@ interface Rule<E extends InterceptableEvent> {
   rewrite(
     value: InterceptValues[E],
     response: EventInterceptResponseFrame,
+    extension: string,
   ): {
     value: InterceptValues[E];
     record?: Omit<InterceptRecord, 'extension' | 'event'>;
@@ -103,29 +145,104 @@ const RULES: { [E in InterceptableEvent]: Rule<E> } = {
   },
   turn_start: {
     subject: (value) => value.step,
-    rewrite: (value) => ({ value }),
+    fields: (value) => ({ step: value.step }),
+    rewrite(value, response, extension) {
+      if (response.add_context === undefined || response.add_context === '') return { value };
+      if (response.add_context.length > MAX_ADD_CONTEXT_CHARS)
+        return {
+          value,
+          malformed: `add_context is longer than ${MAX_ADD_CONTEXT_CHARS} characters`,
+        };
+      const added = { extension, text: response.add_context };
+      return {
+        value: { ...value, contexts: [...(value.contexts ?? []), added] },
+        record: { action: 'add_context', before: value.step, after: response.add_context },
+      };
+    },
   },
   assistant_message: {
     subject: (value) => value.text,
+    fields: (value) => ({ text: value.text }),
     // A redacted original must not reach the log either: the log names it by hash and length.
-    logBefore(before) {
-      const { sha256, chars } = textDigest(String(before));
-      return `sha256=${sha256} chars=${chars}`;
-    },
+    logBefore: digestLine,
     rewrite(value, response) {
       if (typeof response.replace_text !== 'string') return { value };
+      const transcript = response.scope === 'transcript' || value.transcript === true;
       return {
-        value: { text: response.replace_text },
+        value: { text: response.replace_text, ...(transcript ? { transcript } : {}) },
         record: {
           action: 'replace_text',
           before: value.text,
           after: response.replace_text,
+          ...(response.scope === 'transcript' ? { scope: 'transcript' as const } : {}),
+          ...(response.reason ? { reason: response.reason } : {}),
+        },
+      };
+    },
+  },
+  tool_result: {
+    // Results can be large and secret: records carry their size and hash, never the content.
+    subject: (value) => contentDigest(value.content),
+    rewrite(value, response) {
+      if (response.replace_content === undefined) return { value };
+      const content = convertContent(response.replace_content as ContentBlock[]);
+      if (typeof content === 'string')
+        return { value, malformed: `replace_content holds ${content}` };
+      return {
+        value: { ...value, content },
+        record: {
+          action: 'replace_content',
+          before: contentDigest(value.content),
+          after: contentDigest(content),
+          ...(response.reason ? { reason: response.reason } : {}),
+        },
+      };
+    },
+  },
+  user_prompt: {
+    subject: (value) => value.text,
+    logBefore: digestLine,
+    rewrite(value, response) {
+      if (typeof response.modified_text !== 'string') return { value };
+      if (response.modified_text.length > MAX_MODIFIED_PROMPT_CHARS)
+        return {
+          value,
+          malformed: `modified_text is longer than ${MAX_MODIFIED_PROMPT_CHARS} characters`,
+        };
+      return {
+        value: { ...value, text: response.modified_text },
+        record: {
+          action: 'modify_text',
+          before: value.text,
+          after: response.modified_text,
           ...(response.reason ? { reason: response.reason } : {}),
         },
       };
     },
   },
 };
+
+function digestLine(before: unknown): string {
+  const { sha256, chars } = textDigest(String(before));
+  return `sha256=${sha256} chars=${chars}`;
+}
+
+/** A version-1 extension's answer without the fields of version 2 (each one dropped is logged). */
+function withinVersion(
+  extension: RunningExtension,
+  event: string,
+  response: EventInterceptResponseFrame,
+): EventInterceptResponseFrame {
+  if (extension.protocolVersion >= 2) return response;
+  const dropped = V2_RESPONSE_FIELDS.filter((field) => response[field] !== undefined);
+  if (dropped.length === 0) return response;
+  extension.log.write(
+    `intercept ${event}: ignored ${dropped.join(', ')}: protocol version 2 fields, and this extension speaks version 1 (send "protocol_version": 2 in hello)`,
+  );
+  const kept = { ...response };
+  for (const field of dropped) delete kept[field];
+  return kept;
+}
 
 /**
  * Whether `extension` takes part in the chain for `event`: it intercepts it and is running, or
@@ -210,7 +327,8 @@ export async function runInterceptors<E extends InterceptableEvent>(
     let response: EventInterceptResponseFrame;
     try {
       // The value of event E is the frame body of E (InterceptValues mirrors the schema).
-      const frame = { type: 'event_intercept', event, ...value } as RequestOf<'event_intercept'>;
+      const fields = rule.fields ? rule.fields(value) : value;
+      const frame = { type: 'event_intercept', event, ...fields } as RequestOf<'event_intercept'>;
       response = await extension.peer.request(frame, `intercept ${event}`, timeoutMs);
     } catch (error) {
       const { failure, what } = requestFailure(error, extension, timeoutMs);
@@ -241,7 +359,7 @@ export async function runInterceptors<E extends InterceptableEvent>(
       extension.log.write(`intercept ${event}: ${what}; allowed`);
       continue;
     }
-    const applied = rule.rewrite(value, response);
+    const applied = rule.rewrite(value, withinVersion(extension, event, response), extension.name);
     if (applied.malformed !== undefined) {
       const what = `sent a malformed answer (${applied.malformed})`;
       if (failsClosed) return failClosedHere(extension, 'malformed', what);

@@ -1,5 +1,5 @@
 // Extension tools as ordinary Tool objects: a tool_call frame out, a tool_result frame back.
-import type { ImageBlock as FrameImage, ToolResultFrame } from '@zot/protocol';
+import type { ContentBlock, ImageBlock as FrameImage, ToolResultFrame } from '@zot/protocol';
 import type { Tool, ToolContent, ToolOutput } from '../agent/tool.js';
 import type { RunningExtension } from './extension.js';
 import { RequestError } from './peer.js';
@@ -21,6 +21,27 @@ function errorOutput(text: string, attribution: ToolOutput['attribution']): Tool
   };
 }
 
+/**
+ * Content blocks of a frame as tool content, or what is wrong with them ("an image of
+ * unsupported type ...", "an image with invalid base64 data").
+ */
+export function convertContent(blocks: readonly ContentBlock[]): ToolContent[] | string {
+  const content: ToolContent[] = [];
+  for (const block of blocks) {
+    if (block.type === 'text') {
+      content.push({ type: 'text', text: block.text ?? '' });
+      continue;
+    }
+    const image = block as FrameImage;
+    const mime = image.mime_type ?? '';
+    if (!IMAGE_TYPES.has(mime)) return `an image of unsupported type "${mime}"`;
+    if (typeof image.data !== 'string' || !validBase64(image.data))
+      return 'an image with invalid base64 data';
+    content.push({ type: 'image', mime_type: mime, data: image.data.replace(/\s+/g, '') });
+  }
+  return content;
+}
+
 /** Converts a tool_result frame; an invalid image turns the whole result into an error. */
 export function convertToolResult(
   extension: string,
@@ -28,28 +49,9 @@ export function convertToolResult(
   frame: ToolResultFrame,
 ): ToolOutput {
   const attribution = { extension, tool };
-  const content: ToolContent[] = [];
-  for (const block of frame.content ?? []) {
-    if (block.type === 'text') {
-      content.push({ type: 'text', text: block.text ?? '' });
-      continue;
-    }
-    const image = block as FrameImage;
-    const mime = image.mime_type ?? '';
-    if (!IMAGE_TYPES.has(mime)) {
-      return errorOutput(
-        `extension ${extension} returned an image of unsupported type "${mime}" from tool ${tool}`,
-        attribution,
-      );
-    }
-    if (typeof image.data !== 'string' || !validBase64(image.data)) {
-      return errorOutput(
-        `extension ${extension} returned an image with invalid base64 data from tool ${tool}`,
-        attribution,
-      );
-    }
-    content.push({ type: 'image', mime_type: mime, data: image.data.replace(/\s+/g, '') });
-  }
+  const content = convertContent(frame.content ?? []);
+  if (typeof content === 'string')
+    return errorOutput(`extension ${extension} returned ${content} from tool ${tool}`, attribution);
   return {
     content,
     isError: frame.is_error === true,

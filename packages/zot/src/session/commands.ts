@@ -286,7 +286,7 @@ export async function runSlashCommand(
         return { kind: 'error', message: `/${parsed.name} (${extension}): empty prompt` };
       return {
         kind: 'prompt',
-        outcome: await session.prompt(response.prompt, [], 'follow_up', requestId),
+        outcome: await session.prompt(response.prompt, [], 'follow_up', requestId, 'extension'),
       };
     case 'insert':
       return { kind: 'insert', extension, text: response.insert ?? '' };

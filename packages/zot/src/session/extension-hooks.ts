@@ -27,7 +27,10 @@ function audit(records: InterceptRecord[], sink: AuditSink, part?: AssistantText
       ...record,
       ...(part ? { part } : {}),
     });
-    if (record.event === 'assistant_message' && typeof record.before === 'string') {
+    if (
+      (record.event === 'assistant_message' || record.event === 'user_prompt') &&
+      typeof record.before === 'string'
+    ) {
       const { before, ...rest } = record;
       const { chars, sha256 } = textDigest(before);
       sink.emit({ type: 'intercept', ...rest, before_chars: chars, before_sha256: sha256 });
@@ -80,7 +83,32 @@ function extensionHooks(
         return { block: true, reason: `${result.blocked.reason} (${result.blocked.extension})` };
       }
       allowed(step);
-      return undefined;
+      const added = result.value.contexts ?? [];
+      return added.length > 0
+        ? { context: added.map(({ extension, text }) => ({ source: extension, text })) }
+        : undefined;
+    },
+    async afterToolCall({ id, name, args }, { content, isError }) {
+      if (!host.intercepting('tool_result')) return undefined;
+      const result = await host.intercept('tool_result', {
+        tool: name,
+        args,
+        tool_call_id: id,
+        content,
+        is_error: isError,
+      });
+      audit(result.records, sink);
+      if (result.blocked)
+        return { block: true, reason: `${result.blocked.reason} (${result.blocked.extension})` };
+      return result.value.content !== content ? { content: result.value.content } : undefined;
+    },
+    async beforePrompt(text, source) {
+      if (!host.intercepting('user_prompt')) return undefined;
+      const result = await host.intercept('user_prompt', { text, source });
+      audit(result.records, sink);
+      if (result.blocked)
+        return { block: true, reason: `${result.blocked.reason} (${result.blocked.extension})` };
+      return result.value.text !== text ? { text: result.value.text } : undefined;
     },
     async beforeToolCall({ id, name, args }) {
       const result = await host.intercept('tool_call', {

@@ -2,7 +2,7 @@
 // abort controller; a prompt's agent run is what steering messages join, and a prompt that
 // fills the context window is followed by an automatic compaction.
 import type { AgentEvent } from '../agent/events.js';
-import type { AgentHooks, PendingToolCall } from '../agent/hooks.js';
+import type { AgentHooks, PendingToolCall, PromptOrigin } from '../agent/hooks.js';
 import { runAgent } from '../agent/loop.js';
 import type { ErrorKind } from '../contract/errors.js';
 import type { SessionEvent } from '../contract/events.js';
@@ -57,10 +57,57 @@ export class PromptRunner {
   constructor(private readonly s: RunnerSession) {}
 
   /**
+   * Steering, once the user_prompt interceptors let it through: it joins the running prompt,
+   * or follows as a prompt of its own when that ended meanwhile. Contract: as `prompt`.
+   */
+  async steer(content: UserContent[], requestId?: RequestId): Promise<PromptOutcome> {
+    const screened = await this.screenPrompt(content, 'steer');
+    if (!Array.isArray(screened)) return screened;
+    const running = this.running;
+    if (!running) return this.followUp(screened, requestId);
+    this.s.queued.steer({ role: 'user', content: screened, time: new Date().toISOString() });
+    return running;
+  }
+
+  /**
+   * Offers a prompt to the beforePrompt hook (the user_prompt interceptors): its content as
+   * allowed or rewritten, or the outcome of a refusal, which the user is told as an error.
+   * Contract: never rejects; a throwing hook counts as "allow".
+   */
+  private async screenPrompt(
+    content: UserContent[],
+    origin: PromptOrigin,
+  ): Promise<UserContent[] | PromptOutcome> {
+    const hooks = this.s.ext.hooks;
+    if (!hooks.beforePrompt) return content;
+    const text = content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
+    let decision;
+    try {
+      decision = await hooks.beforePrompt(text, origin);
+    } catch {
+      decision = undefined;
+    }
+    if (decision?.block) {
+      const error = `prompt blocked: ${decision.reason || 'refused by an extension'}`;
+      this.s.emit({ type: 'error', message: error, kind: 'blocked' });
+      return { stop: 'error', error, errorKind: 'blocked', finalText: '' };
+    }
+    if (decision?.text === undefined) return content;
+    const images = content.filter((block) => block.type !== 'text');
+    return [...(decision.text ? [{ type: 'text' as const, text: decision.text }] : []), ...images];
+  }
+
+  /**
    * Runs `content` as a prompt after whatever runs now; its `done` carries `requestId`.
+   * `origin` is who sent it, for the user_prompt interceptors; undefined: already screened.
    * Contract: as `prompt`.
    */
-  followUp(content: UserContent[], requestId?: RequestId): Promise<PromptOutcome> {
+  followUp(
+    original: UserContent[],
+    requestId?: RequestId,
+    origin?: 'user' | 'extension',
+  ): Promise<PromptOutcome> {
+    let content = original;
     // Only a prompt that really has to wait is shown in the queue; one that does not is the
     // running one from now on, so an abort sent right after it finds it.
     const entry = this.s.ops.pending > 0 ? this.s.queued.addFollowUp(content) : undefined;
@@ -81,6 +128,11 @@ export class PromptRunner {
         if (missing !== undefined) {
           this.s.emit({ type: 'error', message: missing, kind: 'auth' });
           return { stop: 'error', error: missing, errorKind: 'auth', finalText: '' };
+        }
+        if (origin !== undefined) {
+          const screened = await this.screenPrompt(content, entry ? 'queue' : origin);
+          if (!Array.isArray(screened)) return screened;
+          content = screened;
         }
         const message: Message = { role: 'user', content, time: new Date().toISOString() };
         this.s.ext.host?.notes.clearAll();

@@ -401,14 +401,11 @@ export class Session {
     images: ImageBlock[] = [],
     mode: PromptMode = 'follow_up',
     requestId?: RequestId,
+    origin: 'user' | 'extension' = 'user',
   ): Promise<PromptOutcome> {
     const content: UserContent[] = [...(text ? [{ type: 'text' as const, text }] : []), ...images];
-    const running = this.runner.running;
-    if (mode === 'steer' && running) {
-      this.queued.steer({ role: 'user', content, time: new Date().toISOString() });
-      return running;
-    }
-    return this.runner.followUp(content, requestId);
+    if (mode === 'steer' && this.runner.running) return this.runner.steer(content, requestId);
+    return this.runner.followUp(content, requestId, origin);
   }
 
   /**

@@ -139,7 +139,14 @@ export class EditorController {
       ? attachMentions(prompt, this.options.cwd, (path) => session.readDenial?.(path))
       : undefined;
     for (const note of attached?.notes ?? []) this.options.warn(note);
-    void this.options.session.prompt(attached?.text ?? prompt, attached?.images ?? [], mode);
+    const origin = typed ? 'user' : 'extension';
+    void this.options.session.prompt(
+      attached?.text ?? prompt,
+      attached?.images ?? [],
+      mode,
+      undefined,
+      origin,
+    );
     this.options.tui.requestRender();
   }
 

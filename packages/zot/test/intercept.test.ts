@@ -181,13 +181,16 @@ test('a silent interceptor means allow after the deadline; a crash means allow a
   );
 });
 
-test('redaction: no text_delta leaks while an interceptor is subscribed; the model and session messages get the redacted text', async (t) => {
+test('redaction with "scope": "transcript": no text_delta leaks while an interceptor is subscribed; the model and session messages get the redacted text', async (t) => {
   const { box, root, run, sessionEntries } = setup();
   t.after(() => box.cleanup());
   expectNoLeftovers(t, box.home);
   makeExtension(root, 'redactor', 'well-behaved', {
+    hello_extra: { protocol_version: 2 },
     subscribe: { intercept: ['assistant_message'] },
-    intercept_responses: { assistant_message: { replace_text: 'your key is [redacted]' } },
+    intercept_responses: {
+      assistant_message: { replace_text: 'your key is [redacted]', scope: 'transcript' },
+    },
   });
   llm.script({ text: ['your key is ', 'sk-ant-', 'SECRET123'] }, { text: 'second' });
   const result = await run(['--json', 'key?'], true);
@@ -203,8 +206,8 @@ test('redaction: no text_delta leaks while an interceptor is subscribed; the mod
   assert.doesNotMatch(result.stdout, /SECRET123/);
   const audit = events.find((e) => e.type === 'intercept')!;
   assert.deepEqual(
-    [audit.action, audit.after, audit.before_chars],
-    ['replace_text', 'your key is [redacted]', 28],
+    [audit.action, audit.after, audit.before_chars, audit.scope],
+    ['replace_text', 'your key is [redacted]', 28, 'transcript'],
   );
   assert.match(String(audit.before_sha256), /^[0-9a-f]{64}$/);
   const savedAudit = sessionEntries().find((e) => e.type === 'intercept');
@@ -222,6 +225,32 @@ test('redaction: no text_delta leaks while an interceptor is subscribed; the mod
     .body.messages.map((m: { content: Array<{ text?: string }> }) => m.content[0]!.text);
   assert.ok(history.includes('your key is [redacted]'), 'the next request has the redacted text');
   assert.doesNotMatch(JSON.stringify(llm.requests.at(-1)!.body), /SECRET123/);
+});
+
+test('replace_text without scope: the user sees the rewrite (events, final text, resume), the model keeps its original', async (t) => {
+  const { box, root, run, sessionEntries } = setup();
+  t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
+  makeExtension(root, 'rewriter', 'well-behaved', {
+    subscribe: { intercept: ['assistant_message'] },
+    intercept_responses: { assistant_message: { replace_text: 'shown to the user' } },
+  });
+  llm.script({ text: 'what the model said' }, { text: 'second' });
+  const result = await run(['--json', 'hi'], true);
+  assert.equal(result.code, 0, result.stderr);
+  const shown = jsonLines(result.stdout).find((e) => e.type === 'assistant_message');
+  assert.deepEqual(shown?.content, [{ type: 'text', text: 'shown to the user' }]);
+  assert.doesNotMatch(result.stdout, /what the model said/);
+  const saved = sessionEntries().find(
+    (e) => e.type === 'message' && e.message.role === 'assistant',
+  );
+  assert.deepEqual(saved.message.content, [{ type: 'text', text: 'what the model said' }]);
+  assert.deepEqual(saved.message.shown, [{ type: 'text', text: 'shown to the user' }]);
+  const print = await run(['-p', '-c', 'again'], true);
+  assert.equal(print.stdout, 'shown to the user\n');
+  const history = JSON.stringify(llm.requests.at(-1)!.body.messages);
+  assert.match(history, /what the model said/, 'the model gets its original back');
+  assert.doesNotMatch(history, /shown to the user/);
 });
 
 test('assistant_message block hides the text; turn_start block makes no model request', async (t) => {

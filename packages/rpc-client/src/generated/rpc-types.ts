@@ -201,6 +201,25 @@ export type PublicMessage =
       refusal?: true;
       /** The user cancelled the reply here: the content is what came before (often nothing) */
       cancelled?: true;
+      /** What the user was shown when an extension rewrote the message (replace_text): `content` keeps what the model said, which the model gets back on later turns */
+      shown?: Array<
+        | {
+            type: 'text';
+            text: string;
+          }
+        | {
+            type: 'thinking';
+            thinking: string;
+            /** Anthropic: must be echoed back unchanged on later requests */
+            signature?: string;
+          }
+        | {
+            type: 'tool_call';
+            id: string;
+            name: string;
+            args: Record<string, unknown>;
+          }
+      >;
     }
   | {
       role: 'tool';

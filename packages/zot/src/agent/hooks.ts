@@ -14,10 +14,13 @@ export interface ToolCallDecision extends Decision {
 
 export interface TextDecision extends Decision {
   /**
-   * Replaces the text everywhere: what the user sees, what the transcript keeps and so what the
-   * model gets back (a redaction must not spread). Only the audit trail keeps the original.
+   * Replaces the text the user sees (screen, events, get_messages). The model keeps its original
+   * in the transcript, unless `transcript` is set: then the transcript gets the text too, and the
+   * model never sees its original again. The audit trail keeps the original either way.
    */
   text?: string;
+  /** With `text` (or `block`): the transcript is rewritten too ("scope": "transcript"). */
+  transcript?: boolean;
 }
 
 export interface ToolResultDecision extends Decision {

@@ -60,7 +60,8 @@ const now = () => new Date().toISOString();
  * Runs the model/tool loop on `transcript` (which already ends with the user's message).
  * Contract: never throws; emits turn_start/turn_end pairs; appends every message it adds to
  * `transcript` and reports it through `setup.append` in order; an assistant message is appended
- * as screened by `beforeAssistantText`, never as the model sent it; leaves the transcript valid
+ * as the model sent it (rewritten only where a `beforeAssistantText` decision asked for the
+ * transcript), with what the user was shown in `shown`, which events carry; leaves it valid
  * for the next request (every tool call has a result, even when aborted).
  */
 export async function runAgent(
@@ -118,23 +119,26 @@ export async function runAgent(
       setup.emit({ type: 'usage', ...call, cumulative });
     }
     const { stop } = outcome;
-    // The screened message is the one everybody gets: the user, the transcript, the model.
+    // The user gets the screened message (`shown`), the transcript what the model said unless
+    // a rewrite asked for the transcript too.
     const message =
       outcome.message.content.length > 0
         ? await screenAssistant(setup.hooks, outcome.message)
         : outcome.message;
+    const visible = message.shown ?? message.content;
     const calls = message.content.filter((block) => block.type === 'tool_call');
+    if (message.content.length > 0) append(message);
     // A refusal without any text still tells the user that it was one.
-    if (message.content.length > 0 || message.refusal || message.cancelled) {
-      append(message);
+    if (visible.length > 0 || message.refusal || message.cancelled) {
+      if (message.content.length === 0) append(message);
       setup.emit({
         type: 'assistant_message',
-        content: message.content,
+        content: visible,
         time: message.time,
         ...(message.refusal ? { refusal: true as const } : {}),
         ...(message.cancelled ? { cancelled: true as const } : {}),
       });
-      const text = textOf(message.content);
+      const text = textOf(visible);
       if (text !== '') finalText = text;
       refusal = message.refusal === true;
     }

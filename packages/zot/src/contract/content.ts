@@ -74,6 +74,12 @@ export const AssistantMessageSchema = Type.Object({
         'The user cancelled the reply here: the content is what came before (often nothing)',
     }),
   ),
+  shown: Type.Optional(
+    Type.Array(AssistantContentSchema, {
+      description:
+        'What the user was shown when an extension rewrote the message (replace_text): `content` keeps what the model said, which the model gets back on later turns',
+    }),
+  ),
 });
 export const ToolMessageSchema = Type.Object(
   { role: Type.Literal('tool'), content: Type.Array(ToolResultBlockSchema), time: Time },

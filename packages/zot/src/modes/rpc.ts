@@ -1,6 +1,7 @@
 // RPC mode: JSON requests on stdin, responses and session events on stdout, one per line.
 import type { ImageBlock, Message } from '../contract/content.js';
 import type { RpcSession } from '../contract/front-end.js';
+import { shownMessage } from '../contract/shown-message.js';
 import { errorMessage } from '../util/errors.js';
 import { reportDiagnostics, writeDiagnostic, type ModeIO } from './io.js';
 import { readLines } from './lines.js';
@@ -113,7 +114,7 @@ const HANDLERS: { [K in RpcRequestType]: Handler<K> } = {
   },
   get_state: (_request, { session }) => ({ data: session.state() }),
   get_messages: (_request, { session }) => ({
-    data: { messages: session.messages.map(publicMessage) },
+    data: { messages: session.messages.map((m) => publicMessage(shownMessage(m))) },
   }),
   get_models: (_request, { session }) => ({
     data: {

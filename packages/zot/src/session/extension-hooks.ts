@@ -126,7 +126,8 @@ function extensionHooks(
       const result = await host.intercept('assistant_message', { text });
       audit(result.records, sink, part);
       if (result.blocked) return { block: true, reason: result.blocked.reason };
-      return result.value.text !== text ? { text: result.value.text } : undefined;
+      if (result.value.text === text) return undefined;
+      return { text: result.value.text, ...(result.value.transcript ? { transcript: true } : {}) };
     },
     holdTextStream: () => host.intercepting('assistant_message'),
   };

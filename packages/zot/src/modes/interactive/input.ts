@@ -1,6 +1,7 @@
 // The controllers that act on what the user does: the editor (prompts, history, mentions), the
 // keys it does not take (Esc, Ctrl+C, Ctrl+O), slash commands, dialogs and extension panels.
 import type { InteractiveSession } from '../../contract/front-end.js';
+import { shownMessage } from '../../contract/shown-message.js';
 import { commandSurface } from './command-surface.js';
 import { CommandsController } from './commands.js';
 import { Dialogs } from './dialogs.js';
@@ -42,7 +43,7 @@ export function createInput(options: InputOptions): Input {
       display: (text, style) => chat.display(text, style),
       replay: () => {
         chat.clear();
-        chat.replay(session.messages);
+        chat.replay(session.messages.map(shownMessage));
       },
     },
     ...now,

@@ -1,6 +1,7 @@
 // What the chat shows before the first prompt: the banner, a resumed transcript, the warnings
 // of starting the run, and how to add a key when the provider has none.
 import type { InteractiveSession } from '../../contract/front-end.js';
+import { shownMessage } from '../../contract/shown-message.js';
 import type { Theme } from '../../tui/theme.js';
 import type { ChatView } from './chat/chat-view.js';
 
@@ -17,7 +18,7 @@ export function welcome(
   { version, themeWarnings = [], warnings = [] }: Welcome,
 ): void {
   chat.display(`zot ${version} · /help for keys and commands`, theme.muted);
-  if (session.messages.length > 0) chat.replay(session.messages);
+  if (session.messages.length > 0) chat.replay(session.messages.map(shownMessage));
   for (const warning of themeWarnings) chat.display(warning, theme.warning);
   for (const warning of warnings) chat.display(`warning: ${warning}`, theme.warning);
   const provider = session.state().provider;

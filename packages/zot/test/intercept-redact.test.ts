@@ -20,12 +20,18 @@ after(() => llm.close());
 
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 
-/** A sandbox with the fixture extension that redacts SECRET from assistant text. */
+/**
+ * A sandbox with the fixture extension that redacts SECRET from assistant text, from the
+ * transcript too ("scope": "transcript", protocol version 2).
+ */
 function setup() {
   const box = makeSandbox();
   makeExtension(join(box.home, 'extensions'), 'redactor', 'well-behaved', {
+    hello_extra: { protocol_version: 2 },
     subscribe: { intercept: ['assistant_message'] },
-    intercept_responses: { assistant_message: { redact: SECRET, reason: 'a secret' } },
+    intercept_responses: {
+      assistant_message: { redact: SECRET, reason: 'a secret', scope: 'transcript' },
+    },
   });
   return box;
 }

@@ -194,7 +194,7 @@ test('beforeToolCall can block (model sees the reason) or replace arguments (tra
   assert.deepEqual(call && 'args' in call ? call.args : undefined, { text: 'rm -rf /' });
 });
 
-test('beforeAssistantText: the screened message is what the user, the transcript and the model get', async () => {
+test('beforeAssistantText with transcript: the screened message is what the user, the transcript and the model get', async () => {
   const parts: string[] = [];
   const t = setup(
     [
@@ -208,7 +208,7 @@ test('beforeAssistantText: the screened message is what the user, the transcript
     {
       beforeAssistantText: async (text, part) => {
         parts.push(`${part}:${text}`);
-        return { text: text.replace(/sk-\d+/, '[redacted]') };
+        return { text: text.replace(/sk-\d+/, '[redacted]'), transcript: true };
       },
       holdTextStream: () => true, // as the session wires it while text is intercepted
     },
@@ -238,9 +238,9 @@ test('beforeAssistantText: the screened message is what the user, the transcript
   );
 });
 
-test('beforeAssistantText: a blocked part is dropped everywhere; tool calls stay', async () => {
+test('beforeAssistantText: a block with transcript drops the part everywhere; tool calls stay', async () => {
   const hidden = setup([{ text: 'secret' }], {
-    beforeAssistantText: async () => ({ block: true }),
+    beforeAssistantText: async () => ({ block: true, transcript: true }),
   });
   await runAgent(hidden.transcript, hidden.agent, new AbortController().signal);
   assert.equal(
@@ -254,7 +254,7 @@ test('beforeAssistantText: a blocked part is dropped everywhere; tool calls stay
 
   const withCall = setup(
     [{ thinking: ['x'], text: 'secret', calls: [{ id: 'c1', name: 'echo', args: { text: 'a' } }] }],
-    { beforeAssistantText: async () => ({ block: true }) },
+    { beforeAssistantText: async () => ({ block: true, transcript: true }) },
   );
   await runAgent(withCall.transcript, withCall.agent, new AbortController().signal);
   assert.deepEqual(withCall.transcript[1]!.content, [

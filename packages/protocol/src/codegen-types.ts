@@ -1,6 +1,7 @@
 // Writes TypeScript type declarations from TypeBox definitions (their JSON Schema), for a
 // package whose types must come from the schemas without loading TypeBox or importing the
 // package that defines them (@zot/rpc-client, from zot's RPC schema). Build-time only.
+import { shapeKey } from './schema-shape.js';
 
 /** One declaration: `export type <name> = ...`, with `doc` as its comment. */
 export interface NamedSchema {
@@ -10,12 +11,6 @@ export interface NamedSchema {
 }
 
 type Node = Record<string, unknown>;
-
-/** A schema's shape without its own description: copies that differ only there are one. */
-function shapeKey(schema: Node): string {
-  const { description: _description, ...shape } = schema;
-  return JSON.stringify(shape);
-}
 
 const comment = (text: string, indent = '') =>
   `${indent}/** ${text.replace(/\*\//g, '*\\/').replace(/\n/g, ' ')} */\n`;
@@ -32,7 +27,7 @@ export function generateTypesSource(
   options: { from: string },
 ): string {
   const names = new Map<string, string>();
-  for (const { name, schema } of definitions) names.set(shapeKey(schema as Node), name);
+  for (const { name, schema } of definitions) names.set(shapeKey(schema), name);
 
   const type = (node: unknown, path: string, self?: string): string => {
     if (node === null || typeof node !== 'object' || Array.isArray(node))

@@ -3,6 +3,7 @@
 // The committed schema/rpc.schema.json, RPC mode's request validators and the types of
 // @zot/rpc-client are all generated from these definitions (scripts/gen-schema.mjs).
 import { Type, type Static, type TObject, type TOptional, type TSchema } from '@sinclair/typebox';
+import { shapeKey } from '@zot/protocol/schema-shape';
 import { CONFIRM_DECISIONS } from '../contract/confirm.js';
 import {
   AssistantMessageSchema,
@@ -315,13 +316,6 @@ const SHARED_DOCS: Record<string, string> = {
   RuntimeState: 'The runtime snapshot: get_state, and the fields of the `state` event',
   PublicMessage: 'A transcript message as get_messages reports it (images by size)',
 };
-
-/** A schema's shape without its own description: copies that differ only there are one. */
-export function shapeKey(schema: unknown): string {
-  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return '';
-  const { description: _description, ...shape } = schema as Record<string, unknown>;
-  return JSON.stringify(shape);
-}
 
 /**
  * `node` with every copy of a shared definition below it replaced by a $ref to that

@@ -2,9 +2,7 @@
 import {
   appendFileSync,
   closeSync,
-  constants,
   existsSync,
-  fstatSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -15,6 +13,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { ensurePrivateDir, PRIVATE_DIR_MODE, tightenMode } from '../util/private-fs.js';
+import { fileKind, openForReading, readStart } from '../util/regular-file.js';
 import type { Message } from '../providers/types.js';
 import { errorMessage } from '../util/errors.js';
 import type { SessionEntry } from './entries.js';
@@ -86,49 +85,28 @@ export function newestSession(sessionsRoot: string, cwd: string): string | undef
 
 const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
 
-function kindOf(stat: Stats): string {
-  if (stat.isDirectory()) return 'a directory';
-  if (stat.isFIFO()) return 'a FIFO';
-  if (stat.isCharacterDevice()) return 'a character device';
-  if (stat.isBlockDevice()) return 'a block device';
-  if (stat.isSocket()) return 'a socket';
-  return 'not a regular file';
-}
-
 /**
  * Opens `path` for reading: non-blocking, so that a FIFO cannot hang the open, and checked with
  * fstat on the opened descriptor (no race with a swap). Contract: throws an Error naming the
  * file when it cannot be opened or is not a regular file; the caller closes the descriptor.
  */
 function openRegular(path: string): { fd: number; stat: Stats } {
-  let fd: number;
+  let opened: { fd: number; stat: Stats };
   try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    opened = openForReading(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? errorMessage(error);
     throw new Error(`cannot read session file ${path} (${code})`);
   }
-  const stat = fstatSync(fd);
+  const { fd, stat } = opened;
   if (!stat.isFile()) {
     closeSync(fd);
     throw new Error(
-      `session file ${path} is ${kindOf(stat)}; sessions are regular files only ` +
+      `session file ${path} is ${fileKind(stat)}; sessions are regular files only ` +
         `(give --session a .jsonl file, or leave it out to start a new session)`,
     );
   }
   return { fd, stat };
-}
-
-/** Up to `length` bytes from the start of `fd`, fewer when the file is shorter. */
-function readHead(fd: number, length: number): Buffer {
-  const buffer = Buffer.allocUnsafe(length);
-  let filled = 0;
-  while (filled < buffer.length) {
-    const read = readSync(fd, buffer, filled, buffer.length - filled, filled);
-    if (read === 0) break; // the file is shorter (or shrank meanwhile)
-    filled += read;
-  }
-  return buffer.subarray(0, filled);
 }
 
 /**
@@ -145,7 +123,7 @@ export function readSessionFile(path: string, limit = MAX_SESSION_BYTES): Buffer
           `start a new session (without -c/--session) or move the file away`,
       );
     }
-    return readHead(fd, stat.size);
+    return readStart(fd, stat.size);
   } finally {
     closeSync(fd);
   }
@@ -161,7 +139,7 @@ export function checkSessionFile(path: string): boolean {
   const { fd, stat } = openRegular(path);
   try {
     if (stat.size === 0) return false;
-    const problem = sessionHeaderProblem(readHead(fd, Math.min(stat.size, SESSION_HEAD_BYTES)));
+    const problem = sessionHeaderProblem(readStart(fd, Math.min(stat.size, SESSION_HEAD_BYTES)));
     if (problem === undefined) return true;
     throw new Error(
       `${path} is not a zot session file (${problem}); zot writes only to session files it ` +

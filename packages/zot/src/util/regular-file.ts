@@ -34,6 +34,34 @@ export function fileKind(stat: Stats): string {
   return 'not a regular file';
 }
 
+/**
+ * Opens `path` for reading without blocking (a FIFO cannot hang the open) and fstats that
+ * descriptor, so what the caller checks is what it reads. `noFollow`: a symlink is refused
+ * (ELOOP). Contract: throws what open or fstat throws; the caller closes `fd`.
+ */
+export function openForReading(path: string, noFollow = false): { fd: number; stat: Stats } {
+  const follow = noFollow ? (constants.O_NOFOLLOW ?? 0) : 0;
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | follow);
+  try {
+    return { fd, stat: fstatSync(fd) };
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+/** Up to `length` bytes from the start of `fd`, fewer when the file is shorter (or shrank). */
+export function readStart(fd: number, length: number): Buffer {
+  const buffer = Buffer.allocUnsafe(length);
+  let filled = 0;
+  while (filled < buffer.length) {
+    const read = readSync(fd, buffer, filled, buffer.length - filled, filled);
+    if (read === 0) break;
+    filled += read;
+  }
+  return buffer.subarray(0, filled);
+}
+
 const size = (bytes: number) =>
   bytes >= 1024 * 1024
     ? `${Math.round(bytes / 1024 / 102.4) / 10} MiB`
@@ -78,14 +106,14 @@ export function readRegularFile(path: string, options: RegularFileOptions): Regu
     }
   }
   let fd: number;
+  let stat: Stats;
   try {
-    // O_NOFOLLOW: `real` has no links left; one appearing now is a swap, not the file checked.
-    fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOFOLLOW ?? 0));
+    // No links: `real` has none left; one appearing now is a swap, not the file checked.
+    ({ fd, stat } = openForReading(real, true));
   } catch (error) {
     return failure(path, error);
   }
   try {
-    const stat = fstatSync(fd);
     if (!stat.isFile()) {
       return {
         ok: false,

@@ -101,6 +101,18 @@ class Dispatch:
     def _answered(self, frame):
         self.ui.answer(frame)
 
+    def _invoke(self, request, name, handler, args, what, fields_of, failed):
+        """Runs `handler` as the call `request` (cancellable, with progress) and returns its
+        reply's fields; what it raises is reported as `what` and answered with `failed(problem)`."""
+        running = self._calls.open(request, name)
+        try:
+            return fields_of(call(handler, args, running))
+        except Exception as problem:
+            self._report(what, problem)
+            return failed(problem)
+        finally:
+            self._calls.close(running)
+
     def _run_command(self, frame):
         request = frame.get("id")
         name = frame.get("name")
@@ -113,14 +125,10 @@ class Dispatch:
         if entry is None:
             fields = _error_result("%s has no command /%s" % (self.name, name))
         else:
-            running = self._calls.open(request, name)
-            try:
-                fields = command_fields(call(entry[1], args, running))
-            except Exception as problem:
-                self._report("command /%s" % name, problem)
-                fields = _error_result("/%s failed: %s" % (name, describe(problem)))
-            finally:
-                self._calls.close(running)
+            fields = self._invoke(
+                request, name, entry[1], args, "command /%s" % name, command_fields,
+                lambda problem: _error_result("/%s failed: %s" % (name, describe(problem))),
+            )
         fallback = {"error": "/%s returned something that is not JSON" % name}
         self._reply("command_response", request, fields, fallback)
 
@@ -135,15 +143,13 @@ class Dispatch:
             fields = tool_error("%s has no tool %s" % (self.name, name))
         else:
             self._context.activations = activations
-            running = self._calls.open(request, name)
             try:
-                fields = tool_fields(call(entry[1], args, running))
-            except Exception as problem:
-                self._report("tool %s" % name, problem)
-                fields = tool_error("tool %s failed: %s" % (name, describe(problem)))
+                fields = self._invoke(
+                    request, name, entry[1], args, "tool %s" % name, tool_fields,
+                    lambda problem: tool_error("tool %s failed: %s" % (name, describe(problem))),
+                )
             finally:
                 self._context.activations = None
-                self._calls.close(running)
         with self._lock:
             if self._pending_activations:
                 activations.extend(self._pending_activations)

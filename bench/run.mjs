@@ -23,6 +23,7 @@ const SUITES = [
   'mcp-startup',
   'tui',
   'tui-stream',
+  'tui-resume',
   'tui-panel',
   'sandbox',
 ];

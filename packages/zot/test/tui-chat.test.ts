@@ -141,8 +141,13 @@ test('Esc cancels the running turn and the queue; the next prompt works', { skip
   zot.press('Escape');
   await zot.waitFor((s) => /cancelled/.test(s) && !/working/.test(s));
   assert.doesNotMatch(zot.capture(), /queued ›/);
-  // The queued prompt never reached the model: its reply is still scripted.
+  // The queued prompt never reached the model (its reply is still scripted): it is back in the
+  // editor, to be changed or sent again.
   assert.equal(llm.pending(), 1);
+  assert.match(zot.capture(), /queued message is back in the editor/);
+  assert.match(zot.capture(), /│?\s*queued then dropped/);
+  zot.press('C-u');
+  await zot.waitFor((s) => !s.includes('queued then dropped'));
   llm.script({ text: 'after the cancel' });
   // The dropped reply answers the next prompt; then ours.
   zot.submit('again');

@@ -1,8 +1,8 @@
 // pi-tui stops the UI on a line wider than the terminal; zot's root cuts it instead.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Text, TUI } from '@mariozechner/pi-tui';
-import { FittedFrame } from './fitted-frame.js';
+import { Text, TUI, visibleWidth } from '@mariozechner/pi-tui';
+import { FittedFrame, fitLine, fitsWidth } from './fitted-frame.js';
 import { memoizeFrames } from './frame-memo.js';
 import { VirtualTerminal } from './testing/virtual-terminal.js';
 
@@ -31,3 +31,44 @@ for (const memo of [false, true]) {
     terminal.dispose();
   });
 }
+
+test("the cheap width check agrees with pi-tui's measure on every kind of line", () => {
+  const lines = [
+    'plain ascii',
+    `\x1b[1m${'x'.repeat(39)}\x1b[22m`,
+    `${'x'.repeat(38)}日本`,
+    'tab\there',
+    '😀'.repeat(20),
+    'e\u0301'.repeat(30),
+    // Sequences pi-tui does not skip count as text: the check must not skip them either.
+    `\x1b[5A${'z'.repeat(36)}`,
+    `\x1b]8;;unterminated ${'w'.repeat(30)}`,
+    `\x1b_G${'k'.repeat(38)}`,
+    `\x1bX${'q'.repeat(39)}`,
+    `\x1b]8;;https://example.com\x07${'l'.repeat(40)}\x1b]8;;\x07`,
+  ];
+  for (const line of lines) {
+    for (const width of [10, 39, 40, 41, 80]) {
+      assert.equal(
+        fitsWidth(line, width),
+        visibleWidth(line) <= width,
+        JSON.stringify([line, width]),
+      );
+      assert.ok(visibleWidth(fitLine(line, width)) <= width || line.includes('\x1b_G'));
+    }
+  }
+});
+
+test('a child that returns the same lines is not measured again; a nested frame is not copied', () => {
+  const frame = new FittedFrame();
+  const inner = new FittedFrame();
+  let calls = 0;
+  const lines = ['a', 'b'];
+  inner.addChild({ render: () => (calls++, lines), invalidate() {} });
+  frame.addChild(inner);
+  frame.addChild({ render: () => ['c'], invalidate() {} });
+  assert.deepEqual(frame.render(10), ['a', 'b', 'c']);
+  const first = frame.render(10);
+  assert.notEqual(frame.render(10), first, 'pi-tui gets an array of its own every frame');
+  assert.equal(calls, 3);
+});

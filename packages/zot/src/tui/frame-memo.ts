@@ -1,11 +1,13 @@
 // Keeps a pi-tui frame's cost flat as the transcript grows. Every frame pi-tui appends a reset
 // sequence to every line (a new string each time) and then compares old and new lines by value,
 // so each frame costs the whole transcript's characters. Remembering the finished string of each
-// line returns the very same string for an unchanged line, which compares by identity at once.
+// line returns the very same string for an unchanged line, which compares by identity at once;
+// a line that is the same string at the same place as last frame is not even looked up.
 // pi-tui has no public hook for this step: the patch goes through tui/pi-tui-internals.ts, and
 // without it (a pi-tui whose private methods changed) frames are the same, only slower.
 import type { TUI } from '@mariozechner/pi-tui';
 import { wrapFrameSteps } from './pi-tui-internals.js';
+import { SparseWrites } from './sparse-writes.js';
 
 const KITTY_PREFIX = '\x1b_G';
 
@@ -13,17 +15,39 @@ const KITTY_PREFIX = '\x1b_G';
 export function memoizeFrames(tui: TUI, warn?: (line: string) => void): boolean {
   return wrapFrameSteps(
     tui,
-    (original) => {
+    (original, state) => {
+      // Lines that did not change are not written again (tui/sparse-writes.ts).
+      const sparse = new SparseWrites();
+      const terminal = tui.terminal;
+      const write = terminal.write.bind(terminal);
+      terminal.write = (data: string) => write(sparse.filter(data));
       // Raw line -> finished line, for the lines of recent frames; pruned when it grows past
       // twice the frame (a long stream changes only its last lines, so most stay in use).
       const finished = new Map<string, string>();
       // Finished lines that carry a Kitty image sequence (zot draws none, so this stays empty).
       const imageLines = new Set<string>();
+      // The last frame, raw and finished, index by index.
+      let lastRaw: readonly string[] = [];
+      let lastDone: readonly string[] = [];
+      // The frame pi-tui is about to write, with the one on screen: what the write will hold.
+      const expect = (lines: string[]): string[] => {
+        const previous = state.lastFrame();
+        // pi-tui draws a first frame whole (nothing to skip); an image line is left to pi-tui.
+        if (imageLines.size === 0 && previous.length > 0)
+          sparse.expect(previous, lines, tui.terminal.rows);
+        return lines;
+      };
       return {
         applyLineResets(lines: string[]): string[] {
+          const raw = lines.slice();
           const fresh: string[] = [];
           const freshAt: number[] = [];
           for (let i = 0; i < lines.length; i++) {
+            // Most lines are the very string they were at the same place last frame: no lookup.
+            if (raw[i] === lastRaw[i]) {
+              lines[i] = lastDone[i]!;
+              continue;
+            }
             const done = finished.get(lines[i]!);
             if (done !== undefined) lines[i] = done;
             else {
@@ -31,7 +55,9 @@ export function memoizeFrames(tui: TUI, warn?: (line: string) => void): boolean 
               freshAt.push(i);
             }
           }
-          if (fresh.length === 0) return lines;
+          lastRaw = raw;
+          lastDone = lines;
+          if (fresh.length === 0) return expect(lines);
           if (finished.size + fresh.length > 2 * lines.length + 64) {
             finished.clear();
             imageLines.clear();
@@ -42,7 +68,7 @@ export function memoizeFrames(tui: TUI, warn?: (line: string) => void): boolean 
             if (made[k]!.includes(KITTY_PREFIX)) imageLines.add(made[k]!);
             lines[freshAt[k]!] = made[k]!;
           }
-          return lines;
+          return expect(lines);
         },
         collectKittyImageIds(lines: string[]): Set<number> {
           if (imageLines.size === 0) return new Set();

@@ -14,9 +14,19 @@ export interface FrameSteps {
   collectKittyImageIds(lines: string[]): Set<number>;
 }
 
+/** What the wrapper of the frame steps also reads: the frame on screen, as pi-tui keeps it. */
+export interface FrameState {
+  /** The lines of the last frame written (pi-tui's `previousLines`). */
+  lastFrame(): readonly string[];
+}
+
 /** Why `tui`'s frame steps cannot be patched, or undefined when they can. */
 export function frameStepsMismatch(tui: TUI): string | undefined {
-  const internals = tui as unknown as Partial<FrameSteps> & { doRender?: unknown };
+  const internals = tui as unknown as Partial<FrameSteps> & {
+    doRender?: unknown;
+    previousLines?: unknown;
+  };
+  if (!Array.isArray(internals.previousLines)) return 'TUI.previousLines is gone';
   for (const name of ['applyLineResets', 'collectKittyImageIds'] as const) {
     const method = internals[name];
     if (typeof method !== 'function') return `TUI.${name} is gone`;
@@ -28,6 +38,8 @@ export function frameStepsMismatch(tui: TUI): string | undefined {
     return 'TUI.doRender no longer passes the frame through applyLineResets';
   if (!/this\.collectKittyImageIds\(\s*newLines\s*\)/.test(render))
     return 'TUI.doRender no longer collects Kitty image ids from the frame';
+  if (!/this\.previousLines\s*=\s*newLines/.test(render))
+    return 'TUI.doRender no longer keeps the frame it wrote as previousLines';
   return undefined;
 }
 
@@ -49,7 +61,7 @@ function warnOnce(what: string, reason: string, warn: (line: string) => void): v
  */
 export function wrapFrameSteps(
   tui: TUI,
-  wrap: (original: FrameSteps) => FrameSteps,
+  wrap: (original: FrameSteps, state: FrameState) => FrameSteps,
   warn: (line: string) => void = (line) => process.stderr.write(line),
 ): boolean {
   const mismatch = frameStepsMismatch(tui);
@@ -62,7 +74,10 @@ export function wrapFrameSteps(
     applyLineResets: target.applyLineResets.bind(tui),
     collectKittyImageIds: target.collectKittyImageIds.bind(tui),
   };
-  const wrapped = wrap(original);
+  const state: FrameState = {
+    lastFrame: () => (tui as unknown as { previousLines: readonly string[] }).previousLines,
+  };
+  const wrapped = wrap(original, state);
   target.applyLineResets = wrapped.applyLineResets;
   target.collectKittyImageIds = wrapped.collectKittyImageIds;
   return true;

@@ -1,6 +1,11 @@
 // The chat's plain blocks: the user's prompt (collapsed after a few lines), the model's
 // reasoning (dimmed, collapsible), and one-shot lines (errors, notices, displayed blocks).
-import { type Component, truncateToWidth, wrapTextWithAnsi } from '@mariozechner/pi-tui';
+import {
+  type Component,
+  truncateToWidth,
+  visibleWidth,
+  wrapTextWithAnsi,
+} from '@mariozechner/pi-tui';
 import { terminalSafeBlock } from '../util/terminal-text.js';
 import type { Style, Theme } from './theme.js';
 
@@ -15,7 +20,8 @@ function wrapAll(
   prefix: string,
   rest: string,
 ): string[] {
-  const inner = Math.max(1, width - prefix.length);
+  // The prefix is styled: its width is what it shows, not its length with the escapes.
+  const inner = Math.max(1, width - visibleWidth(prefix));
   const lines = terminalSafeBlock(text)
     .split('\n')
     .flatMap((line) => (line === '' ? [''] : wrapTextWithAnsi(line, inner)));

@@ -12,6 +12,7 @@ import type { EditDetails } from '../contract/tool-details.js';
 import { terminalSafeBlock } from '../util/terminal-text.js';
 import { cut, oneLine } from './dialog-frame.js';
 import { diffLines, styleDiffLine } from './diff-view.js';
+import { fitsWidth } from './fitted-frame.js';
 import type { Theme } from './theme.js';
 
 export const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -145,6 +146,6 @@ export class ToolRow implements Component {
 
   render(width: number): string[] {
     const lines = [this.header(width), ...this.bodyLines(width)];
-    return lines.map((line) => (visibleWidth(line) > width ? truncateToWidth(line, width) : line));
+    return lines.map((line) => (fitsWidth(line, width) ? line : truncateToWidth(line, width)));
   }
 }

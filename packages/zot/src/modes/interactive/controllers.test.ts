@@ -70,7 +70,7 @@ function fakeSession(overrides: Partial<InteractiveSession> = {}) {
   return session;
 }
 
-function keys(session: ReturnType<typeof fakeSession>, start = 0) {
+function keys(session: ReturnType<typeof fakeSession>, start = 0, queued: string[] = []) {
   let now = start;
   let text = '';
   let exits = 0;
@@ -87,6 +87,7 @@ function keys(session: ReturnType<typeof fakeSession>, start = 0) {
       setText: (value) => (text = value),
       isShowingAutocomplete: () => false,
     },
+    queued: () => queued,
     toggleExpanded: () => toggles++,
     exit: () => exits++,
     now: () => now,
@@ -137,12 +138,28 @@ test('a second ctrl+c after the window only warns again', () => {
 test('while busy the ctrl+c hint also says esc cancels; esc cancels turn and queue', () => {
   const session = fakeSession();
   session.setBusy(true);
-  const k = keys(session);
+  const k = keys(session, 0, ['steer this', 'then this']);
   k.controller.handle('\x03');
   assert.match(k.notes.render(80).join('\n'), /esc to cancel/);
+  k.setText('half typed');
   assert.equal(k.controller.handle('\x1b'), true);
   assert.deepEqual(session.calls, ['cancel']);
-  assert.match(k.notes.render(80).join('\n'), /cancelled \(and 2 queued\)/);
+  assert.equal(k.text, 'steer this\nthen this\nhalf typed', 'the queue goes back into the editor');
+  assert.match(
+    k.notes.render(80).join('\n'),
+    /cancelled · 2 queued messages are back in the editor/,
+  );
+});
+
+test('esc with nothing queued leaves the editor as it is', () => {
+  const session = fakeSession({ cancel: () => 0 });
+  session.setBusy(true);
+  const k = keys(session);
+  k.setText('draft');
+  k.controller.handle('\x1b');
+  assert.equal(k.text, 'draft');
+  assert.match(k.notes.render(80).join('\n'), /cancelled/);
+  assert.doesNotMatch(k.notes.render(80).join('\n'), /back in the editor/);
 });
 
 test("esc when idle cancels nothing but clears the extensions' notes; ctrl+o toggles", () => {

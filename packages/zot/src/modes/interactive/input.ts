@@ -95,6 +95,7 @@ export function createInput(options: InputOptions): Input {
       setText: (text) => editor.setText(text),
       isShowingAutocomplete: () => editor.editor.isShowingAutocomplete(),
     },
+    queued: () => screen.queue.waiting,
     toggleExpanded: () => chat.toggleExpanded(),
     exit,
     ...now,

@@ -1,6 +1,7 @@
-// The app's own keys, asked before the editor: Esc cancels the running turn and the queue,
-// Ctrl+C clears the editor or (pressed twice within two seconds) exits, Ctrl+O expands or
-// collapses every tool result and thinking block, Alt+Up takes the last queued message back.
+// The app's own keys, asked before the editor: Esc cancels the running turn and the queue (its
+// messages go back into the editor), Ctrl+C clears the editor or (pressed twice within two
+// seconds) exits, Ctrl+O expands or collapses every tool result and thinking block, Alt+Up
+// takes the last queued message back.
 import { matchesKey } from '@mariozechner/pi-tui';
 import type { Theme } from '../../tui/theme.js';
 import type { Notes } from './notes.js';
@@ -14,6 +15,8 @@ export interface KeysControllerOptions {
   theme: Theme;
   notes: Notes;
   editor: { readonly text: string; setText(text: string): void; isShowingAutocomplete(): boolean };
+  /** The messages waiting behind the running turn, as last published (steering first). */
+  queued?: () => readonly string[];
   toggleExpanded(): void;
   exit(): void;
   /** Injected for tests; `Date.now` otherwise. */
@@ -53,15 +56,23 @@ export class KeysController {
     return false;
   }
 
-  /** Esc: clears the extensions' notes; cancels the running turn and what waits behind it. */
+  /**
+   * Esc: clears the extensions' notes; cancels the running turn and what waits behind it. The
+   * waiting messages are not lost: they go back into the editor, above what it holds, to be
+   * changed and sent again.
+   */
   escape(): void {
-    const { session, notes, theme } = this.options;
+    const { session, notes, theme, editor } = this.options;
     notes.deletePrefix('ext:');
     if (!session.busy) return;
+    const waiting = this.options.queued?.() ?? [];
     const dropped = session.cancel();
+    const back = dropped > 0 ? waiting : [];
+    if (back.length > 0) editor.setText([...back, editor.text].filter((t) => t !== '').join('\n'));
+    const what = back.length === 1 ? 'the queued message is' : `${back.length} queued messages are`;
     notes.set(
       CANCEL_NOTE_KEY,
-      theme.muted(dropped > 0 ? `cancelled (and ${dropped} queued)` : 'cancelled'),
+      theme.muted(back.length > 0 ? `cancelled · ${what} back in the editor` : 'cancelled'),
     );
   }
 

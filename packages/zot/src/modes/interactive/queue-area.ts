@@ -19,6 +19,11 @@ export class QueueArea implements Component {
     this.queue = queue;
   }
 
+  /** The waiting messages' texts, steering first. */
+  get waiting(): string[] {
+    return [...this.queue.steering, ...this.queue.follow_up];
+  }
+
   get size(): number {
     return this.queue.steering.length + this.queue.follow_up.length;
   }

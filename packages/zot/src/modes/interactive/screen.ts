@@ -56,7 +56,7 @@ export class Screen {
   /** Stacks the views with `editor` between the notes and the status line, and focuses it. */
   layOut(editor: Component): void {
     this.editor = editor;
-    this.tui.addChild(this.frame);
+    this.frame.mount(this.tui);
     this.frame.addChild(this.chat.container);
     this.frame.addChild(this.queue);
     this.frame.addChild(this.notes);

@@ -11,7 +11,15 @@ export interface StatusLineOptions {
   home?: string;
   /** The git branch of a directory (util/git-branch.ts; injected for tests). */
   branch?: (cwd: string) => string | undefined;
+  /** Injected for tests; `Date.now` otherwise. */
+  now?: () => number;
 }
+
+/**
+ * How often the live estimate of output tokens moves. Every change rewrites the status line,
+ * and a count that moved with each streamed word cost a rewrite per frame.
+ */
+export const STREAM_ESTIMATE_MS = 1000;
 
 /** Contract: every rendered line fits `width` (cut text ends with `…`). */
 export class StatusLine implements Component {
@@ -19,6 +27,8 @@ export class StatusLine implements Component {
   private branch: { cwd: string; name: string | undefined } | undefined;
   /** Characters streamed since the last usage figures: output tokens are estimated live. */
   private streamed = 0;
+  /** The characters the estimate shows, and when it last moved. */
+  private shown = { streamed: 0, at: 0 };
 
   constructor(private readonly options: StatusLineOptions) {}
 
@@ -27,6 +37,7 @@ export class StatusLine implements Component {
     if (this.state && JSON.stringify(this.state.usage) !== JSON.stringify(state.usage))
       this.streamed = 0;
     if (!state.busy) this.streamed = 0;
+    if (this.streamed === 0) this.shown = { streamed: 0, at: 0 };
     if (this.branch?.cwd !== state.cwd) {
       this.branch = { cwd: state.cwd, name: this.options.branch?.(state.cwd) };
     }
@@ -50,7 +61,10 @@ export class StatusLine implements Component {
         ? `~${state.cwd.slice(home.length)}`
         : state.cwd;
     const u = state.usage;
-    const estimated = Math.ceil(this.streamed / 4);
+    const now = (this.options.now ?? Date.now)();
+    if (this.shown.streamed !== this.streamed && now - this.shown.at >= STREAM_ESTIMATE_MS)
+      this.shown = { streamed: this.streamed, at: now };
+    const estimated = Math.ceil(this.shown.streamed / 4);
     const window = state.context.window;
     const used = state.context.used + estimated;
     const parts = [
@@ -71,17 +85,20 @@ export class StatusLine implements Component {
     if (state.busy) {
       parts.push(state.queue_length > 0 ? `working · ${state.queue_length} queued` : 'working');
     }
-    // The directory gives way first: its start is cut, so its last part stays readable.
+    // The directory gives way first: its start is cut, so its last part stays readable. It
+    // keeps at least PLACE_MIN columns; on a narrow terminal the line's end is cut instead.
     const rest = parts.join(' · ');
-    const room = width - visibleWidth(rest) - 3;
+    const room = Math.max(width - visibleWidth(rest) - 3, PLACE_MIN);
     const branch = this.branch?.name;
     const place = terminalSafe(branch ? `${cwd} (${branch})` : cwd);
-    const shown =
-      room >= visibleWidth(place) ? place : room >= 8 ? `…${place.slice(-(room - 1))}` : '';
+    const shown = room >= visibleWidth(place) ? place : `…${place.slice(-(room - 1))}`;
     const line = shown ? `${shown} · ${rest}` : rest;
     return [truncateToWidth(theme.statusBar(line), width, '…')];
   }
 }
+
+/** The columns the working directory keeps, however narrow the terminal. */
+const PLACE_MIN = 16;
 
 /** The sandbox in a word or two; nothing when it is off (the default). */
 function sandboxLabel(sandbox: RuntimeState['sandbox']): string | undefined {

@@ -1,12 +1,14 @@
 // The transcript on screen: turns session events into widgets in the TUI's chat container (the
 // user's prompts, streaming markdown, reasoning, tool rows, errors) and replays a loaded
 // transcript the same way. It renders what the events say; it never asks the runtime.
-import { Container, Spacer, type TUI } from '@mariozechner/pi-tui';
+import type { Component, TUI } from '@mariozechner/pi-tui';
 import type { Message, ToolResultBlock } from '../../../contract/content.js';
 import type { SessionEvent } from '../../../contract/events.js';
 import type { ToolDetails } from '../../../contract/tool-details.js';
+import { FittedFrame } from '../../../tui/fitted-frame.js';
 import { preloadHighlighter } from '../../../tui/highlight.js';
 import { MarkdownView } from '../../../tui/markdown-view.js';
+import { SettledLog } from '../../../tui/settled-log.js';
 import { StyledBlock, ThinkingBlock, UserMessageBlock } from '../../../tui/text-blocks.js';
 import type { Style, Theme } from '../../../tui/theme.js';
 import { ToolRow } from '../../../tui/tool-row.js';
@@ -24,6 +26,9 @@ export interface ChatViewOptions {
 /** The line that marks a cancelled reply. */
 export const CANCELLED_TEXT = '⊘ reply cancelled';
 
+/** The messages a resumed transcript draws, at most (about 20 turns with tools). */
+export const REPLAY_MESSAGES = 80;
+
 /** Tools whose output matters at its end (a command's result), not at its start. */
 const TAIL_TOOLS = new Set(['bash']);
 
@@ -39,8 +44,9 @@ const resultText = (content: ToolResultBlock['content']) =>
  * throws; `replay` draws a loaded transcript the way it looked live, tool rows included.
  */
 export class ChatView {
-  readonly container = new Container();
-  private readonly log = new Container();
+  readonly container = new FittedFrame();
+  /** Blocks are settled once they cannot change, so a frame draws only the live ones. */
+  private readonly log = new SettledLog();
   private readonly working: WorkingIndicator;
   private readonly rows = new Map<string, ToolRow>();
   private readonly expandables: Expandable[] = [];
@@ -60,7 +66,10 @@ export class ChatView {
     this.container.addChild(this.working);
   }
 
-  /** Loads the code highlighter once code appears (not at start-up: the first frame comes first). */
+  /**
+   * Loads the code highlighter once code streams in (not at start-up, nor for a replayed
+   * transcript: the first frame comes first, and what is drawn is not drawn again).
+   */
   private wantHighlighter(text: string): void {
     if (this.highlighting || !text.includes('`')) return;
     this.highlighting = true;
@@ -83,7 +92,10 @@ export class ChatView {
     switch (event.type) {
       case 'user_message':
         this.endAnswer();
-        this.add(new UserMessageBlock(textOf(event.content), theme), true);
+        this.add(new UserMessageBlock(textOf(event.content), theme), {
+          expandable: true,
+          settled: true,
+        });
         this.working.show();
         break;
       case 'turn_start':
@@ -92,7 +104,8 @@ export class ChatView {
         break;
       case 'thinking_delta':
         this.working.show('thinking');
-        if (!this.thinking) this.thinking = this.add(new ThinkingBlock(theme), true);
+        if (!this.thinking)
+          this.thinking = this.add(new ThinkingBlock(theme), { expandable: true });
         this.thinking.append(event.delta);
         break;
       case 'text_delta':
@@ -150,25 +163,46 @@ export class ChatView {
       case 'done':
         this.endAnswer();
         this.working.hide();
-        for (const row of this.rows.values())
+        for (const row of this.rows.values()) {
           if (row.running) row.finish({ isError: true, output: 'interrupted' });
+          this.log.settle(row);
+        }
         this.rows.clear();
         break;
     }
   }
 
-  replay(messages: readonly Message[]): void {
+  /**
+   * Draws a loaded transcript's last `limit` messages (from a prompt on), with a line saying
+   * how many earlier ones are not drawn: a resumed long session then opens, and takes keys, as
+   * fast as a new one. What is not drawn is still in the model's context.
+   */
+  replay(messages: readonly Message[], limit = REPLAY_MESSAGES): void {
     const { theme } = this.options;
-    for (const message of messages) {
+    let from = Math.max(0, messages.length - limit);
+    while (from > 0 && from < messages.length && messages[from]!.role !== 'user') from++;
+    if (from >= messages.length) from = Math.max(0, messages.length - limit);
+    if (from > 0) {
+      const count = from.toLocaleString('en-US');
+      this.display(
+        `⋯ ${count} earlier message${from === 1 ? '' : 's'} of this session not drawn (still in the model's context)`,
+        theme.muted,
+      );
+    }
+    for (const message of messages.slice(from)) {
       if (message.role === 'user') {
-        this.add(new UserMessageBlock(textOf(message.content), theme), true);
+        this.add(new UserMessageBlock(textOf(message.content), theme), {
+          expandable: true,
+          settled: true,
+        });
       } else if (message.role === 'assistant') {
         for (const block of message.content) {
           if (block.type === 'thinking' && block.thinking.trim() !== '') {
-            this.add(new ThinkingBlock(theme), true).append(block.thinking);
+            const thinking = new ThinkingBlock(theme);
+            thinking.append(block.thinking);
+            this.add(thinking, { expandable: true, settled: true });
           } else if (block.type === 'text' && block.text.trim() !== '') {
-            this.wantHighlighter(block.text);
-            this.add(new MarkdownView(theme, block.text));
+            this.add(new MarkdownView(theme, block.text), { settled: true });
           } else if (block.type === 'tool_call') {
             this.row(block.id, block.name).start(
               this.options.preview?.(block.name, block.args) ?? '',
@@ -197,6 +231,7 @@ export class ChatView {
   toggleExpanded(): void {
     this.expanded = !this.expanded;
     for (const item of this.expandables) item.expanded = this.expanded;
+    this.log.redraw();
     this.options.tui.requestRender();
   }
 
@@ -205,24 +240,21 @@ export class ChatView {
    * is plain and made safe for the terminal, then styled; `heading` (styled) goes above it.
    */
   display(text: string, style: Style = (s) => s, heading?: string, tag?: string): void {
-    const block = this.add(new StyledBlock(text, style, '', heading));
+    const block = this.add(new StyledBlock(text, style, '', heading), { settled: true });
     if (tag) this.tagged.push({ tag, block });
     this.options.tui.requestRender();
   }
 
   /** A command line as it was sent (`/reverse stressed`), drawn like a prompt; not in the transcript. */
   echo(text: string): void {
-    this.add(new UserMessageBlock(text, this.options.theme), true);
+    this.add(new UserMessageBlock(text, this.options.theme), { expandable: true, settled: true });
     this.options.tui.requestRender();
   }
 
   /** Takes away the blocks shown with `tag` (extension failures after a clean reload). */
   removeTagged(tag: string): void {
     for (const { block } of this.tagged.filter((entry) => entry.tag === tag)) {
-      const at = this.log.children.indexOf(block);
-      if (at === -1) continue;
-      // The spacer before it goes too.
-      this.log.children.splice(at > 0 ? at - 1 : at, at > 0 ? 2 : 1);
+      this.log.remove(block);
     }
     this.tagged = this.tagged.filter((entry) => entry.tag !== tag);
     this.options.tui.requestRender();
@@ -240,12 +272,12 @@ export class ChatView {
     this.options.tui.requestRender();
   }
 
-  private add<T extends object>(
-    component: T & { render(width: number): string[] },
-    expandable = false,
+  /** Adds a block; a settled one is complete (a prompt, a notice, a replayed answer). */
+  private add<T extends Component>(
+    component: T,
+    { expandable = false, settled = false }: { expandable?: boolean; settled?: boolean } = {},
   ): T {
-    if (this.log.children.length > 0) this.log.addChild(new Spacer(1));
-    this.log.addChild(component as never);
+    this.log.add(component, settled);
     if (expandable && 'expanded' in component) {
       (component as unknown as Expandable).expanded = this.expanded;
       this.expandables.push(component as unknown as Expandable);
@@ -265,7 +297,7 @@ export class ChatView {
           show: TAIL_TOOLS.has(name) ? 'tail' : 'head',
           ...(now ? { now } : {}),
         }),
-        true,
+        { expandable: true },
       );
       this.rows.set(id, row);
     }
@@ -286,6 +318,7 @@ export class ChatView {
       ...(details?.kind === 'edit' ? { diff: details } : {}),
       ...(extension ? { extension } : {}),
     });
+    this.log.settle(row);
   }
 
   /** Where the user cancelled the reply (live, and when a transcript is read back). */
@@ -297,6 +330,8 @@ export class ChatView {
 
   /** The next text starts a new block (after a tool call, a new turn or a prompt). */
   private endAnswer(): void {
+    if (this.answer) this.log.settle(this.answer);
+    if (this.thinking) this.log.settle(this.thinking);
     this.answer = undefined;
     this.thinking = undefined;
   }

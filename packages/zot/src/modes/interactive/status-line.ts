@@ -67,12 +67,13 @@ export class StatusLine implements Component {
     const estimated = Math.ceil(this.shown.streamed / 4);
     const window = state.context.window;
     const used = state.context.used + estimated;
-    const parts = [
-      terminalSafe(`${state.provider}/${state.model}`),
+    const model = terminalSafe(`${state.provider}/${state.model}`);
+    // Tokens and cost give way first when the line is too narrow.
+    const spent = [
       `↑${tokens(u.input + u.cache_read + u.cache_write)} ↓${estimated > 0 ? '~' : ''}${tokens(u.output + estimated)}`,
       `$${u.cost_usd.toFixed(u.cost_usd < 1 ? 4 : 2)}`,
-      `ctx ${window > 0 ? Math.min(100, Math.round((used / window) * 100)) : 0}%`,
     ];
+    const parts = [`ctx ${window > 0 ? Math.min(100, Math.round((used / window) * 100)) : 0}%`];
     if (!state.yolo) parts.push('confirm');
     const sandbox = sandboxLabel(state.sandbox);
     if (sandbox)
@@ -86,8 +87,9 @@ export class StatusLine implements Component {
       parts.push(state.queue_length > 0 ? `working · ${state.queue_length} queued` : 'working');
     }
     // The directory gives way first: its start is cut, so its last part stays readable. It
-    // keeps at least PLACE_MIN columns; on a narrow terminal the line's end is cut instead.
-    const rest = parts.join(' · ');
+    // keeps at least PLACE_MIN columns: then tokens and cost go, then the line's end is cut.
+    const full = [model, ...spent, ...parts].join(' · ');
+    const rest = width - visibleWidth(full) - 3 >= PLACE_MIN ? full : [model, ...parts].join(' · ');
     const room = Math.max(width - visibleWidth(rest) - 3, PLACE_MIN);
     const branch = this.branch?.name;
     const place = terminalSafe(branch ? `${cwd} (${branch})` : cwd);

@@ -103,7 +103,9 @@ for (const color of [true, false]) {
       assert.ok(checked >= 20, `only ${checked} frames kept their line count`);
       // 40 frames of 100 ms: the estimate moves about four times, not forty.
       assert.ok(footerWrites <= (40 * 100) / STREAM_ESTIMATE_MS + 1, `${footerWrites} writes`);
-      assert.ok(footerWrites >= 2, 'the estimate still moves while the answer streams');
+      // At 60 columns the status line has no room for tokens (they give way first).
+      if (columns > 100)
+        assert.ok(footerWrites >= 2, 'the estimate still moves while the answer streams');
       await terminal.flush();
       assert.match(terminal.allLines().join('\n'), /w39/);
       tui.stop();

@@ -1,7 +1,7 @@
 // The macOS `sandbox-exec` profile for a scoped extension: nothing may be read or written but
 // the system's own directories, the scope's mounts and its temporary directory. Seatbelt applies
 // the last matching rule, so mounts go shallow to deep as they do for bubblewrap.
-import { sbplString } from '../sandbox/seatbelt.js';
+import { sbplString, seatbeltLayoutProfile } from '../sandbox/seatbelt.js';
 import type { ScopePolicy } from './scope-policy.js';
 
 export interface ScopeSeatbeltOptions {
@@ -46,31 +46,19 @@ const BASE = [
 /** Contract: throws (see sbplString) on a path that cannot be written into a profile. */
 export function scopeSeatbeltProfile(options: ScopeSeatbeltOptions): string {
   const { scope } = options;
-  const lines = [...BASE];
-  if (scope.network === true) lines.push('(allow mach-lookup)');
-  else
-    lines.push(
-      '(allow mach-lookup)',
-      '(deny mach-lookup (global-name "com.apple.mDNSResponder") (global-name "com.apple.dnssd.service"))',
-    );
-  lines.push(
-    `(allow file-read* ${MAC_SYSTEM_READ.map((p) => `(subpath ${sbplString(p)})`).join(' ')})`,
-  );
-  lines.push(`(allow file-read* file-write* (subpath ${sbplString(options.tempDir)}))`);
-  for (const mount of scope.mounts) {
-    const target =
-      mount.kind === 'dir'
-        ? `(subpath ${sbplString(mount.path)})`
-        : `(literal ${sbplString(mount.path)})`;
-    if (mount.access === 'writable') lines.push(`(allow file-read* file-write* ${target})`);
-    else if (mount.access === 'read-only')
-      lines.push(`(allow file-read* ${target})`, `(deny file-write* ${target})`);
-    else lines.push(`(deny file-read* file-write* ${target})`);
-  }
-  for (const link of scope.links)
-    lines.push(`(allow file-read* (literal ${sbplString(link.path)}))`);
-  if (scope.network === true) lines.push('(allow network*)');
-  else if (options.proxyPort !== undefined)
-    lines.push(`(allow network-outbound (remote tcp "localhost:${options.proxyPort}"))`);
-  return lines.join('\n') + '\n';
+  return seatbeltLayoutProfile({
+    base: BASE,
+    network: scope.network,
+    before: [
+      `(allow file-read* ${MAC_SYSTEM_READ.map((p) => `(subpath ${sbplString(p)})`).join(' ')})`,
+      `(allow file-read* file-write* (subpath ${sbplString(options.tempDir)}))`,
+    ],
+    rules: scope.mounts.map((mount) => ({
+      path: mount.path,
+      access: mount.access,
+      subtree: mount.kind === 'dir',
+    })),
+    after: scope.links.map((link) => `(allow file-read* (literal ${sbplString(link.path)}))`),
+    ...(options.proxyPort !== undefined ? { proxyPort: options.proxyPort } : {}),
+  });
 }

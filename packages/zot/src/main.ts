@@ -11,6 +11,12 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
 } else if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h')) {
   quietStdio();
   process.stdout.write(MAIN_HELP);
+} else if (argv[0] === 'sandbox') {
+  // `zot sandbox exec`: a wrapper around one program, so none of the session runtime loads.
+  useBundleCodeCache(import.meta.url);
+  void import('./cli/sandbox-command.js').then(async ({ runSandboxCommand, exitAfterFlush }) => {
+    await exitAfterFlush(await runSandboxCommand(argv.slice(1)));
+  });
 } else {
   // The bundle's chunks compile from V8 data kept by earlier runs.
   useBundleCodeCache(import.meta.url);

@@ -16,6 +16,7 @@ import {
   freePort,
   HOSTILE,
   MCP_EXT,
+  ROOT,
   mcpEnv,
   writeMcpConfig,
 } from './support/mcp.js';
@@ -47,6 +48,9 @@ function setup(env: Record<string, string> = {}) {
   return { box, run, rpc };
 }
 
+/** What a project server run from this repository's node_modules needs in its sandbox. */
+const NODE_MODULES = { fs: { read: [join(ROOT, 'node_modules')] } };
+
 const echo = (id: string, message: string) => ({
   toolCalls: [{ id, name: 'mcp__proj__echo', args: { message } }],
 });
@@ -56,7 +60,10 @@ test('a project .mcp.json is refused until approved with /mcp trust; a change re
   t.after(() => box.cleanup());
   expectNoLeftovers(t, box.home);
   const file = join(box.project, '.mcp.json');
-  writeMcpConfig(file, { proj: { ...everything(), env: { TOKEN: '${ZOT_TEST_SECRET}' } } });
+  // A project's server runs in a sandbox: this one from the repository's node_modules.
+  writeMcpConfig(file, {
+    proj: { ...everything(), env: { TOKEN: '${ZOT_TEST_SECRET}' }, permissions: NODE_MODULES },
+  });
 
   llm.script({ text: 'no tools' });
   const refused = await run(['--json', 'hi']);
@@ -289,7 +296,11 @@ test('the approval pins the project programs the servers run: an edit of tools/s
   // A project-local server program: the real server, started from a file in the project.
   writeFileSync(program, `import ${JSON.stringify(pathToFileURL(EVERYTHING).href)};\n`);
   writeMcpConfig(join(box.project, '.mcp.json'), {
-    proj: { command: process.execPath, args: ['tools/srv.mjs', 'stdio'] },
+    proj: {
+      command: process.execPath,
+      args: ['tools/srv.mjs', 'stdio'],
+      permissions: NODE_MODULES,
+    },
   });
 
   const review = await run(['-p', '/mcp trust']);

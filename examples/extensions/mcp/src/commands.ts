@@ -8,6 +8,7 @@ import type { PinnedFile } from './pins.js';
 import { clip } from './tools.js';
 import { redactUrl, redactUrlsIn } from './redact.js';
 import { approve, withdraw } from './trust.js';
+import { describeScope, effectivePermissions } from './sandbox.js';
 
 const USAGE = 'usage: /mcp [restart <server> | trust [<sha256>] | untrust]';
 
@@ -37,6 +38,8 @@ function status(bridge: Bridge): string {
       line += `: ${clip(redactUrlsIn(server.error), 300)}`;
     }
     lines.push(line);
+    if (server.config.kind === 'stdio')
+      lines.push(`    ${clip(describeScope(effectivePermissions(server.config)), 300)}`);
     const tail =
       server.state === 'failed' || server.state === 'exited' ? server.stderr.last(3) : '';
     if (tail) lines.push(...tail.split('\n').map((l) => `    ${clip(l, 200)}`));
@@ -63,7 +66,8 @@ function describe(config: ServerConfig): string {
     return `  ${config.name}: http ${config.url}${headers.length ? `\n    headers: ${headers.join(' ')}` : ''}`;
   }
   const env = pairs(config.env);
-  return `  ${config.name}: runs ${JSON.stringify([config.command, ...config.args])}${env.length ? `\n    env: ${env.join(' ')}` : ''}`;
+  const scope = describeScope(effectivePermissions(config));
+  return `  ${config.name}: runs ${JSON.stringify([config.command, ...config.args])}${env.length ? `\n    env: ${env.join(' ')}` : ''}\n    ${scope}`;
 }
 
 function pinned(file: PinnedFile): string {
@@ -99,7 +103,7 @@ function trust(bridge: Bridge, hash: string): CommandResult {
           : []),
         ...(approval?.pins.problems ?? []).map((p) => `  problem: ${p}`),
         approval?.sha256
-          ? `These programs run with your rights. To approve exactly this: /mcp trust ${approval.sha256.slice(0, 16)}`
+          ? `These programs run in the sandboxes above. To approve exactly this: /mcp trust ${approval.sha256.slice(0, 16)}`
           : 'This cannot be approved until the problems above are fixed.',
       ].join('\n'),
     );

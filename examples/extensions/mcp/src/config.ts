@@ -7,6 +7,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { homedir, platform } from 'node:os';
 import { join } from 'node:path';
 import { redactUrl } from './redact.js';
+import { parseServerPermissions, type ServerPermissions } from './sandbox.js';
 
 export const LIMITS = {
   fileBytes: 1024 * 1024,
@@ -33,6 +34,8 @@ export interface StdioServerConfig extends Common {
   readonly command: string;
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
+  /** As the entry gives it (see sandbox.ts for what applies). */
+  readonly permissions?: ServerPermissions;
 }
 
 export interface HttpServerConfig extends Common {
@@ -130,6 +133,11 @@ export function parseServer(
   const common = { name, source, ...startupTimeout(raw.startup_timeout_ms) };
   const type = raw.type ?? (raw.url !== undefined && raw.command === undefined ? 'http' : 'stdio');
   if (type === 'http' || type === 'streamable-http' || type === 'streamableHttp') {
+    if (raw.permissions !== undefined)
+      throw new Error(
+        '"permissions" applies to stdio servers: an HTTP server is a connection the bridge ' +
+          'makes itself, and no sandbox holds what runs behind it',
+      );
     const url = expandVars(stringField(raw.url, 'url'), env);
     if (env === AS_WRITTEN && url.includes('${')) {
       return { kind: 'http', ...common, url, headers: stringMap(raw.headers, 'headers', env) };
@@ -153,7 +161,15 @@ export function parseServer(
   if (!Array.isArray(rawArgs)) throw new Error('args must be an array of strings');
   if (rawArgs.length > LIMITS.args) throw new Error(`args has over ${LIMITS.args} entries`);
   const args = rawArgs.map((arg, i) => expandVars(stringField(arg, `args[${i}]`), env));
-  return { kind: 'stdio', ...common, command, args, env: stringMap(raw.env, 'env', env) };
+  const permissions = parseServerPermissions(raw.permissions, source);
+  return {
+    kind: 'stdio',
+    ...common,
+    command,
+    args,
+    env: stringMap(raw.env, 'env', env),
+    ...(permissions !== undefined ? { permissions } : {}),
+  };
 }
 
 /**

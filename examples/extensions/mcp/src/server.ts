@@ -6,6 +6,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ServerConfig } from './config.js';
 import { redactUrlsIn } from './redact.js';
+import { SANDBOX_FAILED, serverCommand } from './sandbox.js';
 import type { McpToolInfo } from './tools.js';
 
 export type ServerState = 'idle' | 'starting' | 'ready' | 'failed' | 'exited' | 'refused';
@@ -69,6 +70,10 @@ export class McpServer {
   deferred: boolean | undefined;
   /** The tools its last listing in an earlier run gave (the cache), until it lists them now. */
   cached: McpToolInfo[] | undefined;
+  /** It runs behind `zot sandbox exec` (set at each start). */
+  sandboxed = false;
+  /** `zot sandbox exec` said its sandbox could not start (this start). */
+  private sandboxRefused = false;
   /** When the current start began (performance.now()), for the start-up limit. */
   private startedAt = 0;
   private client: Client | undefined;
@@ -159,13 +164,27 @@ export class McpServer {
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(process.env))
       if (value !== undefined) env[key] = value;
+    const launch = serverCommand(config, this.cwd, process.env);
+    if ('error' in launch) throw new Error(launch.error);
+    this.sandboxed = launch.sandboxed;
+    this.sandboxRefused = false;
     const transport = new sdk.StdioClientTransport({
-      command: config.command,
-      args: [...config.args],
+      command: launch.command,
+      args: launch.args,
       env: { ...env, ...config.env },
       cwd: this.cwd,
       stderr: 'pipe',
     });
+    if (launch.sandboxed) {
+      // The SDK keeps the child to itself and forgets it once closed: its status is kept here.
+      const start = transport.start.bind(transport);
+      transport.start = async () => {
+        await start();
+        childOf(transport)?.once('exit', (code) => {
+          if (code === SANDBOX_FAILED && generation === this.generation) this.sandboxRefused = true;
+        });
+      };
+    }
     transport.stderr?.on('data', (chunk: Buffer) => {
       if (generation === this.generation) this.stderr.push(chunk.toString('utf8'));
     });
@@ -208,6 +227,7 @@ export class McpServer {
       this.state = 'failed';
       // The SDK's messages can quote the server URL, token and all.
       this.error = redactUrlsIn((error as Error).message || String(error));
+      if (this.sandboxRefused) this.error = SANDBOX_NOTE;
       // A server past its limit may be stuck anywhere: it is not asked to end, it is ended.
       if (error instanceof StartupLimitPassed && opened) childOf(opened.transport)?.kill('SIGKILL');
       await opened?.client.close().catch(() => {});
@@ -389,6 +409,9 @@ export class McpServer {
 }
 
 class StartupLimitPassed extends Error {}
+
+const SANDBOX_NOTE =
+  'its sandbox could not start, so it was not run (it never runs without it); why, and the fix:';
 
 /** A start's connection: the client, its transport, the first listing. */
 interface Opened {

@@ -17,6 +17,7 @@ import { listModelRows } from './list-models.js';
 import { createRuntime, type Runtime } from './setup.js';
 import { MAIN_HELP } from './help.js';
 import { zotVersion } from './version.js';
+import { setSelfArgv } from '../util/self.js';
 
 // For main.ts, which imports only cli.
 export { exitAfterFlush };
@@ -227,6 +228,8 @@ async function runMode(
  * run ends with the stop's code: 128 + signal number, or 0 when the reader of stdout went away.
  */
 export async function runCli(argv: string[]): Promise<number> {
+  // How extensions can run this zot again (`zot sandbox exec`): main.ts's own command line.
+  setSelfArgv([process.execPath, ...process.execArgv, process.argv[1]!]);
   const stop = new AbortController();
   watchStops(stop);
   let code: number;

@@ -114,7 +114,7 @@ function runProbe(
  */
 export async function scopeChecks(
   checks: Checks,
-  spec: Omit<ScopeSpec, 'helpers'>,
+  spec: Omit<ScopeSpec, 'helpers'> & { extDir: string },
   timeoutMs: number,
 ): Promise<ScopeStarter | undefined> {
   const plan = prepareScope(spec);

@@ -11,6 +11,7 @@ import { readyDeadlineMs } from './timeouts.js';
 import { withShippedSdk } from './shipped-sdk.js';
 import { trustAllFromEnv } from './trust.js';
 import type { ProcessPolicy } from '../security/launcher.js';
+import { SELF_ARGV_ENV, selfArgv } from '../util/self.js';
 import { describeExit, type ExtensionTransport } from './transport.js';
 
 // The report's shape is part of the contract (`zot ext doctor --json`, RPC reload_extensions).
@@ -113,7 +114,8 @@ export function planExtension(entry: DiscoveredExtension, deps: PlanDeps): Plann
   if (unpinned) return fixed('failed', { error: unpinned });
   // Python would write __pycache__ into a project extension on its first run, which changes
   // the trusted content and stops it from starting again.
-  const own = entry.scope === 'project' ? { ...deps.env, PYTHONDONTWRITEBYTECODE: '1' } : deps.env;
+  const withSelf = withSelfArgv(deps.env);
+  const own = entry.scope === 'project' ? { ...withSelf, PYTHONDONTWRITEBYTECODE: '1' } : withSelf;
   // After the check above: zot's own SDK is part of zot, wherever zot is installed.
   const sdk = withShippedSdk(manifest!, own, { scoped: manifest!.permissions !== undefined });
   if (!sdk.ok) return fixed('failed', { error: sdk.error });
@@ -231,4 +233,10 @@ function reportOf(extension: RunningExtension, base: ReportBase): ExtensionRepor
     events: [...extension.events],
     intercepts: [...extension.intercepts],
   };
+}
+
+/** The environment with how to run this zot again (for `zot sandbox exec`), when zot knows. */
+function withSelfArgv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const self = selfArgv();
+  return self ? { ...env, [SELF_ARGV_ENV]: JSON.stringify(self) } : env;
 }

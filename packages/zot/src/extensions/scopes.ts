@@ -136,8 +136,11 @@ export class ExtensionScopes {
 /** One scoped extension's sandbox: who, with which permissions, where. */
 export interface ScopeSpec {
   name: string;
+  /** What runs, for messages (default an extension: "it declares permissions"). */
+  kind?: 'extension' | 'program';
   permissions: ExtensionPermissions;
-  extDir: string;
+  /** Its own directory (read-only); none for a program `zot sandbox exec` runs. */
+  extDir?: string;
   /** Its data directory (created 0700 at each start). */
   dataDir: string;
   project: string;
@@ -164,14 +167,16 @@ export interface ScopeSpec {
  */
 export function prepareScope(spec: ScopeSpec): ScopePlan {
   const tool = sandboxTool(spec.platform, spec.env);
-  if ('problem' in tool) return { kind: 'refused', message: refusal(spec.name, tool.problem) };
+  const program = spec.kind === 'program';
+  if ('problem' in tool)
+    return { kind: 'refused', message: refusal(spec.name, tool.problem, program) };
   const helpers = [
     ...(spec.helpers ?? []),
     ...(Array.isArray(spec.permissions.net) ? [process.execPath] : []),
   ];
   const inputs = (): ScopeInputs => ({
     permissions: spec.permissions,
-    extDir: spec.extDir,
+    ...(spec.extDir !== undefined ? { extDir: spec.extDir } : {}),
     dataDir: spec.dataDir,
     project: spec.project,
     home: spec.home,
@@ -198,6 +203,7 @@ export function prepareScope(spec: ScopeSpec): ScopePlan {
     start: () => startScope(spec.name, tool, spec.dataDir, inputs),
     failure: (stderr) =>
       startFailure(
+        program,
         tool.kind === 'bwrap'
           ? diagnoseBwrapFailure(stderr, kernelFacts({ env: spec.env }, tool.program))
           : {
@@ -281,16 +287,27 @@ function startScope(
 const AFTER =
   'Run `zot doctor sandbox` for every check. (--sandbox off does not change this: an ' +
   'extension that declares permissions runs in its sandbox or not at all.)';
+const AFTER_PROGRAM = 'Run `zot doctor sandbox` for every check.';
 
-/** A sandbox that ended before the extension ran, for its exit's description. */
-function startFailure(problem: SandboxProblem): string {
+/** A sandbox that ended before the extension (or program) ran, for its exit's description. */
+function startFailure(program: boolean, problem: SandboxProblem): string {
   return (
     `its sandbox did not start, so it was not run (it never runs without it): ` +
-    `${explainProblem(problem)}\n${AFTER}`
+    `${program ? linedProblem(problem) : explainProblem(problem)}\n${program ? AFTER_PROGRAM : AFTER}`
   );
 }
 
-function refusal(name: string, problem: SandboxProblem): string {
+/** The cause and its fix on lines of their own (what reads a program's stderr shows its end). */
+function linedProblem(problem: SandboxProblem): string {
+  return `${problem.message}.\nFix: ${problem.fix}${problem.detail ? `\n${problem.detail}` : ''}`;
+}
+
+function refusal(name: string, problem: SandboxProblem, program: boolean): string {
+  if (program)
+    return (
+      `${name} was not started: it runs only inside its sandbox, which cannot start here ` +
+      `(it is never run without it): ${linedProblem(problem)}\n${AFTER_PROGRAM}`
+    );
   return (
     `${name} was not started: it declares permissions, so it runs only inside its sandbox, ` +
     `which cannot start here (it never runs without it): ${explainProblem(problem)}\n${AFTER}`

@@ -2,11 +2,23 @@
 // interpreter's installation, its own directory (read-only), its data directory (writable) and
 // what its permissions name, with the always-hidden paths covered wherever a mount would show
 // them. The bwrap arguments and the macOS profile are both derived from this one list.
-import { closeSync, lstatSync, openSync, readdirSync, readSync, realpathSync } from 'node:fs';
-import { basename, delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { basename, delimiter, dirname, isAbsolute, join, sep } from 'node:path';
 import { ALWAYS_HIDDEN_IN_HOME, realPathOf, within } from '../sandbox/policy.js';
 import type { NetworkSetting } from '../sandbox/settings.js';
 import type { ExtensionPermissions } from './permissions.js';
+import {
+  expandPathEntry,
+  lstatKind,
+  onPath,
+  ScopeError,
+  shebangOf,
+  type ScopePlaces,
+} from './scope-places.js';
+import { ETC_HIDDEN, etcEntries, SYSTEM_ROOTS } from './scope-system.js';
+
+export { expandPathEntry, onPath, shebangOf, type ScopePlaces } from './scope-places.js';
+export { BASE_ENV, ETC_ENTRIES, SYSTEM_ROOTS, scopedEnvironment } from './scope-system.js';
 
 export type MountAccess = 'read-only' | 'writable' | 'hidden';
 
@@ -28,14 +40,15 @@ export interface ScopePolicy {
   network: NetworkSetting;
   /** Variable names passed through (besides the LC_* and ZOT_EXT_* families). */
   env: string[];
-  extDir: string;
+  /** Its own directory; none for a program run with `zot sandbox exec`. */
+  extDir?: string;
   dataDir: string;
 }
 
 export interface ScopeInputs {
   permissions: ExtensionPermissions;
-  /** The extension directory (real path). */
-  extDir: string;
+  /** The extension directory (real path); none for `zot sandbox exec` (`${ext}` is refused). */
+  extDir?: string;
   /** Its data directory (exists). */
   dataDir: string;
   /** The project (zot's working directory, as hello_ack gives it). */
@@ -58,149 +71,11 @@ export type ScopeResult =
   | { ok: true; policy: ScopePolicy; notes: string[] }
   | { ok: false; error: string };
 
-/** The system's programs and libraries: read-only in every scope (or recreated as links). */
-export const SYSTEM_ROOTS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
-
-/**
- * What of /etc programs need to start, resolve names and check certificates; the rest of /etc
- * (host keys, shadow, private certificates) stays out.
- */
-export const ETC_ENTRIES = [
-  'alternatives',
-  'ca-certificates',
-  'ca-certificates.conf',
-  'crypto-policies',
-  'gai.conf',
-  'group',
-  'host.conf',
-  'hosts',
-  'ld.so.cache',
-  'ld.so.conf',
-  'ld.so.conf.d',
-  'locale.alias',
-  'localtime',
-  'mime.types',
-  'nsswitch.conf',
-  'os-release',
-  'passwd',
-  'pki',
-  'protocols',
-  'resolv.conf',
-  'services',
-  'ssl',
-  'timezone',
-];
 /** Most directories searched for Node's modules (a bound on hostile link farms). */
 const MAX_MODULE_ROOTS = 256;
 
-/** Inside a mounted /etc entry, but still private. */
-const ETC_HIDDEN = ['/etc/ssl/private', '/etc/pki/tls/private'];
-
-/** The variables every scoped extension gets (and LC_*, ZOT_EXT_*). */
-export const BASE_ENV = [
-  'PATH',
-  'HOME',
-  'USER',
-  'LOGNAME',
-  'LANG',
-  'LANGUAGE',
-  'TZ',
-  'TERM',
-  'COLORTERM',
-  'NO_COLOR',
-  'TMPDIR',
-  'PYTHONDONTWRITEBYTECODE',
-  'PYTHONUNBUFFERED',
-  'PYTHONIOENCODING',
-  'PYTHONUTF8',
-];
-
-/** A scoped extension's environment: only the names `allowed` keeps, and TMPDIR its own. */
-export function scopedEnvironment(
-  env: NodeJS.ProcessEnv,
-  allowed: readonly string[],
-): NodeJS.ProcessEnv {
-  const names = new Set([...BASE_ENV, ...allowed]);
-  const out: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (value === undefined) continue;
-    if (names.has(name) || name.startsWith('LC_') || name.startsWith('ZOT_EXT_')) out[name] = value;
-  }
-  return out;
-}
-
-class ScopeError extends Error {}
-
 const depth = (path: string) => (path === sep ? 0 : path.split(sep).length - 1);
 const ORDER: Record<MountAccess, number> = { writable: 0, 'read-only': 1, hidden: 2 };
-
-function lstatKind(path: string): 'dir' | 'file' | 'link' | undefined {
-  try {
-    const stat = lstatSync(path);
-    return stat.isSymbolicLink() ? 'link' : stat.isDirectory() ? 'dir' : 'file';
-  } catch {
-    return undefined;
-  }
-}
-
-/** `${project}`, `${ext}`, `${data}` and `~` replaced; the entry is one pathEntryProblem accepts. */
-export function expandPathEntry(
-  entry: string,
-  places: { project: string; extDir: string; dataDir: string; home: string },
-): string {
-  const swap = (prefix: string, value: string) =>
-    entry === prefix ? value : join(value, entry.slice(prefix.length + 1));
-  if (entry === '${project}' || entry.startsWith('${project}/'))
-    return swap('${project}', places.project);
-  if (entry === '${ext}' || entry.startsWith('${ext}/')) return swap('${ext}', places.extDir);
-  if (entry === '${data}' || entry.startsWith('${data}/')) return swap('${data}', places.dataDir);
-  if (entry === '~' || entry.startsWith('~/')) return swap('~', places.home);
-  return resolve(entry);
-}
-
-/**
- * The first line of `path` when it is a `#!` script: the interpreter and its first word
- * (`/usr/bin/env python3` gives `/usr/bin/env` and `python3`). Contract: never throws.
- */
-export function shebangOf(path: string): string[] | undefined {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, 'r');
-    const buffer = Buffer.alloc(256);
-    const read = readSync(fd, buffer, 0, buffer.length, 0);
-    const text = buffer.subarray(0, read).toString('latin1');
-    if (!text.startsWith('#!')) return undefined;
-    const words = text.slice(2).split('\n')[0]!.trim().split(/\s+/).filter(Boolean);
-    // `env -S prog args` and `env prog`: the program is the first word that is not an option
-    if (words.length > 0 && basename(words[0]!) === 'env') {
-      const program = words.slice(1).find((word) => !word.startsWith('-'));
-      return program ? [words[0]!, program] : [words[0]!];
-    }
-    return words.slice(0, 1);
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
-/** `name` on PATH (absolute entries only, as exec resolution does). */
-export function onPath(name: string, path: string | undefined): string | undefined {
-  for (const dir of (path ?? '').split(delimiter)) {
-    if (!isAbsolute(dir)) continue;
-    const candidate = join(dir, name);
-    const kind = lstatKind(candidate);
-    if (kind === 'file' || kind === 'link') {
-      try {
-        realpathSync(candidate);
-        return candidate;
-      } catch {
-        // a dangling link: keep looking
-      }
-    }
-  }
-  return undefined;
-}
 
 /** Contract: never throws; an error names the permission or the program at fault. */
 export function buildScope(inputs: ScopeInputs): ScopeResult {
@@ -218,14 +93,14 @@ class ScopeBuilder {
   private readonly notes: string[] = [];
   /** Real paths nothing may show, and why. */
   private readonly hidden: Array<{ real: string; why: string }> = [];
-  private readonly extDir: string;
+  private readonly extDir: string | undefined;
   private readonly dataDir: string;
   private readonly home: string;
   /** A program it runs is Node: it loads modules from the node_modules above its directory. */
   private usesNode = false;
 
   constructor(private readonly inputs: ScopeInputs) {
-    this.extDir = realPathOf(inputs.extDir);
+    this.extDir = inputs.extDir === undefined ? undefined : realPathOf(inputs.extDir);
     this.dataDir = realPathOf(inputs.dataDir);
     this.home = realPathOf(inputs.home);
     for (const rel of ALWAYS_HIDDEN_IN_HOME)
@@ -249,11 +124,12 @@ class ScopeBuilder {
     for (const helper of this.inputs.helpers ?? []) this.runtime(helper, `zot's ${helper}`);
     for (const path of this.inputs.provided?.readOnly ?? [])
       this.add(realPathOf(path), realPathOf(path), 'read-only', `zot's own ${path}`);
-    this.add(this.extDir, this.extDir, 'read-only', 'its own directory', true);
+    if (this.extDir !== undefined)
+      this.add(this.extDir, this.extDir, 'read-only', 'its own directory', true);
     this.add(this.dataDir, this.dataDir, 'writable', 'its data directory', true);
-    const places = {
+    const places: ScopePlaces = {
       project: this.inputs.project,
-      extDir: this.extDir,
+      ...(this.extDir !== undefined ? { extDir: this.extDir } : {}),
       dataDir: this.dataDir,
       home: this.inputs.home,
     };
@@ -262,7 +138,7 @@ class ScopeBuilder {
     for (const entry of permissions.fs.write)
       this.declared(expandPathEntry(entry, places), 'writable', `permissions.fs.write: ${entry}`);
     this.programs(permissions.exec, places);
-    if (this.usesNode) this.nodeModules();
+    if (this.usesNode && this.extDir !== undefined) this.nodeModules(this.extDir);
     this.cover();
     const mounts = dedupe(this.mounts).sort(
       (a, b) => depth(a.path) - depth(b.path) || ORDER[a.access] - ORDER[b.access],
@@ -281,7 +157,7 @@ class ScopeBuilder {
         links,
         network: permissions.net,
         env: [...permissions.env, ...(this.inputs.provided?.env ?? [])],
-        extDir: this.extDir,
+        ...(this.extDir !== undefined ? { extDir: this.extDir } : {}),
         dataDir: this.dataDir,
       },
       notes: this.notes,
@@ -305,7 +181,8 @@ class ScopeBuilder {
 
   /** The hidden rule `real` falls under, unless it is the extension's own directory or data. */
   private hiddenOver(real: string): { real: string; why: string } | undefined {
-    if (within(this.extDir, real) || within(this.dataDir, real)) return undefined;
+    if ((this.extDir !== undefined && within(this.extDir, real)) || within(this.dataDir, real))
+      return undefined;
     return this.hidden.find((rule) => within(rule.real, real));
   }
 
@@ -379,7 +256,7 @@ class ScopeBuilder {
 
   private installation(path: string, why: string): void {
     if (!isAbsolute(path) || SYSTEM_ROOTS.some((root) => within(root, path))) return;
-    if (within(this.extDir, path)) return;
+    if (this.extDir !== undefined && within(this.extDir, path)) return;
     const dir = dirname(path);
     const parent = ['bin', 'sbin', 'shims'].includes(basename(dir)) ? dirname(dir) : dir;
     // An installation at the home directory (~/bin/tool) or above: the program alone.
@@ -390,10 +267,7 @@ class ScopeBuilder {
     this.add(target, realPathOf(target), 'read-only', why);
   }
 
-  private programs(
-    exec: true | string[],
-    places: { project: string; extDir: string; dataDir: string; home: string },
-  ): void {
+  private programs(exec: true | string[], places: ScopePlaces): void {
     if (exec === true) {
       for (const dir of (this.inputs.path ?? '').split(delimiter)) {
         if (!isAbsolute(dir)) continue;
@@ -435,10 +309,10 @@ class ScopeBuilder {
    * its real path); and the package.json above it when it has none (its "type" decides how .js
    * files load). Read-only; hidden paths stay out; at most MAX_MODULE_ROOTS places.
    */
-  private nodeModules(): void {
+  private nodeModules(extDir: string): void {
     const why = 'node_modules Node searches';
     const visited = new Set<string>();
-    const queue = [this.extDir];
+    const queue = [extDir];
     while (queue.length > 0 && visited.size < MAX_MODULE_ROOTS) {
       const from = queue.shift()!;
       if (visited.has(from)) continue;
@@ -448,7 +322,7 @@ class ScopeBuilder {
           const modules = join(dir, 'node_modules');
           if (!visited.has(modules) && lstatKind(modules) === 'dir' && !this.hiddenOver(modules)) {
             visited.add(modules);
-            if (!within(this.extDir, modules)) this.add(modules, modules, 'read-only', why, true);
+            if (!within(extDir, modules)) this.add(modules, modules, 'read-only', why, true);
             for (const target of linkedPackages(modules)) {
               if (this.hiddenOver(target)) continue;
               this.add(target, target, 'read-only', `${why} (a linked package)`, true);
@@ -459,8 +333,8 @@ class ScopeBuilder {
         if (dirname(dir) === dir) break;
       }
     }
-    if (lstatKind(join(this.extDir, 'package.json')) !== undefined) return;
-    for (let dir = dirname(this.extDir); ; dir = dirname(dir)) {
+    if (lstatKind(join(extDir, 'package.json')) !== undefined) return;
+    for (let dir = dirname(extDir); ; dir = dirname(dir)) {
       const manifest = join(dir, 'package.json');
       if (lstatKind(manifest) === 'file') {
         if (!this.hiddenOver(manifest))
@@ -511,20 +385,12 @@ function linkedPackages(modules: string): string[] {
   return targets;
 }
 
-function etcEntries(): string[] {
-  let names: string[];
-  try {
-    names = readdirSync('/etc');
-  } catch {
-    return [];
-  }
-  // Debian's python3.x directories hold the interpreter's sitecustomize.
-  return names.filter((name) => ETC_ENTRIES.includes(name) || /^python3(\.\d+)?$/.test(name));
-}
-
+/** One mount per path and access; a path both readable and writable is writable. */
 function dedupe(mounts: ScopeMount[]): ScopeMount[] {
   const seen = new Set<string>();
+  const writable = new Set(mounts.filter((m) => m.access === 'writable').map((m) => m.path));
   return mounts.filter((mount) => {
+    if (mount.access === 'read-only' && writable.has(mount.path)) return false;
     const key = `${mount.access}\0${mount.path}`;
     if (seen.has(key)) return false;
     seen.add(key);

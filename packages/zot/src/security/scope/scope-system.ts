@@ -1,0 +1,82 @@
+// What every scoped sandbox holds besides its permissions: the system's programs and libraries,
+// the part of /etc programs need, and the few variables every sandboxed program gets.
+import { readdirSync } from 'node:fs';
+
+/** The system's programs and libraries: read-only in every scope (or recreated as links). */
+export const SYSTEM_ROOTS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+
+/**
+ * What of /etc programs need to start, resolve names and check certificates; the rest of /etc
+ * (host keys, shadow, private certificates) stays out.
+ */
+export const ETC_ENTRIES = [
+  'alternatives',
+  'ca-certificates',
+  'ca-certificates.conf',
+  'crypto-policies',
+  'gai.conf',
+  'group',
+  'host.conf',
+  'hosts',
+  'ld.so.cache',
+  'ld.so.conf',
+  'ld.so.conf.d',
+  'locale.alias',
+  'localtime',
+  'mime.types',
+  'nsswitch.conf',
+  'os-release',
+  'passwd',
+  'pki',
+  'protocols',
+  'resolv.conf',
+  'services',
+  'ssl',
+  'timezone',
+];
+/** Inside a mounted /etc entry, but still private. */
+export const ETC_HIDDEN = ['/etc/ssl/private', '/etc/pki/tls/private'];
+
+/** The variables every scoped extension gets (and LC_*, ZOT_EXT_*). */
+export const BASE_ENV = [
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'LANG',
+  'LANGUAGE',
+  'TZ',
+  'TERM',
+  'COLORTERM',
+  'NO_COLOR',
+  'TMPDIR',
+  'PYTHONDONTWRITEBYTECODE',
+  'PYTHONUNBUFFERED',
+  'PYTHONIOENCODING',
+  'PYTHONUTF8',
+];
+
+/** A scoped extension's environment: only the names `allowed` keeps, and TMPDIR its own. */
+export function scopedEnvironment(
+  env: NodeJS.ProcessEnv,
+  allowed: readonly string[],
+): NodeJS.ProcessEnv {
+  const names = new Set([...BASE_ENV, ...allowed]);
+  const out: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    if (names.has(name) || name.startsWith('LC_') || name.startsWith('ZOT_EXT_')) out[name] = value;
+  }
+  return out;
+}
+
+export function etcEntries(): string[] {
+  let names: string[];
+  try {
+    names = readdirSync('/etc');
+  } catch {
+    return [];
+  }
+  // Debian's python3.x directories hold the interpreter's sitecustomize.
+  return names.filter((name) => ETC_ENTRIES.includes(name) || /^python3(\.\d+)?$/.test(name));
+}

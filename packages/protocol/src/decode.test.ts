@@ -179,7 +179,7 @@ test('host frames: wrong event payloads name the field', () => {
     ],
     [
       '{"type":"event_intercept","id":"1","event":"turn_end"}',
-      'event_intercept: /event must be one of "tool_call", "turn_start", "assistant_message"',
+      'event_intercept: /event must be one of "tool_call", "turn_start", "assistant_message", "tool_result", "user_prompt"',
     ],
     [
       '{"type":"hello_ack","protocol_version":"1"}',

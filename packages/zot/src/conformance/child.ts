@@ -2,10 +2,9 @@
 // process-transport.ts: the security launcher, its own process group, the scope's sandbox, stderr
 // into a log file) and asked through the host's request peer. Every stdout line is decoded once at
 // the boundary and kept only as far as the checks need: bounded whatever the extension writes.
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { decodeFromExtension, type FrameFromExtension, type FrameFromHost } from '@zot/protocol';
 import { FrameStats } from './frame-stats.js';
-import { ExtensionLog } from '../extensions/log.js';
+import { KitLog, tail } from './stderr-log.js';
 import {
   isReplyType,
   Peer,
@@ -62,32 +61,14 @@ const OUTPUT_END_GRACE_MS = 500;
 /** Most stderr kept for the report (its end). */
 const STDERR_LIMIT = 16 * 1024;
 
-/**
- * The extension's log as the kit keeps it: the file holds only what the extension wrote on
- * stderr; the transport's own notes (signals sent) are kept apart, out of the report's stderr.
- */
-class KitLog extends ExtensionLog {
-  readonly notes: string[] = [];
-  override write(message: string): void {
-    if (this.notes.length < 20) this.notes.push(message);
-  }
-}
-
-/** The last `limit` bytes of `path`, and whether there was more. Contract: never throws. */
-function tail(path: string, limit: number): { text: string; truncated: boolean } {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, 'r');
-    const size = fstatSync(fd).size;
-    const start = Math.max(0, size - limit);
-    const buffer = Buffer.alloc(size - start);
-    const read = readSync(fd, buffer, 0, buffer.length, start);
-    return { text: buffer.subarray(0, read).toString('utf8'), truncated: start > 0 };
-  } catch {
-    return { text: '', truncated: false };
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+/** What the version-2 checks see of the conversation. */
+export interface RequestWatcher {
+  sent(id: string, frame: { type: string } & Record<string, unknown>): void;
+  settled(id: string): void;
+  /** Every frame after hello that is not a registration or a reply. */
+  onFrame(line: Line, frame: FrameFromExtension): void;
+  /** A line that names a frame type but is not a valid one. */
+  malformed(type: string, line: string, error: string): void;
 }
 
 interface Asked {
@@ -126,8 +107,12 @@ export class ExtensionChild {
   /** Set from hello: a version-2 extension is told `cancel` for requests given up on. */
   cancelsAbandoned = false;
   private stderrKept: { text: string; truncated: boolean } | undefined;
-  /** Every frame after hello that is not a registration or a reply (version-2 checks). */
-  onFrame: ((line: Line, frame: FrameFromExtension) => void) | undefined;
+  /** Set for a version-2 extension: sees every request and the frames it sends on its own. */
+  watcher: RequestWatcher | undefined;
+  /** Ids of requests the kit cancelled: an answer to one is expected, not unsolicited. */
+  readonly cancelled = new Set<string>();
+  /** Answers that came for cancelled requests (zot ignores them). */
+  answersAfterCancel = 0;
 
   constructor(
     private readonly spec: Spec,
@@ -140,8 +125,9 @@ export class ExtensionChild {
       (frame, reason) => {
         // As the host: a call given up on (timeout, the kit's deadline) is cancelled.
         if (reason === 'closed' || !this.cancelsAbandoned || this.exitInfo) return;
-        if (frame.type === 'tool_call' || frame.type === 'command_invoked')
-          this.send({ type: 'cancel', id: frame.id });
+        if (frame.type !== 'tool_call' && frame.type !== 'command_invoked') return;
+        this.cancelled.add(frame.id);
+        this.send({ type: 'cancel', id: frame.id });
       },
     );
     signal.addEventListener('abort', () => this.notify(), { once: true });
@@ -261,7 +247,10 @@ export class ExtensionChild {
     if (!decoded.ok) {
       if (decoded.kind === 'unknown_type') {
         this.stats.unknownType(text);
-      } else this.stats.invalidLine(text, decoded.error);
+      } else {
+        this.stats.invalidLine(text, decoded.error);
+        if (decoded.type !== undefined) this.watcher?.malformed(decoded.type, text, decoded.error);
+      }
       // A broken reply that still names its request fails that request at once (as the host).
       if (decoded.id !== undefined && isReplyType(decoded.type))
         this.failRequest(decoded.id, decoded.type, text, decoded.error);
@@ -299,7 +288,7 @@ export class ExtensionChild {
       case 'event_intercept_response':
         return this.onReply(line, frame);
       default:
-        this.onFrame?.(line, frame);
+        this.watcher?.onFrame(line, frame);
     }
   }
 
@@ -308,7 +297,11 @@ export class ExtensionChild {
     if (asked) asked.line = line.text;
     const delivery = this.peer.resolve(frame);
     if (delivery === 'resolved') return;
-    if (delivery === 'unknown') return this.stats.unsolicitedReply(line.text);
+    if (delivery === 'unknown') {
+      if (this.cancelled.has(frame.id)) this.answersAfterCancel++;
+      else this.stats.unsolicitedReply(line.text);
+      return;
+    }
     // The kit is stricter than the host, which keeps waiting: the wrong type fails at once.
     const error = `answered with a ${frame.type}; the request expects a ${delivery.expected}`;
     this.failRequest(frame.id, delivery.expected, line.text, error);
@@ -326,6 +319,8 @@ export class ExtensionChild {
   request(
     frame: { type: RequestType } & Record<string, unknown>,
     timeoutMs: number,
+    /** Gives up on this request alone (a version-2 extension hears cancel). */
+    giveUp?: AbortSignal,
   ): { sent: string; outcome: Promise<Outcome>; id: string } {
     let id = '';
     let sent = '';
@@ -334,11 +329,12 @@ export class ExtensionChild {
       frame as unknown as Parameters<Peer['request']>[0],
       frame.type,
       timeoutMs,
-      this.signal,
+      giveUp ? AbortSignal.any([this.signal, giveUp]) : this.signal,
       (given) => {
         id = given;
         this.asked.set(id, { sentAt });
         sent = JSON.stringify({ ...frame, id });
+        this.watcher?.sent(id, frame);
       },
     );
     if (sent === '') sent = JSON.stringify(frame);
@@ -347,11 +343,13 @@ export class ExtensionChild {
       (answer): Outcome => {
         const line = this.asked.get(id)?.line ?? JSON.stringify(answer);
         this.asked.delete(id);
+        this.watcher?.settled(id);
         return { kind: 'reply', frame: answer as ReplyFrame, line, ms: ms() };
       },
       (error: unknown): Outcome => {
         const asked = this.asked.get(id);
         this.asked.delete(id);
+        this.watcher?.settled(id);
         const reason = error instanceof RequestError ? error.reason : 'closed';
         if (reason === 'invalid' && asked?.malformed)
           return { kind: 'malformed', ...asked.malformed, ms: ms() };

@@ -4,6 +4,7 @@ import type { CommandResponseFrame, ToolResultFrame } from '@zot/protocol';
 import type { ToolRegistration } from '../extensions/registrations.js';
 import { convertToolResult } from '../extensions/tool-adapter.js';
 import { invalidArgs, validArgs } from './args.js';
+import { judgeDetails } from './details.js';
 import { ask, type Probe, type Request } from './probe.js';
 import { isBuiltinCommand, isBuiltinTool, noAnswer, notRunning, type Kit } from './kit.js';
 import { cut, type Check } from './report.js';
@@ -158,6 +159,11 @@ async function exerciseTool(kit: Kit, tool: ToolRegistration, probes: Probe[]): 
           ms: outcome.ms,
           message: `answered in ${outcome.ms} ms${kind}, arguments ${cut(JSON.stringify(valid.value), 120)}`,
         });
+      }
+      if (kit.protocolVersion >= 2 && reply.details !== undefined) {
+        const verdict = judgeDetails(reply.details);
+        const shown = verdict.status === 'pass' ? {} : { frame: outcome.line };
+        kit.checks.add({ check: 'details', target: tool.name, ...verdict, ...shown });
       }
     }
   }

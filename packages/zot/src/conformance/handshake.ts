@@ -2,6 +2,7 @@
 // then `ready` within the host's deadlines (design D6, D8).
 import { negotiateProtocolVersion } from '@zot/protocol';
 import { checkRegistrations, type Kit } from './kit.js';
+import { watchV2 } from './v2-phases.js';
 
 /** Whether the conversation can go on after the handshake. */
 export type HandshakeResult = 'ready' | 'continue' | 'stop';
@@ -30,6 +31,7 @@ export async function hello(kit: Kit): Promise<boolean> {
     return false;
   }
   kit.protocolVersion = negotiateProtocolVersion(frame.protocol_version);
+  if (kit.protocolVersion >= 2) kit.v2 = watchV2(kit);
   child.send({
     type: 'hello_ack',
     protocol_version: kit.protocolVersion,

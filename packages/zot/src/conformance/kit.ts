@@ -14,6 +14,7 @@ import { BUILTIN_COMMANDS } from '../session/commands.js';
 import { RESERVED_TOOL_NAMES } from '../tools/index.js';
 import type { ExtensionChild, Line, Outcome } from './child.js';
 import type { Check, Checks } from './report.js';
+import type { V2Observer } from './v2-observer.js';
 
 export interface HostInfo {
   zot_version: string;
@@ -42,6 +43,8 @@ export interface Kit {
   checkedRegistrations: number;
   /** The version negotiated in hello (1 until then, and when hello named none). */
   protocolVersion: ProtocolVersion;
+  /** Watches what a version-2 extension sends on its own (set once hello negotiated 2). */
+  v2?: V2Observer;
 }
 
 const BUILTIN_COMMAND_SET = new Set(BUILTIN_COMMANDS.map((name) => name.toLowerCase()));

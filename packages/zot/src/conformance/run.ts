@@ -15,6 +15,7 @@ import { hello, ready } from './handshake.js';
 import { checkRegistrations, emptyRegistry, type Kit } from './kit.js';
 import { Checks, type ReportJson } from './report.js';
 import { scopeChecks } from './scope.js';
+import { cancels, MAX_ASKING, questions, strayIds } from './v2-phases.js';
 import type { ScopeStarter } from '../extensions/scopes.js';
 
 export interface RunOptions {
@@ -49,8 +50,11 @@ export function overallDeadlineMs(
   commandCount: number,
   toolCount: number,
   interceptCount: number,
+  v2 = false,
 ): number {
   const probes = 2 * Math.max(t.commandMs, t.toolMs, t.interceptMs);
+  // Questions asked again (twice each), a cancelled call, its probe and two stray ids' probes.
+  const v2Phases = v2 ? (2 * MAX_ASKING + 4) * Math.max(t.commandMs, t.toolMs) + 500 : 0;
   return (
     t.helloMs +
     t.readyMs +
@@ -58,6 +62,7 @@ export function overallDeadlineMs(
     toolCount * 2 * t.toolMs +
     interceptCount * t.interceptMs +
     probes +
+    v2Phases +
     t.shutdownGraceMs +
     3 * t.killGraceMs +
     MARGIN_MS
@@ -219,6 +224,7 @@ export async function runKit(options: RunOptions): Promise<ReportJson> {
             registry.commands.size,
             registry.tools.size,
             registry.intercepts.size,
+            kit.v2 !== undefined,
           );
         timer = setTimeout(() => abort.abort(), deadlineMs - (Date.now() - began));
         const probes: Probe[] = [];
@@ -233,6 +239,17 @@ export async function runKit(options: RunOptions): Promise<ReportJson> {
           if (abort.signal.aborted) break;
           await phase(kit, probes);
         }
+        const v2 = kit.v2;
+        if (v2)
+          for (const [name, phase] of [
+            ['ui_request', () => questions(kit, v2)],
+            ['cancel', () => cancels(kit, v2, probes)],
+            ['unknown ids', () => strayIds(kit, probes)],
+          ] as const) {
+            step = name;
+            if (abort.signal.aborted) break;
+            await phase();
+          }
         checkRegistrations(kit, true);
       }
     }
@@ -243,6 +260,7 @@ export async function runKit(options: RunOptions): Promise<ReportJson> {
         message: `the kit's overall deadline (${deadlineMs} ms, the sum of zot's timeouts) ran out during ${step}`,
       });
     }
+    kit.v2?.report(checks);
     if (child.first?.frame?.type === 'hello') frames(kit);
     // A failed load is not shut down but stopped, as zot does: its group is terminated.
     const before = loaded ? await shutdown(kit) : [];

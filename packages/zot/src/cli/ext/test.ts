@@ -46,9 +46,19 @@ protocol and checks each step:
                      from its schema
   tool_invalid_args  each tool with arguments its schema refuses: an error
                      result, not a crash or a timeout
+  details            (version 2) a tool result's details: a diff or a table
   intercept          each interception it declared answers in time
   events             it keeps answering after its subscribed events
   unknown_frame      it keeps answering after a frame of an unknown type
+  ui_request         (version 2) each call that asks the user is made again:
+                     its questions answered with a value, then unavailable;
+                     it must answer both times (and shrug off a stray answer)
+  cancel             (version 2) a call cancelled right after it is sent: it
+                     keeps answering and sends no more progress for it (and
+                     shrugs off a cancel for an id it never used)
+  tool_progress      (version 2) progress only for tool calls in flight,
+                     well formed, within zot's rate limit
+  unregister_tool    (version 2) only tools it registered
   frames             every line it wrote was a valid frame
   shutdown           shutdown_ack and an exit within the grace
   processes          nothing of it is left running afterwards

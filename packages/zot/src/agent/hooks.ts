@@ -91,4 +91,9 @@ export interface AgentHooks {
   beforeAssistantText?(text: string, part: AssistantTextPart): Promise<TextDecision | void>;
   /** Whether this model call's deltas (text, thinking, tool arguments) are held back (design D15). */
   holdTextStream?(): boolean;
+  /**
+   * A model request has been written to the network (its answer is at least a round trip
+   * away): work held back until then may start. Must be quick; it is not awaited.
+   */
+  modelRequestSent?(): void;
 }

@@ -180,6 +180,15 @@ function contextMessage(context: TurnContext): UserMessage {
   return { role: 'user', content: [{ type: 'text', text }], time: now(), context: context.source };
 }
 
+/** Runs a hook that must not throw; a throw is dropped. */
+function safeCall(hook: () => void): void {
+  try {
+    hook();
+  } catch {
+    // as safeHook: a hook's failure never ends the run
+  }
+}
+
 async function safeHook<T>(run: () => Promise<T> | undefined): Promise<T | undefined> {
   try {
     return await run();
@@ -211,6 +220,7 @@ async function streamOnce(
     description: tool.description,
     parameters: tool.parameters,
   }));
+  const sent = setup.hooks.modelRequestSent;
   let streamed = '';
   for await (const event of stream({
     model: settings.model,
@@ -221,6 +231,7 @@ async function streamOnce(
     tools,
     ...(settings.reasoning !== undefined ? { reasoning: settings.reasoning } : {}),
     signal,
+    ...(sent ? { onSent: () => safeCall(() => sent.call(setup.hooks)) } : {}),
   })) {
     // While held (design D15), nothing of the message streams: its text, thinking and tool
     // arguments reach the user only in assistant_message, after screening.

@@ -129,6 +129,8 @@ export class RunningExtension {
   /** What it registered in an earlier run (remembered.ts), offered until it is ready. */
   private remembered: Registrations | undefined;
   private starting: Promise<ExtensionState> | undefined;
+  /** Held back by hold(): not spawned until start(). */
+  private held = false;
 
   /** Contract: the transport is started by start() and owned by this extension from then on. */
   constructor(
@@ -284,10 +286,42 @@ export class RunningExtension {
       );
   }
 
-  /** Resolves once the extension is ready (or auto-ready) or has failed to load. Never rejects. */
+  /**
+   * Holds its start back (a one-shot run spawns it once its first model request is out; see
+   * ExtensionLifecycle.begin): it stays `starting`, whenStarted() waits for start(), and a
+   * shutdown before start() settles it `stopped` without a process.
+   */
+  hold(): void {
+    if (this.state !== 'starting' || this.starting) return;
+    this.held = true;
+    this.starting = new Promise<ExtensionState>((resolve) => (this.settle = resolve));
+  }
+
+  /** Whether it is held back and not started yet. */
+  get isHeld(): boolean {
+    return this.held;
+  }
+
+  /** Starts it if it is held back (`why` goes to its log); settles like whenStarted(). */
+  release(why: string): Promise<ExtensionState> {
+    if (!this.held) return this.whenStarted();
+    this.log.write(`${why}: starting it`);
+    return this.start();
+  }
+
+  /**
+   * Resolves once the extension is ready (or auto-ready) or has failed to load; a held one is
+   * started now, and a second call returns the first's promise. Never rejects.
+   */
   start(): Promise<ExtensionState> {
+    if (this.starting && !this.held) return this.starting;
+    if (this.held) {
+      this.held = false;
+      // Shut down (or failed) while held: it never runs.
+      if (this.state !== 'starting') return this.starting!;
+    }
     this.log.write(`starting ${this.name} (${this.dir})`);
-    const done = new Promise<ExtensionState>((resolve) => (this.settle = resolve));
+    const done = this.starting ?? new Promise<ExtensionState>((resolve) => (this.settle = resolve));
     this.starting = done;
     this.timers.push(
       setTimeout(
@@ -609,6 +643,7 @@ export class RunningExtension {
    */
   async shutdown(): Promise<void> {
     const wasRunning = this.running;
+    this.held = false;
     if (this.state === 'starting' || this.state === 'handshaking' || this.state === 'ready')
       this.state = 'stopped';
     this.updateReading(); // drain what it still writes (ignored), so it is never stuck in a write

@@ -235,7 +235,18 @@ export class ExtensionHost {
    * returns this start.
    */
   startEarly(): void {
-    this.startedEarly ??= this.launch();
+    this.startedEarly ??= this.launch(true);
+  }
+
+  /**
+   * Spawns the extensions a start begun by startEarly() held back: those zot remembers as
+   * intercepting and observing nothing, whose processes would only compete with zot's own start
+   * for the CPU. Called once the first model request is out (the answer is at least a network
+   * round trip away), or when something needs every extension; a call of a held extension's
+   * tool or command starts it by itself. Contract: never throws; idempotent.
+   */
+  startHeld(why: string): void {
+    this.lifecycle.startHeld(why);
   }
 
   /**
@@ -256,10 +267,10 @@ export class ExtensionHost {
     return this.begin().all;
   }
 
-  private launch(): StartProgress {
+  private launch(holdBack = false): StartProgress {
     this.sessionStarted = false;
     this.sessionStartSent = new WeakSet();
-    const progress = this.lifecycle.begin();
+    const progress = this.lifecycle.begin({ holdBack });
     const announce = () => {
       this.sessionStarted = true;
       for (const extension of this.lifecycle.running)

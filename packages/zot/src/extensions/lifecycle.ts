@@ -10,7 +10,14 @@ import {
   type PlannedExtension,
   type TransportFactory,
 } from './load-plan.js';
-import { mayGoAhead, memoryKey, memoryText, readMemory, writeMemory } from './remembered.js';
+import {
+  mayGoAhead,
+  mayHoldBack,
+  memoryKey,
+  memoryText,
+  readMemory,
+  writeMemory,
+} from './remembered.js';
 import { ExtensionLog, extensionLogPath } from './log.js';
 import type { ProcessPolicy } from '../security/launcher.js';
 import type { ExtensionScopes } from './scopes.js';
@@ -94,7 +101,10 @@ export class ExtensionLifecycle {
    * extension may be left to start in the background only when zot remembers what it
    * registered with the same code (see remembered.ts and mayGoAhead). Contract: never rejects.
    */
-  begin(): { needed: Promise<void>; all: Promise<ExtensionReport[]> } {
+  begin(options: { holdBack?: boolean } = {}): {
+    needed: Promise<void>;
+    all: Promise<ExtensionReport[]>;
+  } {
     const {
       cwd,
       zotHome,
@@ -136,9 +146,19 @@ export class ExtensionLifecycle {
     for (const item of planned) {
       if (!('extension' in item)) continue;
       const { extension, identity } = item;
-      const started = extension.start();
+      // Its process would only compete with zot's own start for the CPU: spawned once the first
+      // model request is out (startHeld), or as soon as anything needs it.
+      if (options.holdBack && mayHoldBack(zotHome, identity.dir, extension.policy.interceptFailure))
+        extension.hold();
+      else extension.start();
       const goAhead = this.recall(extension, identity);
-      needed.push(goAhead.then((go) => (go ? undefined : started)));
+      needed.push(
+        goAhead.then((go) => {
+          if (go) return undefined;
+          // Not what zot remembers after all (its code or inputs changed): waited for.
+          return extension.release('what zot remembers of it does not match');
+        }),
+      );
     }
     const all = Promise.all(this.extensions.map((extension) => extension.whenStarted())).then(
       () => {
@@ -154,6 +174,14 @@ export class ExtensionLifecycle {
       },
     );
     return { needed: Promise.all(needed).then(() => undefined), all };
+  }
+
+  /**
+   * Starts the extensions begin() held back (the first model request is out, or a slash command
+   * or a reload needs every one). Contract: never throws; a second call does nothing.
+   */
+  startHeld(why: string): void {
+    for (const extension of this.extensions) void extension.release(why);
   }
 
   /**
@@ -190,7 +218,11 @@ export class ExtensionLifecycle {
     this.memory.set(extension, { key, text: memoryText(key, extension.name, read.registrations) });
     extension.remember(read.registrations);
     const go = mayGoAhead(read.registrations, extension.policy.interceptFailure);
-    if (go && !extension.settled)
+    if (go && extension.isHeld)
+      extension.log.write(
+        'not waited for, and held back until the first model request is out (or a call needs it): the tools it registered in the last run are offered until it is ready',
+      );
+    else if (go && !extension.settled)
       extension.log.write(
         'not waited for: the tools it registered in the last run are offered until it is ready',
       );

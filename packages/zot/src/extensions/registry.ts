@@ -116,7 +116,7 @@ export class ExtensionRegistry {
     // Offered from what it registered in an earlier run: wait for its start (bounded by its
     // hello and ready deadlines), then run it if it registered the command again.
     if (!extension.settled) {
-      await extension.whenStarted();
+      await extension.release(`its command /${command.name} was run`);
       if (extension.running && !extension.commands.has(name.toLowerCase()))
         return {
           kind: 'error',

@@ -246,6 +246,17 @@ export interface MemoryRead {
  * entry or it was made for another key. Contract: never throws.
  */
 export function readMemory(home: string, dir: string, key: string): MemoryRead {
+  const entry = readEntry(home, dir);
+  if (!('doc' in entry)) return entry;
+  const registrations = registrationsOf(entry.doc, key);
+  if (registrations === 'stale') return {};
+  if (typeof registrations === 'string')
+    return { problem: `${entry.path}: ${registrations}; not used` };
+  return { registrations };
+}
+
+/** The entry of the extension in `dir`, parsed (bounded), or why not; {} when there is none. */
+function readEntry(home: string, dir: string): { doc: unknown; path: string } | MemoryRead {
   const path = entryPath(home, dir);
   let fd: number | undefined;
   try {
@@ -265,17 +276,32 @@ export function readMemory(home: string, dir: string, key: string): MemoryRead {
     }
     const parsed = parseBoundedJson(bytes.subarray(0, read).toString('utf8'));
     if (!parsed.ok) return { problem: `${path}: ${parsed.error}; not used` };
-    const registrations = registrationsOf(parsed.value, key);
-    if (registrations === 'stale') return {};
-    if (typeof registrations === 'string')
-      return { problem: `${path}: ${registrations}; not used` };
-    return { registrations };
+    return { doc: parsed.value, path };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
     return { problem: `${path}: ${errorMessage(error)}; not used` };
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+}
+
+/**
+ * Whether the extension in `dir` may be held back before its key is known: its entry says it
+ * intercepts and observes nothing, and its manifest does not make it a guard whose failures
+ * block. Only a guess: the entry counts once its key matches (readMemory); until then nothing
+ * is offered from it. Contract: never throws; anything unreadable is `false`.
+ */
+export function mayHoldBack(home: string, dir: string, interceptFailure: string): boolean {
+  if (interceptFailure === 'block') return false;
+  const entry = readEntry(home, dir);
+  if (!('doc' in entry) || !isObject(entry.doc)) return false;
+  const { events, intercepts } = entry.doc;
+  return (
+    Array.isArray(events) &&
+    events.length === 0 &&
+    Array.isArray(intercepts) &&
+    intercepts.length === 0
+  );
 }
 
 /** The entry's text for `registrations` (sorted, so the same registrations give the same text). */

@@ -60,16 +60,24 @@ export function convertToolResult(
   };
 }
 
-/** Resolves once `extension` has started (or failed to), or `signal` aborts. */
-async function settledOrAborted(extension: RunningExtension, signal?: AbortSignal): Promise<void> {
-  if (!signal) return void (await extension.whenStarted());
+/**
+ * Resolves once `extension` has started (or failed to), or `signal` aborts; one held back
+ * (spawned after the first model request) is started now.
+ */
+async function settledOrAborted(
+  extension: RunningExtension,
+  tool: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  const started = extension.release(`a call of its tool ${tool} needs it`);
+  if (!signal) return void (await started);
   if (signal.aborted) return;
   let onAbort: (() => void) | undefined;
   const aborted = new Promise<void>((resolve) => {
     onAbort = resolve;
     signal.addEventListener('abort', onAbort, { once: true });
   });
-  await Promise.race([extension.whenStarted(), aborted]);
+  await Promise.race([started, aborted]);
   signal.removeEventListener('abort', onAbort!);
 }
 
@@ -97,7 +105,7 @@ export function extensionTool(
       // Offered from what it registered in an earlier run: the call waits for its start, which
       // its hello and ready deadlines bound.
       if (!extension.latest.settled) {
-        await settledOrAborted(extension.latest, toolContext.signal);
+        await settledOrAborted(extension.latest, registration.name, toolContext.signal);
         if (toolContext.signal?.aborted)
           return errorOutput(`${registration.name}: aborted`, attribution);
       }

@@ -38,6 +38,7 @@ export const streamAnthropic: StreamFn = (request) =>
       },
       body: anthropicBody(request),
       signal: request.signal,
+      ...(request.onSent ? { onSent: request.onSent } : {}),
     },
     new AnthropicDecoder(),
   );

@@ -33,6 +33,8 @@ export interface SseCall {
   headers: Record<string, string>;
   body: unknown;
   signal: AbortSignal;
+  /** Called once the request has been written to the network. */
+  onSent?(): void;
 }
 
 /**
@@ -91,6 +93,7 @@ export async function* runSse(call: SseCall, decoder: WireDecoder): AsyncGenerat
         body: JSON.stringify(call.body),
         signal,
         idleMs: streamIdleMs(),
+        ...(call.onSent ? { onSent: call.onSent } : {}),
       });
     } catch (error) {
       yield failure(error, 'connection failed');

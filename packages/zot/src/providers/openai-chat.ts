@@ -29,6 +29,7 @@ export const streamOpenAIChat: StreamFn = (request) =>
       headers: bearerHeaders(request.apiKey),
       body: chatBody(request),
       signal: request.signal,
+      ...(request.onSent ? { onSent: request.onSent } : {}),
     },
     new ChatDecoder(),
   );

@@ -29,6 +29,7 @@ export const streamOpenAIResponses: StreamFn = (request) =>
       headers: bearerHeaders(request.apiKey),
       body: responsesBody(request),
       signal: request.signal,
+      ...(request.onSent ? { onSent: request.onSent } : {}),
     },
     new ResponsesDecoder(),
   );

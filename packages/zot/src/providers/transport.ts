@@ -17,6 +17,8 @@ export interface HttpCall {
   idleMs: number;
   /** The environment the proxy settings come from (tests pass their own). */
   env?: ProxyEnv;
+  /** Called once the request is written (handed to the socket), before any answer. */
+  onSent?(): void;
 }
 
 /** Why a call ended early: the caller's abort or the idle timeout. */
@@ -105,6 +107,7 @@ export async function send(call: HttpCall): Promise<Reply> {
       reject(ended ?? error);
     });
     req.on('response', resolve);
+    if (call.onSent) req.once('finish', call.onSent);
     req.end(call.body);
   });
   response = res;

@@ -70,6 +70,8 @@ export interface StreamRequest {
   tools: ToolSpec[];
   reasoning?: ReasoningLevel;
   signal: AbortSignal;
+  /** Called once the request has been written to the network (each attempt of a retry). */
+  onSent?(): void;
 }
 
 export type ProviderEvent =

@@ -52,6 +52,8 @@ export class SessionExtensions {
     if (!host) return;
     this.attach(host);
     const { needed, all } = host.begin();
+    // Every one waited for: none is held back for the first model request (see startHeld).
+    if (wait === 'all') host.startHeld('every extension is waited for');
     // A prompt sent while extensions start (the TUI takes input at once) waits for them: a
     // guard's interceptors must be in place before the first tool call can happen.
     this.starting = settled(wait === 'needed' ? needed : all);

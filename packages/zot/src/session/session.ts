@@ -205,8 +205,10 @@ export class Session {
     // An extension's command typed while extensions start (the TUI takes keys at once) waits for
     // them instead of being unknown; built-ins never wait.
     const name = parseSlash(text)?.name;
-    if (name !== undefined && !BUILTIN_COMMANDS.includes(name.toLowerCase()))
+    if (name !== undefined && !BUILTIN_COMMANDS.includes(name.toLowerCase())) {
+      this.ext.host?.startHeld(`the command /${name} waits for every extension`);
       await this.ext.started;
+    }
     const result = await runSlashCommand(this, text, mode, requestId);
     const event = announce ? slashResultEvent(result) : undefined;
     if (event) this.emit(event);

@@ -1,7 +1,8 @@
 // The one way zot starts a process (bash commands, extensions, MCP servers through them, git
 // for installs): the environment is scrubbed, and when a sandbox is given the program runs
 // inside it (bubblewrap on Linux, sandbox-exec on macOS). Nothing else calls spawn.
-import { spawn, type ChildProcess, type IOType } from 'node:child_process';
+import type { ChildProcess, IOType } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { childEnvironment } from './child-env.js';
 import { PROXY_DIR_INSIDE, bwrapArgs } from './sandbox/bwrap.js';
 import { FORWARDER_SCRIPT, directLoopback } from './sandbox/forwarder.js';
@@ -9,6 +10,12 @@ import type { SandboxPolicy } from './sandbox/policy.js';
 import type { NetworkProxy } from './sandbox/proxy.js';
 import { seatbeltProfile } from './sandbox/seatbelt.js';
 import { scopedCommand, type ScopeLaunch } from './scope/launch.js';
+
+// node:child_process brings node:dgram and more: loaded at the first spawn, so a print run whose
+// extensions are held back until its first request is out does not load it before.
+const require = createRequire(import.meta.url);
+let childProcess: typeof import('node:child_process') | undefined;
+const nodeChildProcess = () => (childProcess ??= require('node:child_process'));
 
 /** How a process is confined: by which program, under which policy, with which proxy. */
 export interface SandboxLaunch {
@@ -139,7 +146,7 @@ export function launchProcess(request: LaunchRequest): Launched {
   const sandbox = request.policy.sandbox;
   const scope = request.policy.scope;
   if (!sandbox && !scope) {
-    const child = spawn(request.argv[0], request.argv.slice(1), {
+    const child = nodeChildProcess().spawn(request.argv[0], request.argv.slice(1), {
       cwd: request.cwd,
       env: scrubbed,
       detached: request.detached,
@@ -151,7 +158,7 @@ export function launchProcess(request: LaunchRequest): Launched {
   const { argv, env } = scope
     ? scopedCommand({ ...request, markedArgv: marked(request), env: scrubbed }, scope)
     : sandboxedCommand({ ...request, env: scrubbed }, sandbox!);
-  const child = spawn(argv[0]!, argv.slice(1), {
+  const child = nodeChildProcess().spawn(argv[0]!, argv.slice(1), {
     cwd: request.cwd,
     env,
     detached: request.detached,

@@ -97,56 +97,51 @@ class ApproveExampleTest(unittest.TestCase):
     def call(self, host, request, path, content="hello\n"):
         host.send({"type": "tool_call", "id": request, "name": "approve_write", "args": {"path": path, "content": content}})
 
-    def test_yes_writes_no_and_esc_refuse(self):
+    def test_yes_writes_no_esc_and_unavailable_refuse(self):
         directory = copy_example(self, "approve-py")
         project = tempfile.mkdtemp(prefix="zot-approve-project-")
         self.addCleanup(shutil.rmtree, project, True)
-        host = start(self, directory)
+        host = start(self, directory, ZOT_EXT_TOOL_TIMEOUT_MS="30000")
         host.next()
         before = host.ack_and_collect(cwd=project)
         self.assertEqual([f.get("name") for f in before], ["approve_write"])
 
         self.call(host, "1", "notes/hi.txt")
-        panel = host.expect("open_panel")["panel"]
-        self.assertEqual(panel["title"], "Write notes/hi.txt? (create, 6 bytes)")
-        self.assertEqual(panel["lines"], ["hello"])
-        host.send({"type": "panel_key", "panel_id": panel["id"], "key": "down"})  # ignored
-        host.send({"type": "panel_key", "panel_id": panel["id"], "key": "rune", "text": "y"})
-        host.expect("panel_close", panel_id=panel["id"])
+        asked = host.expect("ui_request")
+        self.assertEqual(asked["kind"], "confirm")
+        self.assertEqual(asked["title"], "Write notes/hi.txt? (create, 6 bytes)\n\nhello")
+        self.assertEqual(asked["timeout_ms"], 24000)  # most of the tool timeout
+        host.send({"type": "ui_response", "id": asked["id"], "value": True})
         result = host.expect("tool_result", id="1")
         self.assertEqual(result["content"][0]["text"], "Wrote notes/hi.txt with the user's approval.")
         with open(os.path.join(project, "notes", "hi.txt"), encoding="utf-8") as handle:
             self.assertEqual(handle.read(), "hello\n")
 
-        self.call(host, "2", "other.txt")
-        panel = host.expect("open_panel")["panel"]
-        host.send({"type": "panel_key", "panel_id": panel["id"], "key": "rune", "text": "n"})
-        self.assertTrue(host.expect("tool_result", id="2")["is_error"])
+        self.call(host, "2", "notes/hi.txt", content="\n".join("line %d" % i for i in range(12)))
+        asked = host.expect("ui_request")
+        self.assertTrue(asked["title"].startswith("Write notes/hi.txt? (overwrite, 85 bytes)"))
+        self.assertTrue(asked["title"].endswith("line 7\n... 4 more lines"))
+        host.send({"type": "ui_response", "id": asked["id"], "value": False})
+        self.assertIn("The user refused", host.expect("tool_result", id="2")["content"][0]["text"])
 
         self.call(host, "3", "third.txt")
-        panel = host.expect("open_panel")["panel"]
-        host.send({"type": "panel_close", "panel_id": panel["id"]})  # esc in zot
-        self.assertIn("refused", host.expect("tool_result", id="3")["content"][0]["text"])
-        self.assertFalse(os.path.exists(os.path.join(project, "other.txt")))
-        self.assertFalse(os.path.exists(os.path.join(project, "third.txt")))
+        asked = host.expect("ui_request")
+        host.send({"type": "ui_response", "id": asked["id"], "cancelled": True})  # Esc, or too late
+        self.assertIn("did not answer", host.expect("tool_result", id="3")["content"][0]["text"])
 
-        self.call(host, "4", "../escape.txt")
-        self.assertIn("outside the project", host.expect("tool_result", id="4")["content"][0]["text"])
+        self.call(host, "4", "fourth.txt")
+        asked = host.expect("ui_request")
+        host.send({"type": "ui_response", "id": asked["id"], "unavailable": True})  # print, JSON
+        self.assertIn("Nobody can approve", host.expect("tool_result", id="4")["content"][0]["text"])
+        for name in ("third.txt", "fourth.txt"):
+            self.assertFalse(os.path.exists(os.path.join(project, name)))
+        with open(os.path.join(project, "notes", "hi.txt"), encoding="utf-8") as handle:
+            self.assertEqual(handle.read(), "hello\n", "the refused overwrite left the file alone")
+
+        self.call(host, "5", "../escape.txt")
+        self.assertIn("outside the project", host.expect("tool_result", id="5")["content"][0]["text"])
         host.shutdown()
         self.assertEqual(host.problems, [])
-
-    def test_no_answer_in_time_refuses(self):
-        directory = copy_example(self, "approve-py")
-        project = tempfile.mkdtemp(prefix="zot-approve-project-")
-        self.addCleanup(shutil.rmtree, project, True)
-        host = start(self, directory, ZOT_EXT_TOOL_TIMEOUT_MS="700")
-        host.next()
-        host.ack_and_collect(cwd=project)
-        self.call(host, "1", "late.txt")
-        panel = host.expect("open_panel")["panel"]
-        host.expect("panel_close", panel_id=panel["id"])
-        self.assertIn("did not answer in time", host.expect("tool_result", id="1")["content"][0]["text"])
-        host.shutdown()
 
 
 if __name__ == "__main__":

@@ -470,5 +470,61 @@ class ShutdownTest(unittest.TestCase):
             del os.environ["ZOT_EXT_SHUTDOWN_GRACE_MS"]
 
 
+class UiAnswersTest(unittest.TestCase):
+    """ext.ui: each answer kind reaches the caller; a value that does not fit, a cancel and
+    shutdown read as cancelled."""
+
+    def test_each_answer_kind(self):
+        ext = Extension("asker", "1.0.0")
+        answers = []
+
+        @ext.tool("ask", "asks one question per call", {"type": "object"})
+        def ask(args):
+            kind = args["kind"]
+            if kind == "confirm":
+                answer = ext.ui.confirm("Go?", timeout_ms=5000)
+            elif kind == "select":
+                answer = ext.ui.select("Which?", ["a", "b"])
+            else:
+                answer = ext.ui.input("Key?", mask=True)
+            answers.append((answer.ok, answer.value, answer.reason))
+            return "done"
+
+        h = Harness(ext)
+        h.ready(protocol_version=2)
+        cases = [
+            ("confirm", {"value": True}, (True, True, None)),
+            ("confirm", {"value": False}, (True, False, None)),
+            ("confirm", {"value": "yes"}, (False, None, "cancelled")),
+            ("select", {"value": "b"}, (True, "b", None)),
+            ("select", {"value": "z"}, (False, None, "cancelled")),
+            ("input", {"value": "k3y"}, (True, "k3y", None)),
+            ("input", {"cancelled": True}, (False, None, "cancelled")),
+            ("select", {"unavailable": True}, (False, None, "unavailable")),
+        ]
+        for number, (kind, response, expected) in enumerate(cases):
+            call = "c%d" % number
+            h.send({"type": "tool_call", "id": call, "name": "ask", "args": {"kind": kind}})
+            asked = h.expect("ui_request")
+            self.assertEqual(asked["kind"], kind)
+            if kind == "confirm":
+                self.assertEqual(asked["timeout_ms"], 5000)
+            if kind == "select":
+                self.assertEqual(asked["options"], ["a", "b"])
+            if kind == "input":
+                self.assertIs(asked["mask"], True)
+            frame = {"type": "ui_response", "id": asked["id"]}
+            frame.update(response)
+            h.send(frame)
+            h.expect("tool_result", id=call)
+            self.assertEqual(answers[-1], expected, (kind, response))
+
+        # A question still open when zot shuts down ends as cancelled.
+        h.send({"type": "tool_call", "id": "last", "name": "ask", "args": {"kind": "confirm"}})
+        h.expect("ui_request")
+        h.shutdown()
+        self.assertEqual(answers[-1], (False, None, "cancelled"))
+
+
 if __name__ == "__main__":
     unittest.main()

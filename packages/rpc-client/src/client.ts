@@ -17,6 +17,9 @@ import { Operation } from './operation.js';
 import type {
   ConfirmDecision,
   ConfirmHandler,
+  UiAnswer,
+  UiRequest,
+  UiRequestHandler,
   RequestId,
   RequestOptions,
   RequestType,
@@ -108,6 +111,7 @@ export class RpcClient {
   /** Prompts and compactions sent whose `done` has not come yet. */
   private readonly unfinished = new Set<RequestId>();
   private confirmHandler: ConfirmHandler | undefined;
+  private uiHandler: UiRequestHandler | undefined;
   private nextId = 1;
   private stderrTail = '';
   private closedBy: RpcClosedError | undefined;
@@ -239,6 +243,29 @@ export class RpcClient {
   /** Answers one `confirm_request`. */
   confirm(toolId: string, decision: ConfirmDecision): Promise<RpcResponse<'confirm'>> {
     return this.request('confirm', { tool_id: toolId, decision });
+  }
+
+  /**
+   * Answers every `ui_request` (an extension asking the user) with `handler`; a throw or
+   * rejection answers `cancelled` and is reported to the `error` listeners. Returns the function
+   * that removes it (questions then wait for `uiResponse()`).
+   */
+  onUiRequest(handler: UiRequestHandler): () => void {
+    this.uiHandler = handler;
+    return () => {
+      if (this.uiHandler === handler) this.uiHandler = undefined;
+    };
+  }
+
+  /**
+   * Answers one `ui_request` (by the event or its id). A failure response says why: no such
+   * question (answered, withdrawn at its deadline, or its extension exited), or a value that
+   * does not fit it (a string for confirm, an option not offered).
+   */
+  uiResponse(request: UiRequest | string, answer: UiAnswer): Promise<RpcResponse<'ui_response'>> {
+    const id = typeof request === 'string' ? request : request.id;
+    const params = 'cancelled' in answer ? { cancelled: true } : { value: answer.value };
+    return this.send('ui_response', params, {}, id) as Promise<RpcResponse<'ui_response'>>;
   }
 
   /**
@@ -376,6 +403,23 @@ export class RpcClient {
     // After delivery: the prompt that ended keeps its `done`, the next one starts after it.
     if (event.type === 'done' && event.id !== undefined) this.settle(event.id);
     if (event.type === 'confirm_request') void this.answer(event);
+    if (event.type === 'ui_request') void this.answerUi(event);
+  }
+
+  private async answerUi(request: UiRequest): Promise<void> {
+    const handler = this.uiHandler;
+    if (!handler) return;
+    let answer: UiAnswer;
+    try {
+      answer = await handler(request);
+    } catch (error) {
+      const what = `the ui_request handler failed for ${request.extension}'s ${request.kind} question (${request.id}); cancelled`;
+      this.report(new RpcHandlerError(`${what}: ${(error as Error)?.message ?? error}`, error));
+      answer = { cancelled: true };
+    }
+    if (this.closedBy) return;
+    // A late answer (the question was withdrawn meanwhile) fails harmlessly.
+    await this.uiResponse(request, answer).catch(() => undefined);
   }
 
   /** The operation `id` is over: the ones behind it stop waiting for it. */

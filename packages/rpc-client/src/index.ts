@@ -38,5 +38,8 @@ export type {
   RpcSuccess,
   RuntimeState,
   ToolDetails,
+  UiAnswer,
+  UiRequest,
+  UiRequestHandler,
   Usage,
 } from './types.js';

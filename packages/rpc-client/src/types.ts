@@ -57,6 +57,15 @@ export type ConfirmHandler = (
   request: ConfirmRequest,
 ) => ConfirmDecision | Promise<ConfirmDecision>;
 
+/** An extension asks the user (confirm, select, input) and waits for `uiResponse()`. */
+export type UiRequest = RpcEventOf<'ui_request'>;
+
+/** The answer to a ui_request: a value of its kind (boolean, an option, text), or dismissed. */
+export type UiAnswer = { value: boolean | string } | { cancelled: true };
+
+/** Answers a ui_request; a throw or rejection counts as `cancelled`. */
+export type UiRequestHandler = (request: UiRequest) => UiAnswer | Promise<UiAnswer>;
+
 export interface RequestOptions {
   /** Rejects with RpcTimeoutError when no response came within this many milliseconds. */
   timeoutMs?: number;

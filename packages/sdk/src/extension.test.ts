@@ -19,6 +19,7 @@ import {
   toolError,
 } from './index.js';
 import { TestHost, type Received } from './test-host.fixture.js';
+import type { FrameFromHost } from '@zot/protocol';
 
 const types = (frames: Received[]) => frames.map((f) => f.type);
 
@@ -615,4 +616,40 @@ test('a shutdown while an onHello hook waits aborts its signal; ready and the ac
   assert.equal(aborted, true);
   assert.deepEqual(types(h.frames), ['hello', 'register_command', 'ready', 'shutdown_ack']);
   assert.deepEqual(h.exits, [0]);
+});
+
+test('ext.ui: each answer kind reaches the caller; a value that does not fit, a cancel and shutdown read as cancelled', async () => {
+  const h = new TestHost();
+  const { running } = await h.start({ protocol_version: 2 });
+  const ask = async <T>(question: Promise<T>, answer: Record<string, unknown>) => {
+    const from = h.frames.length - 1;
+    const asked = await h.waitFor(
+      (f): f is Extract<Received, { type: 'ui_request' }> =>
+        f.type === 'ui_request' && h.frames.indexOf(f) > from,
+    );
+    h.send({ type: 'ui_response', id: asked.id, ...answer } as FrameFromHost);
+    return { asked, answer: await question };
+  };
+  const yes = await ask(h.ext.ui.confirm('Go?', { timeoutMs: 5000 }), { value: true });
+  assert.deepEqual(yes.answer, { ok: true, value: true });
+  assert.equal(yes.asked.timeout_ms, 5000);
+  const no = await ask(h.ext.ui.confirm('Go?'), { value: false });
+  assert.deepEqual(no.answer, { ok: true, value: false });
+  const picked = await ask(h.ext.ui.select('Which?', ['a', 'b']), { value: 'b' });
+  assert.deepEqual(picked.answer, { ok: true, value: 'b' });
+  assert.deepEqual(picked.asked.options, ['a', 'b']);
+  const strange = await ask(h.ext.ui.select('Which?', ['a']), { value: 'z' });
+  assert.deepEqual(strange.answer, { ok: false, reason: 'cancelled' });
+  const typed = await ask(h.ext.ui.input('Key?', { mask: true }), { value: 'k3y' });
+  assert.deepEqual(typed.answer, { ok: true, value: 'k3y' });
+  assert.equal(typed.asked.mask, true);
+  const dismissed = await ask(h.ext.ui.input('Name?'), { cancelled: true });
+  assert.deepEqual(dismissed.answer, { ok: false, reason: 'cancelled' });
+  const nobody = await ask(h.ext.ui.confirm('Anyone?'), { unavailable: true });
+  assert.deepEqual(nobody.answer, { ok: false, reason: 'unavailable' });
+  const open = h.ext.ui.confirm('Still there?');
+  await h.waitFor((f): f is Received => f.type === 'ui_request' && f.title === 'Still there?');
+  h.send({ type: 'shutdown' } as FrameFromHost);
+  assert.deepEqual(await open, { ok: false, reason: 'cancelled' });
+  await running;
 });

@@ -15,20 +15,6 @@ before(async () => {
 });
 after(() => llm.close());
 
-const REPO = join(EXAMPLES, '..', '..');
-
-/** Whether the protocol (and so the host) has the top-level `open_panel` frame (issue 11). */
-function hostOpensPanelsFromFrames(): boolean {
-  type Def = { $ref?: string; oneOf?: Def[]; properties?: { type?: { const?: string } } };
-  const schema = JSON.parse(
-    readFileSync(join(REPO, 'schema', 'extension-protocol.schema.json'), 'utf8'),
-  ) as { $defs: Record<string, Def> };
-  const resolve = (def: Def): Def => (def.$ref ? schema.$defs[def.$ref.split('/').pop()!]! : def);
-  return (schema.$defs.FrameFromExtension?.oneOf ?? []).some(
-    (branch) => resolve(branch).properties?.type?.const === 'open_panel',
-  );
-}
-
 /** A private copy of the example in the sandbox, so its state stays out of the repository. */
 function setup(example: string, env: Record<string, string> = {}) {
   const box = makeSandbox();
@@ -112,17 +98,13 @@ test('todo: /todo opens the panel; a, typing, enter, x, d and arrows edit a list
   });
 });
 
-test('approve-py: approve_write asks in a panel opened during the tool call; y writes, n refuses', async (t) => {
-  if (!hostOpensPanelsFromFrames()) {
-    t.skip('the host has no top-level open_panel frame yet (issue 11)');
-    return;
-  }
+test('approve-py: approve_write asks with ext.ui.confirm during the tool call; yes writes, no refuses', async (t) => {
   const { box, client } = setup('approve-py', { ZOT_EXT_TOOL_TIMEOUT_MS: '30000' });
   t.after(() => box.cleanup());
   expectNoLeftovers(t, box.home);
   for (const [answer, file] of [
-    ['y', 'yes.txt'],
-    ['n', 'no.txt'],
+    [true, 'yes.txt'],
+    [false, 'no.txt'],
   ] as const) {
     const from = client.lines.length;
     llm.script(
@@ -130,15 +112,16 @@ test('approve-py: approve_write asks in a panel opened during the tool call; y w
       { text: 'ok' },
     );
     await client.request('prompt', { message: `write ${file}` });
-    const opened = await client.waitFor((line) => line.type === 'ext_panel_open', undefined, from);
-    const panel = opened.panel as { id: string; title: string; lines: string[] };
-    assert.equal(opened.extension, 'approve-py');
-    assert.equal(panel.title, `Write ${file}? (create, 3 bytes)`);
-    assert.deepEqual(panel.lines, ['hi']);
-    await client.request('panel_key', { panel_id: panel.id, key: 'rune', text: answer });
+    const asked = await client.waitFor((line) => line.type === 'ui_request', undefined, from);
+    assert.equal(asked.extension, 'approve-py');
+    assert.equal(asked.kind, 'confirm');
+    assert.equal(asked.title, `Write ${file}? (create, 3 bytes)\n\nhi`);
+    assert.equal(existsSync(join(box.project, file)), false, 'nothing before the answer');
+    const answered = await client.requestRaw({ type: 'ui_response', id: asked.id, value: answer });
+    assert.equal(answered.success, true);
     const result = await client.waitFor((line) => line.type === 'tool_result', undefined, from);
     await client.waitFor((line) => line.type === 'done', undefined, from);
-    if (answer === 'y') {
+    if (answer) {
       assert.equal(result.is_error, false);
       assert.equal(readFileSync(join(box.project, file), 'utf8'), 'hi\n');
     } else {

@@ -154,7 +154,7 @@ test('submit while a turn runs is queued behind it like typed input', { skip }, 
 });
 
 test(
-  'an extension opens its own panel during a tool call (approve-py): y lets the tool finish',
+  'an extension asks during a tool call (approve-py, ext.ui.confirm): y lets the tool finish',
   { skip },
   async (t) => {
     const box = makeSandbox();
@@ -174,8 +174,9 @@ test(
       { text: 'the note is written' },
     );
     zot.submit('write the note');
-    const panel = await zot.waitFor('Write note.txt?');
-    assert.match(panel, /hi there/);
+    const dialog = await zot.waitFor('Write note.txt?');
+    assert.match(dialog, /Extension approve-py asks/);
+    assert.match(dialog, /hi there/);
     assert.equal(existsSync(join(box.project, 'note.txt')), false, 'nothing before the answer');
     zot.type('y');
     await zot.waitFor('the note is written');

@@ -106,6 +106,21 @@ export type ToolDetails =
       bytes: number;
       /** False when an existing file was replaced */
       created: boolean;
+    }
+  | {
+      kind: 'diff';
+      /** A unified diff (`--- a`, `+++ b`, `@@ -1,2 +1,3 @@` hunks) */
+      diff: string;
+      /** zot cut it to its bounds (the extension sent more) */
+      truncated?: boolean;
+    }
+  | {
+      kind: 'table';
+      columns: Array<string>;
+      /** Cells as text (numbers and booleans the extension sent are written out) */
+      rows: Array<Array<string>>;
+      /** zot cut it to its bounds (the extension sent more) */
+      truncated?: boolean;
     };
 
 /** The runtime snapshot: get_state, and the fields of the `state` event */
@@ -633,6 +648,23 @@ export type RpcEvent =
       reason?: string;
     }
   | {
+      type: 'ui_request';
+      /** zot's id for this question, unique in the session (not the extension's own id) */
+      id: string;
+      /** The extension it concerns */
+      extension: string;
+      /** confirm: answer a boolean; select: one of `options`; input: a string (hidden as typed when `mask`) */
+      kind: 'confirm' | 'select' | 'input';
+      /** The extension's question (untrusted text) */
+      title: string;
+      /** select: the choices */
+      options?: Array<string>;
+      /** input: hide what is typed */
+      mask?: boolean;
+      /** After this long the question is withdrawn (the extension hears `cancelled`); a later answer is refused */
+      timeout_ms?: number;
+    }
+  | {
       type: 'command_done';
       /** The id of the RPC request that started it, when the request had one */
       id?: RequestId;
@@ -717,6 +749,13 @@ export type RpcRequests = {
   /** Closes an open extension panel */
   panel_close: {
     panel_id: string;
+  };
+  /** Answers an extension's ui_request event: `value`, or `cancelled: true` */
+  ui_response: {
+    /** confirm: true or false; select: one of the options offered; input: the text typed */
+    value?: boolean | string;
+    /** The user dismissed the question (instead of `value`) */
+    cancelled?: true;
   };
 };
 
@@ -841,6 +880,7 @@ export type RpcResponses = {
   panel_key: undefined;
   confirm: undefined;
   panel_close: undefined;
+  ui_response: undefined;
 };
 
 /** A failed request */

@@ -273,7 +273,10 @@ export const SESSION_EVENTS = [
   }),
 ] as const;
 
-/** Events only RPC front ends get: questions (ask rules, --no-yolo) and the end of a command. */
+/**
+ * Events only RPC front ends get: questions (ask rules, --no-yolo, an extension's ui_request) and
+ * the end of a command.
+ */
 export const FRONT_END_EVENTS = [
   event('confirm_request', 'A tool call waits for the user: answer with `confirm`', {
     tool_id: Type.String(),
@@ -286,6 +289,31 @@ export const FRONT_END_EVENTS = [
     rule: Type.Optional(Type.String({ description: 'The ask rule that asks, when one does' })),
     reason: Type.Optional(Type.String({ description: 'Why the call is asked about' })),
   }),
+  event(
+    'ui_request',
+    'An extension asks the user and waits: answer with `ui_response` (the same `id`)',
+    {
+      id: Type.String({
+        description:
+          "zot's id for this question, unique in the session (not the extension's own id)",
+      }),
+      extension: Extension,
+      kind: literals(['confirm', 'select', 'input'], {
+        description:
+          'confirm: answer a boolean; select: one of `options`; input: a string (hidden as typed when `mask`)',
+      }),
+      title: Type.String({ description: "The extension's question (untrusted text)" }),
+      options: Type.Optional(Type.Array(Type.String(), { description: 'select: the choices' })),
+      mask: Type.Optional(Type.Boolean({ description: 'input: hide what is typed' })),
+      timeout_ms: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          description:
+            'After this long the question is withdrawn (the extension hears `cancelled`); a later answer is refused',
+        }),
+      ),
+    },
+  ),
   event('command_done', 'An RPC `command` finished (after its response and its events)', {
     id: Type.Optional(RequestIdSchema),
     name: Type.String(),

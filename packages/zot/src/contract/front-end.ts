@@ -7,6 +7,7 @@ import type { ConfirmDecision } from './confirm.js';
 import type { ImageBlock, Message, StopReason } from './content.js';
 import type { ErrorKind } from './errors.js';
 import type { FrontEndEvent, SessionEvent } from './events.js';
+import type { AnswerExtension } from './extension-questions.js';
 import type { ExtensionUi } from './extension-ui.js';
 import type { RuntimeState } from './state.js';
 import type { ExtensionReport, SessionSummary } from './summaries.js';
@@ -192,6 +193,8 @@ export interface RpcSession extends Omit<OneShotSession, 'prompt' | 'runCommand'
   ): { ok: true } | { ok: false; error: string; kind: ErrorKind };
   closePanel(panelId: string): boolean;
   enableConfirmation(ask: AskPerson, options?: { yolo?: boolean }): unknown;
+  /** Who answers extensions' questions (ui_request); unconnected, they get `unavailable`. */
+  answerExtensionQuestions(answer: AnswerExtension): void;
   idle(): Promise<void>;
   close(): Promise<void>;
 }
@@ -242,6 +245,8 @@ export interface InteractiveSession {
   /** Contract (Session.runCommand): never rejects. */
   runCommand(text: string, mode: 'tui', announce: boolean): Promise<SlashResult>;
   enableConfirmation(ask: AskPerson, options?: { yolo?: boolean }): unknown;
+  /** Who answers extensions' questions (ui_request): the TUI's dialogs. */
+  answerExtensionQuestions(answer: AnswerExtension): void;
   startExtensions(): Promise<unknown>;
   /** Every skill, read afresh; undefined when skills are off. */
   skills(): Promise<{ skills: SkillInfo[]; warnings: string[] } | undefined>;

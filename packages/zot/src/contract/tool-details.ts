@@ -2,6 +2,9 @@
 // a structured diff, an exit code, a line range. The model never sees `details`; a front end
 // renders from it instead of parsing result text. Schema-first like the rest of contract/.
 import { Type, type Static } from '@sinclair/typebox';
+import { EXTENSION_DETAILS_LIMITS } from './details-limits.js';
+
+export { EXTENSION_DETAILS_LIMITS } from './details-limits.js';
 
 const Count = Type.Integer({ minimum: 0 });
 const Path = Type.String({ description: 'The path as the call gave it' });
@@ -68,13 +71,52 @@ export const WriteDetailsSchema = Type.Object(
   { description: 'write: what was written' },
 );
 
+const Truncated = Type.Optional(
+  Type.Boolean({ description: 'zot cut it to its bounds (the extension sent more)' }),
+);
+
+export const DiffDetailsSchema = Type.Object(
+  {
+    kind: Type.Literal('diff'),
+    diff: Type.String({
+      maxLength: EXTENSION_DETAILS_LIMITS.diffChars,
+      description: 'A unified diff (`--- a`, `+++ b`, `@@ -1,2 +1,3 @@` hunks)',
+    }),
+    truncated: Truncated,
+  },
+  { description: "An extension tool's change, shown as a coloured diff" },
+);
+
+const Cell = Type.String({ maxLength: EXTENSION_DETAILS_LIMITS.cellChars });
+export const TableDetailsSchema = Type.Object(
+  {
+    kind: Type.Literal('table'),
+    columns: Type.Array(Cell, { minItems: 1, maxItems: EXTENSION_DETAILS_LIMITS.columns }),
+    rows: Type.Array(Type.Array(Cell, { maxItems: EXTENSION_DETAILS_LIMITS.columns }), {
+      maxItems: EXTENSION_DETAILS_LIMITS.rows,
+      description: 'Cells as text (numbers and booleans the extension sent are written out)',
+    }),
+    truncated: Truncated,
+  },
+  { description: "An extension tool's table, shown with aligned columns" },
+);
+
 export const ToolDetailsSchema = Type.Union(
-  [EditDetailsSchema, BashDetailsSchema, ReadDetailsSchema, WriteDetailsSchema],
+  [
+    EditDetailsSchema,
+    BashDetailsSchema,
+    ReadDetailsSchema,
+    WriteDetailsSchema,
+    DiffDetailsSchema,
+    TableDetailsSchema,
+  ],
   { description: 'For the UI, by `kind`; never sent to the model' },
 );
 
 export type DiffHunk = Static<typeof DiffHunkSchema>;
 export type EditDetails = Static<typeof EditDetailsSchema>;
+export type DiffDetails = Static<typeof DiffDetailsSchema>;
+export type TableDetails = Static<typeof TableDetailsSchema>;
 export type BashDetails = Static<typeof BashDetailsSchema>;
 /** The details a tool result may carry for the UI. */
 export type ToolDetails = Static<typeof ToolDetailsSchema>;

@@ -34,6 +34,7 @@ export type { PanelRequestResult, PanelSnapshot } from './panels.js';
 // The host's events are members of the one runtime event union (contract/events.ts).
 export type { HostEvent } from '../contract/events.js';
 import type { HostEvent } from '../contract/events.js';
+import type { AnswerExtension } from '../contract/extension-questions.js';
 import type { ProcessPolicy } from '../security/launcher.js';
 import { ExtensionScopes } from './scopes.js';
 
@@ -149,6 +150,7 @@ export class ExtensionHost {
         this.registry.invalidate();
         this.lifecycle.crashed(extension, message); // ext_error, then a restart (or not)
         this.ui.panels.closeOwnedBy(extension);
+        this.ui.questions.withdrawFrom(extension);
       },
     };
   }
@@ -294,6 +296,7 @@ export class ExtensionHost {
   async shutdown(): Promise<void> {
     this.ui.reportDrops(); // a backlog still open: its count must not be lost with the extension
     for (const extension of this.lifecycle.running) this.ui.panels.closeOwnedBy(extension);
+    this.ui.questions.withdrawAll();
     await this.lifecycle.shutdown();
     this.registry.invalidate();
   }
@@ -343,6 +346,14 @@ export class ExtensionHost {
   /** The user closed a panel (design D17); false when no such panel is open. */
   closePanel(panelId: string): boolean {
     return this.ui.panels.closeByUser(panelId).ok;
+  }
+
+  /**
+   * Who answers extensions' questions (ui_request) from now on; until a front end says, every
+   * question is answered `unavailable` at once (print and JSON runs).
+   */
+  answerQuestionsWith(answer: AnswerExtension): void {
+    this.ui.questions.answerWith(answer);
   }
 
   /** The tool source the session's registry reads before every model request. */

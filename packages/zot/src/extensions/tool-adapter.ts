@@ -3,6 +3,7 @@ import type { ContentBlock, ImageBlock as FrameImage, ToolResultFrame } from '@z
 import type { Tool, ToolContent, ToolOutput } from '../agent/tool.js';
 import type { RunningExtension } from './extension.js';
 import { RequestError } from './peer.js';
+import { checkResultDetails } from './result-details.js';
 import type { ToolRegistration } from './registrations.js';
 
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
@@ -42,21 +43,29 @@ export function convertContent(blocks: readonly ContentBlock[]): ToolContent[] |
   return content;
 }
 
-/** Converts a tool_result frame; an invalid image turns the whole result into an error. */
+/**
+ * Converts a tool_result frame; an invalid image turns the whole result into an error, while
+ * details that cannot be shown are left out (the result stands).
+ */
 export function convertToolResult(
   extension: string,
   tool: string,
   frame: ToolResultFrame,
+  /** Where a note about left-out or cut details goes (the extension's log). */
+  log?: (line: string) => void,
 ): ToolOutput {
   const attribution = { extension, tool };
   const content = convertContent(frame.content ?? []);
   if (typeof content === 'string')
     return errorOutput(`extension ${extension} returned ${content} from tool ${tool}`, attribution);
+  const checked = frame.details ? checkResultDetails(frame.details) : undefined;
+  if (checked?.note) log?.(`tool ${tool}: ${checked.note}`);
   return {
     content,
     isError: frame.is_error === true,
     attribution,
     ...(frame.activate_tools?.length ? { activateTools: frame.activate_tools } : {}),
+    ...(checked?.details ? { details: checked.details } : {}),
   };
 }
 
@@ -129,7 +138,16 @@ export function extensionTool(
           toolContext.signal,
           (id) => (unwatch = target.progress.watch(id, (text) => toolContext.onProgress(text))),
         );
-        const output = convertToolResult(extension.name, registration.name, frame);
+        // Details are a version-2 ability: a version-1 extension's result reads as it always has.
+        const { details, ...plain } = frame;
+        const output = convertToolResult(
+          extension.name,
+          registration.name,
+          target.protocolVersion >= 2 ? frame : plain,
+          (line) => target.log.write(line),
+        );
+        if (details && target.protocolVersion < 2)
+          target.log.write(`tool ${registration.name}: details ignored (protocol version 1)`);
         if (output.activateTools) context.activate(target, output.activateTools);
         return output;
       } catch (error) {

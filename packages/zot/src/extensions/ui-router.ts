@@ -1,11 +1,12 @@
-// Where what extensions show goes: notes (notify, display, clear_notes), submitted prompts and
-// panels, bounded while zot's own output is backed up.
+// Where what extensions show goes: notes (notify, display, clear_notes), submitted prompts,
+// panels and questions to the user, bounded while zot's own output is backed up.
 import type { CommandResponseFrame } from '@zot/protocol';
 import { NOTE_BACKLOG_LIMIT, NoteBacklog } from './backlog.js';
 import type { RunningExtension, SurfacedFrame } from './extension.js';
 import type { HostEvent } from './host.js';
 import { NotesModel } from './notes.js';
 import { PanelModel } from './panels.js';
+import { ExtensionQuestions } from './ui-questions.js';
 
 /**
  * Contract: every surfaced frame becomes a model change and/or one HostEvent; never throws;
@@ -14,6 +15,7 @@ import { PanelModel } from './panels.js';
 export class UiRouter {
   readonly notes: NotesModel;
   readonly panels: PanelModel;
+  readonly questions = new ExtensionQuestions();
   private outputBlocked = false;
   /** Notes per extension during the current output backlog (see setOutputBlocked). */
   private readonly backlogs = new Map<RunningExtension, NoteBacklog>();
@@ -58,10 +60,7 @@ export class UiRouter {
         this.panels.open(extension, frame.panel);
         return this.emit({ type: 'ext_panel_open', extension: name, panel: frame.panel });
       case 'ui_request':
-        // No front end answers extension questions yet: the extension hears so at once.
-        extension.log.write(`ui_request ${frame.id} (${frame.kind}): answered unavailable`);
-        extension.send({ type: 'ui_response', id: frame.id, unavailable: true });
-        return;
+        return this.questions.ask(extension, frame);
     }
   }
 

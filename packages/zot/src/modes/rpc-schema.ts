@@ -126,6 +126,25 @@ export const RPC_REQUESTS = {
   panel_close: request('panel_close', 'Closes an open extension panel', {
     panel_id: Type.String({ minLength: 1 }),
   }),
+  ui_response: Type.Object(
+    {
+      type: Type.Literal('ui_response'),
+      id: Type.String({
+        minLength: 1,
+        description: 'The id of the ui_request event answered (echoed on the response)',
+      }),
+      value: Type.Optional(
+        Type.Union([Type.Boolean(), Type.String()], {
+          description:
+            'confirm: true or false; select: one of the options offered; input: the text typed',
+        }),
+      ),
+      cancelled: Type.Optional(
+        Type.Literal(true, { description: 'The user dismissed the question (instead of `value`)' }),
+      ),
+    },
+    { description: "Answers an extension's ui_request event: `value`, or `cancelled: true`" },
+  ),
 } as const;
 
 export type RpcRequestType = keyof typeof RPC_REQUESTS;
@@ -237,6 +256,7 @@ export const RPC_RESPONSES = {
   panel_key: null,
   confirm: null,
   panel_close: null,
+  ui_response: null,
 } as const satisfies Record<RpcRequestType, TSchema | null>;
 
 type DataOf<S> = S extends null

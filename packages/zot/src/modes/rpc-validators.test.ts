@@ -45,6 +45,9 @@ const VALID: Array<Record<string, unknown>> = [
   { type: 'list_checkpoints' },
   { type: 'rewind', turn: 1 },
   { type: 'rewind', id: 9, turn: 3, force: true },
+  { type: 'ui_response', id: 'ui-1', value: true },
+  { type: 'ui_response', id: 'ui-2', value: 'main' },
+  { type: 'ui_response', id: 'ui-3', cancelled: true },
 ];
 
 // Hand-picked invalid requests and the error decodeRpcLine gives each.
@@ -77,6 +80,7 @@ const INVALID: Array<[Record<string, unknown>, string]> = [
   [{ type: 'confirm', decision: 'deny' }, 'confirm: /tool_id is required'],
   [{ type: 'panel_key', panel_id: 'p', key: '' }, 'panel_key: /key must be a non-empty string'],
   [{ type: 'panel_close', panel_id: 5 }, 'panel_close: /panel_id must be a non-empty string'],
+  [{ type: 'ui_response', value: true }, 'ui_response: /id is required'],
 ];
 
 const JUNK: unknown[] = [7, 1.5, -0, Infinity, '', 'x', '/', true, null, [], ['x'], {}];

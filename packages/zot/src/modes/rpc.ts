@@ -10,6 +10,11 @@ import { OutputPressure, reportToSession } from './pressure.js';
 import type { ConfirmDecision } from '../contract/confirm.js';
 import { errorKindOf, type ErrorKind } from '../contract/errors.js';
 import { forwardingUi, isExtensionUiEvent } from '../contract/extension-ui.js';
+import {
+  answerProblem,
+  type ExtensionAnswer,
+  type ExtensionQuestion,
+} from '../contract/extension-questions.js';
 import type {
   PublicMessage,
   RpcFailure,
@@ -63,12 +68,18 @@ export interface RpcInfo {
 
 /** Pending confirm_request questions by tool id. */
 type Waiting = Map<string, (decision: ConfirmDecision) => void>;
+/** Extensions' questions sent as ui_request events, by their id, until answered or withdrawn. */
+type Questions = Map<
+  string,
+  { question: ExtensionQuestion; answer: (answer: ExtensionAnswer) => void }
+>;
 
 /** What a request handler works with; `track` registers work that outlives the reply. */
 interface Context {
   session: RpcSession;
   info: RpcInfo;
   waiting: Waiting;
+  questions: Questions;
   track: (task: Promise<unknown>) => void;
   /** Writes one line of output (for events only RPC has, such as command_done). */
   send: (value: unknown) => void;
@@ -205,6 +216,22 @@ const HANDLERS: { [K in RpcRequestType]: Handler<K> } = {
     answer(request.decision);
     return done;
   },
+  ui_response: (request, { questions }) => {
+    const open = questions.get(request.id);
+    if (!open) {
+      const error = `no ui_request is waiting with id "${request.id}" (answered already, withdrawn, or never asked)`;
+      return { error, kind: 'not_found' };
+    }
+    const { question } = open;
+    const problem = answerProblem(question, request);
+    if (problem !== undefined) {
+      const error = `ui_response ${request.id} (a ${question.kind} question of extension ${question.extension}): ${problem}`;
+      return { error, kind: 'invalid_request' };
+    }
+    questions.delete(request.id);
+    open.answer(request.cancelled ? { cancelled: true } : { value: request.value! });
+    return done;
+  },
   panel_close: (request, { session }) =>
     session.closePanel(request.panel_id)
       ? done
@@ -276,6 +303,7 @@ export async function runRpcMode(
   const output = new OutputPressure(io.stdout);
   const send = (value: unknown) => output.write(JSON.stringify(value));
   const waiting: Waiting = new Map();
+  const questions: Questions = new Map();
   const tasks = new Set<Promise<unknown>>();
   const track = (task: Promise<unknown>) => {
     const done = () => tasks.delete(task);
@@ -307,8 +335,23 @@ export async function runRpcMode(
         }),
       { yolo: !info.confirm },
     );
+    // The client answers extensions' questions too; a withdrawn one (deadline, the extension
+    // exited) can no longer be answered.
+    session.answerExtensionQuestions(
+      (question, withdrawn) =>
+        new Promise<ExtensionAnswer>((resolve) => {
+          if (inputEnded) return resolve({ unavailable: true });
+          questions.set(question.id, { question, answer: resolve });
+          withdrawn.addEventListener(
+            'abort',
+            () => (questions.delete(question.id), resolve({ cancelled: true })),
+            { once: true },
+          );
+          send({ type: 'ui_request', ...question });
+        }),
+    );
     if (!signal?.aborted) await session.startExtensions();
-    return { session, info, waiting, track, send };
+    return { session, info, waiting, questions, track, send };
   };
   const token = env.ZOTCORE_RPC_TOKEN;
   let context = token ? undefined : await start();
@@ -394,6 +437,8 @@ export async function runRpcMode(
     inputEnded = true;
     for (const answer of waiting.values()) answer('deny');
     waiting.clear();
+    for (const { answer } of questions.values()) answer({ unavailable: true });
+    questions.clear();
     while (tasks.size > 0 || context.session.busy) {
       await Promise.allSettled(tasks);
       await context.session.idle();

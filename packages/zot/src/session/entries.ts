@@ -74,6 +74,13 @@ export const toolDetailsShape = tagged('kind', {
     mime_type: optional(string()),
   }),
   write: object({ kind: literal('write'), path: string(), bytes: count, created: boolean() }),
+  diff: object({ kind: literal('diff'), diff: string(), truncated: optional(boolean()) }),
+  table: object({
+    kind: literal('table'),
+    columns: array(string()),
+    rows: array(array(string())),
+    truncated: optional(boolean()),
+  }),
 });
 const toolResult = object({
   type: literal('tool_result'),

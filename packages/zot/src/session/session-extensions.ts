@@ -2,6 +2,7 @@
 // hooks), restarting it, and the trust answers that decide which project extensions run.
 import type { AgentHooks } from '../agent/hooks.js';
 import type { SessionEvent } from '../contract/events.js';
+import type { AnswerExtension } from '../contract/extension-questions.js';
 import type { ExtensionHost, ExtensionReport } from '../extensions/host.js';
 import { wireExtensions } from './extension-hooks.js';
 import type { SessionOptions } from './session-options.js';
@@ -37,6 +38,8 @@ export class SessionExtensions {
   starting: Promise<void> | undefined;
   /** Settles when every extension started at launch is ready (or failed). */
   started: Promise<void> | undefined;
+  /** Who answers extensions' questions; each host wired in is told (see attach). */
+  private answerer: AnswerExtension | undefined;
 
   constructor(
     private readonly options: SessionOptions,
@@ -63,8 +66,15 @@ export class SessionExtensions {
     await this.starting;
   }
 
+  /** As `Session.answerExtensionQuestions`. */
+  answerQuestionsWith(answer: AnswerExtension): void {
+    this.answerer = answer;
+    this.host?.answerQuestionsWith(answer);
+  }
+
   /** Wires a host into the session: its events, tools, hooks and the lifecycle it follows. */
   private attach(host: ExtensionHost): void {
+    if (this.answerer) host.answerQuestionsWith(this.answerer);
     host.subscribe((event) => this.session.emit(event));
     host.onCommandsChanged(() => this.session.refreshState());
     this.options.tools.addSource(host.toolSource);

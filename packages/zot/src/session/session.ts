@@ -32,6 +32,7 @@ import type { RuntimeState } from '../contract/state.js';
 import { extensionsOf, openPanelOf, StatePublisher } from './state.js';
 import type { SandboxController } from '../security/sandbox/controller.js';
 import type { ExtensionUi } from '../contract/extension-ui.js';
+import type { AnswerExtension } from '../contract/extension-questions.js';
 import { SessionListeners } from './session-listeners.js';
 import { PromptQueue, type PromptMode } from './prompt-queue.js';
 import { listCommands, type CommandInfo, type CommandMode } from './command-registry.js';
@@ -430,6 +431,14 @@ export class Session {
     this.statePublisher.publish();
     return this.gate;
   }
+  /**
+   * Connects who answers extensions' questions (ui_request): the TUI's dialogs, an RPC client.
+   * Without it (print, JSON) every question is answered `unavailable` at once.
+   */
+  answerExtensionQuestions(answer: AnswerExtension): void {
+    this.ext.answerQuestionsWith(answer);
+  }
+
   get confirmation(): ConfirmGate | undefined {
     return this.gate;
   }

@@ -6,6 +6,7 @@ import {
   fuzzyFilter,
   matchesKey,
   visibleWidth,
+  wrapTextWithAnsi,
   type Component,
   type Focusable,
   type KeyId,
@@ -50,6 +51,8 @@ export interface SelectDialogAction<T = string> {
 
 export interface SelectDialogOptions<T = string> {
   title: string;
+  /** Untrusted text above the search line (an extension's question): one safe paragraph, wrapped to MESSAGE_ROWS rows, cut with `…` past them. */
+  message?: string;
   items: SelectDialogItem<T>[];
   theme: Theme;
   /** List rows before it scrolls (default 10). */
@@ -66,6 +69,8 @@ export interface SelectDialogOptions<T = string> {
 }
 
 const CHECK = ' ✓';
+/** Rows a message may take above the list. */
+const MESSAGE_ROWS = 6;
 const GAP = 2;
 
 /**
@@ -159,7 +164,8 @@ export class SelectDialog<T = string> implements Component, Focusable {
     const { theme } = this.options;
     const inner = innerWidth(width);
     const rows = this.maxVisible();
-    const body = [this.searchLine(inner)];
+    const body = [...this.messageRows(inner), this.searchLine(inner)];
+    const top = body.length - 1;
     if (this.filtered.length === 0) {
       body.push(theme.muted(cut(oneLine(this.options.emptyText ?? 'no matches'), inner)));
     } else {
@@ -169,7 +175,7 @@ export class SelectDialog<T = string> implements Component, Focusable {
       }
     }
     // Keep the height steady while filtering, so the dialog does not jump.
-    while (body.length < 1 + Math.min(rows, this.items.length)) body.push('');
+    while (body.length < top + 1 + Math.min(rows, this.items.length)) body.push('');
     const counter =
       this.filtered.length > rows ? `${this.selected + 1}/${this.filtered.length}` : '';
     const keys: [string, string][] = [
@@ -180,6 +186,16 @@ export class SelectDialog<T = string> implements Component, Focusable {
     ];
     const footer = [footerLine(theme, legend(keys), counter, inner)];
     return renderDialogFrame({ title: this.options.title, body, footer }, width, theme);
+  }
+
+  /** The message (when given) wrapped to at most MESSAGE_ROWS rows, then a blank row. */
+  private messageRows(inner: number): string[] {
+    if (this.options.message === undefined) return [];
+    const rows = wrapTextWithAnsi(oneLine(this.options.message), Math.max(1, inner));
+    const shown = rows.slice(0, MESSAGE_ROWS).map((row) => cut(row, inner));
+    if (rows.length > MESSAGE_ROWS)
+      shown[MESSAGE_ROWS - 1] = cut(`${shown[MESSAGE_ROWS - 1]}…`, inner).replace(/…?…$/, '…');
+    return [...shown.map((row) => this.options.theme.text(row)), ''];
   }
 
   /** The search input; while empty, a hint that typing searches. */
@@ -299,8 +315,12 @@ export function showSelectDialog<T>(
   const result = new Promise<SelectDialogItem<T> | undefined>((r) => (resolve = r));
   const dialog = new SelectDialog<T>({
     ...options,
-    // Frame (4 rows), search line, and a little room above and below.
-    maxVisible: listRowsFor(tui.terminal.rows, 8, options.maxVisible ?? 12),
+    // Frame (4 rows), search line, and a little room above and below (and the message's rows).
+    maxVisible: listRowsFor(
+      tui.terminal.rows,
+      8 + (options.message !== undefined ? MESSAGE_ROWS + 1 : 0),
+      options.maxVisible ?? 12,
+    ),
     onSelect: (item) => {
       handle.hide();
       resolve(item);

@@ -1,18 +1,20 @@
 // One tool call as a compact row: the tool and its one-line preview, a spinner and the elapsed
 // seconds while it runs, then a collapsed result with the exact count and the key to expand:
 // the head of the output (read and most tools), the tail (bash, streamed live), or a numbered
-// diff (edit). Errors are red; an extension's tool carries its name.
+// diff (edit, an extension's diff details) or an aligned table (an extension's table details).
+// Errors are red; an extension's tool carries its name.
 import {
   type Component,
   truncateToWidth,
   visibleWidth,
   wrapTextWithAnsi,
 } from '@mariozechner/pi-tui';
-import type { EditDetails } from '../contract/tool-details.js';
+import type { EditDetails, TableDetails } from '../contract/tool-details.js';
 import { terminalSafeBlock } from '../util/terminal-text.js';
 import { cut, oneLine } from './dialog-frame.js';
 import { diffLines, styleDiffLine } from './diff-view.js';
 import { fitsWidth } from './fitted-frame.js';
+import { tableLines } from './table-view.js';
 import type { Theme } from './theme.js';
 
 export const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -35,6 +37,7 @@ export class ToolRow implements Component {
   private status: ToolRowStatus = 'pending';
   private output = '';
   private diff: EditDetails | undefined;
+  private table: TableDetails | undefined;
   private extension: string | undefined;
   private readonly startedAt: number;
   private endedAt: number | undefined;
@@ -69,11 +72,14 @@ export class ToolRow implements Component {
     isError: boolean;
     output: string;
     diff?: EditDetails;
+    /** An extension's table for the UI (its text output is what the model got). */
+    table?: TableDetails;
     extension?: string;
   }): void {
     this.status = result.isError ? 'error' : 'done';
     this.output = result.output;
     this.diff = result.isError ? undefined : result.diff;
+    this.table = result.isError ? undefined : result.table;
     this.extension = result.extension ?? this.extension;
     this.endedAt = this.now();
   }
@@ -118,6 +124,18 @@ export class ToolRow implements Component {
         out.push(indent(this.moreLine(lines.length - shown.length, lines.length)));
       return out;
     }
+    if (this.table) {
+      const lines = tableLines(this.table.columns, this.table.rows, inner, theme);
+      // Header and rule stay; rows collapse like output lines.
+      const shown = this.expanded ? lines : lines.slice(0, COLLAPSED_LINES + 2);
+      const out = shown.map((line) => indent(line));
+      const hidden = lines.length - shown.length;
+      if (hidden > 0)
+        out.push(indent(this.moreLine(hidden, this.table.rows.length, 'more', 'row')));
+      else if (this.table.truncated)
+        out.push(indent(theme.muted('… (the extension sent more rows than are shown)')));
+      return out;
+    }
     const text = terminalSafeBlock(this.output.replace(/\n+$/, ''));
     if (text === '') return [];
     const style = this.status === 'error' ? theme.error : theme.toolOutput;
@@ -138,9 +156,9 @@ export class ToolRow implements Component {
     return tail ? [more, ...body] : [...body, more];
   }
 
-  private moreLine(hidden: number, total: number, word = 'more'): string {
+  private moreLine(hidden: number, total: number, word = 'more', unit = 'line'): string {
     return this.options.theme.muted(
-      `… ${hidden} ${word} line${hidden === 1 ? '' : 's'}, ${total} total (${EXPAND_KEY} to expand)`,
+      `… ${hidden} ${word} ${unit}${hidden === 1 ? '' : 's'}, ${total} total (${EXPAND_KEY} to expand)`,
     );
   }
 

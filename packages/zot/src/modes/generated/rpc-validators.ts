@@ -587,6 +587,35 @@ const shapePanelClose: Shape = {
   ],
 };
 
+function checkUiResponse(value: any): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    value['type'] === 'ui_response' &&
+    typeof value['id'] === 'string' &&
+    value['id'].length >= 1 &&
+    (value['value'] !== undefined
+      ? typeof value['value'] === 'boolean' || typeof value['value'] === 'string'
+      : true) &&
+    (value['cancelled'] !== undefined ? value['cancelled'] === true : true)
+  );
+}
+
+const shapeUiResponse: Shape = {
+  kind: 'object',
+  properties: [
+    { key: 'type', required: true, shape: { kind: 'literal', value: 'ui_response' } },
+    { key: 'id', required: true, shape: { kind: 'string', minLength: 1 } },
+    {
+      key: 'value',
+      required: false,
+      shape: { kind: 'union', variants: [{ kind: 'boolean' }, { kind: 'string' }] },
+    },
+    { key: 'cancelled', required: false, shape: { kind: 'literal', value: true } },
+  ],
+};
+
 /** Validators of the RPC requests, keyed by `type`, in RPC_REQUESTS order. */
 export const RPC_VALIDATORS: ReadonlyMap<string, FrameValidator> = new Map([
   ['hello', { check: checkHello, shape: shapeHello }],
@@ -609,4 +638,5 @@ export const RPC_VALIDATORS: ReadonlyMap<string, FrameValidator> = new Map([
   ['panel_key', { check: checkPanelKey, shape: shapePanelKey }],
   ['confirm', { check: checkConfirm, shape: shapeConfirm }],
   ['panel_close', { check: checkPanelClose, shape: shapePanelClose }],
+  ['ui_response', { check: checkUiResponse, shape: shapeUiResponse }],
 ]);

@@ -8,6 +8,7 @@ import { routeEvents } from './event-router.js';
 import { createInput, type Input } from './input.js';
 import { Lifetime } from './lifetime.js';
 import { Screen } from './screen.js';
+import { questionDialogs } from './question-dialogs.js';
 import { pickTheme } from './theme-setup.js';
 import { tuiUi } from './ui-port.js';
 import { welcome } from './welcome.js';
@@ -94,6 +95,7 @@ export async function runInteractiveMode(
   screen.status.update(session.state());
   // The dialog answers ask rules always, and every call no rule allows with --no-yolo.
   session.enableConfirmation(dialogs.confirmer(), { yolo: !options.confirm });
+  session.answerExtensionQuestions(questionDialogs(tui, theme));
   lifetime.watch(options.stop);
 
   tui.start();

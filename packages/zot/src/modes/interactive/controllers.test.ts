@@ -48,6 +48,7 @@ function fakeSession(overrides: Partial<InteractiveSession> = {}) {
       return { kind: 'display', text: `ran ${text}` };
     },
     enableConfirmation: () => undefined,
+    answerExtensionQuestions: () => undefined,
     startExtensions: async () => [],
     toolPreview: () => '',
     panelKey: () => ({ ok: true as const }),

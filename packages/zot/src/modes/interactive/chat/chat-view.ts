@@ -6,6 +6,7 @@ import type { Message, ToolResultBlock } from '../../../contract/content.js';
 import type { SessionEvent } from '../../../contract/events.js';
 import type { ToolDetails } from '../../../contract/tool-details.js';
 import { FittedFrame } from '../../../tui/fitted-frame.js';
+import { parseUnifiedDiff } from '../../../tui/unified-diff.js';
 import { preloadHighlighter } from '../../../tui/highlight.js';
 import { MarkdownView } from '../../../tui/markdown-view.js';
 import { SettledLog } from '../../../tui/settled-log.js';
@@ -316,6 +317,8 @@ export class ChatView {
       isError,
       output: resultText(content),
       ...(details?.kind === 'edit' ? { diff: details } : {}),
+      ...(details?.kind === 'diff' ? { diff: parseUnifiedDiff(details.diff) } : {}),
+      ...(details?.kind === 'table' ? { table: details } : {}),
       ...(extension ? { extension } : {}),
     });
     this.log.settle(row);

@@ -1,4 +1,5 @@
 // `zot ext test` and protocol version 2: a raw NDJSON extension that uses every version-2 frame
+// (interceptions of tool_result, user_prompt and turn_start's add_context included)
 // well passes each version-2 check; one deliberately broken in exactly one way fails exactly the
 // check of that frame, named; a version-1 extension sees none of them; the SDK examples (both
 // SDKs speak version 2) pass the cancel and stray-id checks.
@@ -79,6 +80,15 @@ test('an extension that uses every version-2 frame well passes each version-2 ch
     report.checks.find((c) => key(c) === 'details:work')!.message,
     /^a table of 2 column\(s\) and 2 row\(s\)$/,
   );
+  for (const [event, effect] of [
+    ['tool_result', /: replaced the result with 1 block\(s\)$/],
+    ['user_prompt', /: rewrote the prompt \(7 characters\)$/],
+    ['turn_start', /: added context \(9 characters\)$/],
+  ] as const) {
+    const check = report.checks.find((c) => key(c) === `intercept:${event}`)!;
+    assert.equal(check.status, 'pass', check.message);
+    assert.match(check.message, effect);
+  }
   for (const check of report.checks.filter((c) => V2_CHECKS.has(c.check)))
     assert.equal(check.status, 'pass', `${key(check)}: ${check.message}`);
 });
@@ -115,6 +125,21 @@ for (const [mode, failing, message] of [
     'stray-ui-crash',
     'ui_request:unknown-id',
     /^after a ui_response for an id it never used: the extension exited with status 1/,
+  ],
+  [
+    'bad-replace-content',
+    'intercept:tool_result',
+    /^replace_content holds an image with invalid base64 data: zot treats the answer as malformed/,
+  ],
+  [
+    'long-modified-text',
+    'intercept:user_prompt',
+    /^modified_text is longer than 1048576 characters: zot treats the answer as malformed/,
+  ],
+  [
+    'long-add-context',
+    'intercept:turn_start',
+    /^add_context is longer than 65536 characters: zot treats the answer as malformed/,
   ],
 ] as const) {
   test(`version 2, ${mode}: fails ${failing} and names the frame`, async () => {

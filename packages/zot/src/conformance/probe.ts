@@ -56,29 +56,47 @@ const INTERCEPT_FRAMES: Record<string, Record<string, unknown>> = {
 };
 
 /**
- * What zot would ignore or refuse in an answer's version-2 fields (undefined: nothing):
- * wrong event for the field, over a bound, an image zot cannot use.
+ * What zot would ignore (a warning) or refuse (a failure: the answer counts as malformed, and
+ * the manifest's intercept_failure decides) in an answer's version-2 fields; undefined: nothing.
  */
-function v2Problem(event: string, reply: EventInterceptResponseFrame): string | undefined {
+function v2Problem(
+  event: string,
+  reply: EventInterceptResponseFrame,
+): { status: 'warn' | 'fail'; message: string } | undefined {
+  const ignored = (message: string) => ({ status: 'warn' as const, message });
+  const refused = (message: string) => ({
+    status: 'fail' as const,
+    message: `${message}: zot treats the answer as malformed (intercept_failure decides)`,
+  });
   if (reply.replace_content !== undefined) {
-    if (event !== 'tool_result') return `replace_content answers ${event}: zot ignores it`;
+    if (event !== 'tool_result') return ignored(`replace_content answers ${event}: zot ignores it`);
     const content = convertContent(reply.replace_content);
-    if (typeof content === 'string')
-      return `replace_content holds ${content}: zot treats the answer as malformed`;
+    if (typeof content === 'string') return refused(`replace_content holds ${content}`);
   }
   if (reply.modified_text !== undefined) {
-    if (event !== 'user_prompt') return `modified_text answers ${event}: zot ignores it`;
+    if (event !== 'user_prompt') return ignored(`modified_text answers ${event}: zot ignores it`);
     if (reply.modified_text.length > MAX_MODIFIED_PROMPT_CHARS)
-      return `modified_text is longer than ${MAX_MODIFIED_PROMPT_CHARS} characters: zot treats the answer as malformed`;
+      return refused(`modified_text is longer than ${MAX_MODIFIED_PROMPT_CHARS} characters`);
   }
   if (reply.add_context !== undefined) {
-    if (event !== 'turn_start') return `add_context answers ${event}: zot ignores it`;
+    if (event !== 'turn_start') return ignored(`add_context answers ${event}: zot ignores it`);
     if (reply.add_context.length > MAX_ADD_CONTEXT_CHARS)
-      return `add_context is longer than ${MAX_ADD_CONTEXT_CHARS} characters: zot treats the answer as malformed`;
+      return refused(`add_context is longer than ${MAX_ADD_CONTEXT_CHARS} characters`);
   }
   if (reply.scope !== undefined && reply.scope !== 'transcript')
-    return `scope "${reply.scope}" is not "transcript": zot ignores it`;
+    return ignored(`scope "${reply.scope}" is not "transcript": zot ignores it`);
   return undefined;
+}
+
+/** What a version-2 answer did, for the pass message ('' when it only allowed). */
+function v2Effect(event: string, reply: EventInterceptResponseFrame): string {
+  if (event === 'tool_result' && reply.replace_content !== undefined)
+    return `: replaced the result with ${reply.replace_content.length} block(s)`;
+  if (event === 'user_prompt' && reply.modified_text !== undefined)
+    return `: rewrote the prompt (${reply.modified_text.length} characters)`;
+  if (event === 'turn_start' && reply.add_context !== undefined)
+    return `: added context (${reply.add_context.length} characters)`;
+  return '';
 }
 
 export async function intercepts(kit: Kit, probes: Probe[]): Promise<void> {
@@ -119,9 +137,13 @@ export async function intercepts(kit: Kit, probes: Probe[]): Promise<void> {
         frame: outcome.line,
         sent,
       });
-    else if (v2 !== undefined)
-      kit.checks.add({ ...done, status: 'warn', message: v2, frame: outcome.line, sent });
-    else kit.checks.add({ ...done, status: 'pass', message: `answered in ${outcome.ms} ms` });
+    else if (v2 !== undefined) kit.checks.add({ ...done, ...v2, frame: outcome.line, sent });
+    else
+      kit.checks.add({
+        ...done,
+        status: 'pass',
+        message: `answered in ${outcome.ms} ms${v2Effect(event, reply)}`,
+      });
   }
 }
 

@@ -26,6 +26,7 @@ const SUITES = [
   'tui-resume',
   'tui-panel',
   'sandbox',
+  'checkpoint',
 ];
 
 const quick = ['1', 'true', 'yes'].includes(process.env.BENCH_QUICK ?? '');

@@ -252,3 +252,30 @@ test('zot rewind: --help, usage errors exit 2, an unknown turn exits 1', async (
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /there is no turn 7; this session has turns 1 to 1/);
 });
+
+test('zot rewind --conversation moves the session back to before the turn; -c continues from there, the files stay', async (t) => {
+  const box = setup(t);
+  await bashTurn(box, 'echo first > first.txt');
+  await bashTurn(box, 'echo second > second.txt', ['-c']);
+  const moved = await rewind(box, '2', '--conversation');
+  assert.equal(moved.code, 0, moved.stderr);
+  assert.match(moved.stdout, /moved the conversation back to before turn 2 \(4 messages kept\)/);
+  assert.ok(existsSync(join(box.project, 'second.txt')), '--conversation alone leaves the files');
+
+  llm.script({ text: 'continued' });
+  const from = llm.requests.length;
+  const next = await runZot([...fakeLlmFlags(llm.url), '-c', '-p', 'next'], {
+    home: box.home,
+    cwd: box.project,
+  });
+  assert.equal(next.code, 0, next.stderr);
+  const sent = JSON.stringify(llm.requests[from]!.body.messages);
+  assert.match(sent, /run: echo first/);
+  assert.doesNotMatch(sent, /run: echo second/);
+
+  const both = await rewind(box, '1', '--code', '--conversation');
+  assert.equal(both.code, 0, both.stderr);
+  assert.ok(!existsSync(join(box.project, 'first.txt')));
+  assert.ok(!existsSync(join(box.project, 'second.txt')));
+  assert.match(both.stdout, /\(0 messages kept\)/);
+});

@@ -71,4 +71,12 @@ test('list_checkpoints lists the turns with their files; rewind restores, refuse
   assert.equal(undone.success, true, String(undone.error));
   assert.equal(readFileSync(join(box.project, 'a.txt'), 'utf8'), 'edited in an editor\n');
   assert.equal(readFileSync(join(box.project, 'new.txt'), 'utf8'), 'n\n');
+
+  // The conversation goes back to before turn 1's prompt; the files stay as they are.
+  const moved = await client.request('rewind', { turn: 1, conversation: true });
+  assert.equal(moved.success, true, String(moved.error));
+  assert.deepEqual(moved.data, { message_count: 0 });
+  const messages = await client.request('get_messages');
+  assert.deepEqual((messages.data as { messages: unknown[] }).messages, []);
+  assert.equal(readFileSync(join(box.project, 'new.txt'), 'utf8'), 'n\n');
 });

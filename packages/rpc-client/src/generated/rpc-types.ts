@@ -716,10 +716,14 @@ export type RpcRequests = {
   };
   /** The checkpointed turns of the session, numbered from 1, with the files each changed */
   list_checkpoints: Record<string, never>;
-  /** Restores the files as they were before a turn (idle only); the rewind is itself a turn, so it can be undone */
+  /** Moves back to before a turn (idle only): its files (default), its conversation, or both; a file rewind is itself a turn, so it can be undone */
   rewind: {
     /** A turn number as list_checkpoints gives it (from 1) */
     turn: number;
+    /** Restore the files (default true unless conversation is set) */
+    code?: boolean;
+    /** Move the conversation back to before the turn's prompt (the later messages stay in the session file) */
+    conversation?: boolean;
     /** Overwrite files changed outside zot since its last checkpoint (without it they fail the request, named) */
     force?: boolean;
   };
@@ -844,16 +848,18 @@ export type RpcResponses = {
   };
   rewind: {
     /** Files written back */
-    restored: Array<string>;
+    restored?: Array<string>;
     /** Files created since, removed */
-    removed: Array<string>;
+    removed?: Array<string>;
     /** Files created since that were left in place, with why */
-    kept: Array<{
+    kept?: Array<{
       path: string;
       reason: string;
     }>;
-    /** Rewinding to this turn undoes the rewind */
-    undo_turn: number;
+    /** Rewinding the files to this turn undoes the rewind */
+    undo_turn?: number;
+    /** With conversation: the messages the transcript kept */
+    message_count?: number;
   };
   ping: {
     pong: true;

@@ -22,8 +22,9 @@ Before a turn's first tool call zot records the working tree (a checkpoint; docs
   <turn>            restore the files as they were before that turn: changed and deleted files
                     come back, files created since are removed. The rewind is itself a turn, so
                     rewinding to it undoes it
-  --code            restore the files (the default)
-  --conversation    move the conversation back to that turn (not available yet)
+  --code            restore the files (the default; with --conversation: both)
+  --conversation    move the conversation back to before that turn's prompt (a resumed session
+                    continues from there; the later messages stay in the session file)
   --force           overwrite files changed outside zot since its last checkpoint (without it
                     zot names them, restores nothing and exits 1)
   --session <file>  the session to use (default: the newest session of the directory)
@@ -111,9 +112,6 @@ export async function runRewindCommand(options: CliOptions, io: ModeIO): Promise
     writeLine(io.stderr, terminalSafe(`zot: ${message}`));
     return 1;
   };
-  if (args.conversation && !args.code) {
-    return fail('conversation rewind is not available yet; zot rewind <turn> restores the files');
-  }
   const paths = zotPaths();
   const file = args.session ?? newestSession(paths.sessions, args.cwd);
   if (!file) return fail(`no session of ${args.cwd} to rewind (give one with --session FILE)`);
@@ -147,25 +145,47 @@ export async function runRewindCommand(options: CliOptions, io: ModeIO): Promise
       printTurns(await checkpointer.list(), io);
       return 0;
     }
-    const outcome = await checkpointer.rewind(args.turn!, args.force);
-    if (!outcome.ok) {
-      if (outcome.conflicts) {
+    const turn = args.turn!;
+    const code = args.code || !args.conversation;
+    // The conversation point is checked first: a rewind that cannot do both does neither.
+    let messages: number | undefined;
+    if (args.conversation) {
+      if (!checkpointer.has(turn)) return fail(`there is no turn ${turn} in ${file}`);
+      messages = checkpointer.conversationPoint(turn);
+      if (messages === undefined || messages > loaded.messages.length) {
         return fail(
-          `not rewound: ${outcome.conflicts.map(shownPath).join(', ')} changed outside zot since its last checkpoint; nothing was restored (--force overwrites)`,
+          `the conversation of ${file} was compacted or cleared after turn ${turn}; only its files can be rewound (leave out --conversation)`,
         );
       }
-      return fail(outcome.message);
     }
-    for (const path of outcome.restored)
-      writeLine(io.stdout, terminalSafe(`restored ${shownPath(path)}`));
-    for (const path of outcome.removed)
-      writeLine(io.stdout, terminalSafe(`removed  ${shownPath(path)}`));
-    for (const { path, reason } of outcome.kept)
-      writeLine(io.stdout, terminalSafe(`kept     ${shownPath(path)} (${reason})`));
-    writeLine(
-      io.stdout,
-      `rewound the files to before turn ${outcome.turn}; \`zot rewind ${outcome.undoTurn}\` undoes it`,
-    );
+    if (code) {
+      const outcome = await checkpointer.rewind(turn, args.force);
+      if (!outcome.ok) {
+        if (outcome.conflicts) {
+          return fail(
+            `not rewound: ${outcome.conflicts.map(shownPath).join(', ')} changed outside zot since its last checkpoint; nothing was restored (--force overwrites)`,
+          );
+        }
+        return fail(outcome.message);
+      }
+      for (const path of outcome.restored)
+        writeLine(io.stdout, terminalSafe(`restored ${shownPath(path)}`));
+      for (const path of outcome.removed)
+        writeLine(io.stdout, terminalSafe(`removed  ${shownPath(path)}`));
+      for (const { path, reason } of outcome.kept)
+        writeLine(io.stdout, terminalSafe(`kept     ${shownPath(path)} (${reason})`));
+      writeLine(
+        io.stdout,
+        `rewound the files to before turn ${outcome.turn}; \`zot rewind ${outcome.undoTurn}\` undoes it`,
+      );
+    }
+    if (messages !== undefined) {
+      writer.append({ type: 'rewind', time: new Date().toISOString(), turn, messages });
+      writeLine(
+        io.stdout,
+        `moved the conversation back to before turn ${turn} (${messages} messages kept); zot -c continues from there`,
+      );
+    }
     return 0;
   } catch (error) {
     return fail((error as Error).message);

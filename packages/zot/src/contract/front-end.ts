@@ -183,6 +183,10 @@ export interface RpcSession extends Omit<OneShotSession, 'prompt' | 'runCommand'
   listCheckpoints(): Promise<CheckpointTurn[] | undefined>;
   /** Contract: throws when busy or when checkpoints are off; never rejects otherwise. */
   rewindCode(turn: number, force?: boolean): Promise<RewindOutcome>;
+  /** Whether the conversation can go back to before `turn`: ok, or why not. */
+  conversationPoint(turn: number): { ok: true } | { ok: false; message: string; kind: ErrorKind };
+  /** Contract: throws when busy or when checkpoints are off. */
+  rewindConversation(turn: number): { ok: true; messages: number } | { ok: false; message: string };
   setModel(ref: string): { id: string; provider: string };
   commands(): CommandInfo[];
   reloadExtensions(): Promise<ExtensionReport[]>;

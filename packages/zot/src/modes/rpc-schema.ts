@@ -93,9 +93,20 @@ export const RPC_REQUESTS = {
   ),
   rewind: request(
     'rewind',
-    'Restores the files as they were before a turn (idle only); the rewind is itself a turn, so it can be undone',
+    'Moves back to before a turn (idle only): its files (default), its conversation, or both; a file rewind is itself a turn, so it can be undone',
     {
       turn: Type.Integer({ description: 'A turn number as list_checkpoints gives it (from 1)' }),
+      code: Type.Optional(
+        Type.Boolean({
+          description: 'Restore the files (default true unless conversation is set)',
+        }),
+      ),
+      conversation: Type.Optional(
+        Type.Boolean({
+          description:
+            "Move the conversation back to before the turn's prompt (the later messages stay in the session file)",
+        }),
+      ),
       force: Type.Optional(
         Type.Boolean({
           description:
@@ -239,15 +250,27 @@ export const RPC_RESPONSES = {
     turns: Type.Array(CheckpointTurnSchema),
   }),
   rewind: Type.Object({
-    restored: Type.Array(Type.String(), { description: 'Files written back' }),
-    removed: Type.Array(Type.String(), { description: 'Files created since, removed' }),
-    kept: Type.Array(Type.Object({ path: Type.String(), reason: Type.String() }), {
-      description: 'Files created since that were left in place, with why',
-    }),
-    undo_turn: Type.Integer({
-      minimum: 1,
-      description: 'Rewinding to this turn undoes the rewind',
-    }),
+    restored: Type.Optional(Type.Array(Type.String(), { description: 'Files written back' })),
+    removed: Type.Optional(
+      Type.Array(Type.String(), { description: 'Files created since, removed' }),
+    ),
+    kept: Type.Optional(
+      Type.Array(Type.Object({ path: Type.String(), reason: Type.String() }), {
+        description: 'Files created since that were left in place, with why',
+      }),
+    ),
+    undo_turn: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description: 'Rewinding the files to this turn undoes the rewind',
+      }),
+    ),
+    message_count: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: 'With conversation: the messages the transcript kept',
+      }),
+    ),
   }),
   ping: Type.Object({ pong: Type.Literal(true) }),
   get_commands: Type.Object({ commands: Type.Array(CommandSummarySchema) }),

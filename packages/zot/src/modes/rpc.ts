@@ -150,23 +150,33 @@ const HANDLERS: { [K in RpcRequestType]: Handler<K> } = {
     return { data: { enabled: turns !== undefined, turns: turns ?? [] } };
   },
   rewind: async (request, { session }) => {
-    const outcome = await session.rewindCode(request.turn, request.force === true);
-    if (!outcome.ok) {
-      return {
-        error: outcome.conflicts
-          ? `not rewound: ${outcome.conflicts.map((path) => JSON.stringify(path)).join(', ')} changed outside zot since its last checkpoint; nothing was restored (send force: true to overwrite)`
-          : outcome.message,
-        kind: outcome.reason === 'no_turn' ? 'not_found' : 'failed',
-      };
-    }
-    return {
-      data: {
+    const conversation = request.conversation === true;
+    const code = request.code ?? !conversation;
+    // The conversation point is checked first: a request that cannot do both does neither.
+    const point = conversation ? session.conversationPoint(request.turn) : undefined;
+    if (point && !point.ok) return { error: point.message, kind: point.kind };
+    let files: RpcResponseData['rewind'] = {};
+    if (code) {
+      const outcome = await session.rewindCode(request.turn, request.force === true);
+      if (!outcome.ok) {
+        return {
+          error: outcome.conflicts
+            ? `not rewound: ${outcome.conflicts.map((path) => JSON.stringify(path)).join(', ')} changed outside zot since its last checkpoint; nothing was restored (send force: true to overwrite)`
+            : outcome.message,
+          kind: outcome.reason === 'no_turn' ? 'not_found' : 'failed',
+        };
+      }
+      files = {
         restored: outcome.restored,
         removed: outcome.removed,
         kept: outcome.kept,
         undo_turn: outcome.undoTurn,
-      },
-    };
+      };
+    }
+    if (!conversation) return { data: files };
+    const moved = session.rewindConversation(request.turn);
+    if (!moved.ok) return { error: moved.message, kind: 'failed' };
+    return { data: { ...files, message_count: moved.messages } };
   },
   clear: (_request, { session }) => (session.clear(), done),
   set_model: (request, { session }) => {

@@ -195,6 +195,18 @@ export const sessionEntryShape = tagged('type', {
     label: optional(string()),
     /** How many files it skipped (too large, not regular files). */
     skipped: optional(count),
+    /** How many messages the transcript held before the turn's prompt (its conversation point). */
+    messages: optional(count),
+  }),
+  /**
+   * A conversation rewind: the transcript went back to its first `messages` messages, as before
+   * `turn`'s prompt. The later messages stay in the file, above this line.
+   */
+  rewind: object({
+    type: literal('rewind'),
+    time: string(),
+    turn: integer({ min: 1 }),
+    messages: count,
   }),
   /** Audit record of an extension blocking or rewriting something; not part of the transcript. */
   intercept: object({

@@ -103,6 +103,7 @@ function replayLines(
   warnings: Warnings,
 ): { transcript: TranscriptReplay; usage: UsageTally; checkpoints: CheckpointEntry[] } {
   const checkpoints: CheckpointEntry[] = [];
+  const pointed: CheckpointEntry[] = [];
   const transcript = new TranscriptReplay();
   const usage = new UsageTally();
   let start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0; // a BOM
@@ -139,7 +140,18 @@ function replayLines(
     else if (entry.type === 'clear') transcript.clear();
     else if (entry.type === 'usage') usage.add(entry);
     else if (entry.type === 'name') usage.name = entry.name;
-    else if (entry.type === 'checkpoint') checkpoints.push(entry);
+    else if (entry.type === 'checkpoint') {
+      checkpoints.push(entry);
+      if (entry.messages !== undefined) pointed.push(entry);
+    } else if (entry.type === 'rewind') transcript.truncate(entry.messages);
+    // A checkpoint's conversation point is a count of messages: it holds only while the
+    // transcript keeps that prefix (no compaction or clear since, no rewind before it). The
+    // points still held grow along the file, so each is dropped once: linear in the file.
+    if (entry.type === 'compaction' || entry.type === 'clear' || entry.type === 'rewind') {
+      const kept = entry.type === 'rewind' ? entry.messages : -1;
+      while (pointed.length > 0 && pointed[pointed.length - 1]!.messages! > kept)
+        delete pointed.pop()!.messages;
+    }
     if (entry.type === 'session') usage.model ??= `${entry.provider}/${entry.model}`;
     if (entry.type === 'session' && entry.version > SESSION_FORMAT_VERSION)
       warnings.add(

@@ -140,7 +140,7 @@ export class PromptRunner {
         this.s.recorder.append({ type: 'message', message });
         this.s.emit({ type: 'user_message', content, time: message.time });
         const checkpoints = this.s.checkpoints();
-        checkpoints?.startTurn(promptText(content));
+        checkpoints?.startTurn(promptText(content), this.s.messages.length - 1);
         const run = runAgent(
           this.s.messages,
           this.agentSetup(controller.signal),
@@ -256,6 +256,7 @@ export class PromptRunner {
     const { summary, kept } = result;
     const time = new Date().toISOString();
     this.s.messages.splice(0, this.s.messages.length, summaryMessage(summary, time), ...kept);
+    this.s.checkpoints()?.conversationChanged();
     this.s.recorder.append({ type: 'compaction', time, summary, kept: kept.length });
     this.s.emit({ type: 'compact_done', summary });
     return { summary };

@@ -36,6 +36,17 @@ export class TranscriptReplay {
     this.items[this.start] = summary;
   }
 
+  /** The transcript keeps its first `count` messages (a conversation rewind). */
+  truncate(count: number): void {
+    const length = this.items.length - this.start;
+    this.items.length = this.start + Math.min(count, length);
+  }
+
+  /** How many messages the transcript holds. */
+  get length(): number {
+    return this.items.length - this.start;
+  }
+
   messages(): LineMessage[] {
     return this.items.slice(this.start) as LineMessage[];
   }

@@ -17,7 +17,7 @@ import type { SkillCatalog } from '../tools/skills/catalog.js';
 import type { LoginResult, ProviderStatus } from './provider-access.js';
 import type { SessionSummary } from './session-files.js';
 import { errorMessage } from '../util/errors.js';
-import { ErrorWithKind } from '../contract/errors.js';
+import { ErrorWithKind, type ErrorKind } from '../contract/errors.js';
 import { PromptRunner, type CompactOutcome } from './prompt-runner.js';
 export type { CompactOutcome } from './prompt-runner.js';
 import { ConfirmGate, type AskPerson } from './confirm.js';
@@ -378,6 +378,49 @@ export class Session {
     return this.ops.enqueue(() => checkpoints.rewind(turn, force));
   }
 
+  /** Whether the conversation can go back to before `turn`: ok, or why not. */
+  conversationPoint(turn: number): { ok: true } | { ok: false; message: string; kind: ErrorKind } {
+    const checkpoints = this.checkpoints;
+    if (!checkpoints) {
+      return {
+        ok: false,
+        kind: 'failed',
+        message: 'checkpoints are off in this run (--no-checkpoints or the setting)',
+      };
+    }
+    if (!checkpoints.has(turn))
+      return { ok: false, kind: 'not_found', message: `there is no turn ${turn}` };
+    const messages = checkpoints.conversationPoint(turn);
+    if (messages === undefined || messages > this.messagesList.length) {
+      return {
+        ok: false,
+        kind: 'failed',
+        message: `the conversation was compacted or cleared after turn ${turn}; only its files can be rewound`,
+      };
+    }
+    return { ok: true };
+  }
+
+  /**
+   * Moves the conversation back to before `turn`'s prompt: the transcript keeps the messages it
+   * had then, and a `rewind` entry records it (the later messages stay in the file). Contract:
+   * throws when busy or when checkpoints are off; never throws otherwise.
+   */
+  rewindConversation(
+    turn: number,
+  ): { ok: true; messages: number } | { ok: false; message: string } {
+    if (this.busy) throw new ErrorWithKind('busy', 'agent is busy');
+    const point = this.conversationPoint(turn);
+    if (!point.ok) return point;
+    const checkpoints = this.checkpoints!;
+    const messages = checkpoints.conversationPoint(turn)!;
+    this.messagesList.splice(messages);
+    this.recorder.append({ type: 'rewind', time: new Date().toISOString(), turn, messages });
+    checkpoints.conversationChanged(messages);
+    this.statePublisher.publish();
+    return { ok: true, messages };
+  }
+
   /** Adds an audit or other non-model record to the session file. */
   record(entry: SessionEntry): void {
     this.recorder.append(entry);
@@ -489,6 +532,7 @@ export class Session {
   clear(): void {
     if (this.busy) throw new ErrorWithKind('busy', 'agent is busy');
     this.messagesList.length = 0;
+    this.checkpoints?.conversationChanged();
     this.ext.host?.notes.clearAll();
     if (this.recorder.exists)
       this.recorder.append({ type: 'clear', time: new Date().toISOString() });

@@ -361,6 +361,8 @@ function checkRewind(value: any): boolean {
       ? typeof value['id'] === 'string' || Number.isFinite(value['id'])
       : true) &&
     Number.isInteger(value['turn']) &&
+    (value['code'] !== undefined ? typeof value['code'] === 'boolean' : true) &&
+    (value['conversation'] !== undefined ? typeof value['conversation'] === 'boolean' : true) &&
     (value['force'] !== undefined ? typeof value['force'] === 'boolean' : true)
   );
 }
@@ -375,6 +377,8 @@ const shapeRewind: Shape = {
       shape: { kind: 'union', variants: [{ kind: 'string' }, { kind: 'number' }] },
     },
     { key: 'turn', required: true, shape: { kind: 'integer' } },
+    { key: 'code', required: false, shape: { kind: 'boolean' } },
+    { key: 'conversation', required: false, shape: { kind: 'boolean' } },
     { key: 'force', required: false, shape: { kind: 'boolean' } },
   ],
 };

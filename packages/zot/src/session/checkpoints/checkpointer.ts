@@ -35,7 +35,9 @@ function refKey(key: string): string {
 
 export class Checkpointer {
   private readonly entries: CheckpointEntry[];
-  private turn: { label: string; number?: number; taking?: Promise<void> } | undefined;
+  private turn:
+    | { label: string; messages?: number; number?: number; taking?: Promise<void> }
+    | undefined;
   private off: string | undefined;
   private pruning: Promise<void> | undefined;
 
@@ -57,9 +59,32 @@ export class Checkpointer {
     return `refs/zot/${refKey(this.options.sessionKey)}/${turn}-${phase}`;
   }
 
-  /** A prompt starts: its first tool call will take the checkpoint. */
-  startTurn(prompt: string): void {
-    this.turn = { label: firstLine(prompt) };
+  /**
+   * A prompt starts: its first tool call will take the checkpoint. `messages`: how many
+   * messages the transcript held before the prompt (where a conversation rewind goes back to).
+   */
+  startTurn(prompt: string, messages?: number): void {
+    this.turn = { label: firstLine(prompt), ...(messages !== undefined ? { messages } : {}) };
+  }
+
+  /**
+   * The transcript changed other than by growing: a compaction or clear (every conversation
+   * point is gone) or a rewind to its first `kept` messages (the points past it are gone).
+   */
+  conversationChanged(kept = -1): void {
+    for (const entry of this.entries)
+      if (entry.messages !== undefined && entry.messages > kept) delete entry.messages;
+    if (this.turn?.messages !== undefined && this.turn.messages > kept) delete this.turn.messages;
+  }
+
+  /** How many messages the transcript held before `turn`'s prompt, if that still holds. */
+  conversationPoint(turn: number): number | undefined {
+    return this.before(turn)?.messages;
+  }
+
+  /** Whether `turn` is a checkpointed turn of this session. */
+  has(turn: number): boolean {
+    return this.before(turn) !== undefined;
   }
 
   /** Before a tool call: the first of the turn records the tree. Contract: never rejects. */
@@ -68,7 +93,7 @@ export class Checkpointer {
     if (!turn || this.off) return Promise.resolve();
     turn.taking ??= (async () => {
       const number = this.nextTurn;
-      const taken = await this.take(number, 'before', turn.label);
+      const taken = await this.take(number, 'before', turn.label, turn.messages);
       if (taken) turn.number = number;
     })();
     return turn.taking;
@@ -87,6 +112,7 @@ export class Checkpointer {
     turn: number,
     phase: 'before' | 'after',
     label: string,
+    messages?: number,
   ): Promise<Snapshot | undefined> {
     const result = await this.options.store.snapshot(this.ref(turn, phase), { turn, phase });
     if (!result.ok) {
@@ -106,14 +132,20 @@ export class Checkpointer {
         `checkpoint of turn ${turn} skipped ${named}${more > 0 ? ` and ${more} more` : ''}`,
       );
     }
-    this.note(turn, phase, label, snapshot);
+    this.note(turn, phase, label, snapshot, messages);
     this.pruning ??= prune(this.options.store, this.options.prune).catch((error: unknown) =>
       this.options.warn(`could not prune old checkpoints: ${(error as Error).message}`),
     );
     return snapshot;
   }
 
-  private note(turn: number, phase: string, label: string, snapshot: Snapshot): void {
+  private note(
+    turn: number,
+    phase: string,
+    label: string,
+    snapshot: Snapshot,
+    messages?: number,
+  ): void {
     const entry: CheckpointEntry = {
       type: 'checkpoint',
       time: new Date().toISOString(),
@@ -125,6 +157,7 @@ export class Checkpointer {
       ...(snapshot.skipped.length + snapshot.moreSkipped > 0
         ? { skipped: snapshot.skipped.length + snapshot.moreSkipped }
         : {}),
+      ...(messages !== undefined ? { messages } : {}),
     };
     this.entries.push(entry);
     this.options.record(entry);

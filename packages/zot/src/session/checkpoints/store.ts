@@ -3,7 +3,7 @@
 // addressing makes an unchanged file cost nothing, and its index's stat cache means only
 // changed files are read again. The user's repository, index, HEAD, refs and stash are never
 // written: the only git command run in it is a read-only `ls-files`.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { projectRoot } from '../../util/repository.js';
 import { ensurePrivateDir } from '../../util/private-fs.js';
@@ -43,6 +43,18 @@ const isHex40 = (text: string) => /^[0-9a-f]{40}$/.test(text);
 export class CheckpointStore {
   private ready: Promise<void> | undefined;
   private dir: string | undefined;
+  /** What this process last put in the store's index (saves listing it again each turn). */
+  private indexed: { paths: Set<string>; stamp: string } | undefined;
+
+  /** The index file's size and times: another zot writing the same store changes them. */
+  private indexStamp(): string {
+    try {
+      const stat = statSync(join(this.gitDir, 'index'));
+      return `${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.ino}`;
+    } catch {
+      return 'none';
+    }
+  }
 
   private constructor(
     /** The directory checkpoints cover: the repository's top level, or the working directory. */
@@ -110,13 +122,17 @@ export class CheckpointStore {
   async snapshot(ref: string, meta: Record<string, unknown>): Promise<SnapshotResult> {
     try {
       await this.init();
+      const known =
+        this.indexed && this.indexed.stamp === this.indexStamp() ? this.indexed.paths : undefined;
+      // Whatever fails below leaves the index unknown: it is listed again next time.
+      this.indexed = undefined;
       const [listing, indexed] = await Promise.all([
         listTree(this.root, this.repository, this.limits, this.excluded),
-        this.git(['ls-files', '-z']).then(nulList),
+        known ?? this.git(['ls-files', '-z']).then((out) => new Set(nulList(out))),
       ]);
       if (!listing.ok) return listing;
       const keep = new Set(listing.files);
-      const stale = indexed.filter((path) => !keep.has(path));
+      const stale = [...indexed].filter((path) => !keep.has(path));
       if (stale.length > 0) {
         await this.git(
           ['update-index', '-z', '--force-remove', '--stdin'],
@@ -130,6 +146,7 @@ export class CheckpointStore {
         );
       }
       const tree = (await this.git(['write-tree'])).toString('utf8').trim();
+      this.indexed = { paths: keep, stamp: this.indexStamp() };
       const skipped = listing.skipped.slice(0, MAX_SKIPPED_LISTED);
       const moreSkipped = listing.skipped.length - skipped.length;
       const message = JSON.stringify({ ...meta, root: this.root, skipped, moreSkipped });

@@ -120,7 +120,11 @@ for (const [mode, failing, message] of [
     'unregister_tool:never-registered',
     /^names a tool this extension never registered/,
   ],
-  ['bad-details', 'details:work', /^details of kind table: row 1 is \["2"\], not a list of 2 cell/],
+  [
+    'bad-details',
+    'details:work',
+    /^zot leaves the details out: table details left out: row 2 is not a list of at most 2 cells/,
+  ],
   [
     'stray-ui-crash',
     'ui_request:unknown-id',

@@ -241,6 +241,13 @@ export interface InteractiveSession {
   closePanel(panelId: string): boolean;
   /** Takes the last queued follow-up back for editing; undefined when none waits. */
   unqueueLast(): string | undefined;
+  /**
+   * Runs a command the user typed (`!cmd`) as a bash call of the user's own: the bash tool's
+   * limits, permission rules and sandbox, shown as a tool row; with `addToContext` the command
+   * and its output join the transcript (`!!cmd` leaves them out). After the running operation.
+   * Contract (Session.shell): never rejects.
+   */
+  shell(command: string, addToContext: boolean): Promise<unknown>;
   /** Connects the extension-UI port; returns a disconnect function. */
   connectUi(ui: ExtensionUi): () => void;
   /** Resolves once nothing runs or waits. */

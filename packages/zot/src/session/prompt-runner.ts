@@ -4,6 +4,7 @@
 import type { AgentEvent } from '../agent/events.js';
 import type { AgentHooks, PendingToolCall, PromptOrigin } from '../agent/hooks.js';
 import { runAgent } from '../agent/loop.js';
+import { runToolCall } from '../agent/tool-call.js';
 import type { ErrorKind } from '../contract/errors.js';
 import type { SessionEvent } from '../contract/events.js';
 import type { Message, ModelInfo, TokenUsage, UserContent } from '../providers/types.js';
@@ -47,6 +48,23 @@ export interface RunnerSession {
 /** The text of a prompt, for naming its turn. */
 const promptText = (content: UserContent[]) =>
   content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+
+/** How a shell command of the user's ended: its output (as the model would read it) or why not. */
+export interface ShellOutcome {
+  output?: string;
+  isError?: boolean;
+  error?: string;
+  errorKind?: ErrorKind;
+}
+
+/** What the model reads of a command the user ran with `!`: the command, then its output. */
+export function shellContextText(command: string, output: string, isError: boolean): string {
+  const fence = output.includes('```') ? '~~~~' : '```';
+  return (
+    `I ran this command in the shell${isError ? ' (it failed)' : ''}:\n\n$ ${command}\n\n` +
+    `Its output:\n\n${fence}\n${output}\n${fence}`
+  );
+}
 
 export class PromptRunner {
   private controller: AbortController | undefined;
@@ -165,6 +183,54 @@ export class PromptRunner {
   }
 
   /**
+   * Runs `command` as the user's own bash call (`!cmd` in the TUI) after whatever runs now:
+   * through the bash tool's machinery (interception, permission rules, the sandbox, output
+   * limits), shown as a tool row (its tool_call and tool_result events). With `addToContext`
+   * the command and its output join the transcript as a user message, which the model reads
+   * with the next prompt. Contract: never rejects; ends with `done`.
+   */
+  shell(command: string, addToContext: boolean, requestId?: RequestId): Promise<ShellOutcome> {
+    const controller = new AbortController();
+    if (this.s.ops.pending === 0) this.controller = controller;
+    return this.s.ops.enqueue(async (): Promise<ShellOutcome> => {
+      this.controller = controller;
+      try {
+        if (this.closed) return { error: 'the session was closed' };
+        await this.s.ext.starting;
+        const call = {
+          type: 'tool_call' as const,
+          id: `shell_${Date.now().toString(36)}_${(this.shells++).toString(36)}`,
+          name: 'bash',
+          args: { command },
+        };
+        // The rules and the extensions' interception, as for the model's calls; not a turn,
+        // so no checkpoint is taken for it.
+        const { signal } = controller;
+        const setup = this.agentSetup(signal, this.gatedHooks(signal));
+        const result = await runToolCall(call, setup, signal);
+        const output = result.content
+          .map((block) => (block.type === 'text' ? block.text : `[image ${block.mime_type}]`))
+          .join('\n');
+        if (addToContext) {
+          const text = shellContextText(command, output, result.is_error);
+          const message: Message = {
+            role: 'user',
+            content: [{ type: 'text', text }],
+            time: new Date().toISOString(),
+          };
+          this.s.messages.push(message);
+          this.s.recorder.append({ type: 'message', message });
+        }
+        return { output, isError: result.is_error };
+      } finally {
+        this.controller = undefined;
+      }
+    }, ending(requestId));
+  }
+
+  private shells = 0;
+
+  /**
    * The hooks of one run: the extensions' and, when anything can refuse a call, the gate; with
    * checkpoints on, the first tool call of the turn records the tree before anything runs.
    */
@@ -196,11 +262,11 @@ export class PromptRunner {
     return { ...this.s.ext.hooks, confirmToolCall };
   }
 
-  private agentSetup(signal: AbortSignal) {
+  private agentSetup(signal: AbortSignal, hooks: AgentHooks = this.runHooks(signal)) {
     return {
       cwd: this.s.cwd,
       maxSteps: this.s.options.maxSteps,
-      hooks: this.runHooks(signal),
+      hooks,
       activeTools: () => this.s.options.tools.active(),
       takeSteering: () => this.s.queued.takeSteering(),
       findTool: (name: string) => this.s.options.tools.find(name),

@@ -18,7 +18,7 @@ import type { LoginResult, ProviderStatus } from './provider-access.js';
 import type { SessionSummary } from './session-files.js';
 import { errorMessage } from '../util/errors.js';
 import { ErrorWithKind, type ErrorKind } from '../contract/errors.js';
-import { PromptRunner, type CompactOutcome } from './prompt-runner.js';
+import { PromptRunner, type CompactOutcome, type ShellOutcome } from './prompt-runner.js';
 export type { CompactOutcome } from './prompt-runner.js';
 import { ConfirmGate, type AskPerson } from './confirm.js';
 import { PermissionGate } from './permission-gate.js';
@@ -516,6 +516,15 @@ export class Session {
    */
   unqueueLast(): string | undefined {
     return this.queued.takeLastFollowUp()?.text;
+  }
+
+  /**
+   * Runs a command the user typed (`!cmd`, `!!cmd` in the TUI) through the bash tool's
+   * machinery, shown as a tool row; with `addToContext` the command and its output join the
+   * transcript for the model. Waits for the running operation. Contract: never rejects.
+   */
+  shell(command: string, addToContext: boolean, requestId?: RequestId): Promise<ShellOutcome> {
+    return this.runner.shell(command, addToContext, requestId);
   }
 
   /**

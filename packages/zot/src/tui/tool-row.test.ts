@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { visibleWidth } from '@mariozechner/pi-tui';
 import { createTheme, DARK } from './theme.js';
-import { ToolRow } from './tool-row.js';
+import { duration, ToolRow } from './tool-row.js';
 import { renderLines, VirtualTerminal } from './testing/virtual-terminal.js';
 
 const numbers = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join('\n');
@@ -103,4 +103,37 @@ test('an error result is red; an edit shows a numbered diff in the diff colours'
   assert.equal(screen.cell(3, 7)!.fg, 0xf7768e, 'removed in the removed colour');
   assert.equal(screen.cell(4, 7)!.fg, 0x9ece6a, 'added in the added colour');
   screen.dispose();
+});
+
+test('a finished row shows how long it took; expanded, the whole command, wrapped, never cut', async () => {
+  for (const color of [false, true]) {
+    for (const width of [60, 200]) {
+      let now = 0;
+      const theme = createTheme(DARK, color);
+      const row = new ToolRow({ theme, name: 'bash', show: 'tail', now: () => now });
+      const command = `cat > notes.txt <<EOF\n${'a long line of the file '.repeat(12)}\nlast line\nEOF`;
+      row.start('cat > notes.txt <<EOF ↵ …', undefined, command);
+      now += 2_345;
+      row.finish({ isError: false, output: 'done' });
+      const collapsed = await renderLines(row, width);
+      assert.match(collapsed[0]!, / 2\.3s$/);
+      assert.ok(!collapsed.join('\n').includes('last line'), 'collapsed: the preview only');
+      row.expanded = true;
+      const expanded = await renderLines(row, width);
+      assert.ok(expanded.every((line) => visibleWidth(line) <= width));
+      const text = expanded.join('\n');
+      assert.match(text, /\$ cat > notes\.txt <<EOF/);
+      assert.match(text, /last line\n\s+EOF/);
+      // Every word of the long line is there: wrapped, not cut with an ellipsis.
+      const flat = expanded.map((line) => line.replace(/\x1b\[[0-9;]*m/g, '').trim()).join(' ');
+      assert.equal(flat.split('a long line of the file').length - 1, 12);
+      assert.doesNotMatch(expanded.slice(1).join('\n'), /…/, 'nothing cut below the header');
+    }
+  }
+});
+
+test('durations: tenths under ten seconds, whole seconds, then minutes', () => {
+  assert.equal(duration(400), '0.4s');
+  assert.equal(duration(12_900), '12s');
+  assert.equal(duration(125_000), '2m 5s');
 });

@@ -1,5 +1,6 @@
 // One tool call as a compact row: the tool and its one-line preview, a spinner and the elapsed
-// seconds while it runs, then a collapsed result with the exact count and the key to expand:
+// seconds while it runs (how long it took once it finished; expanded, the whole command a
+// bash call ran), then a collapsed result with the exact count and the key to expand:
 // the head of the output (read and most tools), the tail (bash, streamed live), or a numbered
 // diff (edit, an extension's diff details) or an aligned table (an extension's table details).
 // Errors are red; an extension's tool carries its name.
@@ -14,6 +15,7 @@ import { terminalSafeBlock } from '../util/terminal-text.js';
 import { cut, oneLine } from './dialog-frame.js';
 import { diffLines, styleDiffLine } from './diff-view.js';
 import { fitsWidth } from './fitted-frame.js';
+import { highlightLines } from './highlight.js';
 import { tableLines } from './table-view.js';
 import type { Theme } from './theme.js';
 
@@ -21,6 +23,14 @@ export const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', 
 /** Lines of output a collapsed row shows. */
 export const COLLAPSED_LINES = 5;
 const EXPAND_KEY = 'ctrl+o';
+
+/** How long a finished call took: `0.4s`, `12s`, `2m 5s`. */
+export function duration(ms: number): string {
+  const seconds = Math.max(0, ms) / 1000;
+  if (seconds < 10) return `${seconds.toFixed(1)}s`;
+  if (seconds < 60) return `${Math.floor(seconds)}s`;
+  return `${Math.floor(seconds / 60)}m ${Math.floor(seconds % 60)}s`;
+}
 
 export type ToolRowStatus = 'pending' | 'running' | 'done' | 'error';
 
@@ -56,12 +66,18 @@ export class ToolRow implements Component {
     return this.status === 'pending' || this.status === 'running';
   }
 
-  /** The call is running: its one-line preview, and the extension that provides the tool. */
-  start(preview: string, extension?: string): void {
+  /**
+   * The call is running: its one-line preview, the extension that provides the tool, and the
+   * command it runs (bash), shown whole when the row is expanded.
+   */
+  start(preview: string, extension?: string, command?: string): void {
     this.preview = preview;
     this.status = 'running';
     if (extension !== undefined) this.extension = extension;
+    if (command !== undefined) this.command = command;
   }
+
+  private command: string | undefined;
 
   /** Live output (bash): appended as it comes. */
   progress(text: string): void {
@@ -75,13 +91,15 @@ export class ToolRow implements Component {
     /** An extension's table for the UI (its text output is what the model got). */
     table?: TableDetails;
     extension?: string;
+    /** False for a call read back from a session file: how long it took is not known. */
+    timed?: boolean;
   }): void {
     this.status = result.isError ? 'error' : 'done';
     this.output = result.output;
     this.diff = result.isError ? undefined : result.diff;
     this.table = result.isError ? undefined : result.table;
     this.extension = result.extension ?? this.extension;
-    this.endedAt = this.now();
+    this.endedAt = result.timed === false ? undefined : this.now();
   }
 
   invalidate(): void {}
@@ -94,7 +112,11 @@ export class ToolRow implements Component {
       : this.status === 'error'
         ? theme.error('✗')
         : theme.success('✓');
-    const time = this.running ? ` ${seconds}s` : '';
+    const time = this.running
+      ? ` ${seconds}s`
+      : this.endedAt !== undefined
+        ? ` ${duration(this.endedAt - this.startedAt)}`
+        : '';
     const from = this.extension ? ` [${oneLine(this.extension)}]` : '';
     // The name comes from the model (or a session file): shown, never interpreted.
     const name = oneLine(this.options.name);
@@ -162,8 +184,23 @@ export class ToolRow implements Component {
     );
   }
 
+  /** The whole command, highlighted as shell, wrapped (never cut): shown when expanded. */
+  private commandLines(width: number): string[] {
+    const command = this.command;
+    if (!this.expanded || command === undefined || command.trim() === '') return [];
+    const { theme } = this.options;
+    const safe = terminalSafeBlock(command.replace(/\n+$/, ''));
+    const lines = highlightLines(safe, 'bash', theme) ?? safe.split('\n').map(theme.toolPreview);
+    const inner = Math.max(1, width - 4);
+    return lines.flatMap((line, i) =>
+      wrapTextWithAnsi(line, inner).map((part, j) =>
+        i === 0 && j === 0 ? `  $ ${part}` : `    ${part}`,
+      ),
+    );
+  }
+
   render(width: number): string[] {
-    const lines = [this.header(width), ...this.bodyLines(width)];
+    const lines = [this.header(width), ...this.commandLines(width), ...this.bodyLines(width)];
     return lines.map((line) => (fitsWidth(line, width) ? line : truncateToWidth(line, width)));
   }
 }

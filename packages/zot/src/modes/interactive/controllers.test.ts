@@ -56,6 +56,7 @@ function fakeSession(overrides: Partial<InteractiveSession> = {}) {
     skills: async () => undefined,
     skillBody: async () => ({ error: 'not used' }),
     unqueueLast: () => undefined,
+    shell: async () => undefined,
     models: () => [],
     setModel: (ref: string) => ({ id: ref, provider: 'anthropic' }),
     sessions: () => [],

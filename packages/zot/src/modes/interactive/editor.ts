@@ -1,6 +1,7 @@
 // The prompt editor: pi-tui's Editor (made safe: tui/safe-input.ts) with a key hook in front of
-// it, history persisted per project, and the routing of what is sent: a slash command, a prompt,
-// a follow-up while a turn runs (Enter) or a steering message for the running turn (Alt+Enter).
+// it, history persisted per project, and the routing of what is sent: a slash command, a shell
+// command (`!cmd`, `!!cmd`), a prompt, a follow-up while a turn runs (Enter) or a steering
+// message for the running turn (Alt+Enter).
 import { matchesKey, type TUI } from '@mariozechner/pi-tui';
 import { SafeEditor } from '../../tui/safe-input.js';
 import type { Theme } from '../../tui/theme.js';
@@ -114,6 +115,15 @@ export class EditorController {
   submit(text: string, mode: 'follow_up' | 'steer', typed = true): void {
     const trimmed = text.trim();
     if (!trimmed) return;
+    // `!cmd` runs a shell command (its output joins the context), `!!cmd` too (it does not).
+    // Only what the user typed: an extension's submit is never run as a command.
+    const shell = typed ? /^(!!?)\s*([\s\S]+)$/.exec(trimmed) : null;
+    if (shell) {
+      this.remember(trimmed);
+      void this.options.session.shell(shell[2]!, shell[1] === '!');
+      this.options.tui.requestRender();
+      return;
+    }
     const command = trimmed.startsWith('/') && !trimmed.startsWith('//');
     // A typed prompt that could not be answered (no key) is not lost: it goes back in the editor.
     const problem = typed && !command ? this.options.session.keyProblem() : undefined;

@@ -121,7 +121,11 @@ export class ChatView {
         break;
       case 'tool_call':
         this.working.hide();
-        this.row(event.id, event.name).start(event.preview, event.extension);
+        this.row(event.id, event.name).start(
+          event.preview,
+          event.extension,
+          commandOf(event.name, event.args),
+        );
         break;
       case 'tool_progress':
         this.rows.get(event.id)?.progress(event.text);
@@ -207,6 +211,8 @@ export class ChatView {
           } else if (block.type === 'tool_call') {
             this.row(block.id, block.name).start(
               this.options.preview?.(block.name, block.args) ?? '',
+              undefined,
+              commandOf(block.name, block.args),
             );
           }
         }
@@ -219,6 +225,7 @@ export class ChatView {
             result.content,
             result.details,
             result.attribution?.extension,
+            false,
           );
         }
       }
@@ -311,9 +318,11 @@ export class ChatView {
     content: ToolResultBlock['content'],
     details: ToolDetails | undefined,
     extension: string | undefined,
+    timed = true,
   ): void {
     const row = this.rows.get(id) ?? this.row(id, 'tool');
     row.finish({
+      timed,
       isError,
       output: resultText(content),
       ...(details?.kind === 'edit' ? { diff: details } : {}),
@@ -338,6 +347,11 @@ export class ChatView {
     this.answer = undefined;
     this.thinking = undefined;
   }
+}
+
+/** The command a bash call runs, shown whole in its expanded row. */
+function commandOf(name: string, args: Record<string, unknown>): string | undefined {
+  return name === 'bash' && typeof args.command === 'string' ? args.command : undefined;
 }
 
 function textOf(content: ReadonlyArray<{ type: string; text?: string }>): string {

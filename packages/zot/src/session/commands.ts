@@ -6,9 +6,10 @@ import { saveSandboxMode } from '../config/settings.js';
 import { isSandboxMode } from '../security/sandbox/settings.js';
 import { findBuiltin, listCommands, type CommandMode } from './command-registry.js';
 export { BUILTIN_COMMANDS, listCommands, type CommandInfo } from './command-registry.js';
-import type { RequestId, Session, SessionEvent } from './session.js';
+import type { SessionEvent } from '../contract/events.js';
+import type { Session } from './session.js';
 import { errorKindOf } from '../contract/errors.js';
-import type { SlashResult } from '../contract/front-end.js';
+import type { RequestId, SlashResult } from '../contract/front-end.js';
 
 export type { SlashResult };
 

@@ -4,6 +4,7 @@ import { isConfirmDecision, type ConfirmDecision } from '../contract/confirm.js'
 
 export type { ConfirmDecision } from '../contract/confirm.js';
 import type { AskPerson, ConfirmRequest } from '../contract/front-end.js';
+import type { ExtensionHost } from '../extensions/host.js';
 export type { AskPerson, ConfirmRequest };
 
 /** What a person is asked: the `confirm_request` event without its type. */
@@ -70,4 +71,21 @@ export class ConfirmGate {
     if (decision === 'allow_all_session') this.allowAll = true;
     return isConfirmDecision(decision) ? decision : 'deny';
   }
+}
+
+/**
+ * A gate whose questions extensions hear about (`tool_confirmation_requested`, with the short
+ * preview only, as extensions.md defines it) from whichever host runs when one is asked.
+ */
+export function announcedGate(
+  ask: AskPerson,
+  host: () => ExtensionHost | undefined,
+  yolo: boolean,
+): ConfirmGate {
+  return new ConfirmGate(
+    ask,
+    ({ tool_id, tool_name, tool_preview }) =>
+      host()?.emitEvent('tool_confirmation_requested', { tool_id, tool_name, tool_preview }),
+    { yolo },
+  );
 }

@@ -5,7 +5,7 @@ import type { AgentHooks, AssistantTextPart } from '../agent/hooks.js';
 import type { ExtensionHost } from '../extensions/host.js';
 import type { InterceptRecord } from '../extensions/intercept.js';
 import { textDigest } from '../util/digest.js';
-import type { SessionEvent } from './session.js';
+import type { SessionEvent } from '../contract/events.js';
 
 export interface AuditSink {
   emit(event: SessionEvent): void;

@@ -1,191 +1,30 @@
 // The one Session every mode drives: prompt (queued), abort, compact, clear, model, persistence.
-// Its jobs live beside it, and it delegates to them: the operation queue (operation-queue.ts),
-// prompt and compaction runs (prompt-runner.ts), the model and its keys (model-access.ts), the
-// session file and usage (session-record.ts), extensions and trust (session-extensions.ts) and
-// its listeners (session-listeners.ts).
-import type { Usage } from '../agent/events.js';
+// What it is made of, its events and its state snapshot are session-core.ts; the operations
+// here delegate to its jobs: the operation queue (operation-queue.ts), prompt and compaction
+// runs (prompt-runner.ts), the model and its keys (model-access.ts), the session file and usage
+// (session-record.ts), the transcript (transcript.ts), extensions and trust
+// (session-extensions.ts) and working-tree checkpoints (checkpoints/).
 import { previewCall } from '../agent/preview.js';
-import type {
-  ImageBlock,
-  Message,
-  ModelInfo,
-  ProviderName,
-  UserContent,
-} from '../providers/types.js';
-import type { ExtensionHost, ExtensionReport, PanelRequestResult } from '../extensions/host.js';
-import type { SkillCatalog } from '../tools/skills/catalog.js';
-import type { LoginResult, ProviderStatus } from './provider-access.js';
-import type { SessionSummary } from './session-files.js';
-import { errorMessage } from '../util/errors.js';
-import { ErrorWithKind, type ErrorKind } from '../contract/errors.js';
-import { PromptRunner, type CompactOutcome, type ShellOutcome } from './prompt-runner.js';
-export type { CompactOutcome } from './prompt-runner.js';
-import { ConfirmGate, type AskPerson } from './confirm.js';
-import { PermissionGate } from './permission-gate.js';
-import type { SessionEntry, SessionWriter } from './store.js';
-import type { ToolRegistry } from './tool-registry.js';
-
-/** Everything a session publishes: one union, defined in contract/events.ts. */
-export type { SessionEvent } from '../contract/events.js';
-import type { SessionEvent } from '../contract/events.js';
-import type { RuntimeState } from '../contract/state.js';
-import { extensionsOf, openPanelOf, StatePublisher } from './state.js';
-import type { SandboxController } from '../security/sandbox/controller.js';
-import type { ExtensionUi } from '../contract/extension-ui.js';
-import type { AnswerExtension } from '../contract/extension-questions.js';
-import { SessionListeners } from './session-listeners.js';
-import { PromptQueue, type PromptMode } from './prompt-queue.js';
-import { listCommands, type CommandInfo, type CommandMode } from './command-registry.js';
-import {
-  contextUsed,
-  STATELESS_EVENTS,
-  type PromptOutcome,
-  type SessionOptions,
-} from './session-options.js';
-export type { PromptOutcome, SessionOptions } from './session-options.js';
-import {
-  BUILTIN_COMMANDS,
-  parseSlash,
-  runSlashCommand,
-  slashResultEvent,
-  type SlashResult,
-} from './commands.js';
-import type { TrustAnswer, TrustOutcome, TrustReview } from './trust.js';
-import { OperationQueue } from './operation-queue.js';
-/** The id of the RPC request an operation runs for: its `done` carries it. */
-export type { RequestId } from '../contract/front-end.js';
-import type { RequestId } from '../contract/front-end.js';
-import { ModelAccess } from './model-access.js';
-import { recordedFiles, SessionRecord } from './session-record.js';
-import { SessionExtensions } from './session-extensions.js';
-import { Checkpointer } from './checkpoints/checkpointer.js';
 import type { CheckpointTurn, RewindOutcome } from '../contract/checkpoints.js';
-import type { CheckpointEntry } from './load.js';
-import { basename } from 'node:path';
+import { ErrorWithKind, type ErrorKind } from '../contract/errors.js';
+import type { AnswerExtension } from '../contract/extension-questions.js';
+import type { RequestId, SlashResult } from '../contract/front-end.js';
+import type { ExtensionReport, PanelRequestResult } from '../extensions/host.js';
+import type { ImageBlock, ModelInfo, ProviderName, UserContent } from '../providers/types.js';
+import type { SkillCatalog } from '../tools/skills/catalog.js';
+import { errorMessage } from '../util/errors.js';
+import { listCommands, type CommandInfo, type CommandMode } from './command-registry.js';
+import { BUILTIN_COMMANDS, parseSlash, runSlashCommand, slashResultEvent } from './commands.js';
+import { announcedGate, type AskPerson, type ConfirmGate } from './confirm.js';
+import type { PromptMode } from './prompt-queue.js';
+import type { CompactOutcome, ShellOutcome } from './prompt-runner.js';
+import type { LoginResult, ProviderStatus } from './provider-access.js';
+import { SessionCore } from './session-core.js';
+import type { SessionSummary } from './session-files.js';
+import type { PromptOutcome } from './session-options.js';
+import type { TrustAnswer, TrustOutcome, TrustReview } from './trust.js';
 
-export class Session {
-  readonly cwd: string;
-  private readonly messagesList: Message[];
-  private readonly listeners: SessionListeners;
-  private readonly ops = new OperationQueue(
-    () => this.statePublisher.publish(),
-    (event) => this.emit(event),
-  );
-  private readonly access: ModelAccess;
-  private readonly recorder: SessionRecord;
-  private readonly ext: SessionExtensions;
-  private readonly runner: PromptRunner;
-  private gate: ConfirmGate | undefined;
-  private readonly queued = new PromptQueue((queue) => this.emit({ type: 'queue', ...queue }));
-  private readonly statePublisher = new StatePublisher(
-    () => this.state(),
-    (event) => this.emit(event),
-  );
-  /** The permission rules and the audit of their decisions (`/permissions`). */
-  readonly permissions: PermissionGate;
-  /** This session's working-tree checkpoints; undefined when they are off. */
-  checkpoints: Checkpointer | undefined;
-
-  constructor(private readonly options: SessionOptions) {
-    this.listeners = new SessionListeners(options.warnings ?? []);
-    this.permissions = new PermissionGate(
-      options.rules,
-      (event) => this.emit(event),
-      options.cwd,
-      options.ruleFiles,
-    );
-    this.cwd = options.cwd;
-    const emit = (event: SessionEvent) => this.emit(event);
-    this.access = new ModelAccess(options, options.model, emit);
-    this.messagesList = [...(options.messages ?? [])];
-    this.recorder = new SessionRecord(options.writer, options.usage, emit);
-    this.ext = new SessionExtensions(options, {
-      emit,
-      refreshState: () => this.refreshState(),
-      record: (entry) => this.record(entry),
-      subscribe: (listener) => this.subscribe(listener),
-      enqueue: (run) => this.ops.enqueue(run),
-    });
-    this.runner = new PromptRunner({
-      options,
-      cwd: this.cwd,
-      messages: this.messagesList,
-      queued: this.queued,
-      ops: this.ops,
-      access: this.access,
-      recorder: this.recorder,
-      ext: this.ext,
-      permissions: this.permissions,
-      gate: () => this.gate,
-      checkpoints: () => this.checkpoints,
-      emit,
-    });
-    this.checkpoints = this.newCheckpointer(options.checkpoints?.recorded);
-    const sandbox = options.sandbox;
-    if (sandbox) {
-      sandbox.onChange(() => this.refreshState());
-      sandbox.onWarning((message) => this.warn(message));
-      // Probed now, so that the status line and the first warning come before any command.
-      if (sandbox.mode !== 'off') void sandbox.check();
-    }
-  }
-
-  /** Checkpoints for the session file in use (a new one after /new, the resumed one's after /sessions). */
-  private newCheckpointer(recorded: CheckpointEntry[] | undefined): Checkpointer | undefined {
-    const setup = this.options.checkpoints;
-    if (!setup) return undefined;
-    const path = this.recorder.path;
-    return new Checkpointer({
-      store: setup.store,
-      // Without a session file (--no-session) the refs need a name of this run's own.
-      sessionKey: path ? basename(path, '.jsonl') : `run-${process.pid}-${Date.now().toString(36)}`,
-      record: (entry) => this.recorder.append(entry),
-      warn: (message) => this.warn(message),
-      ...(recorded ? { recorded } : {}),
-      ...(setup.prune ? { prune: setup.prune } : {}),
-    });
-  }
-
-  /** A warning for the front ends; held for the first subscriber when none is there yet. */
-  private warn(message: string): void {
-    if (!this.listeners.hold(message)) this.emit({ type: 'warning', message });
-  }
-
-  get sandbox(): SandboxController | undefined {
-    return this.options.sandbox;
-  }
-
-  /** Why the sandbox keeps `path` from being read by the user's `@file` (hidden paths), or undefined. */
-  readDenial(path: string): string | undefined {
-    return this.options.sandbox?.fileDenial('@file', path, 'read');
-  }
-
-  /** Where settings are saved (/sandbox --save); absent in sessions built without one. */
-  get configPath(): string | undefined {
-    return this.options.configPath;
-  }
-
-  /**
-   * Contract: the first subscriber (a mode subscribes before anything runs) also receives the
-   * warnings of loading the transcript, as `warning` events.
-   */
-  subscribe(listener: (event: SessionEvent) => void): () => void {
-    return this.listeners.subscribe(listener);
-  }
-
-  /**
-   * Connects the mode's extension-UI port: extension UI events go to it (and still to every
-   * subscriber, which may skip them with `isExtensionUiEvent`). Returns a disconnect function.
-   */
-  connectUi(ui: ExtensionUi): () => void {
-    return this.listeners.connectUi(ui);
-  }
-
-  private emit(event: SessionEvent): void {
-    this.listeners.send(event);
-    if (!STATELESS_EVENTS.has(event.type)) this.statePublisher.publish();
-  }
-
+export class Session extends SessionCore {
   /** The command registry: built-ins, then extensions'; only those of `mode` when given. */
   commands(mode?: CommandMode): CommandInfo[] {
     const all = listCommands(this.ext.host);
@@ -235,57 +74,6 @@ export class Session {
   /** The front end's output is backed up (true) or drained (false): extensions are held back. */
   setOutputBlocked(blocked: boolean): void {
     this.ext.host?.setOutputBlocked(blocked);
-  }
-
-  /** Re-checks the snapshot after a change made outside the session (e.g. `/yolo`). */
-  refreshState(): void {
-    this.statePublisher.publish();
-  }
-
-  /** The runtime's snapshot (the fields of `get_state` and of the `state` event). */
-  state(): RuntimeState {
-    const host = this.ext.host;
-    return {
-      provider: this.access.model.provider,
-      model: this.access.model.id,
-      cwd: this.cwd,
-      busy: this.busy,
-      queue_length: Math.max(0, this.ops.pending - 1),
-      message_count: this.messagesList.length,
-      session_file: this.recorder.path ?? null,
-      usage: this.usageTotals,
-      context: {
-        used: this.recorder.lastCall ? contextUsed(this.recorder.lastCall) : 0,
-        window: this.access.model.contextWindow,
-      },
-      yolo: this.gate?.isYolo ?? true,
-      sandbox: this.options.sandbox?.state() ?? { mode: 'off', status: 'off', network: false },
-      extensions: extensionsOf(host),
-      open_panel: openPanelOf(host),
-      commands_revision: host?.commandsRevision ?? 0,
-    };
-  }
-
-  get messages(): readonly Message[] {
-    return this.messagesList;
-  }
-  get busy(): boolean {
-    return this.ops.pending > 0;
-  }
-  get currentModel(): ModelInfo {
-    return this.access.model;
-  }
-  get usageTotals(): Usage {
-    return this.recorder.usageTotals;
-  }
-  get sessionFile(): string | undefined {
-    return this.recorder.path;
-  }
-  get toolRegistry(): ToolRegistry {
-    return this.options.tools;
-  }
-  get extensions(): ExtensionHost | undefined {
-    return this.ext.host;
   }
 
   /**
@@ -391,7 +179,7 @@ export class Session {
     if (!checkpoints.has(turn))
       return { ok: false, kind: 'not_found', message: `there is no turn ${turn}` };
     const messages = checkpoints.conversationPoint(turn);
-    if (messages === undefined || messages > this.messagesList.length) {
+    if (messages === undefined || messages > this.transcript.messages.length) {
       return {
         ok: false,
         kind: 'failed',
@@ -414,16 +202,11 @@ export class Session {
     if (!point.ok) return point;
     const checkpoints = this.checkpoints!;
     const messages = checkpoints.conversationPoint(turn)!;
-    this.messagesList.splice(messages);
+    this.transcript.messages.splice(messages);
     this.recorder.append({ type: 'rewind', time: new Date().toISOString(), turn, messages });
     checkpoints.conversationChanged(messages);
     this.statePublisher.publish();
     return { ok: true, messages };
-  }
-
-  /** Adds an audit or other non-model record to the session file. */
-  record(entry: SessionEntry): void {
-    this.recorder.append(entry);
   }
 
   /**
@@ -460,17 +243,7 @@ export class Session {
    * rule allows.
    */
   enableConfirmation(ask: AskPerson, options: { yolo?: boolean } = {}): ConfirmGate {
-    this.gate = new ConfirmGate(
-      ask,
-      // The protocol's event carries the short preview only (extensions.md).
-      ({ tool_id, tool_name, tool_preview }) =>
-        this.ext.host?.emitEvent('tool_confirmation_requested', {
-          tool_id,
-          tool_name,
-          tool_preview,
-        }),
-      { yolo: options.yolo ?? false },
-    );
+    this.gate = announcedGate(ask, () => this.ext.host, options.yolo ?? false);
     this.statePublisher.publish();
     return this.gate;
   }
@@ -539,57 +312,36 @@ export class Session {
 
   /** Drops the transcript. Contract: throws when busy (callers report "agent is busy"). */
   clear(): void {
-    if (this.busy) throw new ErrorWithKind('busy', 'agent is busy');
-    this.messagesList.length = 0;
-    this.checkpoints?.conversationChanged();
-    this.ext.host?.notes.clearAll();
-    if (this.recorder.exists)
-      this.recorder.append({ type: 'clear', time: new Date().toISOString() });
-    this.statePublisher.publish();
+    this.transcript.clear();
   }
 
   /**
    * Starts a new session in this process (`/new`): an empty transcript, zero usage, a new
-   * session file; extensions hear `session_start` again. Contract: throws when busy.
+   * session file and its checkpoints; extensions hear `session_start` again. Contract: throws
+   * when busy.
    */
   startNew(): void {
-    if (this.busy) throw new ErrorWithKind('busy', 'agent is busy');
-    this.replaceTranscript([], this.options.files?.create());
-    this.checkpoints = this.newCheckpointer(undefined);
-    this.recorder.resetUsage();
-    this.statePublisher.publish();
+    this.transcript.startNew();
   }
 
   /** This directory's recorded sessions, newest first. */
   sessions(): SessionSummary[] {
-    return this.options.files?.list() ?? [];
+    return this.transcript.list();
   }
 
   /**
-   * Continues a recorded session in this process (`/sessions`): its transcript, usage and file
-   * replace the current ones; extensions hear `session_start`; load problems are `warning`s.
-   * Contract: throws when busy, when sessions are not recorded, or naming the unreadable file.
+   * Continues a recorded session in this process (`/sessions`): its transcript, usage, file and
+   * checkpoints replace the current ones; extensions hear `session_start`; load problems are
+   * `warning`s. Contract: throws when busy, when sessions are not recorded, or naming the
+   * unreadable file.
    */
   resume(path: string): void {
-    if (this.busy) throw new ErrorWithKind('busy', 'agent is busy');
-    const opened = recordedFiles(this.options.files).open(path);
-    this.replaceTranscript(opened.messages, opened.writer);
-    this.checkpoints = this.newCheckpointer(opened.checkpoints);
-    this.recorder.restoreUsage(opened.usage);
-    for (const message of opened.warnings) this.emit({ type: 'warning', message });
-    this.statePublisher.publish();
+    this.transcript.resume(path);
   }
 
   /** Names a recorded session (shown by `/sessions`). Contract: throws naming the file. */
   renameSession(path: string, name: string): void {
-    recordedFiles(this.options.files).rename(path, name);
-  }
-
-  private replaceTranscript(messages: Message[], writer: SessionWriter | undefined): void {
-    this.messagesList.splice(0, this.messagesList.length, ...messages);
-    this.recorder.switchTo(writer);
-    this.ext.host?.notes.clearAll();
-    this.ext.host?.emitEvent('session_start');
+    this.transcript.rename(path, name);
   }
 
   /**

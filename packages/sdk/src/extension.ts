@@ -1,17 +1,14 @@
 // createExtension: the whole protocol behind a few calls. It says hello, waits for hello_ack,
 // runs the onHello hooks, announces what was registered, says ready, then answers requests.
-// Built on @zot/protocol: frames are decoded and checked by its validators, replies are built
-// by its `answer` (the reply type the host expects for each request, checked before writing).
+// Built on @zot/protocol: frames are decoded and checked by its validators. Requests (commands,
+// tool calls, interceptions) are answered by requests.ts.
 import { format } from 'node:util';
 import {
-  answer,
   checkFrameFromExtension,
   decodeFromHost,
   isRequestType,
   PROTOCOL_VERSION,
-  type CommandInvokedFrame,
   type EventFrame,
-  type EventInterceptFrame,
   type EventName,
   type FrameFromExtension,
   type FrameFromHost,
@@ -19,9 +16,6 @@ import {
   type InterceptableEvent,
   type NotifyLevel,
   type PanelSpec,
-  type ReplyBody,
-  type RequestType,
-  type ToolCallFrame,
   type Transport,
   type UiResponseFrame,
 } from '@zot/protocol';
@@ -35,36 +29,19 @@ import type {
   Interceptor,
   PanelKeyEvent,
   ToolCall,
-  ToolContext,
   ToolHandler,
   ToolOptions,
-  ToolReturn,
   ToolResultSubject,
   TurnStart,
   UserPrompt,
 } from './extension-types.js';
-import { runChain } from './interception.js';
-import { commandBody, EMPTY_HOST, hostInfo, refusal, toolBody } from './replies.js';
+import { EMPTY_HOST, hostInfo } from './replies.js';
+import { Requests, type CommandEntry, type ToolEntry } from './requests.js';
 import type { ArgsOf, JsonSchema } from './schema-types.js';
 import { StdioTransport } from './stdio.js';
 import { UiQuestions } from './ui.js';
 
-interface ToolEntry {
-  readonly description: string;
-  readonly schema: JsonSchema;
-  readonly deferred: boolean;
-  readonly handler: ToolHandler<never>;
-}
-
 type Hook<A extends unknown[]> = (...args: A) => void | Promise<void>;
-
-function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** Waits for `work` at most `ms`; resolves either way. */
 function within(ms: number, work: Promise<unknown>): Promise<void> {
@@ -86,10 +63,7 @@ export class Extension {
   private readonly transport: Transport<FrameFromExtension>;
   private readonly exit: (code: number) => void;
   private readonly writeErr: (text: string) => void;
-  private readonly commands = new Map<
-    string,
-    { name: string; description: string; handler: CommandHandler }
-  >();
+  private readonly commands = new Map<string, CommandEntry>();
   private readonly tools = new Map<string, ToolEntry>();
   private readonly events = new Map<EventName, Array<Hook<[EventFrame]>>>();
   private readonly interceptors = new Map<InterceptableEvent, Array<Interceptor<never>>>();
@@ -99,11 +73,6 @@ export class Extension {
   private readonly shutdownHooks: Array<Hook<[]>> = [];
   private readonly panelKeyHooks: Array<Hook<[PanelKeyEvent]>> = [];
   private readonly panelCloseHooks: Array<Hook<[string]>> = [];
-  /** The activations of the tool call whose handler is running synchronously right now. */
-  private currentActivations: string[] | undefined;
-  private pendingActivations: string[] = [];
-  /** Requests being handled: shutdown lets them answer first (within the budget). */
-  private readonly inFlight = new Set<Promise<void>>();
   /** Frames asked for before hello went out (nothing may precede hello). */
   private early: FrameFromExtension[] | undefined = [];
   /** Registrations are collected until hello_ack and the onHello hooks, then sent as made. */
@@ -118,8 +87,7 @@ export class Extension {
   private ackWaiter: ((ack: HelloAckFrame | undefined) => void) | undefined;
   private stoppedResolve!: () => void;
   private readonly stopped = new Promise<void>((resolve) => (this.stoppedResolve = resolve));
-  /** The requests being handled, by id: `cancel` aborts its signal. */
-  private readonly cancellers = new Map<string, AbortController>();
+  private readonly requests: Requests;
   private readonly questions = new UiQuestions((frame) => this.emit(frame));
   /** Asks the user and waits (protocol version 2); see ExtensionUiApi. */
   readonly ui: ExtensionUiApi = this.questions;
@@ -133,6 +101,17 @@ export class Extension {
       options.exit ?? (options.transport ? () => undefined : (code) => process.exit(code));
     this.writeErr = options.stderr ?? ((text) => void process.stderr.write(text));
     if (!options.transport) redirectConsole(this.writeErr);
+    this.requests = new Requests({
+      name: this.name,
+      transport: this.transport,
+      emit: (frame) => this.emit(frame),
+      log: (text) => this.log(text),
+      host: () => this.hostInfo,
+      blockOnFailure: options.interceptFailure === 'block',
+      commands: this.commands,
+      tools: this.tools,
+      interceptors: this.interceptors,
+    });
   }
 
   /** What hello_ack said (empty fields before it arrived). */
@@ -181,7 +160,7 @@ export class Extension {
    * tool result this extension sends. After an await, use the handler context's activateTools.
    */
   activateTools(names: readonly string[]): this {
-    (this.currentActivations ?? this.pendingActivations).push(...names);
+    this.requests.activate(names);
     return this;
   }
 
@@ -343,7 +322,7 @@ export class Extension {
     if (helloAck !== undefined && this.stopping === undefined) {
       this.hostInfo = hostInfo(helloAck);
       for (const hook of this.helloHooks)
-        await this.guard('onHello', () => hook(this.hostInfo, this.helloAbort.signal));
+        await this.requests.guard('onHello', () => hook(this.hostInfo, this.helloAbort.signal));
       this.announce();
     }
     const held = this.held ?? [];
@@ -415,7 +394,7 @@ export class Extension {
     if (!decoded.ok) {
       this.log(`@zot/sdk: ignored a frame from zot: ${decoded.error}`);
       if (decoded.id !== undefined && isRequestType(decoded.type)) {
-        this.refuse({ type: decoded.type, id: decoded.id }, decoded.error);
+        this.requests.refuse({ type: decoded.type, id: decoded.id }, decoded.error);
       }
       return;
     }
@@ -435,24 +414,25 @@ export class Extension {
         } else this.hostInfo = hostInfo(frame);
         return;
       case 'command_invoked':
-        return this.runCommand(frame);
+        return this.requests.command(frame);
       case 'tool_call':
-        return this.runTool(frame);
+        return this.requests.tool(frame);
       case 'event':
         for (const hook of this.events.get(frame.event) ?? []) {
-          void this.guard(`on ${frame.event}`, () => hook(frame));
+          void this.requests.guard(`on ${frame.event}`, () => hook(frame));
         }
         return;
       case 'event_intercept':
-        return this.track(this.runInterceptors(frame));
+        return this.requests.intercept(frame);
       case 'panel_key': {
         const event = { panelId: frame.panel_id, key: frame.key, text: frame.text };
-        for (const hook of this.panelKeyHooks) void this.guard('onPanelKey', () => hook(event));
+        for (const hook of this.panelKeyHooks)
+          void this.requests.guard('onPanelKey', () => hook(event));
         return;
       }
       case 'panel_close':
         for (const hook of this.panelCloseHooks) {
-          void this.guard('onPanelClose', () => hook(frame.panel_id));
+          void this.requests.guard('onPanelClose', () => hook(frame.panel_id));
         }
         return;
       case 'shutdown':
@@ -460,165 +440,10 @@ export class Extension {
         this.questions.close();
         return void this.stop();
       case 'cancel':
-        this.cancellers.get(frame.id)?.abort(new Error('cancelled by zot'));
-        return;
+        return this.requests.cancel(frame.id);
       case 'ui_response':
         return this.questions.answer(frame as UiResponseFrame);
     }
-  }
-
-  /** A signal for request `id`, aborted by zot's `cancel`; `release` once it is answered. */
-  private cancellable(id: string): { signal: AbortSignal; release: () => void } {
-    const controller = new AbortController();
-    this.cancellers.set(id, controller);
-    return {
-      signal: controller.signal,
-      release: () => {
-        if (this.cancellers.get(id) === controller) this.cancellers.delete(id);
-      },
-    };
-  }
-
-  private track(work: Promise<void>): void {
-    this.inFlight.add(work);
-    void work.finally(() => this.inFlight.delete(work));
-  }
-
-  /** Runs a hook; a throw or rejection is logged, never propagated. */
-  private async guard(label: string, fn: () => unknown): Promise<void> {
-    try {
-      await fn();
-    } catch (error) {
-      this.logFailure(label, error);
-    }
-  }
-
-  /** Writes the reply to a request, or a fallback when the reply would not pass the host. */
-  private reply<T extends RequestType>(request: { type: T; id: string }, body: ReplyBody<T>): void {
-    const built = answer(request, body);
-    if (built.ok) {
-      this.transport.send(built.reply);
-      return;
-    }
-    this.log(`@zot/sdk: invalid reply to ${request.type}: ${built.error}`);
-    this.refuse(request, `invalid reply from ${this.name}: ${built.error}`);
-  }
-
-  /** The error reply to a request (an allow, or a block, for an interception). */
-  private refuse(request: { type: RequestType; id: string }, message: string): void {
-    const frame = refusal(request, message, this.options.interceptFailure === 'block');
-    if (frame) this.transport.send(frame);
-  }
-
-  /**
-   * Runs a handler; calls `done` with its value, or `failed` with what it threw or rejected.
-   * Contract: a handler that returns a plain value is answered in the same tick (no promise is
-   * created); only a thenable is tracked for shutdown.
-   */
-  private settle<T>(
-    call: () => T | Promise<T>,
-    done: (value: T) => void,
-    failed: (error: unknown) => void,
-  ): void {
-    let value: T | Promise<T>;
-    try {
-      value = call();
-    } catch (error) {
-      return failed(error);
-    }
-    if (isThenable(value)) this.track(Promise.resolve(value).then(done, failed));
-    else done(value);
-  }
-
-  private logFailure(label: string, error: unknown): void {
-    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    this.log(`@zot/sdk: ${label} failed: ${detail}`);
-  }
-
-  private runCommand(frame: CommandInvokedFrame): void {
-    const entry = this.commands.get(frame.name.toLowerCase());
-    if (!entry) {
-      this.reply(frame, { action: 'noop', error: `${this.name}: unknown command /${frame.name}` });
-      return;
-    }
-    const { signal, release } = this.cancellable(frame.id);
-    const context = { id: frame.id, name: entry.name, host: this.hostInfo, signal };
-    this.settle(
-      () => entry.handler(frame.args ?? '', context),
-      (result) => {
-        release();
-        this.reply(frame, commandBody(result));
-      },
-      (error) => {
-        release();
-        this.logFailure(`/${entry.name}`, error);
-        this.reply(frame, { action: 'noop', error: `/${entry.name} failed: ${messageOf(error)}` });
-      },
-    );
-  }
-
-  private runTool(frame: ToolCallFrame): void {
-    const entry = this.tools.get(frame.name);
-    if (!entry) {
-      this.reply(frame, {
-        content: [{ type: 'text', text: `${this.name}: unknown tool ${frame.name}` }],
-        is_error: true,
-      });
-      return;
-    }
-    const activations: string[] = [];
-    const { signal, release } = this.cancellable(frame.id);
-    let finished = false;
-    const context: ToolContext = {
-      id: frame.id,
-      name: frame.name,
-      host: this.hostInfo,
-      activateTools: (names) => void activations.push(...names),
-      signal,
-      progress: (text) => {
-        // Progress after the answer (or a cancel) reaches no call: not sent.
-        if (finished || signal.aborted) return;
-        this.emit({ type: 'tool_progress', id: frame.id, text: String(text).slice(0, 4096) });
-      },
-    };
-    const finish = (result: ToolReturn) => {
-      finished = true;
-      release();
-      const pending = this.pendingActivations.splice(0);
-      this.reply(frame, toolBody(result, [...pending, ...activations]));
-    };
-    this.settle(
-      () => {
-        // ext.activateTools() during the handler's synchronous part belongs to this call.
-        this.currentActivations = activations;
-        try {
-          return (entry.handler as ToolHandler<Record<string, unknown>>)(frame.args ?? {}, context);
-        } finally {
-          this.currentActivations = undefined;
-        }
-      },
-      finish,
-      (error) => {
-        this.logFailure(`tool ${frame.name}`, error);
-        finish({
-          content: [{ type: 'text', text: `tool ${frame.name} failed: ${messageOf(error)}` }],
-          isError: true,
-        });
-      },
-    );
-  }
-
-  private async runInterceptors(frame: EventInterceptFrame): Promise<void> {
-    const chain = (this.interceptors.get(frame.event) ?? []) as Array<Interceptor<unknown>>;
-    let body: ReplyBody<'event_intercept'>;
-    try {
-      body = await runChain(frame, chain, this.name);
-    } catch (error) {
-      this.logFailure(`${frame.event} interceptor`, error);
-      this.refuse(frame, `${this.name}: ${frame.event} interceptor failed: ${messageOf(error)}`);
-      return;
-    }
-    this.reply(frame, body);
   }
 
   /** Shutdown (acknowledged when the host asked) or the end of the link: hooks, ack, exit. */
@@ -626,8 +451,8 @@ export class Extension {
     this.stopping ??= (async () => {
       const budget = this.options.shutdownTimeoutMs ?? 1000;
       // Requests already taken are answered first, then the hooks run; all within the budget.
-      const work = Promise.all([...this.inFlight]).then(() =>
-        Promise.all(this.shutdownHooks.map((hook) => this.guard('onShutdown', hook))),
+      const work = Promise.all([...this.requests.inFlight]).then(() =>
+        Promise.all(this.shutdownHooks.map((hook) => this.requests.guard('onShutdown', hook))),
       );
       await within(budget, work);
       if (this.ackRequested) this.transport.send({ type: 'shutdown_ack' });

@@ -591,7 +591,7 @@ export class RunningExtension {
       case 'event_intercept_response':
         return this.onReply(frame);
       case 'tool_progress':
-        return this.progress.deliver(frame);
+        return this.progress.deliver(frame, this.peer.isPending(frame.id, 'tool_call'));
       case 'unregister_tool':
         return this.unregisterTool(frame.name);
       case 'shutdown_ack':

@@ -36,8 +36,12 @@ export class ProgressRelay {
     };
   }
 
-  deliver(frame: ToolProgressFrame): void {
-    const sink = this.sinks.get(frame.id);
+  /**
+   * `inFlight`: whether the call still waits for its result. A line read right after the result
+   * (in the same chunk) finds the call answered before its watch ends: it is a stray too.
+   */
+  deliver(frame: ToolProgressFrame, inFlight = true): void {
+    const sink = inFlight ? this.sinks.get(frame.id) : undefined;
     if (!sink) {
       // The first stray is a warning; a flood of them only counts in the log.
       this.strays += 1;

@@ -1,6 +1,7 @@
 // generateValidatorTableSource, the codegen other packages call with their own table (zot's
 // RPC requests): the module it writes, transpiled and loaded, agrees with TypeBox's
-// Value.Check on the keywords beyond the frames' (string limits and patterns, records) and
+// Value.Check on the keywords beyond the frames' (string limits and patterns, records, array
+// counts and number bounds) and
 // explains failures in the frames' style.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -35,6 +36,17 @@ function makeSchemas(): Record<string, TSchema> {
       counts: Type.Optional(Type.Record(Type.String(), Type.Number())),
       nested: Type.Optional(Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()])),
     }),
+    limits: Type.Object({
+      type: Type.Literal('limits'),
+      options: Type.Optional(
+        Type.Array(Type.String({ maxLength: 2 }), { minItems: 1, maxItems: 3 }),
+      ),
+      few: Type.Optional(Type.Array(Type.Number(), { maxItems: 1 })),
+      some: Type.Optional(Type.Array(Type.Number(), { minItems: 2 })),
+      timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 600 })),
+      ratio: Type.Optional(Type.Number({ minimum: -0.5 })),
+      cap: Type.Optional(Type.Number({ maximum: 1.5 })),
+    }),
   };
 }
 const SCHEMAS = makeSchemas();
@@ -66,6 +78,9 @@ const VALID: unknown[] = [
   { type: 'meta', any: {} },
   { type: 'meta', any: { a: 1, b: [null] }, counts: { x: 1.5 }, nested: null },
   { type: 'meta', any: {}, nested: { k: 'v', 'a/b': 'c' } },
+  { type: 'limits' },
+  { type: 'limits', options: ['a'], few: [], some: [1, 2], timeout: 1, ratio: -0.5, cap: 1.5 },
+  { type: 'limits', options: ['a', 'bb', ''], few: [7], some: [1, 2, 3], timeout: 600 },
 ];
 
 const INVALID: Array<[unknown, string]> = [
@@ -107,6 +122,27 @@ const INVALID: Array<[unknown, string]> = [
   [{ type: 'meta', any: {}, counts: { a: 1, 'b/c': 'x' } }, 'meta: /counts/b~1c must be a number'],
   [{ type: 'meta', any: {}, nested: { k: 1 } }, 'meta: /nested/k must be a string'],
   [{ type: 'meta', any: {}, nested: 'x' }, 'meta: /nested must be an object or null'],
+  [{ type: 'limits', options: [] }, 'limits: /options must be an array of 1 to 3 items'],
+  [
+    { type: 'limits', options: ['a', 'b', 'c', 'd'] },
+    'limits: /options must be an array of 1 to 3 items',
+  ],
+  // The count is checked before the items, as in TypeBox.
+  [
+    { type: 'limits', options: ['abc', 'b', 'c', 'd'] },
+    'limits: /options must be an array of 1 to 3 items',
+  ],
+  [
+    { type: 'limits', options: ['abc'] },
+    'limits: /options/0 must be a string of at most 2 characters',
+  ],
+  [{ type: 'limits', few: [1, 2] }, 'limits: /few must be an array of at most 1 items'],
+  [{ type: 'limits', some: [1] }, 'limits: /some must be an array of at least 2 items'],
+  [{ type: 'limits', timeout: 0 }, 'limits: /timeout must be an integer from 1 to 600'],
+  [{ type: 'limits', timeout: 601 }, 'limits: /timeout must be an integer from 1 to 600'],
+  [{ type: 'limits', timeout: 1.5 }, 'limits: /timeout must be an integer from 1 to 600'],
+  [{ type: 'limits', ratio: -0.6 }, 'limits: /ratio must be a number of at least -0.5'],
+  [{ type: 'limits', cap: 2 }, 'limits: /cap must be a number of at most 1.5'],
 ];
 
 test('a generated table agrees with Value.Check and explains each failure', async () => {

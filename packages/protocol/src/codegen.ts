@@ -11,18 +11,18 @@ import type { Shape } from './errors.js';
 import { FRAME_SCHEMAS_FROM_EXTENSION } from './frames-extension.js';
 import { FRAME_SCHEMAS_FROM_HOST } from './frames-host.js';
 
-// Keywords each kind may carry; anything else (minimum, additionalProperties, format ...)
+// Keywords each kind may carry; anything else (exclusiveMinimum, additionalProperties, format ...)
 // would be checked by TypeBox but not explained by errors.ts, so it stops the generator.
 const ANNOTATIONS = ['title', 'description'];
 const KEYWORDS: Record<string, readonly string[]> = {
   String: ['type', 'minLength', 'maxLength', 'pattern'],
-  Integer: ['type'],
-  Number: ['type'],
+  Integer: ['type', 'minimum', 'maximum'],
+  Number: ['type', 'minimum', 'maximum'],
   Boolean: ['type'],
   Null: ['type'],
   Unknown: [],
   Literal: ['type', 'const'],
-  Array: ['type', 'items'],
+  Array: ['type', 'items', 'minItems', 'maxItems'],
   Object: ['type', 'properties', 'required'],
   Record: ['type', 'patternProperties'],
   Union: ['anyOf'],
@@ -60,6 +60,33 @@ function stringShape(schema: TSchema, where: string): Shape {
   return shape;
 }
 
+// A number's inclusive bounds, only those the schema has.
+function numberShape(schema: TSchema, kind: 'integer' | 'number', where: string): Shape {
+  const shape: { kind: 'integer' | 'number'; minimum?: number; maximum?: number } = { kind };
+  for (const key of ['minimum', 'maximum'] as const) {
+    const value: unknown = schema[key];
+    if (value === undefined) continue;
+    if (!Number.isFinite(value)) throw unsupported(where, `${key} ${JSON.stringify(value)}`);
+    shape[key] = value as number;
+  }
+  return shape;
+}
+
+// An array's item shape and count limits, only those the schema has.
+function arrayShape(schema: TSchema, where: string): Shape {
+  const shape: { kind: 'array'; items: Shape; minItems?: number; maxItems?: number } = {
+    kind: 'array',
+    items: shapeOf(schema['items'] as TSchema, `${where}/items`),
+  };
+  for (const key of ['minItems', 'maxItems'] as const) {
+    const value: unknown = schema[key];
+    if (value === undefined) continue;
+    if (!isLength(value)) throw unsupported(where, `${key} ${JSON.stringify(value)}`);
+    shape[key] = value;
+  }
+  return shape;
+}
+
 /** The plain shape of a TypeBox schema, for errors.ts. Throws on unsupported schemas. */
 export function shapeOf(schema: TSchema, where: string): Shape {
   const kind = String(schema[Kind]);
@@ -81,7 +108,11 @@ export function shapeOf(schema: TSchema, where: string): Shape {
       return { kind: 'literal', value };
     }
     case 'Array':
-      return { kind: 'array', items: shapeOf(schema['items'] as TSchema, `${where}/items`) };
+      return arrayShape(schema, where);
+    case 'Integer':
+      return numberShape(schema, 'integer', where);
+    case 'Number':
+      return numberShape(schema, 'number', where);
     case 'Object': {
       const required = (schema['required'] ?? []) as string[];
       const properties = Object.entries(schema['properties'] as Record<string, TSchema>);

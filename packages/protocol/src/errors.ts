@@ -8,10 +8,11 @@
 
 /** What a schema accepts, as plain data generated from a TypeBox schema. */
 export type Shape =
-  | { readonly kind: 'integer' | 'number' | 'boolean' | 'null' | 'unknown' }
+  | { readonly kind: 'boolean' | 'null' | 'unknown' }
+  | NumberShape
   | StringShape
   | { readonly kind: 'literal'; readonly value: string | number | boolean }
-  | { readonly kind: 'array'; readonly items: Shape }
+  | ArrayShape
   | { readonly kind: 'object'; readonly properties: readonly ShapeProperty[] }
   | { readonly kind: 'record'; readonly keyPattern: string; readonly values: Shape }
   | { readonly kind: 'union'; readonly variants: readonly Shape[] };
@@ -23,6 +24,21 @@ export interface StringShape {
   readonly maxLength?: number;
   /** Source of a regular expression the string must match somewhere, as `new RegExp(p)`. */
   readonly pattern?: string;
+}
+
+/** A number or integer, with the inclusive bounds its schema sets. */
+export interface NumberShape {
+  readonly kind: 'integer' | 'number';
+  readonly minimum?: number;
+  readonly maximum?: number;
+}
+
+/** An array, with the item count limits its schema sets. */
+export interface ArrayShape {
+  readonly kind: 'array';
+  readonly items: Shape;
+  readonly minItems?: number;
+  readonly maxItems?: number;
 }
 
 /** One property of an object shape, in schema order. */
@@ -78,15 +94,23 @@ function matchesString(shape: StringShape, value: unknown): boolean {
   );
 }
 
+// True when `value` is a number of the shape's kind within its bounds.
+function matchesNumber(shape: NumberShape, value: unknown): boolean {
+  return (
+    (shape.kind === 'integer' ? Number.isInteger(value) : Number.isFinite(value)) &&
+    (shape.minimum === undefined || (value as number) >= shape.minimum) &&
+    (shape.maximum === undefined || (value as number) <= shape.maximum)
+  );
+}
+
 // True when `value` has the JSON type (and constraints) of a non-composite shape.
 function matchesScalar(shape: Shape, value: unknown): boolean {
   switch (shape.kind) {
     case 'string':
       return matchesString(shape, value);
     case 'integer':
-      return Number.isInteger(value);
     case 'number':
-      return Number.isFinite(value);
+      return matchesNumber(shape, value);
     case 'boolean':
       return typeof value === 'boolean';
     case 'null':
@@ -104,7 +128,13 @@ function matchesScalar(shape: Shape, value: unknown): boolean {
 function firstError(shape: Shape, path: string, value: unknown): ShapeError | undefined {
   switch (shape.kind) {
     case 'array': {
-      if (!Array.isArray(value)) return { problem: 'mismatch', shape, path, value };
+      // The count first, as TypeBox checks it before the items.
+      if (
+        !Array.isArray(value) ||
+        (shape.minItems !== undefined && value.length < shape.minItems) ||
+        (shape.maxItems !== undefined && value.length > shape.maxItems)
+      )
+        return { problem: 'mismatch', shape, path, value };
       for (let i = 0; i < value.length; i++) {
         const error = firstError(shape.items, pointer(path, i), value[i]);
         if (error !== undefined) return error;
@@ -166,21 +196,31 @@ function describeString(shape: StringShape): string {
   return pattern === undefined ? text : `${text} matching ${JSON.stringify(pattern)}`;
 }
 
+// ` of 1 to 20 items`, ` from 1 to 3600000`: the bounds a number or count must keep.
+function describeRange(min: number | undefined, max: number | undefined, unit = ''): string {
+  // (The packed SDK's import check reads a quote right after the word "from" as a specifier.)
+  if (min !== undefined && max !== undefined)
+    return unit ? ` of ${min} to ${max}${unit}` : ` from ${min} to ${max}`;
+  if (max !== undefined) return ` of at most ${max}${unit}`;
+  if (min !== undefined) return ` of at least ${min}${unit}`;
+  return '';
+}
+
 /** Human phrase for what a shape accepts: `a string`, `"a" or "b"`, `an array or null`. */
 export function describeShape(shape: Shape): string {
   switch (shape.kind) {
     case 'string':
       return describeString(shape);
     case 'integer':
-      return 'an integer';
+      return `an integer${describeRange(shape.minimum, shape.maximum)}`;
     case 'number':
-      return 'a number';
+      return `a number${describeRange(shape.minimum, shape.maximum)}`;
     case 'boolean':
       return 'a boolean';
     case 'null':
       return 'null';
     case 'array':
-      return 'an array';
+      return `an array${describeRange(shape.minItems, shape.maxItems, ' items')}`;
     case 'object':
     case 'record':
       return 'an object';

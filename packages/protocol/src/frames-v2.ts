@@ -40,12 +40,16 @@ export const UiRequestFrameSchema = frame(
     title: Type.String({ maxLength: V2_LIMITS.uiTitle }),
     options: Type.Optional(
       Type.Array(Type.String({ maxLength: V2_LIMITS.uiOption }), {
-        description: `select: the choices, at most ${V2_LIMITS.uiOptions} (the answer is one of them).`,
+        minItems: 1,
+        maxItems: V2_LIMITS.uiOptions,
+        description: `select: the choices, 1 to ${V2_LIMITS.uiOptions} (the answer is one of them).`,
       }),
     ),
     mask: Type.Optional(Type.Boolean({ description: 'input: hide what is typed.' })),
     timeout_ms: Type.Optional(
       Type.Integer({
+        minimum: 1,
+        maximum: V2_LIMITS.uiTimeoutMs,
         description: `How long to wait for the user (1 to ${V2_LIMITS.uiTimeoutMs} ms); then the answer is cancelled.`,
       }),
     ),

@@ -133,7 +133,12 @@ test('non-objects fail every generated check and its shape walk', () => {
 
 test('codegen refuses schemas the generated module could not honour', () => {
   assert.throws(() => shapeOf(Type.String({ format: 'email' }), 'S'), /keyword "format"/);
-  assert.throws(() => shapeOf(Type.Integer({ minimum: 1 }), 'I'), /keyword "minimum"/);
+  assert.throws(
+    () => shapeOf(Type.Integer({ exclusiveMinimum: 1 }), 'I'),
+    /keyword "exclusiveMinimum"/,
+  );
+  assert.throws(() => shapeOf(Type.Array(Type.Null(), { maxItems: 1.5 }), 'A'), /maxItems 1.5/);
+  assert.throws(() => shapeOf(Type.Number({ minimum: Infinity }), 'N'), /minimum/);
   assert.throws(() => shapeOf(Type.String({ minLength: 0.5 }), 'S'), /minLength 0.5/);
   assert.throws(() => shapeOf(Type.String({ pattern: '(' }), 'S'), /Invalid regular expression/);
   assert.throws(() => shapeOf(Type.Object({}, { additionalProperties: false }), 'O'), /keyword/);

@@ -640,6 +640,8 @@ function checkUiRequestFrame(value: any): boolean {
     value['title'].length <= 1000 &&
     (value['options'] !== undefined
       ? Array.isArray(value['options']) &&
+        value['options'].length <= 100 &&
+        value['options'].length >= 1 &&
         ((array) => {
           for (const value of array)
             if (!(typeof value === 'string' && value.length <= 500)) {
@@ -649,7 +651,11 @@ function checkUiRequestFrame(value: any): boolean {
         })(value['options'])
       : true) &&
     (value['mask'] !== undefined ? typeof value['mask'] === 'boolean' : true) &&
-    (value['timeout_ms'] !== undefined ? Number.isInteger(value['timeout_ms']) : true)
+    (value['timeout_ms'] !== undefined
+      ? Number.isInteger(value['timeout_ms']) &&
+        value['timeout_ms'] <= 3600000 &&
+        value['timeout_ms'] >= 1
+      : true)
   );
 }
 
@@ -674,10 +680,19 @@ const shapeUiRequestFrame: Shape = {
     {
       key: 'options',
       required: false,
-      shape: { kind: 'array', items: { kind: 'string', maxLength: 500 } },
+      shape: {
+        kind: 'array',
+        items: { kind: 'string', maxLength: 500 },
+        minItems: 1,
+        maxItems: 100,
+      },
     },
     { key: 'mask', required: false, shape: { kind: 'boolean' } },
-    { key: 'timeout_ms', required: false, shape: { kind: 'integer' } },
+    {
+      key: 'timeout_ms',
+      required: false,
+      shape: { kind: 'integer', minimum: 1, maximum: 3600000 },
+    },
   ],
 };
 

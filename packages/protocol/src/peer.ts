@@ -64,6 +64,14 @@ interface Pending {
   timer: ReturnType<typeof setTimeout> | undefined;
   label: string;
   frame: RequestFrame;
+  /** The deadline's time left when its clock last (re)started, and when that was. */
+  leftMs: number;
+  startedAt: number;
+  /** Set while the clock is stopped (`pause`): when it stopped. */
+  pausedAt?: number;
+  /** Time already spent paused, counted against a pause's budget. */
+  pausedMs: number;
+  expire?: () => void;
 }
 
 /** The asking side: sends requests, correlates replies. */
@@ -135,6 +143,9 @@ export class Peer {
         label,
         frame: sent,
         timer: undefined,
+        leftMs: timeoutMs,
+        startedAt: Date.now(),
+        pausedMs: 0,
         resolve: (reply) => {
           cleanup();
           resolve(reply as ReplyTo<R['type']>); // its type was checked in resolve()
@@ -144,10 +155,11 @@ export class Peer {
           reject(error);
         },
       };
-      entry.timer = setTimeout(() => {
+      entry.expire = () => {
         entry.reject(new RequestError(`${label}: no reply within ${timeoutMs} ms`, 'timeout'));
         this.abandoned(sent, 'timeout');
-      }, timeoutMs);
+      };
+      entry.timer = setTimeout(entry.expire, timeoutMs);
       signal?.addEventListener('abort', onAbort, { once: true });
       this.pending.set(id, entry);
       this.onPendingChange();
@@ -156,6 +168,38 @@ export class Peer {
       if (typeof refused === 'string')
         entry.reject(new RequestError(`${label}: ${refused}`, 'unsendable'));
     });
+  }
+
+  /**
+   * Stops the deadline's clock of request `id` (the other side is waiting on something the host
+   * owns, such as the user), for as long as `budgetMs` minus the time this request has already
+   * spent paused; after that the clock runs on by itself. False when no such request awaits a
+   * reply, its clock is already stopped, or its budget is spent.
+   */
+  pause(id: string, budgetMs: number): boolean {
+    const entry = this.pending.get(id);
+    if (!entry || entry.pausedAt !== undefined || !entry.expire) return false;
+    const budget = budgetMs - entry.pausedMs;
+    if (budget <= 0) return false;
+    const now = Date.now();
+    clearTimeout(entry.timer);
+    entry.leftMs = Math.max(0, entry.leftMs - (now - entry.startedAt));
+    entry.pausedAt = now;
+    entry.timer = setTimeout(() => this.resume(id), budget);
+    return true;
+  }
+
+  /** Starts the clock of request `id` again with the time it had left; false if not paused. */
+  resume(id: string): boolean {
+    const entry = this.pending.get(id);
+    if (!entry || entry.pausedAt === undefined || !entry.expire) return false;
+    clearTimeout(entry.timer);
+    const now = Date.now();
+    entry.pausedMs += now - entry.pausedAt;
+    entry.pausedAt = undefined;
+    entry.startedAt = now;
+    entry.timer = setTimeout(entry.expire, entry.leftMs);
+    return true;
   }
 
   /**

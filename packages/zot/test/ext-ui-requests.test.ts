@@ -13,7 +13,7 @@ import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js'
 import { ZotRpc, type Line } from './support/rpc-client.js';
 import { pySdkExtension, tsSdkExtension } from './support/sdk-extensions.js';
 import { until } from './support/pipes.js';
-import { hangGuard } from './support/timing.js';
+import { extTimeouts, hangGuard } from './support/timing.js';
 import { makeSandbox, runZot } from './support/zot.js';
 
 let llm: FakeLlm;
@@ -238,6 +238,67 @@ test('RPC, raw NDJSON: at most 4 questions of one extension wait at once (the re
     (await answer(client, { id: questions[2]!.id, value: true })).error_kind,
     'not_found',
   );
+  await client.close();
+});
+
+const PATIENT = `import { createExtension } from '@zot/sdk';
+const ext = createExtension({ name: 'patient', version: '1.0.0' });
+ext.tool('slow_ask', 'asks and waits', { type: 'object' }, async () => {
+  const a = await ext.ui.confirm('Still there?');
+  return a.ok ? 'answered ' + a.value : 'no answer: ' + a.reason;
+});
+ext.tool('ask_then_hang', 'asks, then never answers', { type: 'object' }, async () => {
+  await ext.ui.confirm('Then hang?');
+  return new Promise(() => undefined);
+});
+await ext.run();
+`;
+
+test("RPC: a tool call waiting on its extension's question outlives the tool deadline; once answered, its clock runs on", async (t) => {
+  const box = makeSandbox();
+  t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
+  const dir = tsSdkExtension(join(box.home, 'exts'), 'patient', PATIENT);
+  llm.script(
+    { toolCalls: [{ id: 'w1', name: 'slow_ask', args: {} }] },
+    { toolCalls: [{ id: 'w2', name: 'ask_then_hang', args: {} }] },
+    { text: 'done' },
+  );
+  // The short tool deadline of the other end-to-end tests, derived from measured start-up.
+  const toolMs = extTimeouts().toolMs;
+  const client = ZotRpc.start([...fakeLlmFlags(llm.url), '--no-session', '--ext', dir], {
+    home: box.home,
+    cwd: box.project,
+    env: FAST_TIMEOUTS,
+  });
+  await client.request('prompt', { message: 'go' });
+  const question = await nextQuestion(client, 0);
+  const log = join(box.home, 'logs', 'ext-patient.log');
+  await until(() => /deadline paused/.test(readFileSync(log, 'utf8')), hangGuard(10_000));
+  // Answered only after the call's deadline would have passed, had it kept running.
+  await new Promise((resolve) => setTimeout(resolve, Math.ceil(toolMs * 1.5)));
+  assert.equal(
+    client.lines.some((line) => line.type === 'tool_result'),
+    false,
+    'no result (a timeout) while the user is asked',
+  );
+  assert.equal((await answer(client, { id: question.id, value: true })).success, true);
+  const first = await client.waitFor((line) => line.type === 'tool_result', hangGuard(20_000));
+  assert.equal(first.is_error, false, JSON.stringify(first));
+  assert.deepEqual(first.content, [{ type: 'text', text: 'answered true' }]);
+
+  // Answered at once, then the handler hangs: the deadline, running again, ends the call.
+  const again = await nextQuestion(client, client.lines.indexOf(first) + 1);
+  assert.equal((await answer(client, { id: again.id, value: false })).success, true);
+  const second = await client.waitFor(
+    (line) => line.type === 'tool_result',
+    hangGuard(20_000) + toolMs,
+    client.lines.indexOf(again) + 1,
+  );
+  assert.equal(second.is_error, true);
+  assert.match(JSON.stringify(second.content), /did not answer tool call ask_then_hang within/);
+  assert.match(readFileSync(log, 'utf8'), /tool_call \d+: deadline running again/);
+  await client.doneCount(1);
   await client.close();
 });
 

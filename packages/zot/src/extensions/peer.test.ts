@@ -53,3 +53,29 @@ test('close fails every pending request and refuses new ones', async () => {
     (error: RequestError) => error.reason === 'closed',
   );
 });
+
+test('a paused deadline stops its clock, runs on from where it stopped, and pauses within a budget', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+  const { sent, peer: p } = peer();
+  const call = p.request({ type: 'tool_call', name: 't' }, 'tool t', 1_000);
+  let failed: RequestError | undefined;
+  call.catch((error: RequestError) => (failed = error));
+  const id = (sent[0] as { id: string }).id;
+  t.mock.timers.tick(400);
+  assert.equal(p.pause(id, 5_000), true);
+  assert.equal(p.pause(id, 5_000), false, 'already paused');
+  t.mock.timers.tick(3_000);
+  assert.equal(p.resume(id), true);
+  assert.equal(p.resume(id), false, 'already running');
+  t.mock.timers.tick(599);
+  await Promise.resolve();
+  assert.equal(failed, undefined, '600 ms were left when it paused');
+  // 3 s of the 5 s budget are spent: this pause lasts 2 s, then the clock runs on by itself.
+  assert.equal(p.pause(id, 5_000), true);
+  t.mock.timers.tick(2_000);
+  assert.equal(p.pendingCount, 1);
+  assert.equal(p.pause(id, 5_000), false, 'the budget is spent');
+  t.mock.timers.tick(1);
+  await assert.rejects(call, (error: RequestError) => error.reason === 'timeout');
+  assert.equal(p.pause(id, 5_000), false, 'no such request');
+});

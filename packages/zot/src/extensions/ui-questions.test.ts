@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { V2_LIMITS, type FrameFromHost, type UiRequestFrame } from '@zot/protocol';
 import type { ExtensionAnswer, ExtensionQuestion } from '../contract/extension-questions.js';
 import type { RunningExtension } from './extension.js';
+import { Peer } from './peer.js';
 import { ExtensionQuestions, MAX_OPEN_QUESTIONS } from './ui-questions.js';
 
 /** An extension as the questions see it: its name, its log, whether it runs, what it was sent. */
@@ -14,6 +15,7 @@ function fakeExtension(name = 'asker') {
     running: true,
     log: { write: (line: string) => void log.push(line) },
     send: (frame: FrameFromHost) => void sent.push(frame),
+    peer: new Peer(() => undefined),
   };
   return { extension: extension as unknown as RunningExtension, sent, log, raw: extension };
 }
@@ -157,4 +159,63 @@ test('an extension that exits withdraws its questions and is sent nothing; other
   questions.ask(stays.extension, ask('s2'));
   questions.withdrawAll();
   assert.equal(open[2]!.withdrawn.aborted, true);
+});
+
+test("a question pauses the deadlines of its extension's calls in flight until its last question closes; a refused one pauses nothing", async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+  const questions = new ExtensionQuestions(60_000);
+  const { open, answerer } = frontEnd();
+  questions.answerWith(answerer);
+  const { extension, raw, log } = fakeExtension();
+  const outcomes: string[] = [];
+  const request = (frame: Parameters<Peer['request']>[0], label: string) =>
+    raw.peer.request(frame, label, 1_000).then(
+      () => outcomes.push(`${label}: answered`),
+      (error: { reason: string }) => outcomes.push(`${label}: ${error.reason}`),
+    );
+  void request({ type: 'tool_call', name: 't' }, 'tool');
+  void request({ type: 'command_invoked', name: 'c', args: '' }, 'command');
+  void request({ type: 'event_intercept', event: 'turn_start', step: 1 }, 'intercept');
+  questions.ask(extension, ask('q1'));
+  questions.ask(extension, ask('q2'));
+  questions.ask(extension, ask('q1')); // refused: the id is waiting
+  t.mock.timers.tick(1_000);
+  await settle();
+  assert.deepEqual(outcomes, ['intercept: timeout'], 'an interceptor is not paused');
+  open[0]!.answer({ value: true });
+  await settle();
+  t.mock.timers.tick(5_000);
+  await settle();
+  assert.deepEqual(outcomes, ['intercept: timeout'], 'q2 still waits');
+  open[1]!.answer({ value: false });
+  await settle();
+  t.mock.timers.tick(999);
+  await settle();
+  assert.equal(outcomes.length, 1);
+  t.mock.timers.tick(1);
+  await settle();
+  assert.deepEqual(outcomes.sort(), ['command: timeout', 'intercept: timeout', 'tool: timeout']);
+  assert.equal(log.filter((line) => /deadline paused/.test(line)).length, 2);
+  assert.equal(log.filter((line) => /deadline running again/.test(line)).length, 2);
+});
+
+test('a question that is never answered pauses a call no longer than the cap', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+  const questions = new ExtensionQuestions(10_000);
+  const { answerer } = frontEnd();
+  questions.answerWith(answerer);
+  const { extension, raw } = fakeExtension();
+  let reason = '';
+  void raw.peer
+    .request({ type: 'tool_call', name: 't' }, 'tool', 1_000)
+    .catch((error: { reason: string }) => (reason = error.reason));
+  questions.ask(extension, ask('forever'));
+  // In steps: a mocked Date reads the tick's end inside the callbacks it runs.
+  t.mock.timers.tick(10_000);
+  t.mock.timers.tick(999);
+  await settle();
+  assert.equal(reason, '');
+  t.mock.timers.tick(1);
+  await settle();
+  assert.equal(reason, 'timeout');
 });

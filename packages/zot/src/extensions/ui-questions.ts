@@ -2,6 +2,8 @@
 // answered `unavailable` when no front end can ask anyone (print, JSON). The host keeps the
 // deadline, bounds how many questions one extension may have open, and withdraws a question
 // whose extension exited or restarted, so a dialog never outlives the process that asked.
+// While an extension waits for the user, the deadlines of its calls in flight are paused: the
+// user reading a dialog is not the extension being slow.
 import { V2_LIMITS, type UiRequestFrame, type UiResponseFrame } from '@zot/protocol';
 import {
   answerProblem,
@@ -13,6 +15,15 @@ import type { RunningExtension } from './extension.js';
 
 /** Questions one extension may have open at once; more are answered unavailable. */
 export const MAX_OPEN_QUESTIONS = 4;
+
+/**
+ * How long, in all, the user's questions may pause one call's deadline (a question without a
+ * `timeout_ms` must not keep a call alive forever); past it the call's clock runs on.
+ */
+export const QUESTION_PAUSE_CAP_MS = 10 * 60_000;
+
+/** The requests whose deadline waits for the user: a tool call or a command that asks. */
+const PAUSABLE = new Set(['tool_call', 'command_invoked']);
 
 interface OpenQuestion {
   extension: RunningExtension;
@@ -30,6 +41,8 @@ export class ExtensionQuestions {
   private answerer: AnswerExtension | undefined;
   private readonly open = new Map<string, OpenQuestion>();
   private nextId = 1;
+
+  constructor(private readonly pauseCapMs = QUESTION_PAUSE_CAP_MS) {}
 
   /** The front end that answers from now on (the TUI's dialogs, an RPC client). */
   answerWith(answer: AnswerExtension): void {
@@ -75,6 +88,7 @@ export class ExtensionQuestions {
     };
     this.open.set(id, open);
     extension.log.write(`ui_request ${frame.id} (${frame.kind}): asking the user as ${id}`);
+    this.pauseCalls(extension);
     if (timeout !== undefined) {
       open.timer = setTimeout(() => {
         if (!this.close(id)) return;
@@ -134,7 +148,23 @@ export class ExtensionQuestions {
     this.open.delete(id);
     clearTimeout(open.timer);
     if (abort) open.withdraw.abort();
+    const asking = [...this.open.values()].some((other) => other.extension === open.extension);
+    if (!asking) this.resumeCalls(open.extension);
     return true;
+  }
+
+  /** Stops the deadline of each call `extension` has in flight (each within the cap). */
+  private pauseCalls(extension: RunningExtension): void {
+    for (const frame of extension.peer.pendingFrames())
+      if (PAUSABLE.has(frame.type) && extension.peer.pause(frame.id, this.pauseCapMs))
+        extension.log.write(`${frame.type} ${frame.id}: deadline paused while the user is asked`);
+  }
+
+  /** Runs the paused deadlines of `extension`'s calls on, from where they stopped. */
+  private resumeCalls(extension: RunningExtension): void {
+    for (const frame of extension.peer.pendingFrames())
+      if (extension.peer.resume(frame.id))
+        extension.log.write(`${frame.type} ${frame.id}: deadline running again`);
   }
 
   private reply(extension: RunningExtension, frame: UiResponseFrame): void {

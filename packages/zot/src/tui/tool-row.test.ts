@@ -46,6 +46,24 @@ test('collapsed: the head for read, the tail for bash, with the exact counts; ex
   assert.doesNotMatch(all.join('\n'), /earlier lines/);
 });
 
+test('collapsed rows of a long stream: exact ends and counts, escapes kept, trailing breaks ignored', async () => {
+  const theme = createTheme(DARK, false);
+  const bash = new ToolRow({ theme, name: 'bash', show: 'tail' });
+  bash.start('flood');
+  for (let i = 1; i <= 10_000; i++) bash.progress(i === 9_999 ? 'bell\x07 here' : `line ${i}`);
+  bash.progress('\n\n');
+  const tail = await renderLines(bash, 60);
+  assert.equal(tail[1], '    … 9995 earlier lines, 10000 total (ctrl+o to expand)');
+  assert.deepEqual(tail.slice(-2), ['    bell\\x07 here', '    line 10000']);
+
+  const read = new ToolRow({ theme, name: 'read', show: 'head' });
+  read.start('big.txt');
+  read.finish({ isError: false, output: `\x1b[31mred\n${numbers(6)}\n` });
+  const head = await renderLines(read, 60);
+  assert.equal(head[1], '    \\x1b[31mred');
+  assert.equal(head.at(-1), '    … 2 more lines, 7 total (ctrl+o to expand)');
+});
+
 test('long lines are cut with … at 60 columns and kept at 200; nothing exceeds the width', async () => {
   const theme = createTheme(DARK, true);
   const row = new ToolRow({ theme, name: 'bash', show: 'tail' });

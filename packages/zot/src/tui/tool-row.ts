@@ -158,23 +158,19 @@ export class ToolRow implements Component {
         out.push(indent(theme.muted('… (the extension sent more rows than are shown)')));
       return out;
     }
-    const text = terminalSafeBlock(this.output.replace(/\n+$/, ''));
-    if (text === '') return [];
-    const style = this.status === 'error' ? theme.error : theme.toolOutput;
-    const all = text.split('\n');
     const tail = this.options.show === 'tail';
-    const shown = this.expanded
-      ? all
-      : tail
-        ? all.slice(-COLLAPSED_LINES)
-        : all.slice(0, COLLAPSED_LINES);
+    const { shown, total } = this.expanded
+      ? everyLine(this.output)
+      : endLines(this.output, COLLAPSED_LINES, tail);
+    if (total === 0) return [];
+    const style = this.status === 'error' ? theme.error : theme.toolOutput;
     // Cut, never wrapped, while collapsed: a row's height is then the count it promises.
     const render = (line: string) =>
       this.expanded ? wrapTextWithAnsi(style(line), inner) : [style(cut(line, inner))];
     const body = shown.flatMap(render).map(indent);
-    const hidden = all.length - shown.length;
+    const hidden = total - shown.length;
     if (hidden === 0) return body;
-    const more = indent(this.moreLine(hidden, all.length, tail ? 'earlier' : 'more'));
+    const more = indent(this.moreLine(hidden, total, tail ? 'earlier' : 'more'));
     return tail ? [more, ...body] : [...body, more];
   }
 
@@ -203,4 +199,61 @@ export class ToolRow implements Component {
     const lines = [this.header(width), ...this.commandLines(width), ...this.bodyLines(width)];
     return lines.map((line) => (fitsWidth(line, width) ? line : truncateToWidth(line, width)));
   }
+}
+
+/** The output without its trailing line breaks. */
+function trimmedEnd(output: string): number {
+  let end = output.length;
+  while (end > 0 && output.charCodeAt(end - 1) === 10) end--;
+  return end;
+}
+
+function everyLine(output: string): { shown: string[]; total: number } {
+  const text = terminalSafeBlock(output.slice(0, trimmedEnd(output)));
+  if (text === '') return { shown: [], total: 0 };
+  const shown = text.split('\n');
+  return { shown, total: shown.length };
+}
+
+/**
+ * The first or last `count` lines of the output, made safe, and how many lines it has: only
+ * those lines are cleaned and split, so a collapsed row costs the same per frame however much
+ * output streams into it (a flood of progress lines would otherwise redo it all every frame).
+ * Line breaks are the only thing `terminalSafeBlock` keeps as they are, so counting them in
+ * the raw text counts the safe text's lines.
+ */
+function endLines(
+  output: string,
+  count: number,
+  tail: boolean,
+): { shown: string[]; total: number } {
+  const end = trimmedEnd(output);
+  if (end === 0) return { shown: [], total: 0 };
+  let total = 1;
+  for (let at = output.indexOf('\n'); at !== -1 && at < end; at = output.indexOf('\n', at + 1))
+    total++;
+  let from = 0;
+  let to = end;
+  if (tail) {
+    let breaks = 0;
+    for (
+      let at = output.lastIndexOf('\n', end - 1);
+      at !== -1;
+      at = output.lastIndexOf('\n', at - 1)
+    ) {
+      if (++breaks === count) {
+        from = at + 1;
+        break;
+      }
+    }
+  } else {
+    let breaks = 0;
+    for (let at = output.indexOf('\n'); at !== -1 && at < end; at = output.indexOf('\n', at + 1)) {
+      if (++breaks === count) {
+        to = at;
+        break;
+      }
+    }
+  }
+  return { shown: terminalSafeBlock(output.slice(from, to)).split('\n'), total };
 }

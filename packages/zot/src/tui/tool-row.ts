@@ -81,8 +81,14 @@ export class ToolRow implements Component {
 
   /** Live output (bash): appended as it comes. */
   progress(text: string): void {
-    this.output += this.output === '' || this.output.endsWith('\n') ? text : `\n${text}`;
+    // Whether the output ends a line is kept, not read back: endsWith on the string being
+    // built flattens it, which made every line cost the whole output so far.
+    const piece = this.output === '' || this.outputEndsLine ? text : `\n${text}`;
+    this.output += piece;
+    if (piece !== '') this.outputEndsLine = piece.charCodeAt(piece.length - 1) === 10;
   }
+
+  private outputEndsLine = false;
 
   finish(result: {
     isError: boolean;
@@ -96,6 +102,7 @@ export class ToolRow implements Component {
   }): void {
     this.status = result.isError ? 'error' : 'done';
     this.output = result.output;
+    this.outputEndsLine = result.output.endsWith('\n');
     this.diff = result.isError ? undefined : result.diff;
     this.table = result.isError ? undefined : result.table;
     this.extension = result.extension ?? this.extension;

@@ -103,6 +103,10 @@ test('a crash after N calls: calls meanwhile fail at once, then it is back with 
     /^extension kit exited with status 9; restarting in \S+ (s|ms) \(restart 1 of 3\)$/,
   );
 
+  // The prompt that crashed it ends (a busy session would refuse the model switch below).
+  let dones = 0;
+  await client.waitFor((line) => line.type === 'done' && ++dones === 2);
+
   // While it restarts, a command fails at once, saying so.
   const from = client.lines.length;
   await client.request('command', { text: '/ping' });
@@ -124,8 +128,6 @@ test('a crash after N calls: calls meanwhile fail at once, then it is back with 
   assert.equal(pids(pidLog).length, 2);
 
   // The deferred tool it had activated is still offered, and the new process answers it.
-  let dones = 0;
-  await client.waitFor((line) => line.type === 'done' && ++dones === 2); // the second prompt's
   llm.script({ toolCalls: [{ id: 'c3', name: 'hidden', args: {} }] }, { text: 'three' });
   const third = client.lines.length;
   await client.request('prompt', { message: 'hidden' });

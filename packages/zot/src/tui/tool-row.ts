@@ -2,7 +2,8 @@
 // seconds while it runs (how long it took once it finished; expanded, the whole command a
 // bash call ran), then a collapsed result with the exact count and the key to expand:
 // the head of the output (read and most tools), the tail (bash, streamed live), or a numbered
-// diff (edit, an extension's diff details) or an aligned table (an extension's table details).
+// diff (edit, an extension's diff details), an aligned table (an extension's table details) or
+// the content a `write` call wrote, highlighted.
 // Errors are red; an extension's tool carries its name.
 import {
   type Component,
@@ -13,11 +14,12 @@ import {
 import type { EditDetails, TableDetails } from '../contract/tool-details.js';
 import { terminalSafeBlock } from '../util/terminal-text.js';
 import { cut, oneLine } from './dialog-frame.js';
-import { diffLines, styleDiffLine } from './diff-view.js';
+import { diffLines, styleDiffLine, type DiffLine } from './diff-view.js';
 import { fitsWidth } from './fitted-frame.js';
 import { highlightLines } from './highlight.js';
 import { tableLines } from './table-view.js';
 import type { Theme } from './theme.js';
+import { MAX_WRITTEN_LINES, WrittenContent } from './written-content.js';
 
 export const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 /** Lines of output a collapsed row shows. */
@@ -67,17 +69,29 @@ export class ToolRow implements Component {
   }
 
   /**
-   * The call is running: its one-line preview, the extension that provides the tool, and the
-   * command it runs (bash), shown whole when the row is expanded.
+   * The call is running: its one-line preview, the extension that provides the tool, the
+   * command it runs (bash), shown whole when the row is expanded, and the file it writes
+   * (write), shown once it is written.
    */
-  start(preview: string, extension?: string, command?: string): void {
+  start(
+    preview: string,
+    extension?: string,
+    command?: string,
+    written?: { path: string; content: string },
+  ): void {
     this.preview = preview;
     this.status = 'running';
     if (extension !== undefined) this.extension = extension;
     if (command !== undefined) this.command = command;
+    if (written !== undefined) this.toWrite = written;
   }
 
   private command: string | undefined;
+  private toWrite: { path: string; content: string } | undefined;
+  /** What the call wrote, once the write succeeded. */
+  private written: WrittenContent | undefined;
+  /** The diff's lines, worked out once (word changes cost a comparison a pair). */
+  private diffShown: DiffLine[] | undefined;
 
   /** Live output (bash): appended as it comes. */
   progress(text: string): void {
@@ -99,11 +113,23 @@ export class ToolRow implements Component {
     extension?: string;
     /** False for a call read back from a session file: how long it took is not known. */
     timed?: boolean;
+    /**
+     * The bytes the write tool reports it wrote: the content from the call is shown only when
+     * its size matches (an extension may have changed the arguments before the write).
+     */
+    wroteBytes?: number;
   }): void {
+    const toWrite = this.toWrite;
+    this.toWrite = undefined;
+    if (toWrite && !result.isError && result.wroteBytes !== undefined) {
+      const written = new WrittenContent(toWrite.content, toWrite.path);
+      if (written.bytes === result.wroteBytes) this.written = written;
+    }
     this.status = result.isError ? 'error' : 'done';
     this.output = result.output;
     this.outputEndsLine = result.output.endsWith('\n');
     this.diff = result.isError ? undefined : result.diff;
+    this.diffShown = undefined;
     this.table = result.isError ? undefined : result.table;
     this.extension = result.extension ?? this.extension;
     this.endedAt = result.timed === false ? undefined : this.now();
@@ -142,12 +168,12 @@ export class ToolRow implements Component {
     const inner = Math.max(1, width - 4);
     const indent = (line: string) => `    ${line}`;
     if (this.diff && this.diff.hunks.length > 0) {
-      const lines = diffLines(this.diff);
+      const lines = (this.diffShown ??= diffLines(this.diff));
       const counts = theme.muted(`+${this.diff.added} -${this.diff.removed}`);
       const shown = this.expanded ? lines : lines.slice(0, COLLAPSED_LINES * 2);
       const out = [
         indent(counts),
-        ...shown.map((line) => indent(styleDiffLine(line, inner, theme))),
+        ...shown.flatMap((line) => styleDiffLine(line, inner, theme, this.expanded).map(indent)),
       ];
       if (shown.length < lines.length)
         out.push(indent(this.moreLine(lines.length - shown.length, lines.length)));
@@ -165,6 +191,7 @@ export class ToolRow implements Component {
         out.push(indent(theme.muted('… (the extension sent more rows than are shown)')));
       return out;
     }
+    if (this.written) return this.writtenLines(inner);
     const tail = this.options.show === 'tail';
     const { shown, total } = this.expanded
       ? everyLine(this.output)
@@ -179,6 +206,32 @@ export class ToolRow implements Component {
     if (hidden === 0) return body;
     const more = indent(this.moreLine(hidden, total, tail ? 'earlier' : 'more'));
     return tail ? [more, ...body] : [...body, more];
+  }
+
+  /** The written file: its head while collapsed, every line (to a bound) wrapped when expanded. */
+  private writtenLines(inner: number): string[] {
+    const written = this.written!;
+    const { theme } = this.options;
+    const total = written.lineCount;
+    const lines = this.expanded
+      ? written.render(theme, inner, undefined, true)
+      : written
+          .render(theme, inner, COLLAPSED_LINES, false)
+          .map((line) => (fitsWidth(line, inner) ? line : truncateToWidth(line, inner, '…')));
+    const out = lines.map((line) => `    ${line}`);
+    const shown = this.expanded
+      ? Math.min(total, MAX_WRITTEN_LINES)
+      : Math.min(total, COLLAPSED_LINES);
+    if (shown < total) {
+      out.push(
+        `    ${
+          this.expanded
+            ? theme.muted(`… ${total - shown} more lines not drawn, ${total} total`)
+            : this.moreLine(total - shown, total)
+        }`,
+      );
+    }
+    return out;
   }
 
   private moreLine(hidden: number, total: number, word = 'more', unit = 'line'): string {

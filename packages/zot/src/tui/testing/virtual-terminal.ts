@@ -143,6 +143,7 @@ export class VirtualTerminal implements Terminal {
       fgDefault: cell.isFgDefault(),
       bold: cell.isBold() !== 0,
       dim: cell.isDim() !== 0,
+      inverse: cell.isInverse() !== 0,
     };
   }
 

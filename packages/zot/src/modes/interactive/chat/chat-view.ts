@@ -125,6 +125,7 @@ export class ChatView {
           event.preview,
           event.extension,
           commandOf(event.name, event.args),
+          event.extension ? undefined : writtenOf(event.name, event.args),
         );
         break;
       case 'tool_progress':
@@ -213,6 +214,7 @@ export class ChatView {
               this.options.preview?.(block.name, block.args) ?? '',
               undefined,
               commandOf(block.name, block.args),
+              writtenOf(block.name, block.args),
             );
           }
         }
@@ -328,6 +330,7 @@ export class ChatView {
       ...(details?.kind === 'edit' ? { diff: details } : {}),
       ...(details?.kind === 'diff' ? { diff: parseUnifiedDiff(details.diff) } : {}),
       ...(details?.kind === 'table' ? { table: details } : {}),
+      ...(details?.kind === 'write' ? { wroteBytes: details.bytes } : {}),
       ...(extension ? { extension } : {}),
     });
     this.log.settle(row);
@@ -352,6 +355,16 @@ export class ChatView {
 /** The command a bash call runs, shown whole in its expanded row. */
 function commandOf(name: string, args: Record<string, unknown>): string | undefined {
   return name === 'bash' && typeof args.command === 'string' ? args.command : undefined;
+}
+
+/** The file a write call writes, shown in its row once written. */
+function writtenOf(
+  name: string,
+  args: Record<string, unknown>,
+): { path: string; content: string } | undefined {
+  return name === 'write' && typeof args.path === 'string' && typeof args.content === 'string'
+    ? { path: args.path, content: args.content }
+    : undefined;
 }
 
 function textOf(content: ReadonlyArray<{ type: string; text?: string }>): string {

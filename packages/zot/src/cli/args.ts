@@ -5,10 +5,10 @@ import { isBaseUrl } from '../util/base-url.js';
 import { UsageError } from '../util/errors.js';
 import { scanArgs, type OptionSpec } from './options.js';
 
-export type Mode = 'print' | 'json' | 'rpc' | 'interactive';
+export type Mode = 'print' | 'json' | 'rpc' | 'acp' | 'interactive';
 
 export interface CliOptions {
-  command?: 'rpc' | 'auth' | 'ext' | 'permissions' | 'doctor' | 'rewind';
+  command?: 'rpc' | 'acp' | 'auth' | 'ext' | 'permissions' | 'doctor' | 'rewind';
   commandArgs: string[];
   prompt: string[];
   print: boolean;
@@ -122,7 +122,7 @@ const FLAGS: FlagSpec[] = [
   { names: ['-h', '--help'], kind: 'bool', key: 'help' },
 ];
 
-const SUBCOMMANDS = new Set(['rpc', 'auth', 'ext', 'permissions', 'doctor', 'rewind']);
+const SUBCOMMANDS = new Set(['rpc', 'acp', 'auth', 'ext', 'permissions', 'doctor', 'rewind']);
 
 function defaults(): CliOptions {
   return {
@@ -153,7 +153,7 @@ function defaults(): CliOptions {
 
 /**
  * Parses argv (without node and script). `auth` and `ext` take the rest of the line as their
- * own arguments; `rpc` accepts the normal flags.
+ * own arguments; `rpc` and `acp` accept the normal flags.
  * Contract: throws UsageError naming the flag for unknown flags and bad values.
  */
 export function parseArgs(argv: string[]): CliOptions {
@@ -181,7 +181,7 @@ export function parseArgs(argv: string[]): CliOptions {
         return;
       }
       options.command = arg as CliOptions['command'];
-      if (arg === 'rpc') return;
+      if (arg === 'rpc' || arg === 'acp') return;
       options.commandArgs = argv.slice(index + 1);
       return 'stop';
     },
@@ -197,6 +197,7 @@ export function parseArgs(argv: string[]): CliOptions {
 /** The mode a parsed command line asks for. */
 export function selectMode(options: CliOptions): Mode {
   if (options.command === 'rpc') return 'rpc';
+  if (options.command === 'acp') return 'acp';
   if (options.mode) return options.mode;
   if (options.json) return 'json';
   if (options.print) return 'print';

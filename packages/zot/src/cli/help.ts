@@ -7,6 +7,7 @@ Usage:
   zot -p [options] <prompt>       print mode: run the prompt, print the final answer
   zot --json [options] <prompt>   JSON mode: one event per line on stdout
   zot rpc [options]               RPC mode: JSON requests on stdin, responses and events on stdout
+  zot acp [options]               Agent Client Protocol over stdio, for editors (zot acp --help)
   zot auth <set|list|remove>      manage stored API keys (zot auth --help)
   zot ext <command>               manage extensions (zot ext --help)
   zot permissions [trust|untrust] list the permission rules in force; trust the project's allow rules
@@ -95,4 +96,26 @@ Commands:
   remove <provider>   delete a stored key
 
 Providers: anthropic, openai, kimi, ollama, lmstudio, vllm, llamacpp
+`;
+
+export const ACP_HELP = `zot acp: serve the Agent Client Protocol (ACP, version 1) on stdin and stdout
+
+Usage:
+  zot acp [options]
+
+An editor (Zed, JetBrains, Neovim, Emacs ...) starts this command and speaks JSON-RPC 2.0 with
+it, one message a line; stdout carries only ACP messages, diagnostics go to stderr. Each ACP
+session is a zot session in the directory the editor names, recorded like any other (see
+docs/acp.md for editor settings).
+
+Options (the same as zot's; the most useful here):
+      --provider <name>           the model provider (default: the one /model saved, else anthropic)
+      --model <id>                the model id
+      --no-yolo                   ask the editor before every tool call no permission rule allows
+      --allow/--ask/--deny <rule> permission rules for this run
+      --no-ext                    load no extensions
+      --no-session                do not record sessions (session/load then has nothing to load)
+  -h, --help                      this help
+
+Exit codes: 0 when the editor closed the connection, 1 on a failure, 2 on a usage error.
 `;

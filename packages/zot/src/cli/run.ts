@@ -15,7 +15,7 @@ import type { Session } from '../session/session.js';
 import { cwdKey } from '../session/store.js';
 import { listModelRows } from './list-models.js';
 import { createRuntime, type Runtime } from './setup.js';
-import { MAIN_HELP } from './help.js';
+import { ACP_HELP, MAIN_HELP } from './help.js';
 import { zotVersion } from './version.js';
 import { setSelfArgv } from '../util/self.js';
 
@@ -103,7 +103,7 @@ async function listModelsCommand(options: CliOptions): Promise<number> {
 async function dispatch(argv: string[], stop: AbortController): Promise<number> {
   const options = parseArgs(argv);
   if (options.help) {
-    writeLine(io.stdout, MAIN_HELP);
+    writeLine(io.stdout, options.command === 'acp' ? ACP_HELP : MAIN_HELP);
     return 0;
   }
   if (options.version) {
@@ -132,6 +132,14 @@ async function dispatch(argv: string[], stop: AbortController): Promise<number> 
   }
   if (options.listModels) return listModelsCommand(options);
   const mode = selectMode(options);
+  if (mode === 'acp') {
+    if (options.prompt.length > 0) {
+      throw new UsageError('zot acp takes no prompt; the editor sends prompts over ACP');
+    }
+    handleInterrupts(stop);
+    const { runAcp } = await import('./acp.js');
+    return runAcp(options, { ...io, stdin: process.stdin }, stop.signal, warn);
+  }
   if (mode === 'interactive' && !(process.stdin.isTTY && process.stdout.isTTY)) {
     throw new UsageError(
       'the interactive mode needs a terminal (stdin and stdout); use -p/--print, --json or `zot rpc` (see zot --help)',

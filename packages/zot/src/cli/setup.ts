@@ -156,6 +156,7 @@ function sessionPath(options: CliOptions, mode: Mode, paths: ZotPaths, cwd: stri
     path = newestSession(paths.sessions, cwd);
     if (!path) warn('no earlier session in this directory; starting a new one');
   } else if (mode === 'rpc') return undefined;
+  // ACP: every session is recorded (session/load finds it), unless --no-session.
   return path ?? newSessionPath(paths.sessions, cwd);
 }
 

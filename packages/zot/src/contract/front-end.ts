@@ -290,3 +290,64 @@ export interface InteractiveSession {
   /** Why the sandbox keeps `path` from being read (an `@file` mention), or undefined. */
   readDenial?(path: string): string | undefined;
 }
+
+/** An MCP server the editor hands to an ACP session: the user's own choice, so no trust gate. */
+export type EditorMcpServer =
+  | {
+      transport: 'stdio';
+      name: string;
+      command: string;
+      args: string[];
+      env: Record<string, string>;
+    }
+  | { transport: 'http'; name: string; url: string; headers: Record<string, string> };
+
+/** What ACP mode uses of one session: RPC's requests, plus the key check and disposal. */
+export interface AcpSession
+  extends Pick<
+    RpcSession,
+    | 'subscribe'
+    | 'connectUi'
+    | 'startExtensions'
+    | 'setOutputBlocked'
+    | 'currentModel'
+    | 'messages'
+    | 'busy'
+    | 'sessionFile'
+    | 'runCommand'
+    | 'cancel'
+    | 'abort'
+    | 'state'
+    | 'models'
+    | 'setModel'
+    | 'commands'
+    | 'closePanel'
+    | 'enableConfirmation'
+    | 'answerExtensionQuestions'
+    | 'idle'
+  > {
+  readonly cwd: string;
+  /** Contract: never rejects. */
+  prompt(text: string, images?: ImageBlock[]): Promise<PromptOutcome>;
+  /** Why a prompt could not be answered now (no API key), or undefined. Never throws. */
+  keyProblem(): string | undefined;
+  /** Aborts work and shuts extensions down. Contract: never rejects. */
+  dispose(): Promise<void>;
+}
+
+/** How ACP mode opens sessions: one runtime per ACP session, each in its own directory. */
+export interface AcpRuntime {
+  /**
+   * A new session in `cwd`, or the recorded one `sessionId` names (`session/load`).
+   * Contract: rejects naming what failed (no such directory, no such session).
+   */
+  open(request: {
+    cwd: string;
+    sessionId?: string;
+    mcpServers?: readonly EditorMcpServer[];
+  }): Promise<AcpSession>;
+  /** The recorded sessions of `cwd`, newest first. */
+  sessions(cwd: string): SessionSummary[];
+  /** Providers and where their keys come from (the auth methods). */
+  providers(): ProviderStatus[];
+}

@@ -53,6 +53,11 @@ export function sessionFiles(root: string, cwd: string, header: () => SessionEnt
   };
 }
 
+/** The recorded sessions of `cwd`, newest first (ACP's session/list). Contract: never throws. */
+export function listSessionsOf(root: string, cwd: string): SessionSummary[] {
+  return listSessions(sessionDir(root, cwd));
+}
+
 function listSessions(dir: string): SessionSummary[] {
   let names: string[];
   try {

@@ -1,0 +1,207 @@
+// ACP mode (`zot acp`): the Agent Client Protocol over stdio, JSON-RPC 2.0 one message a line.
+// stdout carries only ACP messages; diagnostics go to stderr.
+import { randomBytes } from 'node:crypto';
+import { basename } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import {
+  agent,
+  ndJsonStream,
+  PROTOCOL_VERSION,
+  RequestError,
+  type AgentContext,
+  type AuthMethod,
+  type ClientCapabilities,
+  type McpServer,
+} from '@agentclientprotocol/sdk';
+import type { AcpRuntime, EditorMcpServer } from '../../contract/front-end.js';
+import { errorMessage } from '../../util/errors.js';
+import { writeDiagnostic, type ModeIO } from '../io.js';
+import { LinkedSession } from './linked-session.js';
+import { replayUpdates } from './replay.js';
+
+export interface AcpInfo {
+  version: string;
+  /** --no-yolo: ask before every tool call no rule allows. */
+  noYolo: boolean;
+}
+
+interface Streams extends ModeIO {
+  stdin: NodeJS.ReadableStream;
+}
+
+/** The editor's MCP servers in zot's terms; SSE ones are refused (not advertised). */
+function editorServers(servers: readonly McpServer[]): EditorMcpServer[] {
+  return servers.map((server) => {
+    if ('type' in server && server.type === 'http') {
+      const headers = Object.fromEntries(server.headers.map((h) => [h.name, h.value]));
+      return { transport: 'http', name: server.name, url: server.url, headers };
+    }
+    if ('type' in server && server.type === 'sse') {
+      throw RequestError.invalidParams(
+        { server: server.name },
+        `MCP server "${server.name}": SSE transport is not supported (use stdio or http)`,
+      );
+    }
+    const stdio = server as Extract<McpServer, { command: string }>;
+    const env = Object.fromEntries(stdio.env.map((v) => [v.name, v.value]));
+    return { transport: 'stdio', name: stdio.name, command: stdio.command, args: stdio.args, env };
+  });
+}
+
+function authMethods(runtime: AcpRuntime): AuthMethod[] {
+  return runtime
+    .providers()
+    .filter((status) => status.needs_key)
+    .map((status) => ({
+      id: `${status.provider}-api-key`,
+      name: `${status.provider} API key`,
+      description: `Set the provider's API key in the environment zot starts with, or run \`zot auth login ${status.provider}\` once in a terminal`,
+    }));
+}
+
+/**
+ * Serves ACP until the client closes the connection; returns the exit code.
+ * Contract: a malformed message or unknown method gets a JSON-RPC error and the connection
+ * stays open; every session is disposed before it returns.
+ */
+export async function runAcpMode(
+  runtime: AcpRuntime,
+  io: Streams,
+  info: AcpInfo,
+  signal?: AbortSignal,
+): Promise<number> {
+  const log = (message: string) => writeDiagnostic(io.stderr, message);
+  const sessions = new Map<string, LinkedSession>();
+  let clientCapabilities: ClientCapabilities = {};
+  const linked = (sessionId: string) => {
+    const found = sessions.get(sessionId);
+    if (!found) throw RequestError.sessionNotFound(sessionId);
+    return found;
+  };
+
+  const open = async (
+    client: AgentContext,
+    request: { cwd: string; sessionId?: string; mcpServers: readonly McpServer[] },
+  ) => {
+    let session;
+    try {
+      session = await runtime.open({
+        cwd: request.cwd,
+        ...(request.sessionId !== undefined ? { sessionId: request.sessionId } : {}),
+        mcpServers: editorServers(request.mcpServers),
+      });
+    } catch (error) {
+      if (error instanceof RequestError) throw error;
+      throw RequestError.invalidParams(undefined, errorMessage(error));
+    }
+    const file = session.sessionFile;
+    const id = file ? basename(file, '.jsonl') : `unrecorded-${randomBytes(6).toString('hex')}`;
+    const link = new LinkedSession(id, session, client, { noYolo: info.noYolo, log });
+    link.attach();
+    await session.startExtensions();
+    sessions.set(id, link);
+    return link;
+  };
+
+  const app = agent({ name: 'zot' })
+    .onRequest('initialize', ({ params }) => {
+      clientCapabilities = params.clientCapabilities ?? {};
+      void clientCapabilities;
+      return {
+        protocolVersion: PROTOCOL_VERSION,
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { image: true, embeddedContext: true },
+          mcpCapabilities: { http: true, sse: false },
+          sessionCapabilities: { list: {}, close: {} },
+        },
+        authMethods: authMethods(runtime),
+        agentInfo: { name: 'zot', title: 'zot', version: info.version },
+      };
+    })
+    .onRequest('authenticate', ({ params }) => {
+      const ready = runtime.providers().find((s) => `${s.provider}-api-key` === params.methodId);
+      if (!ready) {
+        throw RequestError.invalidParams({ methodId: params.methodId }, 'unknown auth method');
+      }
+      if (!ready.ready) {
+        throw RequestError.authRequired(
+          { methodId: params.methodId },
+          `no ${ready.provider} API key: set it in zot's environment or run \`zot auth login ${ready.provider}\``,
+        );
+      }
+      return {};
+    })
+    .onRequest('session/new', async ({ params, client }) => {
+      const link = await open(client, params);
+      const problem = link.session.keyProblem();
+      if (problem !== undefined) {
+        sessions.delete(link.id);
+        await link.close();
+        throw RequestError.authRequired(undefined, problem);
+      }
+      setImmediate(() => link.publishCommands());
+      return { sessionId: link.id, modes: link.modes() };
+    })
+    .onRequest('session/load', async ({ params, client }) => {
+      if (sessions.has(params.sessionId)) {
+        throw RequestError.invalidRequest(undefined, `session ${params.sessionId} is open already`);
+      }
+      const link = await open(client, params);
+      for (const update of replayUpdates(link.session.messages, link.session.cwd)) {
+        link.send(update);
+      }
+      setImmediate(() => link.publishCommands());
+      return { modes: link.modes() };
+    })
+    .onRequest('session/list', ({ params }) => {
+      const cwd = params.cwd ?? process.cwd();
+      return {
+        sessions: runtime
+          .sessions(cwd)
+          .filter((summary) => summary.error === undefined)
+          .map((summary) => ({
+            sessionId: basename(summary.path, '.jsonl'),
+            cwd,
+            ...(summary.name || summary.first_prompt
+              ? { title: summary.name ?? summary.first_prompt }
+              : {}),
+            updatedAt: summary.modified,
+          })),
+      };
+    })
+    .onRequest('session/close', async ({ params }) => {
+      const link = linked(params.sessionId);
+      sessions.delete(params.sessionId);
+      await link.close();
+      return {};
+    })
+    .onRequest('session/set_mode', ({ params }) => {
+      linked(params.sessionId).setMode(params.modeId);
+      return {};
+    })
+    .onRequest('session/prompt', ({ params, signal: cancelled }) => {
+      const link = linked(params.sessionId);
+      cancelled.addEventListener('abort', () => link.cancel(), { once: true });
+      return link.prompt(params.prompt);
+    })
+    .onNotification('session/cancel', ({ params }) => {
+      sessions.get(params.sessionId)?.cancel();
+    });
+
+  const output = Writable.toWeb(io.stdout as Writable) as WritableStream<Uint8Array>;
+  const input = Readable.toWeb(io.stdin as Readable) as ReadableStream<Uint8Array>;
+  const connection = app.connect(ndJsonStream(output, input));
+  const stop = () => connection.close();
+  signal?.addEventListener('abort', stop, { once: true });
+  try {
+    await connection.closed;
+  } catch (error) {
+    log(`zot: ACP connection closed: ${errorMessage(error)}`);
+  } finally {
+    signal?.removeEventListener('abort', stop);
+    await Promise.allSettled([...sessions.values()].map((link) => link.close()));
+    sessions.clear();
+  }
+  return 0;
+}

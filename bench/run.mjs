@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 const SUITES = [
   'startup',
   'first-delta',
+  'acp',
   'tool-roundtrip',
   'permissions',
   'print-tool',

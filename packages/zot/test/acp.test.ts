@@ -8,6 +8,7 @@ import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import { agentText, choose, startAcp } from './support/acp.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { makeExtension } from './support/extensions.js';
+import { everything, MCP_EXT, mcpEnv } from './support/mcp.js';
 import { makeSandbox, runZot } from './support/zot.js';
 
 let llm: FakeLlm;
@@ -353,4 +354,75 @@ test('extensions: commands listed and run, notes as agent messages, a guard bloc
     .map((l) => JSON.parse(l));
   const answer = frames.find((f) => f.type === 'ui_response');
   assert.equal(answer?.value, true);
+});
+
+test('config options: the model selector switches the model; the ask mode asks before a call', async () => {
+  const acp = start();
+  await acp.initialize();
+  const created = await acp.agent.request('session/new', { cwd: box.project, mcpServers: [] });
+  const { sessionId } = created;
+  const model = created.configOptions!.find((o) => o.id === 'model') as {
+    currentValue: string;
+    options: Array<{ value: string }>;
+  };
+  const other = model.options.find((o) => o.value !== model.currentValue)!.value;
+  const set = await acp.agent.request('session/set_config_option', {
+    sessionId,
+    configId: 'model',
+    value: other,
+  });
+  assert.equal(
+    (set.configOptions.find((o) => o.id === 'model') as { currentValue: string }).currentValue,
+    other,
+  );
+  llm.script({ text: 'switched' });
+  await acp.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hi' }] });
+  assert.equal(llm.requests.at(-1)!.body.model, other.split('/').slice(1).join('/'));
+  await assert.rejects(
+    acp.agent.request('session/set_config_option', { sessionId, configId: 'model', value: 'x/y' }),
+    /unknown model/,
+  );
+
+  await acp.agent.request('session/set_mode', { sessionId, modeId: 'ask' });
+  acp.answer = choose('deny');
+  llm.script(
+    { toolCalls: [{ id: 'r1', name: 'read', args: { path: 'notes.txt' } }] },
+    { text: 'fine' },
+  );
+  await acp.agent.request('session/prompt', {
+    sessionId,
+    prompt: [{ type: 'text', text: 'read' }],
+  });
+  assert.equal(acp.permissions.at(-1)!.toolCall.toolCallId, 'r1');
+  await acp.close();
+});
+
+test("the editor's MCP server (a real one from npm) is a tool through the bridge, without project trust", async () => {
+  const server = everything();
+  const acp = startAcp([...fakeLlmFlags(llm.url), '--ext', MCP_EXT, '--no-session'], {
+    home: box.home,
+    cwd: box.project,
+    env: mcpEnv(),
+  });
+  await acp.initialize();
+  const { sessionId } = await acp.agent.request('session/new', {
+    cwd: box.project,
+    mcpServers: [{ name: 'every', command: server.command, args: server.args, env: [] }],
+  });
+  llm.script(
+    { toolCalls: [{ id: 'm1', name: 'mcp__every__echo', args: { message: 'from the editor' } }] },
+    { text: 'echoed' },
+  );
+  await acp.agent.request('session/prompt', {
+    sessionId,
+    prompt: [{ type: 'text', text: 'echo' }],
+  });
+  const offered = (llm.requests.at(-2)!.body.tools as Array<{ name: string }>).map((t) => t.name);
+  assert.ok(offered.includes('mcp__every__echo'), offered.join(', '));
+  const done = of(acp.updates(sessionId), 'tool_call_update').find(
+    (u) => u.toolCallId === 'm1' && u.status,
+  )!;
+  assert.equal(done.status, 'completed');
+  assert.match(JSON.stringify(done.content), /from the editor/);
+  await acp.close();
 });

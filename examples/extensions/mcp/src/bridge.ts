@@ -5,6 +5,7 @@ import { text, toolError } from '@zot/sdk';
 import {
   projectConfigPath,
   readConfigFile,
+  readEditorServers,
   userConfigPath,
   type ConfigFile,
   type ServerConfig,
@@ -123,6 +124,18 @@ export class Bridge {
     const approved = this.trustAll || this.currentlyApproved();
     this.projectRefused = project.servers.length > 0 && !approved;
     for (const config of user.servers) this.add(config);
+    // The editor's servers (zot acp): the user's own choice, like mcp.json's; mcp.json's win a clash.
+    const editor = readEditorServers(this.options.env);
+    this.note(editor.problems);
+    for (const config of editor.servers) {
+      if (this.servers.has(config.name)) {
+        this.note([
+          `${editor.path}: server "${config.name}" is also in ${user.path}; that one is used`,
+        ]);
+        continue;
+      }
+      this.add(config);
+    }
     for (const config of project.servers) {
       if (this.servers.has(config.name)) {
         this.note([

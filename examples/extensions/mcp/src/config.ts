@@ -229,6 +229,42 @@ export function readConfigFile(
   if (!isObject(doc)) {
     return { path, found: true, sha256, servers: [], problems: [`${path}: not a JSON object`] };
   }
+  return { path, found: true, sha256, ...parseTable(path, doc, source, env) };
+}
+
+/** Where the editor's servers come from, for messages. */
+export const EDITOR_SOURCE = 'the editor (ACP session/new)';
+
+/**
+ * The MCP servers an editor handed `zot acp` (ZOT_MCP_EDITOR_SERVERS: an `mcpServers` table).
+ * They are the user's own choice, read as the user's file is. Contract: never throws.
+ */
+export function readEditorServers(env: NodeJS.ProcessEnv = process.env): ConfigFile {
+  const text = env.ZOT_MCP_EDITOR_SERVERS;
+  const path = EDITOR_SOURCE;
+  if (!text) return { path, found: false, servers: [], problems: [] };
+  let table: unknown;
+  try {
+    table = JSON.parse(text);
+  } catch (error) {
+    return {
+      path,
+      found: true,
+      servers: [],
+      problems: [`${path}: not JSON (${(error as Error).message})`],
+    };
+  }
+  const { servers, problems } = parseTable(path, { mcpServers: table }, 'user', env);
+  return { path, found: true, servers, problems };
+}
+
+/** The servers of a parsed configuration document. */
+function parseTable(
+  path: string,
+  doc: Record<string, unknown>,
+  source: Source,
+  env: NodeJS.ProcessEnv,
+): Pick<ConfigFile, 'servers' | 'problems' | 'deferThreshold'> {
   const problems: string[] = [];
   const servers: ServerConfig[] = [];
   const table = doc.mcpServers ?? {};
@@ -257,5 +293,5 @@ export function readConfigFile(
   if (threshold !== undefined && deferThreshold === undefined) {
     problems.push(`${path}: "deferThreshold" must be a whole number >= 0; ignored`);
   }
-  return { path, found: true, sha256, servers, problems, deferThreshold };
+  return { servers, problems, ...(deferThreshold !== undefined ? { deferThreshold } : {}) };
 }

@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { zotPaths } from '../config/paths.js';
-import type { AcpRuntime, AcpSession } from '../contract/front-end.js';
+import type { AcpRuntime, AcpSession, EditorMcpServer } from '../contract/front-end.js';
 import type { ModeIO } from '../modes/io.js';
 import { listSessionsOf } from '../session/session-files.js';
 import { sessionDir } from '../session/store.js';
@@ -10,6 +10,23 @@ import type { CliOptions } from './args.js';
 import { createProviderAccess } from './provider-access.js';
 import { chooseProviderModel, createRuntime, type Runtime, type Warn } from './setup.js';
 import { zotVersion } from './version.js';
+
+/**
+ * The editor's MCP servers for the MCP bridge extension, in its configuration format (the
+ * `mcpServers` table of mcp.json), as ZOT_MCP_EDITOR_SERVERS. They are the user's own choice:
+ * the bridge treats them as the user's mcp.json servers (no project trust).
+ */
+function bridgeEnv(servers: readonly EditorMcpServer[]): Record<string, string> {
+  const table = Object.fromEntries(
+    servers.map((server) => [
+      server.name,
+      server.transport === 'stdio'
+        ? { command: server.command, args: server.args, env: server.env }
+        : { type: 'http', url: server.url, headers: server.headers },
+    ]),
+  );
+  return { ZOT_MCP_EDITOR_SERVERS: JSON.stringify(table) };
+}
 
 /** What a session id may look like: a session file's name without `.jsonl`. */
 const SESSION_ID = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,199}$/;
@@ -41,11 +58,6 @@ export async function runAcp(
   const runtime: AcpRuntime = {
     async open({ cwd, sessionId, mcpServers }) {
       if (!isAbsolute(cwd)) throw new Error(`cwd must be an absolute path, got "${cwd}"`);
-      if (mcpServers && mcpServers.length > 0) {
-        warn(
-          `the editor's MCP servers (${mcpServers.map((s) => s.name).join(', ')}) are not used yet: add them to $ZOT_HOME/mcp.json (docs/mcp.md)`,
-        );
-      }
       const session =
         sessionId === undefined ? undefined : recordedPath(paths.sessions, cwd, sessionId);
       const made = await createRuntime(
@@ -57,7 +69,9 @@ export async function runAcp(
         },
         'acp',
         warn,
+        mcpServers && mcpServers.length > 0 ? { mcp: bridgeEnv(mcpServers) } : undefined,
       );
+
       runtimes.add(made);
       const opened: AcpSession = made.session;
       return opened;

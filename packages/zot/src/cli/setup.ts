@@ -183,9 +183,10 @@ async function createHost(
   trust: () => Promise<ProjectTrust>,
   children: ChildEnvironment,
   sandbox: SandboxController,
+  extensionEnv?: ExtensionEnv,
 ) {
   if (!mayHaveExtensions(options, cwd, paths)) return undefined;
-  return createHostNow(options, cwd, paths, version, model, trust, children, sandbox);
+  return createHostNow(options, cwd, paths, version, model, trust, children, sandbox, extensionEnv);
 }
 
 /**
@@ -222,6 +223,7 @@ async function createHostNow(
   loadTrust: () => Promise<ProjectTrust>,
   children: ChildEnvironment,
   sandbox: SandboxController,
+  extensionEnv?: ExtensionEnv,
 ) {
   const { ExtensionHost } = await import('../extensions/host.js');
   const { ExtensionScopes } = await import('../extensions/scopes.js');
@@ -237,7 +239,11 @@ async function createHostNow(
     builtins: { commands: new Set(BUILTIN_COMMANDS), tools: new Set(RESERVED_TOOL_NAMES) },
     allow: trust.gate,
     replaces: trust.mayReplace,
-    processPolicy: () => ({ scrubEnv: children.scrub }),
+    processPolicy: (entry) => {
+      const extra = entry.manifest ? extensionEnv?.[entry.manifest.name] : undefined;
+      if (!extra) return { scrubEnv: children.scrub };
+      return { scrubEnv: (env) => ({ ...children.scrub(env), ...extra }) };
+    },
     // Decided at each start (and restart) with the mode of that moment: /sandbox switches it.
     scopes: new ExtensionScopes({
       settings: () => ({ ...sandbox.settings, mode: sandbox.mode }),
@@ -310,7 +316,15 @@ async function permissionRules(options: CliOptions, cwd: string, paths: ZotPaths
  * in models.json, an unreadable session file). A missing API key is not one of them: the session
  * reports it when a model call is about to happen.
  */
-export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn): Promise<Runtime> {
+/** Variables for one extension's process, by extension name (`zot acp` hands the bridge the editor's MCP servers). */
+export type ExtensionEnv = Readonly<Record<string, Readonly<Record<string, string>>>>;
+
+export async function createRuntime(
+  options: CliOptions,
+  mode: Mode,
+  warn: Warn,
+  extensionEnv?: ExtensionEnv,
+): Promise<Runtime> {
   const cwd = resolveCwd(options.cwd);
   const paths = zotPaths();
   const { provider, id, configured } = chooseProviderModel(options, paths, warn);
@@ -353,6 +367,7 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
     trust.load,
     children,
     sandbox,
+    extensionEnv,
   );
   // A one-shot run waits for its extensions before the first model request: they boot while
   // the rest of zot starts. (The TUI and RPC start them once their front end is connected.)
@@ -370,7 +385,17 @@ export async function createRuntime(options: CliOptions, mode: Mode, warn: Warn)
   const session = new Session({
     ...(extensions ? { extensions } : {}),
     loadExtensions: () =>
-      createHostNow(options, cwd, paths, version, currentModel, trust.load, children, sandbox),
+      createHostNow(
+        options,
+        cwd,
+        paths,
+        version,
+        currentModel,
+        trust.load,
+        children,
+        sandbox,
+        extensionEnv,
+      ),
     cwd,
     model,
     providers,

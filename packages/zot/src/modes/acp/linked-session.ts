@@ -7,6 +7,7 @@ import {
   type AvailableCommand,
   type ContentBlock,
   type PromptResponse,
+  type SessionConfigOption,
   type SessionModeState,
   type SessionUpdate,
 } from '@agentclientprotocol/sdk';
@@ -93,6 +94,53 @@ export class LinkedSession {
     };
   }
 
+  /** The mode and the model, as ACP config options (selectors). */
+  configOptions(): SessionConfigOption[] {
+    const current = this.session.currentModel;
+    return [
+      {
+        id: 'mode',
+        name: 'Mode',
+        category: 'mode',
+        type: 'select',
+        currentValue: this.mode,
+        options: this.modes().availableModes.map((mode) => ({
+          value: mode.id,
+          name: mode.name,
+          ...(mode.description ? { description: mode.description } : {}),
+        })),
+      },
+      {
+        id: 'model',
+        name: 'Model',
+        category: 'model',
+        type: 'select',
+        currentValue: `${current.provider}/${current.id}`,
+        options: this.session.models().map((model) => ({
+          value: `${model.provider}/${model.id}`,
+          name: model.id,
+          description: model.provider,
+        })),
+      },
+    ];
+  }
+
+  /** session/set_config_option: the mode, or the model (as `/model` would switch it). */
+  setConfig(configId: string, value: unknown): SessionConfigOption[] {
+    if (typeof value !== 'string') {
+      throw RequestError.invalidParams({ configId }, `${configId} takes one of its options`);
+    }
+    if (configId === 'mode') this.setMode(value);
+    else if (configId === 'model') {
+      const known = this.session.models().some((m) => `${m.provider}/${m.id}` === value);
+      if (!known) throw RequestError.invalidParams({ value }, `unknown model "${value}"`);
+      this.session.setModel(value);
+    } else throw RequestError.invalidParams({ configId }, `unknown config option "${configId}"`);
+    const options = this.configOptions();
+    this.send({ sessionUpdate: 'config_option_update', configOptions: options });
+    return options;
+  }
+
   setMode(id: string): void {
     if (id !== 'default' && id !== 'ask') {
       throw RequestError.invalidParams({ modeId: id }, `unknown mode "${id}" (default, ask)`);
@@ -105,6 +153,19 @@ export class LinkedSession {
   private applyMode(): void {
     const yolo = this.mode === 'default' && !this.options.noYolo;
     this.session.enableConfirmation((request, signal) => this.askTool(request, signal), { yolo });
+  }
+
+  /** Notes for the user once the client knows the session. */
+  private readonly pending: string[] = [];
+
+  later(note: string): void {
+    this.pending.push(note);
+  }
+
+  /** Once the session's response is out: the commands on offer and the notes kept for then. */
+  announce(): void {
+    this.publishCommands();
+    for (const text of this.pending.splice(0)) this.send(noteUpdate(text, { level: 'warn' }));
   }
 
   /** The slash commands on offer, as `available_commands_update`. */

@@ -100,6 +100,12 @@ export async function runAcpMode(
     link.attach();
     await session.startExtensions();
     sessions.set(id, link);
+    if (request.mcpServers.length > 0 && !session.state().extensions.loaded.includes('mcp')) {
+      const names = request.mcpServers.map((server) => server.name).join(', ');
+      const message = `zot: the editor's MCP servers (${names}) need zot's MCP bridge extension, which is not running: install it with \`zot ext install <zot checkout>/examples/extensions/mcp\` (docs/mcp.md)`;
+      log(message);
+      link.later(message);
+    }
     return link;
   };
 
@@ -140,8 +146,8 @@ export async function runAcpMode(
         await link.close();
         throw RequestError.authRequired(undefined, problem);
       }
-      setImmediate(() => link.publishCommands());
-      return { sessionId: link.id, modes: link.modes() };
+      setImmediate(() => link.announce());
+      return { sessionId: link.id, modes: link.modes(), configOptions: link.configOptions() };
     })
     .onRequest('session/load', async ({ params, client }) => {
       if (sessions.has(params.sessionId)) {
@@ -151,8 +157,8 @@ export async function runAcpMode(
       for (const update of replayUpdates(link.session.messages, link.session.cwd)) {
         link.send(update);
       }
-      setImmediate(() => link.publishCommands());
-      return { modes: link.modes() };
+      setImmediate(() => link.announce());
+      return { modes: link.modes(), configOptions: link.configOptions() };
     })
     .onRequest('session/list', ({ params }) => {
       const cwd = params.cwd ?? process.cwd();
@@ -180,6 +186,9 @@ export async function runAcpMode(
       linked(params.sessionId).setMode(params.modeId);
       return {};
     })
+    .onRequest('session/set_config_option', ({ params }) => ({
+      configOptions: linked(params.sessionId).setConfig(params.configId, params.value),
+    }))
     .onRequest('session/prompt', ({ params, signal: cancelled }) => {
       const link = linked(params.sessionId);
       cancelled.addEventListener('abort', () => link.cancel(), { once: true });

@@ -29,7 +29,11 @@ const ALLOWED = {
   security: ['util', 'contract', 'config'],
   agent: ['util', 'contract', 'config', 'providers', 'security'],
   tools: ['util', 'contract', 'config', 'providers', 'security', 'agent'],
-  extensions: ['util', 'contract', 'config', 'providers', 'security', 'agent'],
+  // Extensions on disk, before any runs: discovery, manifests, install, trust and what a start
+  // would resolve (exec, shipped SDK, project runtime). It knows nothing of running ones.
+  'ext-setup': ['util', 'contract', 'config', 'security'],
+  // Running extensions: the transport, peer, supervisor, interception, registry and UI router.
+  extensions: ['util', 'contract', 'config', 'providers', 'security', 'agent', 'ext-setup'],
   session: ['util', 'contract', 'config', 'providers', 'security', 'agent', 'tools', 'extensions'],
   // The conformance kit (`zot ext test`) drives one extension through the host's own transport,
   // validation and timeouts; it reads the session's built-in command names, nothing above.
@@ -41,6 +45,7 @@ const ALLOWED = {
     'security',
     'agent',
     'tools',
+    'ext-setup',
     'extensions',
     'session',
   ],
@@ -55,6 +60,7 @@ const ALLOWED = {
     'tui',
     'agent',
     'tools',
+    'ext-setup',
     'extensions',
     'session',
     'conformance',

@@ -29,6 +29,11 @@ const CLEAN: Record<string, string> = {
     'export const kinds = ERROR_KINDS;',
     'export type Seen = Event;',
   ].join('\n'),
+  'ext-setup/manifest.ts': "export const MANIFEST_FILE = 'zot-extension.json';",
+  'extensions/host.ts': [
+    "import { MANIFEST_FILE } from '../ext-setup/manifest.js';",
+    'export const manifestName = MANIFEST_FILE;',
+  ].join('\n'),
   'tui/widget.ts': "import type { Event } from '../contract/events.js';\nexport type Row = Event;",
   'modes/print.ts': [
     "import type { Port } from '../contract/ports.js';",
@@ -130,6 +135,20 @@ const REFUSED: Array<{ name: string; path: string; line: string; rule: string; s
     line: "import { kinds } from '../session/session.js';",
     rule: 'layers',
     says: /layer modes must not import session \(\.\.\/session\/session\.js\)/,
+  },
+  {
+    name: 'install and trust loading the running extensions',
+    path: 'ext-setup/manifest.ts',
+    line: "import { manifestName } from '../extensions/host.js';",
+    rule: 'layers',
+    says: /layer ext-setup must not import extensions \(\.\.\/extensions\/host\.js\)/,
+  },
+  {
+    name: 'install and trust naming a running extension type',
+    path: 'ext-setup/manifest.ts',
+    line: "import type { manifestName } from '../extensions/host.js';",
+    rule: 'layers',
+    says: /layer ext-setup must not import extensions/,
   },
   {
     name: 'a lower layer importing a mode',

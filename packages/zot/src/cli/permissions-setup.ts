@@ -3,7 +3,7 @@
 // allow list, as a project extension's is to its content, so a changed list is untrusted again.
 import { existsSync, realpathSync } from 'node:fs';
 import type { ZotPaths } from '../config/paths.js';
-import { TrustStore, trustAllFromEnv } from '../extensions/trust.js';
+import { TrustStore, trustAllFromEnv } from '../ext-setup/trust.js';
 import { RuleEngine } from '../security/rules/engine.js';
 import { rulesFromFile, rulesFromFlags } from '../security/rules/load.js';
 import { projectSettingsPath } from '../security/sandbox/load.js';

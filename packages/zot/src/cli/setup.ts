@@ -28,7 +28,7 @@ import { setupSkills } from './skills-setup.js';
 import { UsageError } from '../util/errors.js';
 import { readRegularText } from '../util/regular-file.js';
 import type { CliOptions, Mode } from './args.js';
-import type { ProjectTrust } from '../extensions/project-trust.js';
+import type { ProjectTrust } from '../ext-setup/project-trust.js';
 import type { TrustAccess } from '../session/trust.js';
 import type { RuleFiles } from '../session/permission-files.js';
 import {
@@ -200,7 +200,7 @@ function lazyTrust(
 ): { load(): Promise<ProjectTrust>; access: TrustAccess } {
   let loading: Promise<ProjectTrust> | undefined;
   const load = () =>
-    (loading ??= import('../extensions/project-trust.js').then(
+    (loading ??= import('../ext-setup/project-trust.js').then(
       ({ ProjectTrust }) => new ProjectTrust({ paths, cwd, env: process.env, noExt }),
     ));
   return {

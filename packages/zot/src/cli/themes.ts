@@ -27,7 +27,7 @@ export async function loadThemes(
   const themes: ThemeSpec[] = [DARK, LIGHT];
   const warnings: string[] = [];
   try {
-    const { THEME_FILES } = await import('../extensions/manifest.js');
+    const { THEME_FILES } = await import('../ext-setup/manifest.js');
     const entries = await discoverForRun(options, cwd, paths);
     for (const entry of entries) {
       if (entry.status !== 'theme-only' || !entry.manifest) continue;

@@ -1,6 +1,6 @@
 // The conformance kit behind `zot ext test`: reads the extension's manifest as the host does and
 // runs the kit on it. The command (cli/ext/test.ts) only parses arguments and prints the report.
-import { readManifest } from '../extensions/manifest.js';
+import { readManifest } from '../ext-setup/manifest.js';
 import { readyDeadlineMs } from '../extensions/timeouts.js';
 import { UsageError } from '../util/errors.js';
 import { Checks, type ReportJson } from './report.js';

@@ -1,7 +1,7 @@
 // What every phase of `zot ext test` shares: the extension under test, the checks so far, the
 // host's timeouts, and the registrations the host would have accepted.
 import type { ProtocolVersion } from '@zot/protocol';
-import type { Manifest } from '../extensions/manifest.js';
+import type { Manifest } from '../ext-setup/manifest.js';
 import {
   checkCommand,
   checkSubscription,

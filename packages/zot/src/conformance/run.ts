@@ -3,9 +3,9 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolveExec } from '../extensions/exec-resolve.js';
-import type { Manifest } from '../extensions/manifest.js';
-import { withShippedSdk } from '../extensions/shipped-sdk.js';
+import { resolveExec } from '../ext-setup/exec-resolve.js';
+import type { Manifest } from '../ext-setup/manifest.js';
+import { withShippedSdk } from '../ext-setup/shipped-sdk.js';
 import type { ExtensionTimeouts } from '../extensions/timeouts.js';
 import { ExtensionChild } from './child.js';
 import { commands, tools } from './exercise.js';

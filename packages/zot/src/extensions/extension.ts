@@ -14,7 +14,7 @@ import {
 } from '@zot/protocol';
 import { ExitWatch } from './exit-watch.js';
 import type { ExtensionLog } from './log.js';
-import type { InterceptFailure, RestartPolicy } from './manifest.js';
+import type { InterceptFailure, RestartPolicy } from '../ext-setup/manifest.js';
 import { isReplyType, Peer, type ReplyFrame } from './peer.js';
 import { ProgressRelay } from './progress-relay.js';
 import type { Registrations } from './remembered.js';

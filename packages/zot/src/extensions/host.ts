@@ -4,7 +4,7 @@
 import type { EventFrame, EventName, InterceptableEvent } from '@zot/protocol';
 import type { Tool } from '../agent/tool.js';
 import type { Builtins } from './catalog.js';
-import type { DiscoveredExtension, ReplaceCheck } from './discovery.js';
+import type { DiscoveredExtension, ReplaceCheck } from '../ext-setup/discovery.js';
 import type { ExtensionContext, RunningExtension } from './extension.js';
 import {
   consulted,

@@ -1,7 +1,11 @@
 // Which extensions run: discovery, parallel start, shutdown, and the exit hook that kills
 // their process groups if zot exits any other way.
 import { join } from 'node:path';
-import { discoverExtensions, type DiscoveredExtension, type ReplaceCheck } from './discovery.js';
+import {
+  discoverExtensions,
+  type DiscoveredExtension,
+  type ReplaceCheck,
+} from '../ext-setup/discovery.js';
 import type { ExtensionContext, RunningExtension } from './extension.js';
 import type { HostEvent } from './host.js';
 import {

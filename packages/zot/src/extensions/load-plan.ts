@@ -1,15 +1,15 @@
 // What happens to each discovered extension: spawned, or reported as not loaded and why.
 import { basename } from 'node:path';
-import type { DiscoveredExtension } from './discovery.js';
-import { argumentOutside, resolveExec } from './exec-resolve.js';
+import type { DiscoveredExtension } from '../ext-setup/discovery.js';
+import { argumentOutside, resolveExec } from '../ext-setup/exec-resolve.js';
 import { RunningExtension, type ExtensionContext } from './extension.js';
 import { ExtensionLog, extensionLogPath } from './log.js';
 import type { ExtensionScopes } from './scopes.js';
 import { ProcessTransport, type ProcessSpec } from './process-transport.js';
-import { projectRuntimeProblem } from './project-runtime.js';
+import { projectRuntimeProblem } from '../ext-setup/project-runtime.js';
 import { readyDeadlineMs } from './timeouts.js';
-import { withShippedSdk } from './shipped-sdk.js';
-import { trustAllFromEnv } from './trust.js';
+import { withShippedSdk } from '../ext-setup/shipped-sdk.js';
+import { trustAllFromEnv } from '../ext-setup/trust.js';
 import type { ProcessPolicy } from '../security/launcher.js';
 import { SELF_ARGV_ENV, selfArgv } from '../util/self.js';
 import { describeExit, type ExtensionTransport } from './transport.js';

@@ -21,8 +21,8 @@ import { buildScope, type ScopeInputs, type ScopePolicy } from '../security/scop
 import type { ExtensionPermissions } from '../security/scope/permissions.js';
 import { nodeCrypto } from '../util/builtins.js';
 import { ensurePrivateDir } from '../util/private-fs.js';
-import type { DiscoveredExtension } from './discovery.js';
-import type { ProvidedByZot } from './shipped-sdk.js';
+import type { DiscoveredExtension } from '../ext-setup/discovery.js';
+import type { ProvidedByZot } from '../ext-setup/shipped-sdk.js';
 
 /** The settings a decision reads, at the moment it is made (/sandbox may switch the mode). */
 export type ScopeSettings = Pick<SandboxSettings, 'mode' | 'extensions' | 'denyRead'> & {

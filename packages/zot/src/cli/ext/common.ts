@@ -1,6 +1,6 @@
 // What every `zot ext` subcommand shares: its I/O, a small option parser, name checks.
 import { zotPaths, type ZotPaths } from '../../config/paths.js';
-import { checkExtensionName } from '../../extensions/names.js';
+import { checkExtensionName } from '../../ext-setup/names.js';
 import { writeLine, type ModeIO } from '../../modes/io.js';
 import { UsageError } from '../../util/errors.js';
 import { terminalSafeBlock } from '../../util/terminal-text.js';

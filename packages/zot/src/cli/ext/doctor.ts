@@ -4,7 +4,7 @@ import { runChildEnvironment } from '../../security/child-env.js';
 import { loadSettings } from '../../config/settings.js';
 import { buildCatalog, type Builtins } from '../../extensions/catalog.js';
 import { ExtensionHost, type ExtensionReport } from '../../extensions/host.js';
-import { storedReplacement, trustGate } from '../../extensions/trust.js';
+import { storedReplacement, trustGate } from '../../ext-setup/trust.js';
 import { ExtensionScopes } from '../../extensions/scopes.js';
 import { loadSandbox } from '../../security/sandbox/load.js';
 import { describePermissions } from '../../security/scope/permissions.js';

@@ -1,5 +1,5 @@
 // `zot ext install <path|git-url> [--force]` and `zot ext remove <name> [--yes]`.
-import { installExtension, locateInstalled, removeExtension } from '../../extensions/install.js';
+import { installExtension, locateInstalled, removeExtension } from '../../ext-setup/install.js';
 import {
   confirm,
   fail,

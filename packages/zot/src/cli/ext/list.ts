@@ -1,7 +1,7 @@
 // `zot ext list [--json]`: installed extensions (project and global) and their state.
 import { basename } from 'node:path';
-import { discoverExtensions, type DiscoveredExtension } from '../../extensions/discovery.js';
-import { storedReplacement, TrustStore, trustStateOf } from '../../extensions/trust.js';
+import { discoverExtensions, type DiscoveredExtension } from '../../ext-setup/discovery.js';
+import { storedReplacement, TrustStore, trustStateOf } from '../../ext-setup/trust.js';
 import { terminalSafe } from '../../util/terminal-text.js';
 import type { ExtensionPermissions } from '../../security/scope/permissions.js';
 import {

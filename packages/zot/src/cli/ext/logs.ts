@@ -3,8 +3,8 @@ import { once } from 'node:events';
 import { StringDecoder } from 'node:string_decoder';
 import { closeSync, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { extensionLogPath } from '../../extensions/log.js';
-import { isInside } from '../../extensions/manifest.js';
-import { checkExtensionName } from '../../extensions/names.js';
+import { isInside } from '../../ext-setup/manifest.js';
+import { checkExtensionName } from '../../ext-setup/names.js';
 import { errorMessage } from '../../util/errors.js';
 import { terminalSafeBlock } from '../../util/terminal-text.js';
 import {

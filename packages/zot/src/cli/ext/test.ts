@@ -6,7 +6,7 @@ import { homedir } from 'node:os';
 import { loadSandbox } from '../../security/sandbox/load.js';
 import { join, resolve } from 'node:path';
 import { loadSettings } from '../../config/settings.js';
-import { MANIFEST_FILE } from '../../extensions/manifest.js';
+import { MANIFEST_FILE } from '../../ext-setup/manifest.js';
 import { extensionTimeouts } from '../../extensions/timeouts.js';
 import { resolveModel } from '../../providers/catalog.js';
 import { UsageError } from '../../util/errors.js';

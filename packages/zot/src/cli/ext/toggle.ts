@@ -1,8 +1,8 @@
 // `zot ext enable|disable <name>`: sets "enabled" in the manifest, keeping every other field.
 import { join } from 'node:path';
-import { discoverExtensions } from '../../extensions/discovery.js';
-import { storedReplacement } from '../../extensions/trust.js';
-import { MANIFEST_FILE, readManifest, writeManifestField } from '../../extensions/manifest.js';
+import { discoverExtensions } from '../../ext-setup/discovery.js';
+import { storedReplacement } from '../../ext-setup/trust.js';
+import { MANIFEST_FILE, readManifest, writeManifestField } from '../../ext-setup/manifest.js';
 import { errorMessage } from '../../util/errors.js';
 import {
   fail,

@@ -5,17 +5,17 @@ import {
   discoverExtensions,
   projectExtensionsDir,
   type DiscoveredExtension,
-} from '../../extensions/discovery.js';
-import { argumentOutside, resolveExec } from '../../extensions/exec-resolve.js';
-import { projectRuntimeProblem } from '../../extensions/project-runtime.js';
-import { isInside } from '../../extensions/manifest.js';
-import { hashExtension, type CoveredPath, type HashedEntry } from '../../extensions/trust-hash.js';
+} from '../../ext-setup/discovery.js';
+import { argumentOutside, resolveExec } from '../../ext-setup/exec-resolve.js';
+import { projectRuntimeProblem } from '../../ext-setup/project-runtime.js';
+import { isInside } from '../../ext-setup/manifest.js';
+import { hashExtension, type CoveredPath, type HashedEntry } from '../../ext-setup/trust-hash.js';
 import {
   storedReplacement,
   TrustStore,
   trustStateOf,
   widenedSinceTrust,
-} from '../../extensions/trust.js';
+} from '../../ext-setup/trust.js';
 import { canonicalPermissions, describePermissions } from '../../security/scope/permissions.js';
 import { errorMessage, UsageError } from '../../util/errors.js';
 import { shellQuote } from '../../util/shell-words.js';

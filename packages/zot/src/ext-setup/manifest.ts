@@ -57,7 +57,7 @@ export interface Manifest {
    * what it registers, each beginning with `$ZOT_HOME/` or `$CWD/` (see remembered.ts).
    */
   registrationInputs: string[];
-  /** `"sdk": "python"`: it imports zot_sdk from zot's own copy (extensions/shipped-sdk.ts). */
+  /** `"sdk": "python"`: it imports zot_sdk from zot's own copy (shipped-sdk.ts). */
   sdk?: ShippedSdk;
 }
 

@@ -426,3 +426,38 @@ test("the editor's MCP server (a real one from npm) is a tool through the bridge
   assert.match(JSON.stringify(done.content), /from the editor/);
   await acp.close();
 });
+
+test("with the client's fs: read sees the unsaved buffer, edit writes into the editor, not the disk", async () => {
+  const file = join(box.project, 'buffered.txt');
+  writeFileSync(file, 'one\ntwo\n');
+  const acp = start(['--no-session']);
+  await acp.initialize({ fs: { readTextFile: true, writeTextFile: true } });
+  acp.buffers.set(file, 'one\nTWO unsaved\n');
+  const { sessionId } = await acp.agent.request('session/new', {
+    cwd: box.project,
+    mcpServers: [],
+  });
+  llm.script(
+    { toolCalls: [{ id: 'r', name: 'read', args: { path: 'buffered.txt' } }] },
+    {
+      toolCalls: [
+        {
+          id: 'e',
+          name: 'edit',
+          args: { path: 'buffered.txt', edits: [{ oldText: 'TWO unsaved', newText: 'three' }] },
+        },
+      ],
+    },
+    { text: 'done' },
+  );
+  await acp.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'fix' }] });
+  const results = of(acp.updates(sessionId), 'tool_call_update').filter((u) => u.status);
+  assert.deepEqual(
+    results.map((u) => `${u.toolCallId}:${u.status}`),
+    ['r:completed', 'e:completed'],
+  );
+  assert.match(JSON.stringify(results[0]!.content), /TWO unsaved/);
+  assert.deepEqual(acp.writes, [{ path: file, content: 'one\nthree\n' }]);
+  assert.equal(readFileSync(file, 'utf8'), 'one\ntwo\n', 'the disk is left to the editor');
+  await acp.close();
+});

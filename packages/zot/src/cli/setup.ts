@@ -18,7 +18,7 @@ import { CheckpointStore } from '../session/checkpoints/store.js';
 import type { CheckpointEntry } from '../session/load.js';
 import type { CheckpointSetup } from '../session/session-options.js';
 import { loadCheckpointSettings } from '../config/checkpoint-settings.js';
-import { builtinTools, RESERVED_TOOL_NAMES, type FileGuard } from '../tools/index.js';
+import { builtinTools, FileRoute, RESERVED_TOOL_NAMES, type FileGuard } from '../tools/index.js';
 import { SandboxController } from '../security/sandbox/controller.js';
 import { loadSandbox } from '../security/sandbox/load.js';
 import type { Tool } from '../agent/tool.js';
@@ -130,11 +130,12 @@ function selectTools(
   skill: Tool | undefined,
   sandbox: SandboxController,
   children: ChildEnvironment,
+  route: FileRoute,
 ) {
   if (options.noTools) return [];
   const guard: FileGuard = (tool, path, operation) => sandbox.fileDenial(tool, path, operation);
   const all = [
-    ...builtinTools({ guard, bash: { sandbox, scrubEnv: children.scrub } }),
+    ...builtinTools({ guard, route, bash: { sandbox, scrubEnv: children.scrub } }),
     ...(skill ? [skill] : []),
   ];
   if (!options.tools) return all;
@@ -379,7 +380,8 @@ export async function createRuntime(
         sandbox.fileDenial(tool, path, operation),
       );
   for (const warning of skills?.catalog.warnings ?? []) warn(warning);
-  const tools = selectTools(options, skills?.tool, sandbox, children);
+  const route = new FileRoute();
+  const tools = selectTools(options, skills?.tool, sandbox, children, route);
   // The list is for the model's use of the tool: no tool, no list.
   const listed = tools.some((tool) => tool.name === 'skill') ? skills!.catalog.skills : [];
   const session = new Session({
@@ -421,6 +423,7 @@ export async function createRuntime(
     askByDefault: options.noYolo,
     sandbox,
     configPath: paths.config,
+    fileRoute: route,
     ...checkpointSetup(options, cwd, paths, opened?.checkpoints, warn),
   });
   current = session;

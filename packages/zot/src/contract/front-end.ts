@@ -302,6 +302,16 @@ export type EditorMcpServer =
     }
   | { transport: 'http'; name: string; url: string; headers: Record<string, string> };
 
+/**
+ * The editor's view of files (ACP's `fs/read_text_file`, `fs/write_text_file`): text as its
+ * buffers hold it, unsaved changes included, and writes that land in them. Paths are absolute.
+ * Contract: each rejects with an Error saying what failed.
+ */
+export interface EditorFiles {
+  readText?(path: string): Promise<string>;
+  writeText?(path: string, text: string): Promise<void>;
+}
+
 /** What ACP mode uses of one session: RPC's requests, plus the key check and disposal. */
 export interface AcpSession
   extends Pick<
@@ -333,6 +343,8 @@ export interface AcpSession
   keyProblem(): string | undefined;
   /** Aborts work and shuts extensions down. Contract: never rejects. */
   dispose(): Promise<void>;
+  /** Routes the read, write and edit tools through the editor (undefined: the disk again). */
+  useEditorFiles(files: EditorFiles | undefined): void;
 }
 
 /** How ACP mode opens sessions: one runtime per ACP session, each in its own directory. */

@@ -16,6 +16,7 @@ import type {
   TokenUsage,
 } from '../providers/types.js';
 import type { SkillCatalog } from '../tools/skills/catalog.js';
+import type { FileRoute } from '../tools/common.js';
 import type { SessionEvent } from '../contract/events.js';
 import type { RuleEngine } from '../security/rules/engine.js';
 import type { RuleFiles } from './permission-files.js';
@@ -90,6 +91,8 @@ export interface SessionOptions {
   sandbox?: SandboxController;
   /** Where /sandbox --save writes the mode ($ZOT_HOME/config.json). */
   configPath?: string;
+  /** Where the file tools read and write text; a front end may connect an editor to it. */
+  fileRoute?: FileRoute;
   /** Working-tree checkpoints (absent with --no-checkpoints or the setting off). */
   checkpoints?: CheckpointSetup;
 }

@@ -8,7 +8,7 @@ import { previewCall } from '../agent/preview.js';
 import type { CheckpointTurn, RewindOutcome } from '../contract/checkpoints.js';
 import { ErrorWithKind, type ErrorKind } from '../contract/errors.js';
 import type { AnswerExtension } from '../contract/extension-questions.js';
-import type { RequestId, SlashResult } from '../contract/front-end.js';
+import type { EditorFiles, RequestId, SlashResult } from '../contract/front-end.js';
 import type { ExtensionReport, PanelRequestResult } from '../extensions/host.js';
 import type { ImageBlock, ModelInfo, ProviderName, UserContent } from '../providers/types.js';
 import type { SkillCatalog } from '../tools/skills/catalog.js';
@@ -216,6 +216,11 @@ export class Session extends SessionCore {
    */
   keyProblem(): string | undefined {
     return this.access.keyProblem();
+  }
+
+  /** Routes the read, write and edit tools through an editor's buffers (undefined: the disk). */
+  useEditorFiles(files: EditorFiles | undefined): void {
+    if (this.options.fileRoute) this.options.fileRoute.editor = files;
   }
 
   /**

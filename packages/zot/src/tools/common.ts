@@ -2,6 +2,7 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { ToolOutput } from '../agent/tool.js';
+import type { EditorFiles } from '../contract/front-end.js';
 import { errorMessage } from '../util/errors.js';
 
 /**
@@ -75,4 +76,12 @@ export async function tryFs<T>(
   } catch (error) {
     return { ok: false, output: errorOutput(fsErrorText(tool, path, error)) };
   }
+}
+
+/**
+ * Where the file tools read and write text: the disk, or an editor's buffers once a front end
+ * connects one (`zot acp` with a client that offers `fs/*`). One per run, shared by the tools.
+ */
+export class FileRoute {
+  editor: EditorFiles | undefined;
 }

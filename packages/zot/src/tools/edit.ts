@@ -1,6 +1,7 @@
 // The edit tool: exact-text replacements in one file, all or nothing, answered with a diff.
 import { promises as fsp } from 'node:fs';
 import type { Tool, ToolOutput } from '../agent/tool.js';
+import { errorMessage } from '../util/errors.js';
 import {
   errorOutput,
   fsErrorText,
@@ -8,6 +9,7 @@ import {
   stringArg,
   textOutput,
   type FileGuard,
+  type FileRoute,
 } from './common.js';
 import { applyEdits, detectEol, type TextEdit } from './edit-apply.js';
 import { diffOf, type DiffOptions } from './edit-diff.js';
@@ -19,6 +21,8 @@ export interface EditToolOptions extends DiffOptions {
   homeDir?: string;
   /** The sandbox's boundaries (writable and hidden paths); none when the sandbox is off. */
   guard?: FileGuard;
+  /** The editor's buffers are read and written when one is connected. */
+  route?: FileRoute;
 }
 
 export function createEditTool(options: EditToolOptions = {}): Tool {
@@ -90,11 +94,18 @@ async function editTool(
   if (existing.error) return existing.error;
   if (!existing.stats) return errorOutput(`edit: no such file: ${path} (use write to create it)`);
 
+  const editor = options.route?.editor;
   let raw: Buffer;
   try {
-    raw = await fsp.readFile(target);
+    raw = editor?.readText
+      ? Buffer.from(await editor.readText(target), 'utf8')
+      : await fsp.readFile(target);
   } catch (error) {
-    return errorOutput(fsErrorText('edit', path, error));
+    return errorOutput(
+      editor?.readText
+        ? `edit: the editor could not read ${path}: ${errorMessage(error)}`
+        : fsErrorText('edit', path, error),
+    );
   }
   let original: string;
   try {
@@ -116,9 +127,14 @@ async function editTool(
   }
 
   try {
-    replaceFile(target, bom + result.text, existing.stats.mode & 0o7777);
+    if (editor?.writeText) await editor.writeText(target, bom + result.text);
+    else replaceFile(target, bom + result.text, existing.stats.mode & 0o7777);
   } catch (error) {
-    return errorOutput(fsErrorText('edit', path, error));
+    return errorOutput(
+      editor?.writeText
+        ? `edit: the editor could not write ${path}: ${errorMessage(error)}`
+        : fsErrorText('edit', path, error),
+    );
   }
   const count = edits.length === 1 ? '1 edit' : `${edits.length} edits`;
   const diff = await diffOf(path, before, result.text, options);

@@ -1,6 +1,6 @@
 // The built-in tools: read, write, edit, bash.
 import type { Tool } from '../agent/tool.js';
-import type { FileGuard } from './common.js';
+import type { FileGuard, FileRoute } from './common.js';
 import { createBashTool, type BashToolOptions } from './bash.js';
 import { createEditTool, type EditToolOptions } from './edit.js';
 import { createReadTool, type ReadToolOptions } from './read.js';
@@ -8,7 +8,7 @@ import { createWriteTool, type WriteToolOptions } from './write.js';
 
 export { createBashTool, createEditTool, createReadTool, createWriteTool };
 export type { BashToolOptions, EditToolOptions, ReadToolOptions, WriteToolOptions };
-export { resolvePath, type FileGuard } from './common.js';
+export { FileRoute, resolvePath, type FileGuard } from './common.js';
 
 export type BuiltinToolName = 'read' | 'write' | 'edit' | 'bash';
 const NAMES: readonly BuiltinToolName[] = ['read', 'write', 'edit', 'bash'];
@@ -31,6 +31,8 @@ export interface BuiltinToolsOptions {
   homeDir?: string;
   /** The sandbox's boundaries for read, write and edit (the bash tool takes the controller). */
   guard?: FileGuard;
+  /** Where read, write and edit take and put text: the disk, or a connected editor. */
+  route?: FileRoute;
   /** Only these tools, in this order (default all of BUILTIN_TOOL_NAMES). */
   only?: readonly BuiltinToolName[];
 }
@@ -40,6 +42,7 @@ export function builtinTools(options: BuiltinToolsOptions = {}): Tool[] {
   const home = {
     ...(options.homeDir === undefined ? {} : { homeDir: options.homeDir }),
     ...(options.guard ? { guard: options.guard } : {}),
+    ...(options.route ? { route: options.route } : {}),
   };
   const factories: Record<BuiltinToolName, () => Tool> = {
     read: () => createReadTool({ ...home, ...options.read }),

@@ -27,11 +27,14 @@ export interface LineWindow {
 }
 
 /**
- * Keeps a window of lines of a file and counts every line; a final newline does not start
+ * Keeps a window of lines of a file (a path, or its bytes) and counts every line; a final newline does not start
  * another line, and a UTF-8 BOM is dropped.
  * Contract: memory stays bounded by `maxKeptBytes` plus one line whatever the file size.
  */
-export async function readLineWindow(path: string, options: WindowOptions): Promise<LineWindow> {
+export async function readLineWindow(
+  source: string | Buffer,
+  options: WindowOptions,
+): Promise<LineWindow> {
   const { first, maxLineChars, maxKeptBytes } = options;
   // A character takes at most 4 bytes, so this many bytes always hold maxLineChars characters.
   const maxLineBytes = maxLineChars * 4 + 4;
@@ -63,7 +66,10 @@ export async function readLineWindow(path: string, options: WindowOptions): Prom
     bytes = 0;
   };
 
-  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+  // A path is streamed; text the editor holds (ACP) comes as its bytes.
+  const chunks =
+    typeof source === 'string' ? (createReadStream(source) as AsyncIterable<Buffer>) : [source];
+  for await (const chunk of chunks) {
     let start = 0;
     for (;;) {
       const newline = chunk.indexOf(0x0a, start);

@@ -1,6 +1,7 @@
 // The read tool: a text file with line numbers, an image as an image block, other binaries refused.
 import { promises as fsp } from 'node:fs';
 import type { Tool, ToolOutput } from '../agent/tool.js';
+import { errorMessage } from '../util/errors.js';
 import { formatBytes } from '../util/truncate.js';
 import {
   errorOutput,
@@ -9,6 +10,7 @@ import {
   textOutput,
   tryFs,
   type FileGuard,
+  type FileRoute,
 } from './common.js';
 import { SNIFF_BYTES, sniffFile } from './file-kind.js';
 import { readLineWindow, type WindowLine } from './read-lines.js';
@@ -27,6 +29,8 @@ export interface ReadToolOptions {
   homeDir?: string;
   /** The sandbox's boundaries (hidden paths); none when the sandbox is off. */
   guard?: FileGuard;
+  /** Text files are read from the editor's buffers when one is connected. */
+  route?: FileRoute;
 }
 
 interface ReadLimits {
@@ -36,6 +40,7 @@ interface ReadLimits {
   maxImageBytes: number;
   homeDir: string | undefined;
   guard: FileGuard | undefined;
+  route: FileRoute | undefined;
 }
 
 export function createReadTool(options: ReadToolOptions = {}): Tool {
@@ -46,6 +51,7 @@ export function createReadTool(options: ReadToolOptions = {}): Tool {
     maxImageBytes: options.maxImageBytes ?? 5 * 1024 * 1024,
     homeDir: options.homeDir,
     guard: options.guard,
+    route: options.route,
   };
   return {
     name: 'read',
@@ -152,8 +158,18 @@ async function readTool(
     };
   }
 
+  // The editor's buffer (unsaved changes included) when an editor is connected.
+  const fromEditor = limits.route?.editor?.readText;
+  let source: string | Buffer = abs;
+  if (fromEditor) {
+    try {
+      source = Buffer.from(await fromEditor(abs), 'utf8');
+    } catch (error) {
+      return errorOutput(`read: the editor could not read ${path}: ${errorMessage(error)}`);
+    }
+  }
   const window = await tryFs('read', path, () =>
-    readLineWindow(abs, {
+    readLineWindow(source, {
       first: offset,
       count: limit,
       maxLineChars: limits.maxLineChars,

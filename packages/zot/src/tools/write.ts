@@ -3,6 +3,7 @@ import { chmodSync, promises as fsp } from 'node:fs';
 import type { Stats } from 'node:fs';
 import type { Tool, ToolOutput } from '../agent/tool.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { errorMessage } from '../util/errors.js';
 import {
   errorOutput,
   fsErrorText,
@@ -10,6 +11,7 @@ import {
   stringArg,
   textOutput,
   type FileGuard,
+  type FileRoute,
 } from './common.js';
 import { argsValidator } from './arg-validators.js';
 
@@ -18,6 +20,8 @@ export interface WriteToolOptions {
   homeDir?: string;
   /** The sandbox's boundaries (writable paths); none when the sandbox is off. */
   guard?: FileGuard;
+  /** Writes land in the editor's buffers when one is connected. */
+  route?: FileRoute;
 }
 
 export function createWriteTool(options: WriteToolOptions = {}): Tool {
@@ -92,10 +96,16 @@ async function writeTool(
   if (denied) return errorOutput(denied);
   const existing = await existingFile('write', path, target);
   if (existing.error) return existing.error;
+  const toEditor = options.route?.editor?.writeText;
   try {
-    replaceFile(target, content, existing.stats ? existing.stats.mode & 0o7777 : undefined);
+    if (toEditor) await toEditor(target, content);
+    else replaceFile(target, content, existing.stats ? existing.stats.mode & 0o7777 : undefined);
   } catch (error) {
-    return errorOutput(fsErrorText('write', path, error));
+    return errorOutput(
+      toEditor
+        ? `write: the editor could not write ${path}: ${errorMessage(error)}`
+        : fsErrorText('write', path, error),
+    );
   }
   const bytes = Buffer.byteLength(content);
   const how = existing.stats ? 'overwrote the existing file' : 'created a new file';

@@ -1,4 +1,5 @@
 // Drives a real `zot acp` process with the ACP SDK's own client side, over its stdio.
+import { readFileSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import {
   client,
@@ -24,6 +25,10 @@ export interface AcpClient {
   notifications: SessionNotification[];
   /** Every permission request, in arrival order. */
   permissions: RequestPermissionRequest[];
+  /** The editor's buffers (fs/read_text_file answers from here first, else the disk). */
+  buffers: Map<string, string>;
+  /** Every fs/write_text_file, in order. */
+  writes: Array<{ path: string; content: string }>;
   /** How the next permission requests are answered (default: cancelled). */
   answer: PermissionAnswer;
   stderr(): string;
@@ -49,6 +54,8 @@ export function startAcp(args: string[], options: RunOptions): AcpClient {
     child,
     notifications: [],
     permissions: [],
+    buffers: new Map(),
+    writes: [],
     answer: () => ({ outcome: { outcome: 'cancelled' } }),
     stderr: () => stderr,
     updates: (sessionId) =>
@@ -93,6 +100,14 @@ export function startAcp(args: string[], options: RunOptions): AcpClient {
     .onRequest('session/request_permission', ({ params }) => {
       self.permissions.push(params);
       return self.answer(params);
+    })
+    .onRequest('fs/read_text_file', ({ params }) => ({
+      content: self.buffers.get(params.path) ?? readFileSync(params.path, 'utf8'),
+    }))
+    .onRequest('fs/write_text_file', ({ params }) => {
+      self.writes.push({ path: params.path, content: params.content });
+      self.buffers.set(params.path, params.content);
+      return {};
     });
   const stream = ndJsonStream(
     Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,

@@ -13,7 +13,7 @@ import {
   type ClientCapabilities,
   type McpServer,
 } from '@agentclientprotocol/sdk';
-import type { AcpRuntime, EditorMcpServer } from '../../contract/front-end.js';
+import type { AcpRuntime, EditorFiles, EditorMcpServer } from '../../contract/front-end.js';
 import { errorMessage } from '../../util/errors.js';
 import { writeDiagnostic, type ModeIO } from '../io.js';
 import { LinkedSession } from './linked-session.js';
@@ -46,6 +46,31 @@ function editorServers(servers: readonly McpServer[]): EditorMcpServer[] {
     const env = Object.fromEntries(stdio.env.map((v) => [v.name, v.value]));
     return { transport: 'stdio', name: stdio.name, command: stdio.command, args: stdio.args, env };
   });
+}
+
+/** The client's file system as zot's file tools see it, when the client offers one. */
+function editorFiles(
+  client: AgentContext,
+  sessionId: string,
+  capabilities: ClientCapabilities,
+): EditorFiles | undefined {
+  const { readTextFile, writeTextFile } = capabilities.fs ?? {};
+  if (!readTextFile && !writeTextFile) return undefined;
+  return {
+    ...(readTextFile
+      ? {
+          readText: async (path: string) =>
+            (await client.request('fs/read_text_file', { sessionId, path })).content,
+        }
+      : {}),
+    ...(writeTextFile
+      ? {
+          writeText: async (path: string, content: string) => {
+            await client.request('fs/write_text_file', { sessionId, path, content });
+          },
+        }
+      : {}),
+  };
 }
 
 function authMethods(runtime: AcpRuntime): AuthMethod[] {
@@ -98,6 +123,8 @@ export async function runAcpMode(
     const id = file ? basename(file, '.jsonl') : `unrecorded-${randomBytes(6).toString('hex')}`;
     const link = new LinkedSession(id, session, client, { noYolo: info.noYolo, log });
     link.attach();
+    const files = editorFiles(client, id, clientCapabilities);
+    if (files) session.useEditorFiles(files);
     await session.startExtensions();
     sessions.set(id, link);
     if (request.mcpServers.length > 0 && !session.state().extensions.loaded.includes('mcp')) {
@@ -112,7 +139,6 @@ export async function runAcpMode(
   const app = agent({ name: 'zot' })
     .onRequest('initialize', ({ params }) => {
       clientCapabilities = params.clientCapabilities ?? {};
-      void clientCapabilities;
       return {
         protocolVersion: PROTOCOL_VERSION,
         agentCapabilities: {

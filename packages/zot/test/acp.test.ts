@@ -87,6 +87,21 @@ test('a prompt streams thinking and text chunks and ends with end_turn; load rep
       .join(''),
     'let me think',
   );
+  await again.agent.request('session/close', { sessionId });
+  // resume: the same session, no replay; its history is the model's context.
+  const before = again.notifications.length;
+  await again.agent.request('session/resume', { sessionId, cwd: box.project });
+  assert.equal(
+    again.notifications.slice(before).filter((n) => n.update.sessionUpdate === 'user_message_chunk')
+      .length,
+    0,
+  );
+  llm.script({ text: 'resumed' });
+  await again.agent.request('session/prompt', {
+    sessionId,
+    prompt: [{ type: 'text', text: 'more' }],
+  });
+  assert.match(JSON.stringify(llm.requests.at(-1)!.body.messages), /say hello/);
   await assert.rejects(
     again.agent.request('session/load', {
       sessionId: '../../etc/passwd',

@@ -145,7 +145,7 @@ export async function runAcpMode(
           loadSession: true,
           promptCapabilities: { image: true, embeddedContext: true },
           mcpCapabilities: { http: true, sse: false },
-          sessionCapabilities: { list: {}, close: {} },
+          sessionCapabilities: { list: {}, close: {}, resume: {} },
         },
         authMethods: authMethods(runtime),
         agentInfo: { name: 'zot', title: 'zot', version: info.version },
@@ -183,6 +183,15 @@ export async function runAcpMode(
       for (const update of replayUpdates(link.session.messages, link.session.cwd)) {
         link.send(update);
       }
+      setImmediate(() => link.announce());
+      return { modes: link.modes(), configOptions: link.configOptions() };
+    })
+    .onRequest('session/resume', async ({ params, client }) => {
+      // As session/load, without the replay: the client still shows the conversation.
+      if (sessions.has(params.sessionId)) {
+        throw RequestError.invalidRequest(undefined, `session ${params.sessionId} is open already`);
+      }
+      const link = await open(client, { ...params, mcpServers: params.mcpServers ?? [] });
       setImmediate(() => link.announce());
       return { modes: link.modes(), configOptions: link.configOptions() };
     })

@@ -21,6 +21,7 @@ import {
   memoryText,
   readMemory,
   writeMemory,
+  type Registrations,
 } from './remembered.js';
 import { ExtensionLog, extensionLogPath } from './log.js';
 import type { ProcessPolicy } from '../security/launcher.js';
@@ -62,10 +63,13 @@ export class ExtensionLifecycle {
   private extensions: RunningExtension[] = [];
   private reports: ExtensionReport[] = [];
   private exitHook: (() => void) | undefined;
-  /** The memory key of each extension of this start, and the entry's text as last read or written. */
+  /**
+   * The memory key of each extension of this start, and the entry's text as last written, or
+   * the registrations last read (made into text only when there is something to compare).
+   */
   private readonly memory = new WeakMap<
     RunningExtension,
-    { key: string; text: string | undefined }
+    { key: string; text: string | undefined; read?: Registrations }
   >();
   private outputBlocked = false;
   private readonly supervisor: Supervisor;
@@ -219,7 +223,7 @@ export class ExtensionLifecycle {
     const read = readMemory(zotHome, identity.dir, key);
     if (read.problem) extension.log.write(read.problem);
     if (!read.registrations) return false;
-    this.memory.set(extension, { key, text: memoryText(key, extension.name, read.registrations) });
+    this.memory.set(extension, { key, text: undefined, read: read.registrations });
     extension.remember(read.registrations);
     const go = mayGoAhead(read.registrations, extension.policy.interceptFailure);
     if (go && extension.isHeld)
@@ -240,6 +244,10 @@ export class ExtensionLifecycle {
   save(extension: RunningExtension): void {
     const memory = this.memory.get(extension);
     if (!memory || extension.state !== 'ready' || extension.readyKind !== 'ready') return;
+    if (memory.read) {
+      memory.text = memoryText(memory.key, extension.name, memory.read);
+      memory.read = undefined;
+    }
     const text = memoryText(memory.key, extension.name, extension);
     if (text === memory.text) return;
     const problem = writeMemory(this.deps.zotHome, extension.dir, text);

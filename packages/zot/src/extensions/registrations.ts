@@ -56,7 +56,15 @@ export function checkCommand(frame: RegisterCommandFrame): CommandRegistration |
   return { name, description: frame.description ?? '' };
 }
 
-export function checkTool(frame: RegisterToolFrame): ToolRegistration | string {
+/**
+ * A register_tool frame's registration, or why it is refused. `schemaChecked`: its schema passed
+ * checkSchema when zot first accepted it (a sealed memory entry, see remembered.ts), so that
+ * check, the one costly part, is not made again; every other check is.
+ */
+export function checkTool(
+  frame: RegisterToolFrame,
+  { schemaChecked = false }: { schemaChecked?: boolean } = {},
+): ToolRegistration | string {
   if (!TOOL_NAME.test(frame.name)) {
     return `register_tool: invalid tool name "${frame.name}" (letters, digits, _ and -; at most 64)`;
   }
@@ -72,7 +80,7 @@ export function checkTool(frame: RegisterToolFrame): ToolRegistration | string {
   if (schema.type !== undefined && schema.type !== 'object') {
     return `register_tool "${frame.name}": the schema must describe an object (got type ${JSON.stringify(schema.type)})`;
   }
-  const invalid = checkSchema(schema);
+  const invalid = schemaChecked ? undefined : checkSchema(schema);
   if (invalid) return `register_tool "${frame.name}": its schema cannot be used: ${invalid}`;
   const final = schema.type === undefined ? { ...schema, type: 'object' } : schema;
   const bytes =

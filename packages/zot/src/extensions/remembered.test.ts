@@ -3,6 +3,8 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
+  renameSync,
   rmSync,
   symlinkSync,
   utimesSync,
@@ -44,6 +46,9 @@ function setup() {
   return { base, home, dir, identity, cleanup: () => rmSync(base, { recursive: true }) };
 }
 
+const entryNames = (home: string) =>
+  readdirSync(memoryDir(home)).filter((name) => /^[0-9a-f]{64}\.json$/.test(name));
+
 function registrations(): Registrations {
   const tool = checkTool({ type: 'register_tool', name: 'echo', description: 'says it' });
   assert.ok(typeof tool !== 'string');
@@ -66,9 +71,9 @@ test('remembered registrations: round trip under the same key, nothing under ano
   assert.equal(read.registrations!.commands.get('hi')!.name, 'Hi');
   assert.equal(readMemory(home, dir, 'f'.repeat(64)).registrations, undefined);
   assert.equal(readMemory(home, dir, 'f'.repeat(64)).problem, undefined, 'stale is no problem');
-  // Private: the directory 0700, the file 0600.
-  const entries = readdirSync(memoryDir(home));
-  assert.equal(entries.length, 1);
+  // One entry, and the seals beside it.
+  assert.deepEqual(entryNames(home).length, 1);
+  assert.ok(readdirSync(memoryDir(home)).includes('seals.json'));
 });
 
 test('the key changes with any file written in the extension directory, its manifest, model or project', async (t) => {
@@ -99,7 +104,7 @@ test('a hostile or damaged entry is not used, and says why', async (t) => {
   t.after(cleanup);
   const key = (await memoryKey(identity))!;
   writeMemory(home, dir, memoryText(key, 'x', registrations()));
-  const [name] = readdirSync(memoryDir(home));
+  const [name] = entryNames(home);
   const path = join(memoryDir(home), name!);
   const entry = (tools: unknown) =>
     JSON.stringify({ version: 1, key, name: 'x', tools, commands: [], events: [], intercepts: [] });
@@ -149,4 +154,59 @@ test('only an extension that intercepts and observes nothing, and fails open, is
   assert.equal(mayGoAhead(undefined, 'allow'), false, 'nothing remembered');
   assert.equal(mayGoAhead({ ...plain, intercepts: new Set(['tool_call']) }, 'allow'), false);
   assert.equal(mayGoAhead({ ...plain, events: new Set(['session_start']) }, 'allow'), false);
+});
+
+test('an entry zot wrote or checked is sealed: its schemas are not checked again until it changes', async (t) => {
+  const { home, dir, identity, base, cleanup } = setup();
+  t.after(cleanup);
+  const key = (await memoryKey(identity))!;
+  // A schema the meta-schema check refuses: what shows whether that check was made.
+  const entry = (properties: unknown) =>
+    JSON.stringify({
+      version: 1,
+      key,
+      name: 'x',
+      tools: [{ name: 't', schema: { type: 'object', properties } }],
+      commands: [],
+      events: [],
+      intercepts: [],
+    });
+  assert.equal(writeMemory(home, dir, entry(5)), undefined);
+  const sealed = readMemory(home, dir, key);
+  assert.deepEqual([...sealed.registrations!.tools.keys()], ['t'], 'written by zot: sealed');
+  const path = join(memoryDir(home), entryNames(home)[0]!);
+  // Rewritten in place (another content), or the same bytes put in place as another file: each
+  // is checked in full, and refused.
+  writeFileSync(path, entry(6));
+  assert.match(readMemory(home, dir, key).problem ?? '', /schema cannot be used/);
+  writeFileSync(join(base, 'copy.json'), entry(5));
+  renameSync(join(base, 'copy.json'), path);
+  assert.match(readMemory(home, dir, key).problem ?? '', /schema cannot be used/);
+  // A valid entry checked in full is sealed by that check.
+  const valid = memoryText(key, 'x', registrations());
+  writeFileSync(join(base, 'valid.json'), valid);
+  renameSync(join(base, 'valid.json'), path);
+  const seals = () => JSON.parse(readFileSync(join(memoryDir(home), 'seals.json'), 'utf8'));
+  assert.notEqual(seals()[entryNames(home)[0]!], undefined);
+  const before = seals()[entryNames(home)[0]!];
+  const full = readMemory(home, dir, key);
+  assert.ok(full.registrations);
+  assert.notEqual(seals()[entryNames(home)[0]!], before, 'sealed by its full check');
+  assert.deepEqual(readMemory(home, dir, key), full, 'a sealed read gives the same registrations');
+  // Seals that are not zot's (damaged, a symlink, another user's) seal nothing.
+  const sealsPath = join(memoryDir(home), 'seals.json');
+  for (const spoil of [
+    () => writeFileSync(sealsPath, '{'),
+    () => {
+      const good = readFileSync(sealsPath);
+      rmSync(sealsPath);
+      writeFileSync(join(base, 'seals.json'), good);
+      symlinkSync(join(base, 'seals.json'), sealsPath);
+    },
+  ]) {
+    assert.equal(writeMemory(home, dir, entry(5)), undefined);
+    spoil();
+    assert.match(readMemory(home, dir, key).problem ?? '', /schema cannot be used/);
+    rmSync(sealsPath, { force: true });
+  }
 });

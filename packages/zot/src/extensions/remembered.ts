@@ -11,27 +11,35 @@
 // The entries live in `$ZOT_HOME/ext-registrations/`, one per extension directory, written by
 // zot only. They are read as hostile all the same: the directory and the file must be this
 // user's and private, the file is bounded, and every registration goes through the checks a
-// register frame goes through.
-import { randomBytes } from 'node:crypto';
+// register frame goes through. One check is made only once: a tool schema's meta-schema check
+// (the validators it needs are the largest code a run with extensions loads). An entry zot wrote,
+// or checked in full, is sealed (`seals.json` beside it) by its identity (device, inode, size,
+// modification and change times in nanoseconds) and the SHA-256 of its bytes; an entry read with
+// the same seal skips that check. No one can give a file of theirs that identity (the kernel sets
+// the change time at every write, rename or chmod; a file put in place later has another inode),
+// and the hash covers a rewrite within one tick of the clock.
 import {
   closeSync,
-  constants,
+  existsSync,
   fstatSync,
   lstatSync,
   mkdirSync,
-  openSync,
   readdirSync,
-  readSync,
   renameSync,
   statSync,
   unlinkSync,
   writeFileSync,
+  lstat as lstatLater,
+  readdir as readdirLater,
+  readFile as readFileLater,
+  type BigIntStats,
+  type Stats,
 } from 'node:fs';
-import { lstat, readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parseBoundedJson } from '@zot/protocol/bounds';
 import { nodeCrypto } from '../util/builtins.js';
 import { errorMessage } from '../util/errors.js';
+import { openForReading, readStart } from '../util/regular-file.js';
 import {
   checkCommand,
   checkSubscription,
@@ -55,6 +63,9 @@ export const MEMORY_LIMITS = {
 
 const VERSION = 1;
 const ENTRY_NAME = /^[0-9a-f]{64}\.json$/;
+/** Entry name -> the seal of the entry zot wrote or checked in full. */
+const SEALS_NAME = 'seals.json';
+const MAX_SEALS_BYTES = 256 * 1024;
 const STALE_TEMP_MS = 60_000;
 
 /** An extension's registrations as zot last saw them. */
@@ -84,6 +95,18 @@ export interface MemoryIdentity {
 
 export const memoryDir = (home: string) => join(home, 'ext-registrations');
 
+// The walks below use node:fs's callbacks: node:fs/promises costs a run about 2 ms to load, and
+// nothing else a run does before its first model request needs it.
+const settle = <T>(start: (done: (error: Error | null, value: T) => void) => void) =>
+  new Promise<T>((resolve, reject) =>
+    start((error, value) => (error ? reject(error) : resolve(value))),
+  );
+const readdir = (path: string) => settle<string[]>((done) => readdirLater(path, done));
+const lstat = (path: string) => settle<Stats>((done) => lstatLater(path, done));
+const lstatExact = (path: string) =>
+  settle<BigIntStats>((done) => lstatLater(path, { bigint: true }, done));
+const readFile = (path: string) => settle<Buffer>((done) => readFileLater(path, done));
+
 const sha256 = (text: string) => nodeCrypto().createHash('sha256').update(text).digest('hex');
 const entryPath = (home: string, dir: string) => join(memoryDir(home), `${sha256(dir)}.json`);
 const ownedByUs = (uid: number) => process.getuid === undefined || uid === process.getuid();
@@ -112,9 +135,7 @@ export async function statPin(dir: string): Promise<string | undefined> {
     while (pending.length > 0) {
       const rel = pending.pop()!;
       const names = (await readdir(rel === '' ? dir : join(dir, rel))).sort();
-      const stats = await Promise.all(
-        names.map((name) => lstat(join(dir, rel, name), { bigint: true })),
-      );
+      const stats = await Promise.all(names.map((name) => lstatExact(join(dir, rel, name))));
       for (let i = 0; i < names.length; i++) {
         const path = rel === '' ? names[i]! : `${rel}/${names[i]}`;
         if (path === '.git') continue;
@@ -189,8 +210,11 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 const strings = (value: unknown): string[] | undefined =>
   Array.isArray(value) && value.every((item) => typeof item === 'string') ? value : undefined;
 
-/** The registrations of an entry, each checked as its register frame would be, or why not. */
-function registrationsOf(doc: unknown, key: string): Registrations | string {
+/**
+ * The registrations of an entry, each checked as its register frame would be, or why not;
+ * `sealed`: the entry is one zot wrote or checked, so its schemas were checked then.
+ */
+function registrationsOf(doc: unknown, key: string, sealed: boolean): Registrations | string {
   if (!isObject(doc) || doc.version !== VERSION || doc.key !== key) return 'stale';
   const { tools, commands } = doc;
   const events = strings(doc.events);
@@ -211,13 +235,16 @@ function registrationsOf(doc: unknown, key: string): Registrations | string {
     if (!isObject(tool) || typeof tool.name !== 'string') return 'a tool without a name';
     if (tool.description !== undefined && typeof tool.description !== 'string')
       return `tool ${JSON.stringify(tool.name.slice(0, 64))}: a description that is not text`;
-    const checked = checkTool({
-      type: 'register_tool',
-      name: tool.name,
-      ...(tool.description !== undefined ? { description: tool.description } : {}),
-      ...(isObject(tool.schema) ? { schema: tool.schema } : {}),
-      deferred: tool.deferred === true,
-    } as Parameters<typeof checkTool>[0]);
+    const checked = checkTool(
+      {
+        type: 'register_tool',
+        name: tool.name,
+        ...(tool.description !== undefined ? { description: tool.description } : {}),
+        ...(isObject(tool.schema) ? { schema: tool.schema } : {}),
+        deferred: tool.deferred === true,
+      } as Parameters<typeof checkTool>[0],
+      { schemaChecked: sealed },
+    );
     if (typeof checked === 'string') return checked;
     out.tools.set(checked.name, checked);
   }
@@ -248,41 +275,106 @@ export interface MemoryRead {
 export function readMemory(home: string, dir: string, key: string): MemoryRead {
   const entry = readEntry(home, dir);
   if (!('doc' in entry)) return entry;
-  const registrations = registrationsOf(entry.doc, key);
+  const name = basename(entry.path);
+  const sealed = readSeals(home).get(name) === entry.seal;
+  const registrations = registrationsOf(entry.doc, key, sealed);
   if (registrations === 'stale') return {};
   if (typeof registrations === 'string')
     return { problem: `${entry.path}: ${registrations}; not used` };
+  // Checked in full now (an entry of an earlier zot): the next run need not check it again.
+  if (!sealed) updateSeals(home, (seals) => seals.set(name, entry.seal));
   return { registrations };
 }
 
-/** The entry of the extension in `dir`, parsed (bounded), or why not; {} when there is none. */
-function readEntry(home: string, dir: string): { doc: unknown; path: string } | MemoryRead {
-  const path = entryPath(home, dir);
+interface Entry {
+  doc: unknown;
+  path: string;
+  /** Its identity and the hash of the bytes read (see the header). */
+  seal: string;
+}
+
+const sealOf = (stat: BigIntStats, bytes: Buffer | string) =>
+  [stat.dev, stat.ino, stat.size, stat.mtimeNs, stat.ctimeNs].join(':') +
+  `:${nodeCrypto().createHash('sha256').update(bytes).digest('hex')}`;
+
+/** The seals file's content; empty when it is missing, damaged, not private or too big. */
+function readSeals(home: string): Map<string, string> {
+  const seals = new Map<string, string>();
+  const read = readPrivateFile(join(memoryDir(home), SEALS_NAME), MAX_SEALS_BYTES);
+  if (typeof read === 'string' || read === undefined) return seals;
+  try {
+    const parsed: unknown = JSON.parse(read.bytes.toString('utf8'));
+    if (isObject(parsed)) {
+      for (const [name, seal] of Object.entries(parsed))
+        if (typeof seal === 'string') seals.set(name, seal);
+    }
+  } catch {
+    // damaged: every entry is checked in full, and sealed again
+  }
+  return seals;
+}
+
+/**
+ * Changes the seals (through a temporary file renamed into place). Concurrent runs may lose
+ * each other's seals: a lost seal costs one full check. Contract: never throws.
+ */
+function updateSeals(home: string, change: (seals: Map<string, string>) => void): void {
+  const root = memoryDir(home);
+  const temp = join(root, `.${nodeCrypto().randomBytes(6).toString('hex')}.${process.pid}.tmp`);
+  try {
+    const seals = readSeals(home);
+    change(seals);
+    writeFileSync(temp, JSON.stringify(Object.fromEntries(seals)), { mode: 0o600, flag: 'wx' });
+    renameSync(temp, join(root, SEALS_NAME));
+  } catch {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // never created
+    }
+  }
+}
+
+/**
+ * A file of this user's in the memory directory, read whole through one descriptor (no symlink
+ * followed, no FIFO blocking), with its stat; undefined when missing, or why it is not used.
+ */
+function readPrivateFile(
+  path: string,
+  limit: number,
+): { bytes: Buffer; stat: BigIntStats } | string | undefined {
   let fd: number | undefined;
   try {
-    const unsafe = unsafeDir(memoryDir(home));
-    if (unsafe) return { problem: `remembered registrations not used: ${unsafe}` };
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOFOLLOW ?? 0));
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || !ownedByUs(stat.uid)) return { problem: `${path}: not a file of zot's` };
-    if (stat.size > MEMORY_LIMITS.entryBytes)
-      return { problem: `${path}: over ${MEMORY_LIMITS.entryBytes} bytes; not used` };
-    const bytes = Buffer.alloc(stat.size);
-    let read = 0;
-    while (read < bytes.length) {
-      const n = readSync(fd, bytes, read, bytes.length - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    const parsed = parseBoundedJson(bytes.subarray(0, read).toString('utf8'));
-    if (!parsed.ok) return { problem: `${path}: ${parsed.error}; not used` };
-    return { doc: parsed.value, path };
+    // Not followed if a link, never blocking on a FIFO; what is checked is what is read.
+    fd = openForReading(path, true).fd;
+    const stat = fstatSync(fd, { bigint: true });
+    if (!stat.isFile() || !ownedByUs(Number(stat.uid))) return `${path}: not a file of zot's`;
+    if (stat.size > BigInt(limit)) return `${path}: over ${limit} bytes; not used`;
+    return { bytes: readStart(fd, Number(stat.size)), stat };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    return { problem: `${path}: ${errorMessage(error)}; not used` };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    return `${path}: ${errorMessage(error)}; not used`;
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+}
+
+/** The entry of the extension in `dir`, parsed (bounded), or why not; {} when there is none. */
+function readEntry(home: string, dir: string): Entry | MemoryRead {
+  const path = entryPath(home, dir);
+  try {
+    const unsafe = unsafeDir(memoryDir(home));
+    if (unsafe) return { problem: `remembered registrations not used: ${unsafe}` };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    return { problem: `${path}: ${errorMessage(error)}; not used` };
+  }
+  const read = readPrivateFile(path, MEMORY_LIMITS.entryBytes);
+  if (read === undefined) return {};
+  if (typeof read === 'string') return { problem: read };
+  const parsed = parseBoundedJson(read.bytes.toString('utf8'));
+  if (!parsed.ok) return { problem: `${path}: ${parsed.error}; not used` };
+  return { doc: parsed.value, path, seal: sealOf(read.stat, read.bytes) };
 }
 
 /**
@@ -337,13 +429,19 @@ export function writeMemory(home: string, dir: string, text: string): string | u
     return `registrations over ${MEMORY_LIMITS.entryBytes} bytes are not remembered`;
   const root = memoryDir(home);
   const path = entryPath(home, dir);
-  const temp = join(root, `.${randomBytes(6).toString('hex')}.${process.pid}.tmp`);
+  const temp = join(root, `.${nodeCrypto().randomBytes(6).toString('hex')}.${process.pid}.tmp`);
   try {
     mkdirSync(root, { recursive: true, mode: 0o700 });
     const unsafe = unsafeDir(root);
     if (unsafe) return `registrations not remembered: ${unsafe}`;
     writeFileSync(temp, text, { mode: 0o600, flag: 'wx' });
     renameSync(temp, path);
+    // After the rename, which sets the change time the seal holds.
+    const seal = sealOf(lstatSync(path, { bigint: true }), text);
+    updateSeals(home, (seals) => {
+      seals.set(basename(path), seal);
+      for (const name of seals.keys()) if (!existsSync(join(root, name))) seals.delete(name);
+    });
   } catch (error) {
     try {
       unlinkSync(temp);

@@ -10,11 +10,12 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { FAST_TIMEOUTS, scopedDataDir } from './support/extensions.js';
@@ -100,6 +101,7 @@ function zotExt(args: string[], env: Record<string, string | undefined> = {}): P
 }
 
 interface ProbeResult {
+  imports: Record<string, { file?: string; cached?: string; error?: string }>;
   data_dir: string;
   cwd: string;
   write: Record<string, string>;
@@ -109,7 +111,11 @@ interface ProbeResult {
   env: string[];
 }
 
-async function probe(extension: string, spec: unknown, env: Record<string, string> = {}) {
+async function probe(
+  extension: string,
+  spec: unknown,
+  env: Record<string, string | undefined> = {},
+) {
   const result = await zot(
     ['-p', `/probe ${JSON.stringify(spec)}`, '--no-ext', '--ext', extension],
     env,
@@ -177,6 +183,44 @@ for (const language of ['node', 'python'] as const) {
       assert.ok(!result.env.includes(hidden), `${hidden} is not passed`);
   });
 }
+
+test('a scoped Python extension keeps its bytecode in its data directory: the second start compiles nothing again', async () => {
+  const name = 'probe-bytecode';
+  const dir = probeExtension(name, 'python', PERMISSIONS);
+  writeFileSync(join(dir, 'helper.py'), 'VALUE = 1\n');
+  const manifest = JSON.parse(readFileSync(join(dir, 'extension.json'), 'utf8'));
+  writeFileSync(join(dir, 'extension.json'), JSON.stringify({ ...manifest, sdk: 'python' }));
+  const data = scopedDataDir(box.zotHome, name, dir);
+  const prefix = join(data, '.pycache') + '/';
+  const modules = ['helper', 'zot_sdk._framing'];
+  const run = (env: Record<string, string | undefined> = {}) =>
+    probe(dir, { import: modules }, { PYTHONDONTWRITEBYTECODE: undefined, ...env });
+
+  const first = await run();
+  const stamps = modules.map((module) => {
+    const { cached, error } = first.imports[module]!;
+    assert.equal(error, undefined, `${module}: ${error}`);
+    assert.ok(cached?.startsWith(prefix), `${module}: ${cached} is below its data directory`);
+    return statSync(cached!).mtimeMs;
+  });
+  assert.ok(!existsSync(join(dir, '__pycache__')), 'nothing written beside its own modules');
+  const sdkDir = dirname(first.imports['zot_sdk._framing']!.file!);
+  const probed = await probe(dir, { write: [join(sdkDir, 'planted.py')] });
+  assert.equal(probed.write[join(sdkDir, 'planted.py')], 'EROFS', "zot's SDK stays read-only");
+
+  const second = await run();
+  modules.forEach((module, i) => {
+    const cached = second.imports[module]!.cached!;
+    assert.equal(cached, first.imports[module]!.cached);
+    assert.equal(statSync(cached).mtimeMs, stamps[i], `${module}: read, not compiled again`);
+  });
+
+  // PYTHONDONTWRITEBYTECODE is kept: no prefix, so the interpreter's own __pycache__ still serves.
+  const off = await run({ PYTHONDONTWRITEBYTECODE: '1' });
+  assert.ok(off.env.includes('PYTHONDONTWRITEBYTECODE'));
+  assert.ok(!off.env.includes('PYTHONPYCACHEPREFIX'));
+  assert.ok(!off.imports.helper!.cached!.startsWith(prefix));
+});
 
 for (const language of ['node', 'python'] as const) {
   test(`a scoped ${language} extension with a host list reaches that host:port through the proxy, nothing else`, async () => {

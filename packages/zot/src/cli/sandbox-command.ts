@@ -161,7 +161,8 @@ export async function runSandboxCommand(args: string[]): Promise<number> {
     process.stderr.write(terminalSafeBlock(`zot sandbox exec: ${message}`) + '\n');
     return SANDBOX_FAILED;
   }
-  const started = plan.starter.start();
+  // Built and checked a moment ago: not again.
+  const started = plan.starter.startChecked();
   if ('error' in started) {
     process.stderr.write(
       terminalSafeBlock(`zot sandbox exec: ${name} was not started: ${started.error}`) + '\n',

@@ -113,9 +113,13 @@ export function planExtension(entry: DiscoveredExtension, deps: PlanDeps): Plann
     : projectRuntimeProblem(entry, exec.command, deps.env);
   if (unpinned) return fixed('failed', { error: unpinned });
   // Python would write __pycache__ into a project extension on its first run, which changes
-  // the trusted content and stops it from starting again.
+  // the trusted content and stops it from starting again. A scoped one cannot (its directory
+  // is read-only in its sandbox): its bytecode goes to its data directory (scopedEnvironment).
   const withSelf = withSelfArgv(deps.env);
-  const own = entry.scope === 'project' ? { ...withSelf, PYTHONDONTWRITEBYTECODE: '1' } : withSelf;
+  const own =
+    entry.scope === 'project' && !manifest!.permissions
+      ? { ...withSelf, PYTHONDONTWRITEBYTECODE: '1' }
+      : withSelf;
   // After the check above: zot's own SDK is part of zot, wherever zot is installed.
   const sdk = withShippedSdk(manifest!, own, { scoped: manifest!.permissions !== undefined });
   if (!sdk.ok) return fixed('failed', { error: sdk.error });

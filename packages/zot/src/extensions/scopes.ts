@@ -49,6 +49,11 @@ export interface ScopeStart {
 export interface ScopeStarter {
   /** Builds the sandbox again (paths may have changed). Contract: never throws. */
   start(): ScopeStart | { error: string };
+  /**
+   * Starts with the sandbox prepareScope has just built and checked, not building it again:
+   * for a caller that starts at once (`zot sandbox exec`). Contract: never throws.
+   */
+  startChecked(): ScopeStart | { error: string };
   /** Why the sandbox ended before the extension ran, from what bwrap wrote. */
   failure(stderr: string): string;
 }
@@ -200,7 +205,16 @@ export function prepareScope(spec: ScopeSpec): ScopePlan {
   if (!checked.ok)
     return { kind: 'refused', message: `${spec.name} was not started: ${checked.error}` };
   const starter: ScopeStarter = {
-    start: () => startScope(spec.name, tool, spec.dataDir, inputs),
+    start: () => {
+      try {
+        ensurePrivateDir(spec.dataDir);
+      } catch (error) {
+        return { error: `cannot create its data directory ${spec.dataDir}: ${String(error)}` };
+      }
+      const built = buildScope(inputs());
+      return built.ok ? startScope(spec.name, tool, spec.dataDir, built.policy) : built;
+    },
+    startChecked: () => startScope(spec.name, tool, spec.dataDir, checked.policy),
     failure: (stderr) =>
       startFailure(
         program,
@@ -242,20 +256,13 @@ function sandboxTool(
   return { problem: unsupportedPlatform(platform) };
 }
 
+/** The launch of a built sandbox: its network proxy started when its network is a host list. */
 function startScope(
   name: string,
   tool: SandboxTool,
   dataDir: string,
-  inputs: () => ScopeInputs,
+  scope: ScopePolicy,
 ): ScopeStart | { error: string } {
-  try {
-    ensurePrivateDir(dataDir);
-  } catch (error) {
-    return { error: `cannot create its data directory ${dataDir}: ${String(error)}` };
-  }
-  const built = buildScope(inputs());
-  if (!built.ok) return { error: built.error };
-  const scope: ScopePolicy = built.policy;
   const launch: ScopeLaunch = { kind: tool.kind, program: tool.program, scope };
   if (tool.kind === 'sandbox-exec') {
     const tempDir = join(dataDir, 'tmp');

@@ -36,7 +36,7 @@ export function scopedCommand(
   launch: ScopeLaunch,
 ): { argv: string[]; env: NodeJS.ProcessEnv } {
   const { scope } = launch;
-  const env = scopedEnvironment(request.env, scope.env);
+  const env = scopedEnvironment(request.env, scope.env, scope.dataDir);
   if (launch.kind === 'bwrap') {
     env.TMPDIR = '/tmp';
     const inner = launch.proxy?.socketPath

@@ -18,7 +18,13 @@ import {
 import { ETC_HIDDEN, etcEntries, SYSTEM_ROOTS } from './scope-system.js';
 
 export { expandPathEntry, onPath, shebangOf, type ScopePlaces } from './scope-places.js';
-export { BASE_ENV, ETC_ENTRIES, SYSTEM_ROOTS, scopedEnvironment } from './scope-system.js';
+export {
+  BASE_ENV,
+  ETC_ENTRIES,
+  PYCACHE_DIR,
+  SYSTEM_ROOTS,
+  scopedEnvironment,
+} from './scope-system.js';
 
 export type MountAccess = 'read-only' | 'writable' | 'hidden';
 

@@ -1,6 +1,7 @@
 // What every scoped sandbox holds besides its permissions: the system's programs and libraries,
 // the part of /etc programs need, and the few variables every sandboxed program gets.
 import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** The system's programs and libraries: read-only in every scope (or recreated as links). */
 export const SYSTEM_ROOTS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
@@ -56,10 +57,22 @@ export const BASE_ENV = [
   'PYTHONUTF8',
 ];
 
-/** A scoped extension's environment: only the names `allowed` keeps, and TMPDIR its own. */
+/** Below the data directory: where Python keeps the bytecode of what a scoped program imports. */
+export const PYCACHE_DIR = '.pycache';
+
+/**
+ * A scoped extension's environment: only the names `allowed` keeps, and Python's bytecode
+ * cache in its data directory. Inside the sandbox its own directory, zot's Python SDK and the
+ * interpreter's are read-only, so Python could not write `__pycache__` beside them and would
+ * compile those modules again at every start; PYTHONPYCACHEPREFIX sends the bytecode to the one
+ * place it may write. Not when PYTHONDONTWRITEBYTECODE is set (nothing would ever be written
+ * there, and the interpreter's own `__pycache__` would no longer be read), nor over a prefix the
+ * permissions pass through.
+ */
 export function scopedEnvironment(
   env: NodeJS.ProcessEnv,
   allowed: readonly string[],
+  dataDir: string,
 ): NodeJS.ProcessEnv {
   const names = new Set([...BASE_ENV, ...allowed]);
   const out: NodeJS.ProcessEnv = {};
@@ -67,6 +80,8 @@ export function scopedEnvironment(
     if (value === undefined) continue;
     if (names.has(name) || name.startsWith('LC_') || name.startsWith('ZOT_EXT_')) out[name] = value;
   }
+  if (!out.PYTHONDONTWRITEBYTECODE && !out.PYTHONPYCACHEPREFIX)
+    out.PYTHONPYCACHEPREFIX = join(dataDir, PYCACHE_DIR);
   return out;
 }
 

@@ -242,17 +242,30 @@ test('the environment: the basic variables, LC_* and ZOT_EXT_*, and what it decl
       ZOT_HOME: '/z',
       NODE_OPTIONS: '--require x',
       WANTED: 'w',
+      PYTHONPYCACHEPREFIX: '/elsewhere',
     },
     ['WANTED'],
+    '/data',
   );
   assert.deepEqual(Object.keys(env).sort(), [
     'HOME',
     'LANG',
     'LC_ALL',
     'PATH',
+    'PYTHONPYCACHEPREFIX',
     'WANTED',
     'ZOT_EXT_TOOL_TIMEOUT_MS',
   ]);
+  assert.equal(env.PYTHONPYCACHEPREFIX, '/data/.pycache', 'its own, not the one outside');
+});
+
+test("Python's bytecode goes to the data directory, unless bytecode is not to be written at all", () => {
+  assert.equal(scopedEnvironment({}, [], '/data').PYTHONPYCACHEPREFIX, '/data/.pycache');
+  const off = scopedEnvironment({ PYTHONDONTWRITEBYTECODE: '1' }, [], '/data');
+  assert.equal(off.PYTHONPYCACHEPREFIX, undefined);
+  assert.equal(off.PYTHONDONTWRITEBYTECODE, '1');
+  const passed = scopedEnvironment({ PYTHONPYCACHEPREFIX: '/mine' }, ['PYTHONPYCACHEPREFIX'], '/d');
+  assert.equal(passed.PYTHONPYCACHEPREFIX, '/mine', 'a prefix its permissions pass through');
 });
 
 const at = (args: string[], flag: string, path: string) => {

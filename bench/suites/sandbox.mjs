@@ -4,7 +4,7 @@
 // is one entry of ROWS with its own set-up.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { interleave, rounds, summarize, timedNode } from '../lib/common.mjs';
@@ -236,17 +236,23 @@ const ROWS = [
   extCallRow('python'),
 ];
 
+/** BENCH_SANDBOX_ROWS=text runs only the rows whose metric contains it (case-insensitive). */
+const only = (process.env.BENCH_SANDBOX_ROWS ?? '').toLowerCase();
+
 export async function run(options) {
   const box = makeBox();
   try {
     const rows = [];
-    for (const spec of ROWS) {
+    for (const spec of ROWS.filter((row) => row.metric.toLowerCase().includes(only))) {
       const { baseline, subject, cleanup } = await spec.prepare(box);
       const fns = { baseline, subject };
       try {
         await interleave(rounds(options, 3, 1), fns); // warm-up: page cache, the probe, JIT
         const samples = await interleave(rounds(options, 30, 8), fns);
-        rows.push(costRow(spec.metric, samples.baseline, samples.subject, spec.target, spec.note));
+        // The machine's load while the row ran: the figure to read its absolute times against.
+        const load = `load average ${loadavg()[0].toFixed(1)}`;
+        const note = spec.note ? `${spec.note}; ${load}` : load;
+        rows.push(costRow(spec.metric, samples.baseline, samples.subject, spec.target, note));
       } finally {
         await cleanup?.();
       }

@@ -38,3 +38,23 @@ export type RewindOutcome =
       message: string;
       conflicts?: string[];
     };
+
+/** One file a rewind would change: written back from the checkpoint, or removed. */
+export interface RewindFile {
+  path: string;
+  /** restore: changed since (written back); recreate: deleted since; remove: created since. */
+  action: 'restore' | 'recreate' | 'remove';
+  /** Lines the restore adds and removes; undefined for a binary file. */
+  added?: number;
+  removed?: number;
+}
+
+/** What rewinding the files to before a turn would do, asked before doing it. */
+export interface RewindPreview {
+  turn: number;
+  files: RewindFile[];
+  /** Files changed outside zot since its last checkpoint that the rewind would overwrite. */
+  conflicts: string[];
+  /** A unified diff from the tree now to the checkpoint (cut past 256 KiB). */
+  diff: string;
+}

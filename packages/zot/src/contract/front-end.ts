@@ -1,7 +1,7 @@
 // The front-end port: what each mode (print, JSON, RPC, the TUI) may ask of the session
 // runtime, and the types those requests carry. Modes import these and nothing of session/; the
 // composition root hands them the Session, which the compiler holds to every port here.
-import type { CheckpointTurn, RewindOutcome } from './checkpoints.js';
+import type { CheckpointTurn, RewindOutcome, RewindPreview } from './checkpoints.js';
 import type { PanelSpec } from '@zot/protocol';
 import type { ConfirmDecision } from './confirm.js';
 import type { ImageBlock, Message, StopReason } from './content.js';
@@ -181,8 +181,11 @@ export interface RpcSession extends Omit<OneShotSession, 'prompt' | 'runCommand'
   resume(path: string): void;
   /** The checkpointed turns; undefined when checkpoints are off. */
   listCheckpoints(): Promise<CheckpointTurn[] | undefined>;
-  /** Contract: throws when busy or when checkpoints are off; never rejects otherwise. */
-  rewindCode(turn: number, force?: boolean): Promise<RewindOutcome>;
+  /**
+   * `force`: true, or the conflicts a person accepted (any other conflict refuses).
+   * Contract: throws when busy or when checkpoints are off; never rejects otherwise.
+   */
+  rewindCode(turn: number, force?: boolean | readonly string[]): Promise<RewindOutcome>;
   /** Whether the conversation can go back to before `turn`: ok, or why not. */
   conversationPoint(turn: number): { ok: true } | { ok: false; message: string; kind: ErrorKind };
   /** Contract: throws when busy or when checkpoints are off. */
@@ -289,6 +292,13 @@ export interface InteractiveSession {
   decideTrust(answers: readonly TrustAnswer[]): Promise<TrustOutcome>;
   /** Why the sandbox keeps `path` from being read (an `@file` mention), or undefined. */
   readDenial?(path: string): string | undefined;
+  /** The /rewind dialog's calls (RpcSession's, and a preview of what a rewind would change). */
+  listCheckpoints: RpcSession['listCheckpoints'];
+  rewindCode: RpcSession['rewindCode'];
+  conversationPoint: RpcSession['conversationPoint'];
+  rewindConversation: RpcSession['rewindConversation'];
+  /** What a rewind of the files would change now. Contract: throws when busy or off. */
+  previewRewind(turn: number): Promise<RewindPreview | undefined>;
 }
 
 /** An MCP server the editor hands to an ACP session: the user's own choice, so no trust gate. */

@@ -30,6 +30,11 @@ export const BUILTIN_COMMAND_INFO: readonly CommandInfo[] = [
   },
   { name: 'skills', description: 'list the skills the model can load (re-reads them)' },
   { name: 'sessions', description: "resume one of this directory's sessions", tui: true },
+  {
+    name: 'rewind',
+    description: 'restore the files or the conversation to before a turn',
+    tui: true,
+  },
   { name: 'theme', description: 'choose the colour theme (previewed live)', tui: true },
   { name: 'trust', description: "review this project's extensions and trust them", tui: true },
   { name: 'login', description: 'store an API key', tui: true },

@@ -5,7 +5,7 @@
 // (session-record.ts), the transcript (transcript.ts), extensions and trust
 // (session-extensions.ts) and working-tree checkpoints (checkpoints/).
 import { previewCall } from '../agent/preview.js';
-import type { CheckpointTurn, RewindOutcome } from '../contract/checkpoints.js';
+import type { CheckpointTurn, RewindOutcome, RewindPreview } from '../contract/checkpoints.js';
 import { ErrorWithKind, type ErrorKind } from '../contract/errors.js';
 import type { AnswerExtension } from '../contract/extension-questions.js';
 import type { EditorFiles, RequestId, SlashResult } from '../contract/front-end.js';
@@ -155,7 +155,7 @@ export class Session extends SessionCore {
    * turn, so it can be undone). Contract: throws when busy or when checkpoints are off; never
    * rejects otherwise (a conflict or failure is the outcome).
    */
-  rewindCode(turn: number, force = false): Promise<RewindOutcome> {
+  rewindCode(turn: number, force: boolean | readonly string[] = false): Promise<RewindOutcome> {
     if (this.busy) throw new ErrorWithKind('busy', 'agent is busy');
     const checkpoints = this.checkpoints;
     if (!checkpoints)
@@ -164,6 +164,21 @@ export class Session extends SessionCore {
         'checkpoints are off in this run (--no-checkpoints or the setting)',
       );
     return this.ops.enqueue(() => checkpoints.rewind(turn, force));
+  }
+
+  /**
+   * What rewinding the files to before `turn` would change now (undefined: no such turn).
+   * Contract: throws when busy or when checkpoints are off; rejects naming what failed.
+   */
+  previewRewind(turn: number): Promise<RewindPreview | undefined> {
+    if (this.busy) throw new ErrorWithKind('busy', 'agent is busy');
+    const checkpoints = this.checkpoints;
+    if (!checkpoints)
+      throw new ErrorWithKind(
+        'failed',
+        'checkpoints are off in this run (--no-checkpoints or the setting)',
+      );
+    return this.ops.enqueue(() => checkpoints.preview(turn));
   }
 
   /** Whether the conversation can go back to before `turn`: ok, or why not. */

@@ -46,6 +46,8 @@ export interface ChoiceDialogOptions<T> {
   legend?: ReadonlyArray<[string, string]>;
   /** How preview text is styled (default: the theme's tool preview). */
   previewStyle?: (line: string) => string;
+  /** A style for a whole preview line chosen by its text (a diff's + and - lines). */
+  previewLineStyle?: (line: string) => ((text: string) => string) | undefined;
   /** Called exactly once, with the answer. */
   onChoice(choice: T): void;
 }
@@ -127,6 +129,7 @@ export class ChoiceDialog<T> implements Component {
       const result = revealText(this.options.preview, inner, theme, {
         style: this.options.previewStyle ?? theme.toolPreview,
         numbered: countLines ?? false,
+        ...(this.options.previewLineStyle ? { lineStyle: this.options.previewLineStyle } : {}),
       });
       this.layout = { width: inner, result };
     }

@@ -88,6 +88,8 @@ export interface RevealOptions {
   style?: Style;
   /** Number the lines when there is more than one (default true). */
   numbered?: boolean;
+  /** A style for one whole line, chosen by its text (a diff's + and - lines); else `style`. */
+  lineStyle?: (line: string) => Style | undefined;
 }
 
 export interface Revealed {
@@ -115,10 +117,11 @@ export function revealText(
   const digits = numbered ? String(lines.length).length : 0;
   const gutter = numbered ? digits + 3 : 0;
   const room = Math.max(1, width - gutter);
-  const paint = (token: Token) =>
-    token.kind === 'text' ? style(token.text) : theme.warning(token.text);
   const rows: string[] = [];
   lines.forEach((line, index) => {
+    const lineStyle = options.lineStyle?.(line) ?? style;
+    const paint = (token: Token) =>
+      token.kind === 'text' ? lineStyle(token.text) : theme.warning(token.text);
     wrap(tokens(line), room).forEach((row, i) => {
       const head = !numbered
         ? ''

@@ -14,6 +14,7 @@ export const KEYS_HELP = [
     ['up / down', 'prompt history'],
     ['/', 'commands: tab completes, or pick one with up / down and enter'],
     ['esc', 'cancel the running turn and the queue'],
+    ['esc esc', 'on an empty editor: rewind files or the conversation (/rewind)'],
     ['alt+up', 'take the last queued message back to edit it'],
     ['ctrl+c', 'clear the editor; twice to exit'],
     ['ctrl+o', 'expand or collapse tool results'],
@@ -70,6 +71,7 @@ export interface CommandDialogs {
   skills(): Promise<void>;
   theme(): Promise<void>;
   trust(): Promise<void>;
+  rewind(): Promise<void>;
 }
 
 /** Contract: `run` never rejects; every outcome is shown. */
@@ -96,6 +98,7 @@ export class CommandsController {
       name === 'skills' ||
       name === 'theme' ||
       name === 'trust' ||
+      name === 'rewind' ||
       (name === 'model' && args === '')
         ? dialogs?.[name as keyof CommandDialogs]
         : undefined;

@@ -9,7 +9,13 @@ import { createTheme } from '../../tui/theme.js';
 import { CommandsController } from './commands.js';
 import { resumable, sessionDetail } from './dialogs.js';
 import { appendHistory, HISTORY_LIMIT, loadHistory } from './history.js';
-import { EXIT_HINT_KEY, EXIT_WINDOW_MS, KeysController } from './keys.js';
+import {
+  EXIT_HINT_KEY,
+  EXIT_WINDOW_MS,
+  KeysController,
+  REWIND_HINT_KEY,
+  REWIND_WINDOW_MS,
+} from './keys.js';
 import { Notes } from './notes.js';
 import type { InteractiveSession, SlashResult } from '../../contract/front-end.js';
 import type { SessionSummary } from '../../contract/summaries.js';
@@ -67,6 +73,15 @@ function fakeSession(overrides: Partial<InteractiveSession> = {}) {
     logout: () => false,
     trustReviews: async () => [],
     decideTrust: async () => ({ errors: [] }),
+    listCheckpoints: async () => undefined,
+    previewRewind: async () => undefined,
+    rewindCode: async () => ({
+      ok: false as const,
+      reason: 'failed' as const,
+      message: 'not used',
+    }),
+    conversationPoint: () => ({ ok: false as const, kind: 'failed' as const, message: 'not used' }),
+    rewindConversation: () => ({ ok: false as const, message: 'not used' }),
     ...overrides,
   };
   return session;
@@ -77,6 +92,7 @@ function keys(session: ReturnType<typeof fakeSession>, start = 0, queued: string
   let text = '';
   let exits = 0;
   let toggles = 0;
+  let rewinds = 0;
   const notes = new Notes(() => undefined);
   const controller = new KeysController({
     session,
@@ -92,11 +108,15 @@ function keys(session: ReturnType<typeof fakeSession>, start = 0, queued: string
     queued: () => queued,
     toggleExpanded: () => toggles++,
     exit: () => exits++,
+    rewind: () => rewinds++,
     now: () => now,
     setTimer: () => ({}),
   });
   return {
     controller,
+    get rewinds() {
+      return rewinds;
+    },
     notes,
     advance: (ms: number) => (now += ms),
     setText: (value: string) => (text = value),
@@ -176,6 +196,42 @@ test("esc when idle cancels nothing but clears the extensions' notes; ctrl+o tog
   k.controller.handle('\x0f');
   assert.equal(k.toggles, 1);
   assert.equal(k.controller.handle('a'), false);
+});
+
+test('esc esc on an idle, empty editor opens /rewind; not with text, not while busy, not past the window', () => {
+  const session = fakeSession();
+  const k = keys(session);
+  k.controller.handle('\x1b');
+  assert.match(k.notes.render(80).join('\n'), /press esc again to rewind/);
+  k.advance(REWIND_WINDOW_MS);
+  k.controller.handle('\x1b');
+  assert.equal(k.rewinds, 1);
+  assert.equal(k.notes.has(REWIND_HINT_KEY), false, 'the hint goes');
+  // Past the window the second press only arms again.
+  k.controller.handle('\x1b');
+  k.advance(REWIND_WINDOW_MS + 1);
+  k.controller.handle('\x1b');
+  assert.equal(k.rewinds, 1);
+  // Text in the editor: Esc is not a rewind.
+  k.setText('draft');
+  k.controller.handle('\x1b');
+  k.controller.handle('\x1b');
+  assert.equal(k.rewinds, 1);
+  assert.equal(k.text, 'draft');
+  // Another key between the two presses: not a rewind.
+  k.setText('');
+  k.controller.handle('\x1b');
+  k.controller.handle('\x0f');
+  k.controller.handle('\x1b');
+  assert.equal(k.rewinds, 1);
+  // While busy Esc cancels, and a second Esc right after does not open the dialog.
+  k.controller.handle('\x0f');
+  session.setBusy(true);
+  k.controller.handle('\x1b');
+  assert.equal(session.busy, false);
+  k.controller.handle('\x1b');
+  assert.equal(k.rewinds, 1);
+  assert.deepEqual(session.calls, ['cancel']);
 });
 
 function commands(session: ReturnType<typeof fakeSession>) {

@@ -9,6 +9,7 @@ import { showTextPrompt } from '../../tui/text-prompt-dialog.js';
 import type { Style, Theme, ThemeSpec } from '../../tui/theme.js';
 import type { AskPerson, InteractiveSession, ProviderStatus } from '../../contract/front-end.js';
 import type { SessionSummary } from '../../contract/summaries.js';
+import { rewindDialog } from './rewind-dialog.js';
 import { reviewTrust } from './trust-dialog.js';
 
 export interface DialogSurface {
@@ -207,6 +208,12 @@ export class Dialogs {
         theme.warning,
       );
     }
+  }
+
+  /** /rewind and Esc Esc: a turn, what going back would change, then code, conversation or both. */
+  rewind(): Promise<void> {
+    const { tui, theme, session, surface, now } = this.options;
+    return rewindDialog({ tui, theme, session, surface, ...(now ? { now } : {}) });
   }
 
   /** /trust (and at start, `atStart`): each project extension that is not trusted, one by one. */

@@ -97,6 +97,7 @@ export function createInput(options: InputOptions): Input {
     },
     queued: () => screen.queue.waiting,
     toggleExpanded: () => chat.toggleExpanded(),
+    rewind: () => void dialogs.rewind(),
     exit,
     ...now,
   });

@@ -1,5 +1,5 @@
 // The app's own keys, asked before the editor: Esc cancels the running turn and the queue (its
-// messages go back into the editor), Ctrl+C clears the editor or (pressed twice within two
+// messages go back into the editor; on an idle, empty editor Esc Esc opens /rewind), Ctrl+C clears the editor or (pressed twice within two
 // seconds) exits, Ctrl+O expands or collapses every tool result and thinking block, Alt+Up
 // takes the last queued message back.
 import { matchesKey } from '@mariozechner/pi-tui';
@@ -9,6 +9,8 @@ import type { InteractiveSession } from '../../contract/front-end.js';
 
 /** How long a first Ctrl+C waits for the second. */
 export const EXIT_WINDOW_MS = 2000;
+/** How long a first Esc on an idle, empty editor waits for the second (which opens /rewind). */
+export const REWIND_WINDOW_MS = 2000;
 
 export interface KeysControllerOptions {
   session: InteractiveSession;
@@ -19,6 +21,8 @@ export interface KeysControllerOptions {
   queued?: () => readonly string[];
   toggleExpanded(): void;
   exit(): void;
+  /** Esc Esc on an idle, empty editor: the /rewind dialog. */
+  rewind?(): void;
   /** Injected for tests; `Date.now` otherwise. */
   now?: () => number;
   /** Injected for tests; `setTimeout` otherwise (clears the hint when the window closes). */
@@ -27,14 +31,18 @@ export interface KeysControllerOptions {
 
 export const EXIT_HINT_KEY = 'keys:exit';
 export const CANCEL_NOTE_KEY = 'keys:cancel';
+export const REWIND_HINT_KEY = 'keys:rewind';
 
 /** Contract: `handle` returns true for a key it used (the editor then never sees it). */
 export class KeysController {
   private armedAt: number | undefined;
+  private escapedAt: number | undefined;
 
   constructor(private readonly options: KeysControllerOptions) {}
 
   handle(data: string): boolean {
+    // Only two presses of Esc in a row open /rewind.
+    if (this.escapedAt !== undefined && !matchesKey(data, 'escape')) this.disarmRewind();
     if (matchesKey(data, 'ctrl+c')) return this.ctrlC();
     if (matchesKey(data, 'ctrl+o')) {
       this.options.toggleExpanded();
@@ -64,7 +72,8 @@ export class KeysController {
   escape(): void {
     const { session, notes, theme, editor } = this.options;
     notes.deletePrefix('ext:');
-    if (!session.busy) return;
+    if (!session.busy) return this.idleEscape();
+    this.disarmRewind();
     const waiting = this.options.queued?.() ?? [];
     const dropped = session.cancel();
     const back = dropped > 0 ? waiting : [];
@@ -74,6 +83,29 @@ export class KeysController {
       CANCEL_NOTE_KEY,
       theme.muted(back.length > 0 ? `cancelled · ${what} back in the editor` : 'cancelled'),
     );
+  }
+
+  /** A first Esc on an empty editor arms the second, which opens /rewind. */
+  private idleEscape(): void {
+    const { rewind, editor, notes, theme } = this.options;
+    if (!rewind || editor.text !== '') return this.disarmRewind();
+    const now = (this.options.now ?? Date.now)();
+    if (this.escapedAt !== undefined && now - this.escapedAt <= REWIND_WINDOW_MS) {
+      this.disarmRewind();
+      rewind();
+      return;
+    }
+    const armed = (this.escapedAt = now);
+    notes.set(REWIND_HINT_KEY, theme.muted('press esc again to rewind'));
+    const timer = (this.options.setTimer ?? setTimeout)(() => {
+      if (this.escapedAt === armed) this.disarmRewind();
+    }, REWIND_WINDOW_MS);
+    timer.unref?.();
+  }
+
+  private disarmRewind(): void {
+    this.escapedAt = undefined;
+    this.options.notes.delete(REWIND_HINT_KEY);
   }
 
   private ctrlC(): boolean {

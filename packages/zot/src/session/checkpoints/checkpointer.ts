@@ -1,13 +1,20 @@
 // A session's checkpoints: the tree is recorded before a turn's first tool call and when that
 // turn ends, each recording a session entry; a rewind restores a turn's "before" tree and is a
 // turn of its own (so it can be undone). Failures are notes, never the end of a turn.
+import { lstatSync } from 'node:fs';
+import { join } from 'node:path';
 import type { CheckpointEntry } from '../load.js';
 import { applyRestore, planRestore } from './rewind.js';
 import type { CheckpointStore, Snapshot } from './store.js';
 import { prune, type PrunePolicy } from './prune.js';
 
-import type { CheckpointTurn, RewindOutcome } from '../../contract/checkpoints.js';
-export type { CheckpointTurn, RewindOutcome } from '../../contract/checkpoints.js';
+import type {
+  CheckpointTurn,
+  RewindFile,
+  RewindOutcome,
+  RewindPreview,
+} from '../../contract/checkpoints.js';
+export type { CheckpointTurn, RewindOutcome, RewindPreview } from '../../contract/checkpoints.js';
 
 export interface CheckpointerOptions {
   store: CheckpointStore;
@@ -26,6 +33,16 @@ const firstLine = (text: string) => {
   const line = text.split('\n').find((part) => part.trim() !== '') ?? '';
   return line.length > 80 ? line.slice(0, 79) + '…' : line;
 };
+
+/** Whether `path` (relative) exists in the tree now, as anything (a link is not followed). */
+function existsInTree(root: string, path: string): boolean {
+  try {
+    lstatSync(join(root, path));
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** A ref name component git accepts, whatever the session file is called. */
 function refKey(key: string): string {
@@ -117,8 +134,13 @@ export class Checkpointer {
     const result = await this.options.store.snapshot(this.ref(turn, phase), { turn, phase });
     if (!result.ok) {
       // A tree too big (or git missing) stays so: one note, then no more attempts this session.
-      this.off = result.reason;
-      this.options.warn(`checkpoints are off for this session: ${result.reason}`);
+      // Anything else (a lock held too long, a full disk) costs this checkpoint only.
+      if (result.lasting) {
+        this.off = result.reason;
+        this.options.warn(`checkpoints are off for this session: ${result.reason}`);
+      } else {
+        this.options.warn(`no checkpoint for turn ${turn} (${phase}): ${result.reason}`);
+      }
       return undefined;
     }
     const { snapshot } = result;
@@ -192,21 +214,41 @@ export class Checkpointer {
     return turns;
   }
 
-  /** A unified diff of what rewinding to `turn` would change (the tree now against it). */
-  async preview(turn: number): Promise<string> {
+  /**
+   * What rewinding to `turn` would change now: each file with its line counts, the ones
+   * changed outside zot since its last checkpoint (conflicts), and the diff. Undefined for an
+   * unknown turn. Contract: rejects naming what failed.
+   */
+  async preview(turn: number): Promise<RewindPreview | undefined> {
     const target = this.before(turn);
-    if (!target) return '';
+    if (!target) return undefined;
     const now = await this.options.store.snapshot(this.ref(0, 'preview'), { phase: 'preview' });
     if (!now.ok) throw new Error(now.reason);
-    return this.options.store.diffText(now.snapshot.commit, target.commit);
+    const last = this.entries[this.entries.length - 1]?.commit;
+    const { store } = this.options;
+    const [plan, counts, diff] = await Promise.all([
+      planRestore(store, target.commit, now.snapshot, last),
+      store.changes(now.snapshot.commit, target.commit),
+      store.diffText(now.snapshot.commit, target.commit),
+    ]);
+    const removed = new Set(plan.remove);
+    const files = counts.map((change): RewindFile => {
+      const action = removed.has(change.path)
+        ? 'remove'
+        : existsInTree(store.root, change.path)
+          ? 'restore'
+          : 'recreate';
+      return { ...change, action };
+    });
+    return { turn, files, conflicts: plan.conflicts, diff };
   }
 
   /**
    * Restores the tree as it was before `turn`'s first tool call. Files changed outside zot
-   * since its last checkpoint are conflicts: nothing is written unless `force`.
-   * Contract: never rejects.
+   * since its last checkpoint are conflicts: nothing is written unless `force` is true or lists
+   * every one of them (the ones a person was shown and accepted). Contract: never rejects.
    */
-  async rewind(turn: number, force = false): Promise<RewindOutcome> {
+  async rewind(turn: number, force: boolean | readonly string[] = false): Promise<RewindOutcome> {
     const target = this.before(turn);
     if (!target) {
       const known = this.entries.filter((entry) => entry.phase === 'before').length;
@@ -236,7 +278,10 @@ export class Checkpointer {
       });
       if (!current.ok) return { ok: false, reason: 'failed', message: current.reason };
       const plan = await planRestore(this.options.store, target.commit, current.snapshot, last);
-      const result = await applyRestore(this.options.store, target.commit, plan, force);
+      const accepted =
+        force === true ||
+        (Array.isArray(force) && plan.conflicts.every((path) => force.includes(path)));
+      const result = await applyRestore(this.options.store, target.commit, plan, accepted);
       if (!result.ok) {
         return {
           ok: false,

@@ -4,11 +4,13 @@
 // what the checkpoint skipped or what the repository ignores.
 import { nodeFsPromises } from '../../util/builtins.js';
 import { dirname, relative, resolve, sep } from 'node:path';
-import type { CheckpointStore, Snapshot } from './store.js';
+import type { CheckpointStore, Difference, Snapshot } from './store.js';
 
 export interface RestorePlan {
   /** Paths written back from the checkpoint (changed, deleted or retyped since). */
   restore: string[];
+  /** The same paths with their mode and blob id in the checkpoint. */
+  entries: Difference[];
   /** Paths created since the checkpoint, to remove. */
   remove: string[];
   /** Paths changed outside zot since its last record that the restore would change. */
@@ -44,14 +46,19 @@ export async function planRestore(
   // A file skipped now (too large) may still have been changed: its size cannot say.
   for (const skip of current.skipped) touched.delete(skip.path);
   const restore: string[] = [];
+  const entries: Difference[] = [];
   const remove: string[] = [];
-  for (const { status, path } of differences) {
+  for (const difference of differences) {
     // diff-tree from current to target: D = only in current (created since), the rest come back.
-    if (status === 'D') remove.push(path);
-    else restore.push(path);
+    if (difference.status === 'D') {
+      remove.push(difference.path);
+    } else {
+      restore.push(difference.path);
+      entries.push(difference);
+    }
   }
   const conflicts = differences.map((entry) => entry.path).filter((path) => touched.has(path));
-  return { restore, remove, conflicts };
+  return { restore, entries, remove, conflicts };
 }
 
 /** Whether `abs` lies in `root` with no symlink on the way (both real paths). */
@@ -89,7 +96,7 @@ export async function applyRestore(
   force: boolean,
 ): Promise<RestoreResult> {
   if (plan.conflicts.length > 0 && !force) return { ok: false, conflicts: plan.conflicts };
-  await store.writeBack(target, plan.restore);
+  await store.writeBack(plan.entries);
   const [skipped, ignored] = await Promise.all([
     store.skippedAt(target),
     store.ignored(plan.remove),

@@ -3,13 +3,14 @@
 // addressing makes an unchanged file cost nothing, and its index's stat cache means only
 // changed files are read again. The user's repository, index, HEAD, refs and stash are never
 // written: the only git command run in it is a read-only `ls-files`.
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { projectRoot } from '../../util/repository.js';
 import { ensurePrivateDir } from '../../util/private-fs.js';
 import { cwdKey } from '../store.js';
 import { GitError, nulList, runGit } from './git.js';
-import { listTree, type CheckpointLimits, type Skipped } from './tree-list.js';
+import { usesSha1, writeCommit, writeRef } from './loose-objects.js';
+import { listPaths, sizePaths, type CheckpointLimits, type Skipped } from './tree-list.js';
 
 /**
  * Attributes that win over the project's .gitattributes: content is stored and written back
@@ -29,7 +30,31 @@ export interface Snapshot {
   bytes: number;
 }
 
-export type SnapshotResult = { ok: true; snapshot: Snapshot } | { ok: false; reason: string };
+export type SnapshotResult =
+  | { ok: true; snapshot: Snapshot }
+  | { ok: false; reason: string; lasting?: true };
+
+/** The store's index as this process last wrote it. */
+interface IndexedState {
+  paths: Set<string>;
+  /** Each stored file's size then. */
+  sizes: Map<string, number>;
+  tree: string;
+  /** The index file's stamp then: another writer changes it. */
+  stamp: string;
+}
+
+/** Times a held index lock is waited out (25 ms, doubling: about 1.6 s in all). */
+const LOCK_RETRIES = 6;
+
+export interface Difference {
+  /** git's letter: A (only in `to`), D (only in `from`), M, T. */
+  status: string;
+  path: string;
+  /** Its mode and blob id in `to` (zeros when it is not there). */
+  mode: string;
+  id: string;
+}
 
 export interface FileChange {
   path: string;
@@ -43,8 +68,8 @@ const isHex40 = (text: string) => /^[0-9a-f]{40}$/.test(text);
 export class CheckpointStore {
   private ready: Promise<void> | undefined;
   private dir: string | undefined;
-  /** What this process last put in the store's index (saves listing it again each turn). */
-  private indexed: { paths: Set<string>; stamp: string } | undefined;
+  /** What this process last put in the store's index (saves listing and stating it again). */
+  private indexed: IndexedState | undefined;
 
   /** The index file's size and times: another zot writing the same store changes them. */
   private indexStamp(): string {
@@ -117,42 +142,68 @@ export class CheckpointStore {
 
   /**
    * Records the tree as a commit under `ref` (refs/zot/...), with `meta` in its message.
-   * Contract: never throws; a failure or a tree over the limits is `{ ok: false, reason }`.
+   * Contract: never throws; a failure or a tree over the limits is `{ ok: false, reason }`
+   * (`lasting` when trying again cannot help: a tree over the limits, git missing).
    */
   async snapshot(ref: string, meta: Record<string, unknown>): Promise<SnapshotResult> {
     try {
       await this.init();
-      const known =
-        this.indexed && this.indexed.stamp === this.indexStamp() ? this.indexed.paths : undefined;
+      const previous =
+        this.indexed && this.indexed.stamp === this.indexStamp() ? this.indexed : undefined;
       // Whatever fails below leaves the index unknown: it is listed again next time.
       this.indexed = undefined;
-      const [listing, indexed] = await Promise.all([
-        listTree(this.root, this.repository, this.limits, this.excluded),
-        known ?? this.git(['ls-files', '-z']).then((out) => new Set(nulList(out))),
+      // Known state: git's stat cache names the stored files that changed (lstat in C, in
+      // parallel), so only those and new paths are looked at here and handed to git.
+      const [listed, indexed, changed] = await Promise.all([
+        listPaths(this.root, this.repository, this.limits, this.excluded),
+        previous?.paths ?? this.git(['ls-files', '-z']).then((out) => new Set(nulList(out))),
+        previous
+          ? this.git(['diff-files', '-z', '--name-only']).then((out) => new Set(nulList(out)))
+          : undefined,
       ]);
+      if (!listed.ok) return listed;
+      const listing = await sizePaths(
+        this.root,
+        listed.paths,
+        this.limits,
+        previous && changed ? { sizes: previous.sizes, changed } : undefined,
+      );
       if (!listing.ok) return listing;
       const keep = new Set(listing.files);
       const stale = [...indexed].filter((path) => !keep.has(path));
-      if (stale.length > 0) {
-        await this.git(
+      // A stale path still on disk (ignored now, or skipped) must be forced out of the index;
+      // one that is gone leaves with --remove.
+      const present = stale.filter((path) => existsSync(join(this.root, path)));
+      const update = [...listing.fresh, ...stale.filter((path) => !present.includes(path))];
+      if (present.length > 0) {
+        await this.writeIndex(
           ['update-index', '-z', '--force-remove', '--stdin'],
-          stale.map((path) => path + '\0').join(''),
+          present.map((path) => path + '\0').join(''),
         );
       }
-      if (listing.files.length > 0) {
-        await this.git(
+      if (update.length > 0) {
+        await this.writeIndex(
           ['update-index', '-z', '--add', '--remove', '--replace', '--stdin'],
-          listing.files.map((path) => path + '\0').join(''),
+          update.map((path) => path + '\0').join(''),
         );
       }
-      const tree = (await this.git(['write-tree'])).toString('utf8').trim();
-      this.indexed = { paths: keep, stamp: this.indexStamp() };
+      // Nothing handed to git: the tree is the one written last time.
+      const tree =
+        previous && present.length + update.length === 0
+          ? previous.tree
+          : (await this.writeIndex(['write-tree'])).toString('utf8').trim();
+      if (!isHex40(tree)) return { ok: false, reason: `git write-tree gave ${tree}` };
+      this.indexed = {
+        paths: keep,
+        sizes: listing.sizes,
+        tree,
+        stamp: this.indexStamp(),
+      };
       const skipped = listing.skipped.slice(0, MAX_SKIPPED_LISTED);
       const moreSkipped = listing.skipped.length - skipped.length;
       const message = JSON.stringify({ ...meta, root: this.root, skipped, moreSkipped });
-      const commit = (await this.git(['commit-tree', tree], message)).toString('utf8').trim();
+      const commit = await this.commit(ref, tree, message);
       if (!isHex40(commit)) return { ok: false, reason: `git commit-tree gave ${commit}` };
-      await this.git(['update-ref', ref, commit]);
       return {
         ok: true,
         snapshot: {
@@ -165,7 +216,41 @@ export class CheckpointStore {
       };
     } catch (error) {
       const message = error instanceof GitError ? error.message : String(error);
-      return { ok: false, reason: `the checkpoint of ${this.root} failed: ${message}` };
+      return {
+        ok: false,
+        reason: `the checkpoint of ${this.root} failed: ${message}`,
+        ...(error instanceof GitError && error.code === null ? { lasting: true as const } : {}),
+      };
+    }
+  }
+
+  /** A commit of `tree` under `ref`: written directly into a SHA-1 store, else by git. */
+  private async commit(ref: string, tree: string, message: string): Promise<string> {
+    if (usesSha1(this.gitDir)) {
+      const commit = writeCommit(this.gitDir, tree, message);
+      writeRef(this.gitDir, ref, commit);
+      return commit;
+    }
+    const commit = (await this.git(['commit-tree', tree], message)).toString('utf8').trim();
+    if (isHex40(commit) || /^[0-9a-f]{64}$/.test(commit))
+      await this.git(['update-ref', ref, commit]);
+    return commit;
+  }
+
+  /**
+   * A git command that writes the store's index: another zot checkpointing the same project
+   * may hold its lock for a moment, so a held lock is waited out (up to about 2 s) before it
+   * counts as a failure. Contract: rejects with a GitError.
+   */
+  private async writeIndex(args: string[], input?: string): Promise<Buffer> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.git(args, input);
+      } catch (error) {
+        const locked = error instanceof GitError && /index\.lock/.test(error.stderr);
+        if (!locked || attempt >= LOCK_RETRIES) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
+      }
     }
   }
 
@@ -198,14 +283,19 @@ export class CheckpointStore {
     });
   }
 
-  /** Paths that differ between two checkpoints, with git's status letter (A, D, M, T). */
-  async differences(from: string, to: string): Promise<Array<{ status: string; path: string }>> {
+  /**
+   * Paths that differ between two checkpoints, with git's status letter (A, D, M, T) and the
+   * mode and blob id each has in `to`. Contract: rejects with a GitError.
+   */
+  async differences(from: string, to: string): Promise<Difference[]> {
     const items = nulList(
-      await this.git(['diff-tree', '-r', '-z', '--no-renames', '--name-status', from, to]),
+      await this.git(['diff-tree', '-r', '-z', '--no-renames', '--raw', from, to]),
     );
-    const found: Array<{ status: string; path: string }> = [];
+    // -z --raw: ":srcmode dstmode srcid dstid status" then the path, each NUL-terminated.
+    const found: Difference[] = [];
     for (let at = 0; at + 1 < items.length; at += 2) {
-      found.push({ status: items[at]!, path: items[at + 1]! });
+      const [, mode = '', , id = '', status = ''] = items[at]!.slice(1).split(' ');
+      found.push({ status, path: items[at + 1]!, mode, id });
     }
     return found;
   }
@@ -219,18 +309,22 @@ export class CheckpointStore {
   }
 
   /**
-   * Writes `paths` as they are in `commit` into the work tree (through a scratch index, never
-   * the store's own). git's checkout refuses to write through a symlinked directory.
+   * Writes `entries` (mode, blob id and path, as `differences` gives them) into the work tree,
+   * through a scratch index that holds only them (never the store's own). git's checkout
+   * refuses to write through a symlinked directory. Contract: rejects with a GitError.
    */
-  async writeBack(commit: string, paths: string[]): Promise<void> {
-    if (paths.length === 0) return;
+  async writeBack(
+    entries: ReadonlyArray<{ mode: string; id: string; path: string }>,
+  ): Promise<void> {
+    if (entries.length === 0) return;
     const scratch = join(this.gitDir, 'restore-index');
-    await this.git(['read-tree', commit], undefined, scratch);
+    rmSync(scratch, { force: true });
     await this.git(
-      ['checkout-index', '-f', '-z', '--stdin'],
-      paths.map((path) => path + '\0').join(''),
+      ['update-index', '-z', '--index-info'],
+      entries.map((entry) => `${entry.mode} ${entry.id}\t${entry.path}\0`).join(''),
       scratch,
     );
+    await this.git(['checkout-index', '-a', '-f'], undefined, scratch);
   }
 
   /**

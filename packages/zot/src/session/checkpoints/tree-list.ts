@@ -28,8 +28,23 @@ export interface Skipped {
 }
 
 export type Listing =
-  | { ok: true; files: string[]; skipped: Skipped[]; bytes: number }
-  | { ok: false; reason: string };
+  | {
+      ok: true;
+      files: string[];
+      /** Each stored file's size, by path (the next listing reuses what did not change). */
+      sizes: Map<string, number>;
+      /** The stored files looked at afresh (all of them, unless `reuse` said otherwise). */
+      fresh: string[];
+      skipped: Skipped[];
+      bytes: number;
+    }
+  | { ok: false; reason: string; lasting: true };
+
+/** What the last listing knew, and which of its files changed since (git's stat cache says). */
+export interface Reuse {
+  sizes: ReadonlyMap<string, number>;
+  changed: ReadonlySet<string>;
+}
 
 const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
 
@@ -86,31 +101,52 @@ function refusal(stat: Stats, limits: CheckpointLimits): string | undefined {
 }
 
 /**
- * The files a checkpoint of `root` stores, with the ones it skips and why.
- * Contract: never throws; a tree over the limits, or a git listing that fails, is
+ * The paths a checkpoint of `root` considers: what git lists (in a repository) or every file
+ * (elsewhere). Contract: never throws; a listing that fails or holds more than the limit is
  * `{ ok: false, reason }` naming what to do.
  */
-export async function listTree(
+export async function listPaths(
   root: string,
   repository: boolean,
   limits: CheckpointLimits,
   exclude: (abs: string) => boolean,
-): Promise<Listing> {
+): Promise<{ ok: true; paths: string[] } | { ok: false; reason: string; lasting: true }> {
   let paths: string[] | undefined;
   try {
     paths = repository
       ? (await repositoryPaths(root)).filter((path) => !exclude(join(root, path)))
       : await walkPaths(root, limits.maxFiles, exclude);
   } catch (error) {
-    return { ok: false, reason: `cannot list the files of ${root}: ${(error as Error).message}` };
+    return {
+      ok: false,
+      reason: `cannot list the files of ${root}: ${(error as Error).message}`,
+      lasting: true,
+    };
   }
   if (!paths || paths.length > limits.maxFiles) {
     return {
       ok: false,
       reason: `${root} holds more than ${limits.maxFiles} files, over the checkpoint limit (raise checkpoints.max_files in config.json, or run with --no-checkpoints)`,
+      lasting: true,
     };
   }
+  return { ok: true, paths };
+}
+
+/**
+ * Of `paths`, the files a checkpoint stores and the ones it skips, with why. With `reuse`, a
+ * file stored last time that git does not report changed keeps its size without an lstat.
+ * Contract: never throws; a tree over the total bound is `{ ok: false, reason }`.
+ */
+export async function sizePaths(
+  root: string,
+  paths: readonly string[],
+  limits: CheckpointLimits,
+  reuse?: Reuse,
+): Promise<Listing> {
   const files: string[] = [];
+  const sizes = new Map<string, number>();
+  const fresh: string[] = [];
   const skipped: Skipped[] = [];
   let bytes = 0;
   // lstat synchronously in slices, yielding between them: a promise per file costs several
@@ -119,12 +155,15 @@ export async function listTree(
   for (let start = 0; start < paths.length; start += SLICE) {
     if (start > 0) await new Promise((resolve) => setImmediate(resolve));
     for (const path of paths.slice(start, start + SLICE)) {
-      let stat: Stats | undefined;
-      try {
-        stat = lstatSync(join(root, path));
-      } catch {
-        continue; // gone (a deleted tracked file): not in this checkpoint
+      const known = reuse && !reuse.changed.has(path) ? reuse.sizes.get(path) : undefined;
+      if (known !== undefined) {
+        files.push(path);
+        sizes.set(path, known);
+        bytes += known;
+        continue;
       }
+      const stat = lstatSync(join(root, path), { throwIfNoEntry: false });
+      if (!stat) continue; // gone (a deleted tracked file): not in this checkpoint
       if (path.endsWith('/')) {
         skipped.push({ path, reason: 'a nested repository (not checkpointed)' });
         continue;
@@ -139,14 +178,17 @@ export async function listTree(
         continue;
       }
       files.push(path);
+      fresh.push(path);
+      sizes.set(path, stat.size);
       bytes += stat.size;
     }
     if (bytes > limits.maxTotalBytes) {
       return {
         ok: false,
         reason: `the files under ${root} add up to more than ${mib(limits.maxTotalBytes)}, over the checkpoint limit (raise checkpoints.max_total_bytes in config.json, or run with --no-checkpoints)`,
+        lasting: true,
       };
     }
   }
-  return { ok: true, files, skipped, bytes };
+  return { ok: true, files, sizes, fresh, skipped, bytes };
 }

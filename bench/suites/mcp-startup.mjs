@@ -11,7 +11,9 @@
 // the bridge, to show how much of the bridge's cost is a second Node process starting at all.
 // The warm-up runs also leave zot's memory of what each extension registered
 // ($ZOT_HOME/ext-registrations): later runs offer those tools at once and need not wait for the
-// extension to start.
+// extension to start. Report only: the CPU time a run spends before its request (user + system,
+// from bench/support/cpu-at-request.cjs, preloaded in every run), which on a loaded machine
+// shows zot's own cost more steadily than wall time.
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
@@ -24,6 +26,7 @@ const SLOW_SERVER = join(ROOT, 'packages/zot/test/fixtures/mcp-slow-server.mjs')
 const MCP_EXT = join(ROOT, 'examples/extensions/mcp');
 const REPLY = readFileSync(join(ROOT, 'packages/zot/test/fixtures/streams/anthropic-text.sse'));
 const REPLY_TEXT = "I'm Claude, an AI assistant made by Anthropic.";
+const CPU_PRELOAD = join(ROOT, 'bench/support/cpu-at-request.cjs');
 
 /** A report-only row. */
 const info = (metric, baseline, subject) => ({
@@ -51,7 +54,8 @@ async function startLlm() {
 async function printRun(llm, args, env, cwd, times) {
   const before = llm.arrivals.length;
   const wallStart = Date.now();
-  const result = await timedNode(args, { env, cwd });
+  rmSync(env.BENCH_CPU_AT_REQUEST, { force: true });
+  const result = await timedNode(['-r', CPU_PRELOAD, ...args], { env, cwd });
   const arrivals = llm.arrivals.slice(before);
   if (result.code !== 0 || arrivals.length !== 1 || !result.stdout.startsWith(REPLY_TEXT)) {
     throw new Error(
@@ -61,6 +65,7 @@ async function printRun(llm, args, env, cwd, times) {
   }
   times.request.push(arrivals[0] - result.started);
   times.exit.push(result.ms);
+  times.cpu.push(Number(readFileSync(env.BENCH_CPU_AT_REQUEST, 'utf8')));
   return { wallStart, stderr: result.stderr };
 }
 
@@ -92,8 +97,13 @@ export async function run(options) {
   const args = [ZOT_MAIN, '-p', 'hello', '--no-session', '--provider', 'anthropic'];
   args.push('--base-url', llm.url, '--api-key', 'k');
   // The code cache (util/code-cache.ts) in the run's own directory: the warm-up fills it.
-  const env = { ...process.env, ZOT_HOME: home, XDG_CACHE_HOME: join(root.dir, 'cache') };
-  const times = () => ({ request: [], exit: [] });
+  const env = {
+    ...process.env,
+    ZOT_HOME: home,
+    XDG_CACHE_HOME: join(root.dir, 'cache'),
+    BENCH_CPU_AT_REQUEST: join(root.dir, 'cpu-at-request'),
+  };
+  const times = () => ({ request: [], exit: [], cpu: [] });
   const t = { noExt: times(), bridge: times(), trivial: times(), firstRun: times() };
   const trivial = makeTrivial(root.dir, writeTrivialPrograms(root.dir), 'node', 'trivial');
   const serverStart = [];
@@ -147,6 +157,11 @@ export async function run(options) {
         TARGET,
       ),
       row(metric('cached tools: spawn -> exit vs --no-ext'), t.noExt.exit, t.bridge.exit, TARGET),
+      info(
+        metric('cached tools: CPU ms before the request vs --no-ext'),
+        t.noExt.cpu,
+        t.bridge.cpu,
+      ),
       info(
         'zot -p hello, one trivial extension instead (the floor): spawn -> request vs --no-ext',
         t.noExt.request,

@@ -24,9 +24,11 @@ const outdir = `${root}packages/zot/dist/bundle`;
 
 // Third-party code that stays in node_modules: it is loaded lazily (ajv, diff) or only by
 // developer tooling (typebox); cli-highlight is CommonJS, imported once code shows up; the bash
-// parser (tree-sitter) loads its WebAssembly files from its own package directory.
+// parser (tree-sitter) loads its WebAssembly files from its own package directory; ws loads
+// with the first remote extension only.
 const EXTERNAL = new Set([
   'ajv',
+  'ws',
   'diff',
   'cli-highlight',
   '@sinclair/typebox',

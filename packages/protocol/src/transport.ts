@@ -8,6 +8,8 @@ export interface TransportExit {
   signal: string | null;
   /** Set when the other side could not be started at all (e.g. spawn failed). */
   spawnError?: string;
+  /** A network link (a remote extension): how it ended or why it never opened. */
+  disconnected?: string;
 }
 
 /**

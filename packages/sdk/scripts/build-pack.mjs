@@ -42,6 +42,8 @@ const bundled = await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
+  // listen() loads ws (an optional peer dependency) when called; stdio extensions need nothing.
+  external: ['ws'],
   logLevel: 'warning',
   banner: { js: '// @zot/sdk (with @zot/protocol bundled in); see README.md.' },
 });

@@ -38,6 +38,7 @@ import type {
 import { EMPTY_HOST, hostInfo } from './replies.js';
 import { Requests, type CommandEntry, type ToolEntry } from './requests.js';
 import type { ArgsOf, JsonSchema } from './schema-types.js';
+import { listenWebSocket, type Listening, type ListenOptions } from './listen.js';
 import { StdioTransport } from './stdio.js';
 import { UiQuestions } from './ui.js';
 
@@ -88,6 +89,8 @@ export class Extension {
   private stoppedResolve!: () => void;
   private readonly stopped = new Promise<void>((resolve) => (this.stoppedResolve = resolve));
   private readonly requests: Requests;
+  /** listen(): the live connections, each a session of its own; frames sent here go to all. */
+  private sessions: Set<Extension> | undefined;
   private readonly questions = new UiQuestions((frame) => this.emit(frame));
   /** Asks the user and waits (protocol version 2); see ExtensionUiApi. */
   readonly ui: ExtensionUiApi = this.questions;
@@ -332,6 +335,38 @@ export class Extension {
     await this.stopped;
   }
 
+  /**
+   * Serves the extension over WebSocket instead of stdio: zot connects to the URL this resolves
+   * with (`zot --ext-url URL`, or a manifest's `transport`). Each connection is a session of its
+   * own with these handlers; notify/submit/panels sent on `ext` go to every ready connection.
+   * Needs the `ws` package. Contract: call instead of run(), after registering everything.
+   */
+  async listen(options: ListenOptions = {}): Promise<Listening> {
+    if (this.started) throw new Error('@zot/sdk: run() or listen() was already called');
+    this.started = true;
+    const sessions = new Set<Extension>();
+    this.sessions = sessions;
+    return listenWebSocket(options, (connection) => {
+      const session = this.sessionOver(connection);
+      sessions.add(session);
+      void session.run().finally(() => sessions.delete(session));
+    });
+  }
+
+  /** A session of this extension over one connection: the same handlers, its own state. */
+  private sessionOver(transport: Transport<FrameFromExtension>): Extension {
+    const session = new Extension({ ...this.options, transport, exit: () => undefined });
+    for (const [key, value] of this.commands) session.commands.set(key, value);
+    for (const [key, value] of this.tools) session.tools.set(key, value);
+    for (const [key, value] of this.events) session.events.set(key, value);
+    for (const [key, value] of this.interceptors) session.interceptors.set(key, value);
+    session.helloHooks.push(...this.helloHooks);
+    session.shutdownHooks.push(...this.shutdownHooks);
+    session.panelKeyHooks.push(...this.panelKeyHooks);
+    session.panelCloseHooks.push(...this.panelCloseHooks);
+    return session;
+  }
+
   private intercept<T>(event: InterceptableEvent, fn: Interceptor<T>): this {
     const list = this.interceptors.get(event) ?? [];
     list.push(fn as Interceptor<never>);
@@ -385,6 +420,10 @@ export class Extension {
   private emit(frame: FrameFromExtension): void {
     const checked = checkFrameFromExtension(frame);
     if (!checked.ok) throw new TypeError(`@zot/sdk: ${frame.type}: ${checked.error}`);
+    if (this.sessions) {
+      for (const session of this.sessions) if (session.announced) session.emit(frame);
+      return;
+    }
     if (this.early) this.early.push(frame);
     else this.transport.send(frame);
   }

@@ -39,3 +39,4 @@ export {
 } from './results.js';
 export type { ArgsOf, FromSchema, JsonSchema } from './schema-types.js';
 export { StdioTransport } from './stdio.js';
+export { WebSocketConnection, type Listening, type ListenOptions } from './listen.js';

@@ -15,6 +15,7 @@ export interface ExtensionTransport extends Transport<FrameFromHost> {
 }
 
 export function describeExit(info: ExitInfo): string {
+  if (info.disconnected) return info.disconnected;
   if (info.spawnError) return `could not start: ${info.spawnError}`;
   if (info.signal) return `killed by ${info.signal}`;
   return `exited with status ${info.code}`;

@@ -260,6 +260,30 @@ async function tunnelAgent(proxy: URL): Promise<HttpsAgentType> {
 }
 
 /**
+ * An agent whose connections go through a CONNECT tunnel to `proxy` (TLS inside it when
+ * `secure`): for clients other than send() that open their own requests (a remote extension's
+ * WebSocket). Contract: rejects only when node:https cannot load.
+ */
+export async function proxyTunnelAgent(
+  proxy: URL,
+  secure: boolean,
+): Promise<HttpAgent | HttpsAgentType> {
+  if (secure) return tunnelAgent(proxy);
+  return cachedAgent(`plain tunnel ${proxy.href}`, () => {
+    const agent = new HttpAgent(KEEP_ALIVE);
+    const connect: Connect = (options, done) => {
+      openTunnel(proxy, String(options.host ?? ''), Number(options.port ?? 80)).then(
+        (socket) => done(null, socket),
+        (error: Error) => done(error),
+      );
+      return undefined;
+    };
+    (agent as unknown as { createConnection: Connect }).createConnection = connect;
+    return agent;
+  });
+}
+
+/**
  * Opens a CONNECT tunnel to `host:port` through `proxy`.
  * Contract: resolves with the raw socket once the proxy answered 2xx; rejects with a message
  * that names the proxy's status otherwise.

@@ -1,0 +1,282 @@
+// The WebSocket transport: one remote extension over one WebSocket connection, one text message
+// per frame. It keeps the child-process transport's contract (transport.ts), so the handshake,
+// timeouts, bounds, back-pressure and supervision above it are the stdio ones: a dropped
+// connection is an exit, which the supervisor treats as a crash.
+import type { Agent } from 'node:http';
+import { createRequire } from 'node:module';
+import {
+  encodeFrame,
+  MAX_FRAME_BYTES,
+  type FrameFromHost,
+  type SendOptions,
+  type TransportExit,
+  type TransportHandlers,
+} from '@zot/protocol';
+import { LineSplitter } from '@zot/protocol/jsonl';
+import type WebSocketType from 'ws';
+import type { ExtensionLog } from '../log.js';
+import { MAX_QUEUED_BYTES, type ExtensionTransport } from '../transport.js';
+import { connectionProblem, remoteAgent } from './remote-connect.js';
+import { displayUrl, type RemoteConfig } from './remote-config.js';
+
+export interface RemoteSpec {
+  config: RemoteConfig;
+  /** The bearer token (never logged). */
+  token?: string | undefined;
+  /** Proxy settings (https_proxy, no_proxy ...), as the providers read them. */
+  env: NodeJS.ProcessEnv;
+  /** How long the connection (TCP, TLS, upgrade) may take. */
+  connectTimeoutMs: number;
+  /** After close(), how long the other side has to close before the socket is destroyed. */
+  closeGraceMs: number;
+}
+
+/**
+ * A message larger than this closes the connection (a crash); one between the frame limit and
+ * this is read, counted and dropped like an oversize stdio line, and the link stays up.
+ */
+export const MAX_MESSAGE_BYTES = 2 * MAX_FRAME_BYTES;
+/** A connection that answers no ping for this long is gone (a network that died silently). */
+const PING_INTERVAL_MS = 15_000;
+const LF = Buffer.from('\n');
+
+const require = createRequire(import.meta.url);
+let wsModule: typeof WebSocketType | undefined;
+/** `ws` loads with the first remote extension only. */
+function webSocketClass(): typeof WebSocketType {
+  return (wsModule ??= require('ws') as typeof WebSocketType);
+}
+
+/**
+ * Contract: as ProcessTransport: callbacks never throw into the transport; writes stay in order;
+ * reading can be paused; onExit fires exactly once (a refused or dropped connection included);
+ * the token is never written anywhere.
+ */
+export class WebSocketTransport implements ExtensionTransport {
+  readonly pid = undefined;
+  private socket: WebSocketType | undefined;
+  private handlers: TransportHandlers | undefined;
+  private readonly queue: string[] = [];
+  private open = false;
+  private reading = true;
+  private readonly held: Array<() => void> = [];
+  private draining = false;
+  private exited: TransportExit | undefined;
+  private closing = false;
+  private pingTimer: NodeJS.Timeout | undefined;
+  private awaitingPong = false;
+  private splitter: LineSplitter | undefined;
+  private readonly closed: Promise<void>;
+  private markClosed!: () => void;
+
+  constructor(
+    private readonly spec: RemoteSpec,
+    private readonly log: ExtensionLog,
+  ) {
+    this.closed = new Promise((resolve) => (this.markClosed = resolve));
+  }
+
+  private get shown(): string {
+    return displayUrl(this.spec.config.url);
+  }
+
+  start(handlers: TransportHandlers): void {
+    this.handlers = handlers;
+    this.log.write(`connecting to ${this.shown}`);
+    void this.connect(handlers);
+  }
+
+  private async connect(handlers: TransportHandlers): Promise<void> {
+    const url = new URL(this.spec.config.url);
+    const agent = await remoteAgent(url, this.spec.env).catch((error: Error) => error);
+    if (this.exited) return;
+    if (agent instanceof Error || (agent && 'error' in agent)) {
+      const why = agent instanceof Error ? agent.message : agent.error;
+      return this.finish({ spawnError: why, disconnected: `could not connect: ${why}` });
+    }
+    const headers: Record<string, string> = { ...this.spec.config.headers };
+    if (this.spec.token) headers.authorization = `Bearer ${this.spec.token}`;
+    let socket: WebSocketType;
+    try {
+      const WebSocket = webSocketClass();
+      socket = new WebSocket(url, {
+        headers,
+        ...(agent ? { agent: agent as Agent } : {}),
+        handshakeTimeout: this.spec.connectTimeoutMs,
+        maxPayload: MAX_MESSAGE_BYTES,
+        perMessageDeflate: false,
+        // Invalid UTF-8 is dropped and logged like a stdio line, not a reason to close.
+        skipUTF8Validation: true,
+        followRedirects: false,
+      });
+    } catch (error) {
+      const why = connectionProblem(error, this.spec.config, this.spec.token !== undefined);
+      return this.finish({ spawnError: why, disconnected: `could not connect: ${why}` });
+    }
+    this.socket = socket;
+    this.splitter = new LineSplitter({
+      onLine: (line) =>
+        this.reading && this.held.length === 0
+          ? handlers.onLine(line)
+          : this.held.push(() => handlers.onLine(line)),
+      onOversize: (bytes) => this.deliver(() => handlers.onOversize?.(bytes)),
+      onInvalidUtf8: (length, bytes) => {
+        const copy = Buffer.from(bytes);
+        this.deliver(() =>
+          handlers.onInvalidUtf8
+            ? handlers.onInvalidUtf8(length, copy)
+            : handlers.onLine(copy.toString('utf8')),
+        );
+      },
+    });
+    let failure: string | undefined;
+    socket.on('open', () => {
+      this.open = true;
+      this.log.write(`connected to ${this.shown}`);
+      this.startPings();
+      this.flush();
+    });
+    socket.on('message', (data, isBinary) => this.receive(data, isBinary));
+    socket.on('pong', () => (this.awaitingPong = false));
+    socket.on('error', (error) => {
+      failure ??= connectionProblem(error, this.spec.config, this.spec.token !== undefined);
+    });
+    socket.on('close', (code, reason) => {
+      this.markClosed();
+      const text = reason.toString('utf8').slice(0, 200).replace(/[^\x20-\x7e]/g, '?');
+      if (!this.open) {
+        const why = failure ?? `the connection closed during the handshake (${code})`;
+        return this.finish({ spawnError: why, disconnected: `could not connect: ${why}` });
+      }
+      const how =
+        failure ??
+        (this.closing
+          ? 'connection closed'
+          : `closed the connection (${code}${text ? ` ${text}` : ''})`);
+      // A normal close (1000) is the extension's own choice, like a process exiting with 0.
+      const lost = failure !== undefined || (!this.closing && code !== 1000);
+      this.finish({ disconnected: lost ? `lost: ${how}` : how });
+    });
+    if (!this.reading) socket.pause();
+  }
+
+  /** Each message is one frame; a message with LFs in it is read as several lines, like stdio. */
+  private receive(data: WebSocketType.RawData, isBinary: boolean): void {
+    if (isBinary) {
+      this.log.write(
+        `dropped a binary message of ${byteLength(data)} bytes: frames are text messages`,
+      );
+      return;
+    }
+    const splitter = this.splitter!;
+    if (Buffer.isBuffer(data)) splitter.push(data);
+    else if (Array.isArray(data)) for (const chunk of data) splitter.push(chunk);
+    else splitter.push(Buffer.from(data));
+    splitter.push(LF);
+  }
+
+  private startPings(): void {
+    this.pingTimer = setInterval(() => {
+      const socket = this.socket;
+      if (!socket || socket.readyState !== socket.OPEN) return;
+      if (this.awaitingPong) {
+        this.log.write(`no answer to a ping for ${PING_INTERVAL_MS / 1000} s; dropping the link`);
+        socket.terminate();
+        return;
+      }
+      this.awaitingPong = true;
+      socket.ping();
+    }, PING_INTERVAL_MS);
+    this.pingTimer.unref();
+  }
+
+  private finish(info: { spawnError?: string; disconnected: string }): void {
+    if (this.exited) return;
+    clearInterval(this.pingTimer);
+    this.exited = { code: null, signal: null, ...info };
+    this.log.write(`${this.shown}: ${info.disconnected}`);
+    this.open = false;
+    this.queue.length = 0;
+    this.markClosed();
+    // At once, as a process exit: lines held back by a paused reader no longer matter.
+    this.handlers?.onExit(this.exited);
+  }
+
+  /** Queues one frame (see ProcessTransport.send for `droppable`). */
+  send(frame: FrameFromHost, options: SendOptions = {}): boolean {
+    if (this.exited) return true;
+    if (options.droppable && this.backlogBytes() > MAX_QUEUED_BYTES) return false;
+    const line = encodeFrame(frame);
+    // One frame per message: without the LF encodeFrame ends it with.
+    this.queue.push(line.endsWith('\n') ? line.slice(0, -1) : line);
+    if (this.open) this.flush();
+    return true;
+  }
+
+  private backlogBytes(): number {
+    let queued = 0;
+    for (const line of this.queue) queued += line.length;
+    return queued + (this.socket?.bufferedAmount ?? 0);
+  }
+
+  private flush(): void {
+    const socket = this.socket;
+    if (!socket || !this.open) return;
+    while (this.queue.length > 0) socket.send(this.queue.shift()!);
+  }
+
+  private deliver(event: () => void): void {
+    if (this.reading && this.held.length === 0) event();
+    else this.held.push(event);
+  }
+
+  /** Pauses or resumes reading (the socket itself: the server's sends back up in TCP). */
+  setReading(on: boolean): void {
+    if (this.reading === on) return;
+    this.reading = on;
+    if (!on) {
+      this.socket?.pause();
+      return;
+    }
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      while (this.reading && this.held.length > 0) this.held.shift()!();
+    } finally {
+      this.draining = false;
+    }
+    if (this.reading) this.socket?.resume();
+  }
+
+  /** Closes the connection once queued frames are sent (a normal close, 1000). */
+  close(): void {
+    const socket = this.socket;
+    if (!socket || this.closing) return;
+    this.closing = true;
+    this.flush();
+    if (socket.readyState === socket.CONNECTING) socket.terminate();
+    else socket.close(1000, 'zot is done');
+  }
+
+  /** Closes the connection; destroys it when the other side does not close within the grace. */
+  async terminate(): Promise<void> {
+    if (!this.socket) {
+      if (!this.exited) this.finish({ disconnected: 'connection closed' });
+      return;
+    }
+    this.close();
+    const timer = setTimeout(() => this.socket?.terminate(), this.spec.closeGraceMs);
+    await this.closed;
+    clearTimeout(timer);
+    this.held.length = 0;
+  }
+
+  terminateNow(): void {
+    this.socket?.terminate();
+  }
+}
+
+function byteLength(data: WebSocketType.RawData): number {
+  if (Array.isArray(data)) return data.reduce((sum, chunk) => sum + chunk.length, 0);
+  return (data as ArrayBuffer | Buffer).byteLength;
+}

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { FrameFromHost, TransportExit } from '@zot/protocol';
 import { ExtensionLog } from '../src/extensions/log.js';
-import { remoteRefusal, type RemoteConfig } from '../src/extensions/transports/remote-config.js';
+import { remoteRefusal, type RemoteConfig } from '../src/ext-setup/remote-config.js';
 import { WebSocketTransport } from '../src/extensions/transports/websocket.js';
 import { makeCert, startRawServer, startSdkServer } from './support/remote-servers.js';
 
@@ -20,7 +20,6 @@ function connect(url: string, dir: string, extra: Partial<RemoteConfig> & { toke
     {
       config: { type: 'websocket', url, headers: {}, ...config },
       token,
-      env: {},
       connectTimeoutMs: 10_000,
       closeGraceMs: 1000,
     },
@@ -220,6 +219,7 @@ test('ws:// and http:// only to loopback addresses unless insecure; a named toke
   assert.equal(remoteRefusal(config('ws://127.0.0.1:9/x'), secure), undefined);
   assert.equal(remoteRefusal(config('ws://localhost:9/x'), secure), undefined);
   assert.equal(remoteRefusal(config('ws://[::1]:9/x'), secure), undefined);
+  assert.equal(remoteRefusal(config('ws://[::ffff:127.0.0.1]:9/x'), secure), undefined);
   assert.equal(remoteRefusal(config('wss://example.com/x'), secure), undefined);
   assert.match(
     remoteRefusal(config('ws://10.1.2.3:9/x'), secure) ?? '',
@@ -229,19 +229,19 @@ test('ws:// and http:// only to loopback addresses unless insecure; a named toke
     remoteRefusal(config('http://policy.example/x', 'http'), secure) ?? '',
     /use https:\/\//,
   );
-  assert.equal(
-    remoteRefusal(config('ws://10.1.2.3:9/x'), { insecure: true, env: {} }),
-    undefined,
-  );
+  assert.equal(remoteRefusal(config('ws://10.1.2.3:9/x'), { insecure: true, env: {} }), undefined);
   assert.match(
     remoteRefusal({ ...config('wss://h/x'), tokenEnv: 'TEAM_TOKEN' }, secure) ?? '',
     /its token variable TEAM_TOKEN is not set/,
   );
   assert.equal(
-    remoteRefusal({ ...config('wss://h/x'), tokenEnv: 'TEAM_TOKEN' }, {
-      insecure: false,
-      env: { TEAM_TOKEN: 'x' },
-    }),
+    remoteRefusal(
+      { ...config('wss://h/x'), tokenEnv: 'TEAM_TOKEN' },
+      {
+        insecure: false,
+        env: { TEAM_TOKEN: 'x' },
+      },
+    ),
     undefined,
   );
 });

@@ -313,6 +313,13 @@ export type ExtensionReport = {
   };
   /** A scoped extension's data directory */
   dataDir?: string;
+  remote?: {
+    transport: 'websocket' | 'http';
+    /** Its URL, user information and secret values elided */
+    url: string;
+    /** The state of its connection when the report was taken */
+    connection: 'connecting' | 'connected' | 'reconnecting' | 'down';
+  };
   /** Said once at start: an unscoped extension runs although the sandbox is required */
   scopeWarning?: string;
 };

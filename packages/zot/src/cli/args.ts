@@ -32,6 +32,12 @@ export interface CliOptions {
   noCheckpoints: boolean;
   listModels: boolean;
   extPaths: string[];
+  /** --ext-url: remote extensions for this run (docs/remote-extensions.md). */
+  extUrls: string[];
+  /** --ext-token-env NAME: the variable --ext-url tokens come from (default ZOT_EXT_TOKEN). */
+  extTokenEnv?: string;
+  /** --insecure-ext-transport: ws:// and http:// beyond loopback addresses. */
+  insecureExtTransport: boolean;
   noExt: boolean;
   noYolo: boolean;
   /** --allow/--ask/--deny RULE: permission rules for this run (docs/security.md). */
@@ -82,6 +88,12 @@ const baseUrl = (value: string, flag: string): string => {
   return value.trim();
 };
 
+const envName = (value: string, flag: string): string => {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(value))
+    throw new UsageError(`${flag} expects an environment variable name, got "${value}"`);
+  return value;
+};
+
 const FLAGS: FlagSpec[] = [
   { names: ['-p', '--print'], kind: 'bool', key: 'print' },
   { names: ['--json'], kind: 'bool', key: 'json' },
@@ -109,6 +121,9 @@ const FLAGS: FlagSpec[] = [
   { names: ['--list-models'], kind: 'bool', key: 'listModels' },
   { names: ['-e', '--ext'], kind: 'list', key: 'extPaths' },
   { names: ['--no-ext'], kind: 'bool', key: 'noExt' },
+  { names: ['--ext-url'], kind: 'list', key: 'extUrls' },
+  { names: ['--ext-token-env'], kind: 'value', key: 'extTokenEnv', parse: envName },
+  { names: ['--insecure-ext-transport'], kind: 'bool', key: 'insecureExtTransport' },
   { names: ['--no-yolo'], kind: 'bool', key: 'noYolo' },
   { names: ['--allow'], kind: 'list', key: 'allow' },
   { names: ['--ask'], kind: 'list', key: 'ask' },
@@ -138,6 +153,8 @@ function defaults(): CliOptions {
     noCheckpoints: false,
     listModels: false,
     extPaths: [],
+    extUrls: [],
+    insecureExtTransport: false,
     noExt: false,
     noYolo: false,
     allow: [],

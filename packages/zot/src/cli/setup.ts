@@ -163,7 +163,7 @@ function sessionPath(options: CliOptions, mode: Mode, paths: ZotPaths, cwd: stri
 
 /** Whether any extension could load; avoids importing the host (and its schemas) otherwise. */
 function mayHaveExtensions(options: CliOptions, cwd: string, paths: ZotPaths): boolean {
-  if (options.extPaths.length > 0) return true;
+  if (options.extPaths.length > 0 || options.extUrls.length > 0) return true;
   if (options.noExt) return false;
   const nonEmpty = (dir: string) => {
     try {
@@ -244,6 +244,13 @@ async function createHostNow(
       const extra = entry.manifest ? extensionEnv?.[entry.manifest.name] : undefined;
       if (!extra) return { scrubEnv: children.scrub };
       return { scrubEnv: (env) => ({ ...children.scrub(env), ...extra }) };
+    },
+    remote: {
+      urls: options.extUrls,
+      tokenEnv: options.extTokenEnv,
+      insecure: options.insecureExtTransport,
+      // The providers' proxy settings; loaded with the first remote connection only.
+      agent: async (url) => (await import('../providers/transport.js')).connectionAgent(url),
     },
     // Decided at each start (and restart) with the mode of that moment: /sandbox switches it.
     scopes: new ExtensionScopes({

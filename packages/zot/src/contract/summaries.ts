@@ -108,6 +108,19 @@ export const ExtensionReportSchema = Type.Object(
     ),
     permissions: Type.Optional(ExtensionPermissionsSchema),
     dataDir: Type.Optional(Type.String({ description: "A scoped extension's data directory" })),
+    remote: Type.Optional(
+      Type.Object(
+        {
+          transport: literals(['websocket', 'http']),
+          url: Type.String({ description: 'Its URL, user information and secret values elided' }),
+          connection: Type.Union(
+            ['connecting', 'connected', 'reconnecting', 'down'].map((v) => Type.Literal(v)),
+            { description: 'The state of its connection when the report was taken' },
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     scopeWarning: Type.Optional(
       Type.String({
         description:

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { zotPaths } from '../config/paths.js';
 import { errorMessage } from '../util/errors.js';
 import { MANIFEST_FILE, readManifest, type Manifest } from './manifest.js';
+import { urlEntry } from './remote-entry.js';
 
 /** Where an entry came from; a later trust gate filters `project` entries. */
 export type ExtensionScope = 'flag' | 'project' | 'global';
@@ -49,6 +50,9 @@ export interface DiscoveryOptions {
   extPaths: string[];
   /** `--no-ext`: skip project and global discovery; `--ext` paths still load. */
   noExt: boolean;
+  /** `--ext-url` remote extensions, after the `--ext` paths, and the token variable they use. */
+  extUrls?: readonly string[];
+  extTokenEnv?: string | undefined;
   /** Without it no project entry replaces a global one: the global one keeps its name. */
   replaces?: ReplaceCheck;
 }
@@ -71,6 +75,7 @@ export function projectExtensionsDir(cwd: string): string {
 export function discoverExtensions(options: DiscoveryOptions): DiscoveryResult {
   const entries: DiscoveredExtension[] = [];
   for (const path of options.extPaths) entries.push(flagEntry(resolve(options.cwd, path), path));
+  for (const url of options.extUrls ?? []) entries.push(urlEntry(url, options.extTokenEnv));
   if (!options.noExt) {
     const globalRoot = zotPaths(options.zotHome).extensions;
     const projectRoot = projectExtensionsDir(options.cwd);

@@ -340,3 +340,24 @@ test('a bad permissions block is a manifest error naming the file, the field and
     /"permissions\.network" is not a permission/,
   );
 });
+
+test('transport: a remote extension instead of exec; its fields checked and named', () => {
+  const ws = { type: 'websocket', url: 'wss://policy.example/zot' };
+  const read = readManifest(extDir({ name: 'policy', transport: { ...ws, token_env: 'TEAM_T' } }));
+  assert.ok(read.ok);
+  assert.equal(read.manifest.kind, 'remote');
+  assert.deepEqual(read.manifest.remote, { ...ws, headers: {}, tokenEnv: 'TEAM_T' });
+  const bad = (transport: unknown, pattern: RegExp, extra = {}) =>
+    expectError(readManifest(extDir({ name: 'policy', transport, ...extra })), pattern);
+  bad(ws, /"exec" is for extensions zot starts; one with "transport" runs elsewhere/, {
+    exec: 'node',
+  });
+  bad({ ...ws, type: 'carrier-pigeon' }, /"transport.type" must be "websocket" or "http"/);
+  bad({ ...ws, url: 'https://h/x' }, /must begin with ws:\/\/ or wss:\/\/ for a websocket/);
+  bad({ ...ws, url: 'wss://me:hunter2@h/x' }, /carries credentials; put the token in an/);
+  const quoted = bad({ ...ws, url: 'wss://me:hunter2@h/x' }, /wss:\/\/\*\*\*@h\/x/);
+  assert.doesNotMatch(quoted, /hunter2/);
+  bad({ ...ws, headers: { Authorization: 'Bearer x' } }, /is set by zot itself/);
+  bad({ ...ws, headers: { 'x-a': 'one\ntwo' } }, /must be one line/);
+  bad({ ...ws, token_env: 'not a name' }, /"transport.token_env" must be the name of/);
+});

@@ -11,13 +11,14 @@ import {
   type ExtensionPermissions,
 } from '../security/scope/permissions.js';
 import { checkExtensionName } from './names.js';
+import { parseRemoteConfig, type RemoteConfig } from './remote-config.js';
 
 export const MANIFEST_FILE = 'extension.json';
 /** Far beyond any real manifest; a bigger one is refused unread. */
 export const MAX_MANIFEST_BYTES = 1024 * 1024;
 
-/** `process` is spawned; `theme` and `skills` bundles never are. */
-export type ManifestKind = 'process' | 'theme' | 'skills';
+/** `process` is spawned, `remote` connected to; `theme` and `skills` bundles never run. */
+export type ManifestKind = 'process' | 'remote' | 'theme' | 'skills';
 
 /** What a failed interceptor means (design D24): let the action through, or block it. */
 export type InterceptFailure = 'allow' | 'block';
@@ -59,6 +60,8 @@ export interface Manifest {
   registrationInputs: string[];
   /** `"sdk": "python"`: it imports zot_sdk from zot's own copy (shipped-sdk.ts). */
   sdk?: ShippedSdk;
+  /** `transport`: a remote extension zot connects to instead of spawning (kind `remote`). */
+  remote?: RemoteConfig;
 }
 
 /** The prefixes a `registration_inputs` entry begins with. */
@@ -183,14 +186,27 @@ function validateFields(
     if (problem === 'missing') warnings.push(`${manifestPath}: ${where} does not exist`);
   }
 
-  let kind: ManifestKind = 'process';
-  if (exec === undefined) {
+  let remote: RemoteConfig | undefined;
+  if (raw.transport !== undefined && raw.transport !== null) {
+    const parsed = parseRemoteConfig(raw.transport);
+    if (typeof parsed === 'string') throw new FieldError(parsed);
+    for (const field of ['exec', 'args', 'sdk', 'permissions', 'registration_inputs'])
+      if (raw[field] !== undefined && raw[field] !== null)
+        throw new FieldError(
+          `"${field}" is for extensions zot starts; one with "transport" runs elsewhere`,
+        );
+    remote = parsed;
+  }
+
+  let kind: ManifestKind = remote ? 'remote' : 'process';
+  if (exec === undefined && !remote) {
     if (THEME_FILES.some((file) => isFile(join(dir, file)))) kind = 'theme';
     else if (skills.length > 0) kind = 'skills';
     else {
       throw new FieldError(
         '"exec" is required (only theme-only extensions, with theme.json or themes/theme.json, ' +
-          'and skill-only ones, with a non-empty "skills" array, may omit it)',
+          'skill-only ones, with a non-empty "skills" array, and remote ones, with "transport", ' +
+          'may omit it)',
       );
     }
   }
@@ -213,6 +229,7 @@ function validateFields(
   if (description !== undefined) manifest.description = description;
   if (readyTimeoutMs !== undefined) manifest.readyTimeoutMs = readyTimeoutMs;
   if (permissions !== undefined) manifest.permissions = permissions;
+  if (remote !== undefined) manifest.remote = remote;
   if (sdk !== 'none') {
     if (kind !== 'process')
       throw new FieldError('"sdk" is for extensions that run a program ("exec")');

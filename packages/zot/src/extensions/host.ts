@@ -12,7 +12,7 @@ import {
   type InterceptResult,
   type InterceptValues,
 } from './intercept.js';
-import { ExtensionLifecycle } from './lifecycle.js';
+import { ExtensionLifecycle, type RemoteOptions } from './lifecycle.js';
 import type { ExtensionReport, TransportFactory } from './load-plan.js';
 import type { NotesModel } from './notes.js';
 import type { PanelRequestResult, PanelSnapshot } from './panels.js';
@@ -66,6 +66,8 @@ export interface HostOptions {
   scopes?: ExtensionScopes;
   /** Time for restart backoff (default: the system clock); unit tests drive a fake one. */
   clock?: SupervisorClock;
+  /** Remote extensions named on the command line, and how links may be made. */
+  remote?: RemoteOptions;
 }
 
 /** Events a host started before anyone listens keeps for its first subscriber, at most. */
@@ -117,6 +119,7 @@ export class ExtensionHost {
       beforeReports: () => this.registry.refresh(), // conflicts land in the reports
       restarted: (extension, restarts) => this.restarted(extension, restarts),
       clock: options.clock,
+      remote: options.remote,
     });
     this.registry = new ExtensionRegistry({
       extensions: () => this.lifecycle.running,

@@ -28,8 +28,9 @@ import type { ProcessPolicy } from '../security/launcher.js';
 import type { ExtensionScopes } from './scopes.js';
 import { restartBackoffMs, systemClock, type SupervisorClock } from './restart-budget.js';
 import { Supervisor } from './supervisor.js';
+import type { AgentFor } from './transports/remote-connect.js';
 
-type PlanIdentity = Extract<PlannedExtension, { identity: unknown }>['identity'];
+type PlanIdentity = NonNullable<Extract<PlannedExtension, { extension: unknown }>['identity']>;
 
 export interface LifecycleDeps {
   cwd: string;
@@ -52,6 +53,19 @@ export interface LifecycleDeps {
   restarted(extension: RunningExtension, restarts: number): void;
   /** Time for restart backoff (default: the system clock). */
   clock?: SupervisorClock | undefined;
+  /** Remote extensions: `--ext-url`s and how links may be made. */
+  remote?: RemoteOptions | undefined;
+}
+
+/** `--ext-url`, `--ext-token-env`, `--insecure-ext-transport`, and where tokens are read. */
+export interface RemoteOptions {
+  urls: readonly string[];
+  tokenEnv?: string | undefined;
+  insecure: boolean;
+  /** zot's own environment, where tokens are read; default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** How connections are made (the providers' proxy settings); default direct. */
+  agent?: AgentFor;
 }
 
 /**
@@ -133,6 +147,8 @@ export class ExtensionLifecycle {
       extPaths,
       noExt,
       ...(replaces ? { replaces } : {}),
+      extUrls: this.deps.remote?.urls ?? [],
+      extTokenEnv: this.deps.remote?.tokenEnv,
     });
     const deps = {
       env,
@@ -142,6 +158,7 @@ export class ExtensionLifecycle {
       ...(allow ? { allow } : {}),
       ...(transport ? { transport } : {}),
       ...(processPolicy ? { processPolicy } : {}),
+      ...(this.deps.remote ? { remote: this.deps.remote } : {}),
     };
     const planned = planAll(entries, deps);
     this.extensions = planned.flatMap((item) => ('extension' in item ? [item.extension] : []));
@@ -156,10 +173,15 @@ export class ExtensionLifecycle {
       const { extension, identity } = item;
       // Its process would only compete with zot's own start for the CPU: spawned once the first
       // model request is out (startHeld), or as soon as anything needs it.
-      if (options.holdBack && mayHoldBack(zotHome, identity.dir, extension.policy.interceptFailure))
+      if (
+        options.holdBack &&
+        identity &&
+        mayHoldBack(zotHome, identity.dir, extension.policy.interceptFailure)
+      )
         extension.hold();
       else extension.start();
-      const goAhead = this.recall(extension, identity);
+      // A remote extension (no identity) is always waited for: its code may change any time.
+      const goAhead = identity ? this.recall(extension, identity) : Promise.resolve(false);
       needed.push(
         goAhead.then((go) => {
           if (go) return undefined;

@@ -13,6 +13,9 @@ import { trustAllFromEnv } from '../ext-setup/trust.js';
 import type { ProcessPolicy } from '../security/launcher.js';
 import { SELF_ARGV_ENV, selfArgv } from '../util/self.js';
 import { describeExit, type ExtensionTransport } from './transport.js';
+import { displayUrl, remoteRefusal, remoteToken } from '../ext-setup/remote-config.js';
+import { WebSocketTransport } from './transports/websocket.js';
+import type { AgentFor } from './transports/remote-connect.js';
 
 // The report's shape is part of the contract (`zot ext doctor --json`, RPC reload_extensions).
 export type { ExtensionReport, LoadStatus } from '../contract/summaries.js';
@@ -36,6 +39,11 @@ export interface PlanDeps {
   processPolicy?(entry: DiscoveredExtension): ProcessPolicy;
   /** Scoped or unscoped, and whether it may run at all. */
   scopes: ExtensionScopes;
+  /**
+   * Remote extensions: whether unencrypted links may leave this machine (--insecure-ext-transport),
+   * and zot's own environment, where tokens and proxy settings are read (default process.env).
+   */
+  remote?: { insecure: boolean; env?: NodeJS.ProcessEnv; agent?: AgentFor };
 }
 
 /**
@@ -49,7 +57,8 @@ export type PlannedExtension =
       respawn(): RunningExtension | string;
       report(): ExtensionReport;
       /** What, besides its files, decides what it registers (remembered.ts). */
-      identity: {
+      /** Absent for a remote extension: its code is elsewhere, nothing of it is remembered. */
+      identity?: {
         dir: string;
         manifest: unknown;
         command: string;
@@ -105,6 +114,7 @@ export function planExtension(entry: DiscoveredExtension, deps: PlanDeps): Plann
   if (outside) return fixed('manifest-error', { error: outside });
   const refusal = deps.allow?.(entry);
   if (refusal) return fixed('untrusted', { error: refusal });
+  if (manifest!.remote) return planRemote(entry, deps, base);
   const exec = resolveExec(manifest!, deps.env);
   if (!exec.ok) return fixed('failed', { error: exec.error });
   // Trusting every project extension (CI) accepts whatever the repository holds.
@@ -181,6 +191,75 @@ export function planExtension(entry: DiscoveredExtension, deps: PlanDeps): Plann
     inputs: manifest!.registrationInputs,
   };
   return { extension, respawn, report: () => reportOf(extension, base), identity };
+}
+
+/** A remote extension: connected to, never spawned; restarts reconnect (after the gate again). */
+function planRemote(
+  entry: DiscoveredExtension,
+  deps: PlanDeps,
+  base: ReportBase,
+): PlannedExtension {
+  const manifest = entry.manifest!;
+  const config = manifest.remote!;
+  const env = deps.remote?.env ?? process.env;
+  const remote = { transport: config.type, url: displayUrl(config.url) };
+  const report = (status: LoadStatus, error: string): PlannedExtension => ({
+    report: () => ({
+      ...base,
+      remote: { ...remote, connection: 'down' },
+      commands: [],
+      tools: [],
+      events: [],
+      intercepts: [],
+      status,
+      error,
+    }),
+  });
+  const refused = remoteRefusal(config, { insecure: deps.remote?.insecure ?? false, env });
+  if (refused) return report('failed', refused);
+  if (config.type === 'http')
+    return report('failed', 'the HTTP transport is not available in this zot yet; use websocket');
+  const log = new ExtensionLog(base.logPath!);
+  const policy = {
+    interceptFailure: manifest.interceptFailure,
+    restart: manifest.restart,
+    readyMs: readyDeadlineMs(deps.context.timeouts, manifest.readyTimeoutMs),
+  };
+  const spawn = () =>
+    new RunningExtension(
+      manifest.name,
+      entry.dir,
+      new WebSocketTransport(
+        {
+          config,
+          token: remoteToken(config, env),
+          agent: deps.remote?.agent,
+          connectTimeoutMs: deps.context.timeouts.helloMs,
+          closeGraceMs: deps.context.timeouts.killGraceMs,
+        },
+        log,
+      ),
+      log,
+      deps.context,
+      policy,
+    );
+  const respawn = (): RunningExtension | string => deps.allow?.(entry) ?? spawn();
+  const extension = spawn();
+  return {
+    extension,
+    respawn,
+    report: () => {
+      const latest = extension.latest;
+      const connection = latest.restarting
+        ? 'reconnecting'
+        : latest.state === 'ready' || latest.state === 'handshaking'
+          ? 'connected'
+          : latest.state === 'starting'
+            ? 'connecting'
+            : 'down';
+      return { ...reportOf(latest, base), remote: { ...remote, connection } };
+    },
+  };
 }
 
 /**

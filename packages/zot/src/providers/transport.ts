@@ -5,6 +5,7 @@ import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Agent as HttpsAgentType } from 'node:https';
 import type { Socket } from 'node:net';
+import { isLoopbackUrl } from '../util/base-url.js';
 import { proxyAuthorization, proxyFor, proxyPort, targetPort, type ProxyEnv } from './proxy.js';
 
 export interface HttpCall {
@@ -260,14 +261,28 @@ async function tunnelAgent(proxy: URL): Promise<HttpsAgentType> {
 }
 
 /**
- * An agent whose connections go through a CONNECT tunnel to `proxy` (TLS inside it when
- * `secure`): for clients other than send() that open their own requests (a remote extension's
- * WebSocket). Contract: rejects only when node:https cannot load.
+ * The agent a client that opens its own connection to `target` (a remote extension's WebSocket:
+ * ws, wss, http or https) goes through: none for loopback addresses (a proxy cannot reach this
+ * machine's loopback) or without a proxy setting, else a CONNECT tunnel through the proxy that
+ * https_proxy / http_proxy / all_proxy name (no_proxy honoured), as for send().
+ * Contract: a proxy setting that is not usable is an `{ error }`, never a direct connection.
  */
-export async function proxyTunnelAgent(
-  proxy: URL,
-  secure: boolean,
-): Promise<HttpAgent | HttpsAgentType> {
+export async function connectionAgent(
+  target: URL,
+  env: ProxyEnv = process.env,
+): Promise<HttpAgent | HttpsAgentType | undefined | { error: string }> {
+  if (isLoopbackUrl(target.href)) return undefined;
+  const secure = target.protocol === 'wss:' || target.protocol === 'https:';
+  // proxy.ts reads https_proxy for https targets and http_proxy for plain ones.
+  const asHttp = new URL(target.href.replace(/^wss?:/i, secure ? 'https:' : 'http:'));
+  const route = proxyFor(asHttp, env);
+  if (!route) return undefined;
+  if ('error' in route) return route;
+  return proxyTunnelAgent(route.proxy, secure);
+}
+
+/** An agent whose connections go through a CONNECT tunnel to `proxy` (TLS inside when `secure`). */
+async function proxyTunnelAgent(proxy: URL, secure: boolean): Promise<HttpAgent | HttpsAgentType> {
   if (secure) return tunnelAgent(proxy);
   return cachedAgent(`plain tunnel ${proxy.href}`, () => {
     const agent = new HttpAgent(KEEP_ALIVE);

@@ -33,8 +33,7 @@ export async function startSdkServer(
   mkdirSync(join(dir, 'node_modules', '@zot'), { recursive: true });
   symlinkSync(join(ROOT, 'packages', 'sdk'), join(dir, 'node_modules', '@zot', 'sdk'));
   symlinkSync(join(ROOT, 'node_modules', 'ws'), join(dir, 'node_modules', 'ws'));
-  const prelude =
-    "const printUrl = (l) => process.stdout.write('LISTENING ' + l.url + '\\n');\n";
+  const prelude = "const printUrl = (l) => process.stdout.write('LISTENING ' + l.url + '\\n');\n";
   writeFileSync(join(dir, 'server.mjs'), prelude + source);
   const child = spawn(process.execPath, ['server.mjs'], {
     cwd: dir,

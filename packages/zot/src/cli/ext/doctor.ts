@@ -4,12 +4,14 @@ import { runChildEnvironment } from '../../security/child-env.js';
 import { loadSettings } from '../../config/settings.js';
 import { buildCatalog, type Builtins } from '../../extensions/catalog.js';
 import { ExtensionHost, type ExtensionReport } from '../../extensions/host.js';
+import type { RemoteOptions } from '../../extensions/lifecycle.js';
 import { storedReplacement, trustGate } from '../../ext-setup/trust.js';
 import { ExtensionScopes } from '../../extensions/scopes.js';
 import { loadSandbox } from '../../security/sandbox/load.js';
 import { describePermissions } from '../../security/scope/permissions.js';
 import { homedir } from 'node:os';
 import { resolveModel } from '../../providers/catalog.js';
+import { connectionAgent } from '../../providers/transport.js';
 import { BUILTIN_COMMANDS } from '../../session/commands.js';
 import { RESERVED_TOOL_NAMES } from '../../tools/index.js';
 import { exitAfterFlush } from '../../util/exit.js';
@@ -84,7 +86,11 @@ function withOwners(host: ExtensionHost, builtins: Builtins, reports: ExtensionR
 }
 
 /** Starts every extension as `zot` would, collects the reports, shuts everything down. */
-export async function diagnose(context: ExtContext, extPaths: string[]): Promise<Diagnosis[]> {
+export async function diagnose(
+  context: ExtContext,
+  extPaths: string[],
+  remote?: RemoteOptions,
+): Promise<Diagnosis[]> {
   const { settings } = loadSettings(context.paths.config);
   const provider = settings.provider ?? 'anthropic';
   const model = resolveModel(provider, settings.model, []).model.id;
@@ -108,6 +114,15 @@ export async function diagnose(context: ExtContext, extPaths: string[]): Promise
     processPolicy: () => ({ scrubEnv: children.scrub }),
     allow: trustGate(context.paths, context.env),
     replaces: storedReplacement(context.paths),
+    ...(remote
+      ? {
+          remote: {
+            ...remote,
+            env: context.env,
+            agent: (url) => connectionAgent(url, context.env),
+          },
+        }
+      : {}),
     scopes: new ExtensionScopes({
       settings: () => sandbox.settings,
       project: context.cwd,
@@ -164,7 +179,10 @@ function render(reports: Diagnosis[]): string[] {
         : STATUS_TEXT[report.status];
     const scope = report.scope === 'flag' ? '--ext' : report.scope;
     lines.push(terminalSafe(`${report.name} [${scope}] ${status}`));
-    field('directory', report.dir);
+    if (report.remote) {
+      field('url', `${report.remote.url} (${report.remote.transport})`);
+      field('connection', report.remote.connection);
+    } else field('directory', report.dir);
     if (report.error) field('error', report.error);
     if (report.commands.length > 0)
       field('commands', report.commands.map((name) => `/${name}`).join(', '));
@@ -227,6 +245,7 @@ function toJson(report: Diagnosis) {
     ...(report.scoped !== undefined ? { scoped: report.scoped } : {}),
     ...(report.permissions !== undefined ? { permissions: report.permissions } : {}),
     ...(report.dataDir !== undefined ? { data_dir: report.dataDir } : {}),
+    ...(report.remote !== undefined ? { remote: report.remote } : {}),
     ...(report.restart !== undefined ? { restart: report.restart } : {}),
     ...(report.interceptFailure !== undefined
       ? { intercept_failure: report.interceptFailure }
@@ -238,7 +257,7 @@ function toJson(report: Diagnosis) {
 
 export const doctorCommand: ExtCommand = {
   name: 'doctor',
-  help: `Usage: zot ext doctor [--json] [--ext DIR ...]
+  help: `Usage: zot ext doctor [--json] [--ext DIR ...] [--ext-url URL ...]
 
 Runs the same discovery, trust check, spawn and handshake as a normal start (with
 the same timeouts, e.g. ZOT_EXT_HELLO_TIMEOUT_MS), then shuts everything down and
@@ -257,6 +276,11 @@ the exit status.
 Options:
   -e, --ext DIR   load this extension directory (repeatable), as zot --ext does,
                   and report on it
+  --ext-url URL   connect to this remote extension (repeatable) and report on it:
+                  whether it is reachable, its TLS certificate trusted, its token
+                  accepted, and what it registered
+  --ext-token-env NAME      the variable its token is in (default ZOT_EXT_TOKEN)
+  --insecure-ext-transport  allow ws:// beyond this machine's loopback
   --json          one JSON object on stdout: {"ok": bool, "extensions": [...]}
 
 Exit status: 0 when no reported extension has an error, 1 otherwise.
@@ -265,11 +289,21 @@ Exit status: 0 when no reported extension has an error, 1 otherwise.
     const parsed = parseOptions('doctor', args, [
       { names: ['--json'], kind: 'bool' },
       { names: ['-e', '--ext'], kind: 'list' },
+      { names: ['--ext-url'], kind: 'list' },
+      { names: ['--ext-token-env'], kind: 'value' },
+      { names: ['--insecure-ext-transport'], kind: 'bool' },
     ]);
     positionals('doctor', parsed, []);
     const extPaths = parsed.lists.get('--ext') ?? [];
-    const everything = await diagnose(context, extPaths);
-    const reports = extPaths.length === 0 ? everything : aboutFlagged(everything);
+    const urls = parsed.lists.get('--ext-url') ?? [];
+    const remote: RemoteOptions = {
+      urls,
+      tokenEnv: parsed.values.get('--ext-token-env'),
+      insecure: parsed.flags.has('--insecure-ext-transport'),
+    };
+    const everything = await diagnose(context, extPaths, remote);
+    const flagged = extPaths.length + urls.length > 0;
+    const reports = flagged ? aboutFlagged(everything) : everything;
     const others = everything.length - reports.length;
     const ok = reports.every((report) => report.error === undefined);
     if (parsed.flags.has('--json')) {

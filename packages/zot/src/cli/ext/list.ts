@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import { discoverExtensions, type DiscoveredExtension } from '../../ext-setup/discovery.js';
 import { storedReplacement, TrustStore, trustStateOf } from '../../ext-setup/trust.js';
 import { terminalSafe } from '../../util/terminal-text.js';
+import { displayUrl } from '../../ext-setup/remote-config.js';
 import type { ExtensionPermissions } from '../../security/scope/permissions.js';
 import {
   info,
@@ -40,6 +41,8 @@ export interface ListedExtension {
   scoped?: boolean;
   /** Its permissions, as declared. */
   permissions?: ExtensionPermissions;
+  /** A remote extension: its transport and URL (credentials elided). */
+  remote?: { transport: string; url: string };
 }
 
 export function listExtensions(context: ExtContext): ListedExtension[] {
@@ -75,6 +78,11 @@ function describe(entry: DiscoveredExtension, store: TrustStore): ListedExtensio
     listed.scoped = manifest.permissions !== undefined;
     if (manifest.permissions) listed.permissions = manifest.permissions;
   }
+  if (manifest?.remote) {
+    listed.remote = { transport: manifest.remote.type, url: displayUrl(manifest.remote.url) };
+    listed.intercept_failure = manifest.interceptFailure;
+    listed.restart = manifest.restart;
+  }
   if (entry.scope === 'project' && manifest) {
     listed.trust = trustStateOf(entry, store).state;
   }
@@ -90,7 +98,8 @@ Lists the extensions of this project (./.zot/extensions) and the global ones
 permissions ("scoped": it declares a permissions block and runs in a sandbox
 holding only that; "unscoped": it has none and runs with your full rights),
 restart policy ("on-failure" or "never"), what a failed interceptor means
-("allow" or "block": fail-closed), description and directory; below the table,
+("allow" or "block": fail-closed), description and directory (a remote
+extension's URL, credentials elided; zot ext doctor connects to it); below the table,
 one line per manifest error and per warning (such as a project extension with
 the name of a global one: the global one runs unless you trusted the project
 one to replace it, see zot ext trust --replace).
@@ -132,11 +141,17 @@ Options:
         item.state,
         item.scope,
         item.trust ?? '-',
-        item.scoped === undefined ? '-' : item.scoped ? 'scoped' : 'unscoped',
+        item.remote
+          ? 'remote'
+          : item.scoped === undefined
+            ? '-'
+            : item.scoped
+              ? 'scoped'
+              : 'unscoped',
         item.restart ?? '-',
         item.intercept_failure ?? '-',
         item.description ?? '-',
-        item.dir,
+        item.remote ? item.remote.url : item.dir,
       ];
       rows.push(row.map((cell) => terminalSafe(cell)));
     }

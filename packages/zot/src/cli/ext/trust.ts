@@ -9,6 +9,7 @@ import {
 import { argumentOutside, resolveExec } from '../../ext-setup/exec-resolve.js';
 import { projectRuntimeProblem } from '../../ext-setup/project-runtime.js';
 import { isInside } from '../../ext-setup/manifest.js';
+import { displayUrl } from '../../ext-setup/remote-config.js';
 import { hashExtension, type CoveredPath, type HashedEntry } from '../../ext-setup/trust-hash.js';
 import {
   storedReplacement,
@@ -102,7 +103,15 @@ function review(
             `when trusted (\`zot ext trust ${manifest.name} --replace\` lets it replace that one here)`,
     );
   }
-  if (manifest.kind !== 'process') {
+  if (manifest.remote) {
+    const remote = manifest.remote;
+    out(context, `  connects: ${terminalSafe(displayUrl(remote.url))} (${remote.type})`);
+    const names = Object.keys(remote.headers);
+    if (names.length > 0)
+      out(context, `  headers:  ${terminalSafe(names.join(', '))} (values are not shown)`);
+    if (remote.tokenEnv)
+      out(context, `  token:    from ${terminalSafe(remote.tokenEnv)}, sent to that server`);
+  } else if (manifest.kind !== 'process') {
     out(
       context,
       `  runs:   nothing (${manifest.kind === 'theme' ? 'theme' : 'skill'}-only bundle)`,

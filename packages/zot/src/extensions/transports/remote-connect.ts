@@ -1,30 +1,15 @@
-// How a remote extension's connection is made (the providers' proxy settings) and what its
+// How a remote extension's connection is made (through an agent zot passes in) and what its
 // failures mean, in words that say what to do. Messages never quote a token or a header value.
 import type { Agent } from 'node:http';
-import { proxyFor } from '../../providers/proxy.js';
-import { proxyTunnelAgent } from '../../providers/transport.js';
 import { redactUrlsIn } from '../../util/redact.js';
-import { displayUrl, isLoopbackHost, type RemoteConfig } from './remote-config.js';
+import { displayUrl, type RemoteConfig } from '../../ext-setup/remote-config.js';
 
 /**
- * The agent a connection to `url` goes through: none for loopback addresses (a proxy cannot reach
- * this machine's loopback) or without a proxy setting, else a CONNECT tunnel through the proxy
- * that https_proxy / http_proxy / all_proxy name (no_proxy honoured), as for the providers.
- * Contract: a proxy setting that is not usable is an `{ error }`, never a silent direct connection.
+ * The agent a connection to `url` goes through, or why none can be had (a proxy setting that is
+ * not usable); undefined: a direct connection. zot passes providers/transport.ts's
+ * connectionAgent (the providers' proxy settings), so the extension layer never loads providers.
  */
-export async function remoteAgent(
-  url: URL,
-  env: NodeJS.ProcessEnv,
-): Promise<Agent | undefined | { error: string }> {
-  if (isLoopbackHost(url.hostname)) return undefined;
-  const secure = url.protocol === 'wss:' || url.protocol === 'https:';
-  // proxy.ts reads https_proxy for https targets and http_proxy for plain ones.
-  const asHttp = new URL(url.href.replace(/^wss?:/i, secure ? 'https:' : 'http:'));
-  const route = proxyFor(asHttp, env);
-  if (!route) return undefined;
-  if ('error' in route) return route;
-  return (await proxyTunnelAgent(route.proxy, secure)) as Agent;
-}
+export type AgentFor = (url: URL) => Promise<Agent | undefined | { error: string }>;
 
 const TLS_TRUST_CODES = new Set([
   'DEPTH_ZERO_SELF_SIGNED_CERT',

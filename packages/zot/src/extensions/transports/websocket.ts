@@ -16,15 +16,15 @@ import { LineSplitter } from '@zot/protocol/jsonl';
 import type WebSocketType from 'ws';
 import type { ExtensionLog } from '../log.js';
 import { MAX_QUEUED_BYTES, type ExtensionTransport } from '../transport.js';
-import { connectionProblem, remoteAgent } from './remote-connect.js';
-import { displayUrl, type RemoteConfig } from './remote-config.js';
+import { connectionProblem, type AgentFor } from './remote-connect.js';
+import { displayUrl, type RemoteConfig } from '../../ext-setup/remote-config.js';
 
 export interface RemoteSpec {
   config: RemoteConfig;
   /** The bearer token (never logged). */
   token?: string | undefined;
-  /** Proxy settings (https_proxy, no_proxy ...), as the providers read them. */
-  env: NodeJS.ProcessEnv;
+  /** The agent for the connection (a proxy tunnel); absent: a direct connection. */
+  agent?: AgentFor | undefined;
   /** How long the connection (TCP, TLS, upgrade) may take. */
   connectTimeoutMs: number;
   /** After close(), how long the other side has to close before the socket is destroyed. */
@@ -88,7 +88,9 @@ export class WebSocketTransport implements ExtensionTransport {
 
   private async connect(handlers: TransportHandlers): Promise<void> {
     const url = new URL(this.spec.config.url);
-    const agent = await remoteAgent(url, this.spec.env).catch((error: Error) => error);
+    const agent = this.spec.agent
+      ? await this.spec.agent(url).catch((error: Error) => error)
+      : undefined;
     if (this.exited) return;
     if (agent instanceof Error || (agent && 'error' in agent)) {
       const why = agent instanceof Error ? agent.message : agent.error;
@@ -143,7 +145,10 @@ export class WebSocketTransport implements ExtensionTransport {
     });
     socket.on('close', (code, reason) => {
       this.markClosed();
-      const text = reason.toString('utf8').slice(0, 200).replace(/[^\x20-\x7e]/g, '?');
+      const text = reason
+        .toString('utf8')
+        .slice(0, 200)
+        .replace(/[^\x20-\x7e]/g, '?');
       if (!this.open) {
         const why = failure ?? `the connection closed during the handshake (${code})`;
         return this.finish({ spawnError: why, disconnected: `could not connect: ${why}` });

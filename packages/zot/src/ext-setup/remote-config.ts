@@ -1,6 +1,7 @@
 // A remote extension's connection, as a manifest's `transport` field or `--ext-url` gives it:
 // validated here (shape, scheme, loopback rule, token), shown only with credentials elided.
-import { redactUrl } from '../../util/redact.js';
+import { isLoopbackUrl } from '../util/base-url.js';
+import { redactUrl } from '../util/redact.js';
 
 export type RemoteKind = 'websocket' | 'http';
 
@@ -105,15 +106,6 @@ export function kindOfUrl(text: string): RemoteKind | undefined {
   return undefined;
 }
 
-/** Whether `hostname` (as URL gives it) is this machine's loopback. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (host === '::1' || host === '0:0:0:0:0:0:0:1') return true;
-  const v4 = /^(?:::ffff:)?(\d{1,3})\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.exec(host);
-  return v4 !== null && v4[1] === '127';
-}
-
 /**
  * Why zot will not connect to `config` as it stands, or undefined. Unencrypted transports
  * (ws://, http://) go to loopback addresses only unless the user passed --insecure-ext-transport;
@@ -126,7 +118,7 @@ export function remoteRefusal(
   const url = checkUrl(config.url, config.type);
   if (typeof url === 'string') return url;
   const plain = url.protocol === 'ws:' || url.protocol === 'http:';
-  if (plain && !isLoopbackHost(url.hostname) && !options.insecure)
+  if (plain && !isLoopbackUrl(url.href) && !options.insecure)
     return `${displayUrl(config.url)} is not encrypted and ${url.hostname} is not a loopback address; use ${url.protocol === 'ws:' ? 'wss' : 'https'}:// or pass --insecure-ext-transport`;
   if (config.tokenEnv && !config.tokenOptional && !options.env[config.tokenEnv])
     return `its token variable ${config.tokenEnv} is not set; export it (or remove "token_env")`;

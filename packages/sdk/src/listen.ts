@@ -37,7 +37,7 @@ export interface Listening {
 
 /** A message this large closes the connection; a smaller one over the frame limit is dropped. */
 const MAX_MESSAGE_BYTES = 2 * MAX_FRAME_BYTES;
-const LF = Buffer.from('\n');
+const LF = Buffer.of(0x0a);
 
 type Ws = typeof import('ws');
 type WsSocket = import('ws').WebSocket;

@@ -38,7 +38,7 @@ export interface RemoteSpec {
 export const MAX_MESSAGE_BYTES = 2 * MAX_FRAME_BYTES;
 /** A connection that answers no ping for this long is gone (a network that died silently). */
 const PING_INTERVAL_MS = 15_000;
-const LF = Buffer.from('\n');
+const LF = Buffer.of(0x0a);
 
 const require = createRequire(import.meta.url);
 let wsModule: typeof WebSocketType | undefined;

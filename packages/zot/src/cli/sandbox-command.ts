@@ -161,8 +161,8 @@ export async function runSandboxCommand(args: string[]): Promise<number> {
     process.stderr.write(terminalSafeBlock(`zot sandbox exec: ${message}`) + '\n');
     return SANDBOX_FAILED;
   }
-  // Built and checked a moment ago: not again.
-  const started = plan.starter.startChecked();
+  // In the same turn: the scope prepareScope checked, not built again.
+  const started = plan.starter.start();
   if ('error' in started) {
     process.stderr.write(
       terminalSafeBlock(`zot sandbox exec: ${name} was not started: ${started.error}`) + '\n',

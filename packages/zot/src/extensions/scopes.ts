@@ -47,13 +47,12 @@ export interface ScopeStart {
 
 /** What the transport asks at each start of a scoped extension's process. */
 export interface ScopeStarter {
-  /** Builds the sandbox again (paths may have changed). Contract: never throws. */
-  start(): ScopeStart | { error: string };
   /**
-   * Starts with the sandbox prepareScope has just built and checked, not building it again:
-   * for a caller that starts at once (`zot sandbox exec`). Contract: never throws.
+   * The sandbox of one start: the one prepareScope checked when this start comes in the same
+   * turn of the event loop (a host plans and starts at once; so does `zot sandbox exec`), else
+   * built again (a held-back start, a restart: paths may have changed). Contract: never throws.
    */
-  startChecked(): ScopeStart | { error: string };
+  start(): ScopeStart | { error: string };
   /** Why the sandbox ended before the extension ran, from what bwrap wrote. */
   failure(stderr: string): string;
 }
@@ -204,8 +203,14 @@ export function prepareScope(spec: ScopeSpec): ScopePlan {
   const checked = buildScope(inputs());
   if (!checked.ok)
     return { kind: 'refused', message: `${spec.name} was not started: ${checked.error}` };
+  // Nothing else runs before the current turn ends: the scope just checked is still the one.
+  let fresh: ScopePolicy | undefined = checked.policy;
+  queueMicrotask(() => (fresh = undefined));
   const starter: ScopeStarter = {
     start: () => {
+      const scope = fresh;
+      fresh = undefined;
+      if (scope) return startScope(spec.name, tool, spec.dataDir, scope);
       try {
         ensurePrivateDir(spec.dataDir);
       } catch (error) {
@@ -214,7 +219,6 @@ export function prepareScope(spec: ScopeSpec): ScopePlan {
       const built = buildScope(inputs());
       return built.ok ? startScope(spec.name, tool, spec.dataDir, built.policy) : built;
     },
-    startChecked: () => startScope(spec.name, tool, spec.dataDir, checked.policy),
     failure: (stderr) =>
       startFailure(
         program,

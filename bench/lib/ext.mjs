@@ -13,7 +13,7 @@ import { ROOT } from './common.mjs';
  */
 export const DIST_SRC = process.env.BENCH_ZOT_SRC ?? join(ROOT, 'packages/zot/dist/src');
 export const HOST_JS = join(DIST_SRC, 'extensions', 'host.js');
-export const EXEC_RESOLVE_JS = join(DIST_SRC, 'extensions', 'exec-resolve.js');
+export const EXEC_RESOLVE_JS = join(DIST_SRC, 'ext-setup', 'exec-resolve.js');
 export const NODE_FIXTURE = join(ROOT, 'packages/zot/test/fixtures/ext-fixture.mjs');
 export const PY_FIXTURE = join(ROOT, 'packages/zot/test/fixtures/ext_fixture.py');
 

@@ -1,7 +1,7 @@
 // `zot acp` end to end: the ACP SDK's client side drives a real zot process against the
 // scripted LLM server.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
@@ -475,4 +475,50 @@ test("with the client's fs: read sees the unsaved buffer, edit writes into the e
   assert.deepEqual(acp.writes, [{ path: file, content: 'one\nthree\n' }]);
   assert.equal(readFileSync(file, 'utf8'), 'one\ntwo\n', 'the disk is left to the editor');
   await acp.close();
+});
+
+test('an untrusted project extension is reported, never started; a panel is refused and closed', async () => {
+  const project = join(box.home, '..', 'project-with-ext');
+  const record = join(box.home, '..', 'panel.jsonl');
+  // A project extension (its program inside its directory): it waits for the user's trust.
+  const projy = join(project, '.zot', 'extensions', 'projy');
+  mkdirSync(projy, { recursive: true });
+  writeFileSync(join(projy, 'main.mjs'), '');
+  writeFileSync(
+    join(projy, 'extension.json'),
+    JSON.stringify({ name: 'projy', version: '1.0.0', exec: 'node', args: ['main.mjs'] }),
+  );
+  const dir = makeExtension(join(box.home, 'flag-exts'), 'paneler', 'well-behaved', {
+    record,
+    commands: [
+      {
+        name: 'board',
+        response: { action: 'open_panel', open_panel: { id: 'b1', title: 'Board', lines: ['x'] } },
+      },
+    ],
+  });
+  const acp = start(['--ext', dir]);
+  await acp.initialize();
+  const { sessionId } = await acp.agent.request('session/new', { cwd: project, mcpServers: [] });
+  const untrusted = await acp.waitFor(
+    (u) =>
+      u.sessionUpdate === 'agent_message_chunk' &&
+      JSON.stringify(u._meta ?? {}).includes('untrusted'),
+    sessionId,
+  );
+  assert.match(JSON.stringify(untrusted), /projy/);
+  await acp.agent.request('session/prompt', {
+    sessionId,
+    prompt: [{ type: 'text', text: '/board' }],
+  });
+  assert.match(agentText(acp.updates(sessionId)), /panels are not shown over ACP/);
+  await acp.close();
+  const frames = readFileSync(record, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  assert.ok(
+    frames.some((f) => f.type === 'panel_closed' || f.type === 'panel_close'),
+    JSON.stringify(frames.map((f) => f.type)),
+  );
 });

@@ -72,7 +72,17 @@ export class LinkedSession {
     );
   }
 
+  /**
+   * Updates wait until the client knows the session id (session/new's response is out); for a
+   * loaded or resumed session it knows it from the start.
+   */
+  private held: SessionUpdate[] | undefined;
+
   send(update: SessionUpdate): void {
+    if (this.held) {
+      this.held.push(update);
+      return;
+    }
     // Ordered by the connection's write queue; a closed connection ends the session anyway.
     this.client.notify('session/update', { sessionId: this.id, update }).catch(() => undefined);
   }
@@ -162,8 +172,16 @@ export class LinkedSession {
     this.pending.push(note);
   }
 
-  /** Once the session's response is out: the commands on offer and the notes kept for then. */
+  /** Holds updates until `announce` (session/new: the client learns the id from the response). */
+  hold(): void {
+    this.held ??= [];
+  }
+
+  /** Once the session's response is out: what was held, the commands on offer, the notes kept. */
   announce(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const update of held) this.send(update);
     this.publishCommands();
     for (const text of this.pending.splice(0)) this.send(noteUpdate(text, { level: 'warn' }));
   }

@@ -108,6 +108,7 @@ export async function runAcpMode(
     client: AgentContext,
     request: { cwd: string; sessionId?: string; mcpServers: readonly McpServer[] },
   ) => {
+    // A new session's id reaches the client with the response: its updates wait until then.
     let session;
     try {
       session = await runtime.open({
@@ -122,6 +123,7 @@ export async function runAcpMode(
     const file = session.sessionFile;
     const id = file ? basename(file, '.jsonl') : `unrecorded-${randomBytes(6).toString('hex')}`;
     const link = new LinkedSession(id, session, client, { noYolo: info.noYolo, log });
+    if (request.sessionId === undefined) link.hold();
     link.attach();
     const files = editorFiles(client, id, clientCapabilities);
     if (files) session.useEditorFiles(files);

@@ -1,6 +1,5 @@
 // ACP mode (`zot acp`): the Agent Client Protocol over stdio, JSON-RPC 2.0 one message a line.
 // stdout carries only ACP messages; diagnostics go to stderr.
-import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import {
@@ -14,6 +13,7 @@ import {
   type McpServer,
 } from '@agentclientprotocol/sdk';
 import type { AcpRuntime, EditorFiles, EditorMcpServer } from '../../contract/front-end.js';
+import { nodeCrypto } from '../../util/builtins.js';
 import { errorMessage } from '../../util/errors.js';
 import { writeDiagnostic, type ModeIO } from '../io.js';
 import { LinkedSession } from './linked-session.js';
@@ -121,7 +121,9 @@ export async function runAcpMode(
       throw RequestError.invalidParams(undefined, errorMessage(error));
     }
     const file = session.sessionFile;
-    const id = file ? basename(file, '.jsonl') : `unrecorded-${randomBytes(6).toString('hex')}`;
+    const id = file
+      ? basename(file, '.jsonl')
+      : `unrecorded-${nodeCrypto().randomBytes(6).toString('hex')}`;
     const link = new LinkedSession(id, session, client, { noYolo: info.noYolo, log });
     if (request.sessionId === undefined) link.hold();
     link.attach();

@@ -134,6 +134,8 @@ export type RuntimeState = {
   queue_length: number;
   message_count: number;
   session_file: string | null;
+  /** The name the user gave the session (/name); absent when unnamed */
+  session_name?: string;
   usage: Usage;
   /** The context meter: how full the context was at the last model call */
   context: {
@@ -540,6 +542,8 @@ export type RpcEvent =
       queue_length: number;
       message_count: number;
       session_file: string | null;
+      /** The name the user gave the session (/name); absent when unnamed */
+      session_name?: string;
       usage: Usage;
       /** The context meter: how full the context was at the last model call */
       context: {

@@ -26,6 +26,8 @@ export interface CliOptions {
   tools?: string[];
   maxSteps: number;
   continue: boolean;
+  /** -r/--resume: pick the session to resume in the interactive UI at launch. */
+  resume: boolean;
   session?: string;
   noSession: boolean;
   /** --no-checkpoints: no working-tree checkpoints this run. */
@@ -115,6 +117,7 @@ const FLAGS: FlagSpec[] = [
   { names: ['--tools'], kind: 'value', key: 'tools', parse: csv },
   { names: ['--max-steps'], kind: 'value', key: 'maxSteps', parse: positiveInt },
   { names: ['-c', '--continue'], kind: 'bool', key: 'continue' },
+  { names: ['-r', '--resume'], kind: 'bool', key: 'resume' },
   { names: ['--session'], kind: 'value', key: 'session' },
   { names: ['--no-session'], kind: 'bool', key: 'noSession' },
   { names: ['--no-checkpoints'], kind: 'bool', key: 'noCheckpoints' },
@@ -149,6 +152,7 @@ function defaults(): CliOptions {
     noTools: false,
     maxSteps: 50,
     continue: false,
+    resume: false,
     noSession: false,
     noCheckpoints: false,
     listModels: false,
@@ -205,6 +209,11 @@ export function parseArgs(argv: string[]): CliOptions {
   });
   if (options.noSession && (options.continue || options.session)) {
     throw new UsageError('--no-session cannot be combined with --continue or --session');
+  }
+  if (options.resume && (options.continue || options.session || options.noSession)) {
+    throw new UsageError(
+      '-r/--resume picks a session itself: it cannot be combined with --continue, --session or --no-session',
+    );
   }
   if (options.noTools && options.tools)
     throw new UsageError('--no-tools cannot be combined with --tools');

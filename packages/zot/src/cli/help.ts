@@ -39,6 +39,7 @@ Options:
       --tools <csv>               offer only these tools (e.g. read,bash)
       --max-steps <n>             stop after n model calls per prompt (default 50)
   -c, --continue                  resume the newest session of this directory
+  -r, --resume                    pick the session to resume (interactive UI)
       --session <path>            resume (or start) the session in this file
       --no-session                do not write a session file
       --no-checkpoints            do not record the working tree before a turn's tools run

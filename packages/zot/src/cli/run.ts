@@ -145,6 +145,11 @@ async function dispatch(argv: string[], stop: AbortController): Promise<number> 
       'the interactive mode needs a terminal (stdin and stdout); use -p/--print, --json or `zot rpc` (see zot --help)',
     );
   }
+  if (options.resume && mode !== 'interactive') {
+    throw new UsageError(
+      '-r/--resume picks a session in the interactive UI; here use --continue or --session <path>',
+    );
+  }
   if (mode === 'rpc' && options.prompt.length > 0) {
     throw new UsageError('zot rpc takes no prompt; send prompt requests on stdin');
   }
@@ -207,6 +212,7 @@ async function runInteractive(
     ...(prompt ? { firstPrompt: prompt } : {}),
     historyFile: join(paths.home, 'history', `${cwdKey(session.cwd)}.jsonl`),
     confirm: options.noYolo,
+    ...(options.resume ? { pickSession: true } : {}),
     stop,
     warnings,
   });

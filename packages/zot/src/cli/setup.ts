@@ -423,6 +423,7 @@ export async function createRuntime(
     stream: streamFor,
     ...(files ? { files } : {}),
     ...(opened ? { writer: opened.writer, warnings: opened.warnings, usage: opened.usage } : {}),
+    ...(opened?.name !== undefined ? { sessionName: opened.name } : {}),
     messages: opened?.messages ?? [],
     trust: trust.access,
     ...(permissions.rules ? { rules: permissions.rules } : {}),

@@ -279,6 +279,8 @@ export interface InteractiveSession {
   /** Contract: throws when busy or naming the unreadable file. */
   resume(path: string): void;
   renameSession(path: string, name: string): void;
+  /** One of this directory's sessions, not the one in use. Contract: throws naming the file. */
+  deleteSession(path: string): void;
   providers(): ProviderStatus[];
   login(
     provider: ProviderStatus['provider'],

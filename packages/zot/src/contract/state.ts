@@ -12,6 +12,9 @@ export const StateFields = {
   queue_length: Type.Integer({ minimum: 0, description: 'Prompts waiting behind the running one' }),
   message_count: Type.Integer({ minimum: 0 }),
   session_file: Type.Union([Type.String(), Type.Null()]),
+  session_name: Type.Optional(
+    Type.String({ description: 'The name the user gave the session (/name); absent when unnamed' }),
+  ),
   usage: UsageSchema,
   context: Type.Object(
     {

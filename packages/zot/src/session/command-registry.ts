@@ -16,6 +16,7 @@ export const BUILTIN_COMMAND_INFO: readonly CommandInfo[] = [
   { name: 'model', description: 'show or switch the model', argumentHint: '[model id]' },
   { name: 'cost', description: 'tokens and cost of this session' },
   { name: 'session', description: 'the session file' },
+  { name: 'name', description: 'show or set the name of this session', argumentHint: '[name]' },
   { name: 'reload-ext', description: 'restart every extension' },
   { name: 'yolo', description: 'stop or resume asking before tools run', argumentHint: '[on|off]' },
   {

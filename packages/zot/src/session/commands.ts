@@ -134,6 +134,7 @@ const BUILTIN_RUNNERS: Record<
     kind: 'display',
     text: session.sessionFile ?? 'this session is not recorded (--no-session)',
   }),
+  name: (session, args) => nameCommand(session, args),
   yolo: (session, args) => {
     const gate = session.confirmation;
     if (!gate)
@@ -185,6 +186,30 @@ const BUILTIN_RUNNERS: Record<
     };
   },
 };
+
+/** `/name [name]`: shows the session's name, or names it (in its file, for /sessions). */
+function nameCommand(session: Session, args: string): SlashResult {
+  const current = session.state().session_name;
+  if (args === '')
+    return {
+      kind: 'display',
+      text: current
+        ? `session name: ${terminalSafe(current)}`
+        : 'this session has no name (/name <name> gives it one)',
+    };
+  const file = session.sessionFile;
+  if (!file) return { kind: 'error', message: 'this session is not recorded (--no-session)' };
+  if (!session.state().message_count)
+    return {
+      kind: 'error',
+      message: 'nothing to name yet: the session file is written with the first prompt',
+    };
+  session.renameSession(file, args);
+  return {
+    kind: 'display',
+    text: `session name: ${terminalSafe(session.state().session_name ?? args)}`,
+  };
+}
 
 /** `/sandbox [off|on|required] [--save]`: shows the sandbox, or switches it. */
 async function sandboxCommand(session: Session, args: string): Promise<SlashResult> {

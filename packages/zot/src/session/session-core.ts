@@ -61,7 +61,7 @@ export class SessionCore {
     this.cwd = options.cwd;
     const emit = (event: SessionEvent) => this.emit(event);
     this.access = new ModelAccess(options, options.model, emit);
-    this.recorder = new SessionRecord(options.writer, options.usage, emit);
+    this.recorder = new SessionRecord(options.writer, options.usage, emit, options.sessionName);
     this.transcript = new Transcript(options.messages ?? [], {
       recorder: this.recorder,
       files: options.files,
@@ -176,6 +176,7 @@ export class SessionCore {
       queue_length: Math.max(0, this.ops.pending - 1),
       message_count: this.transcript.messages.length,
       session_file: this.recorder.path ?? null,
+      ...(this.recorder.name !== undefined ? { session_name: this.recorder.name } : {}),
       usage: this.usageTotals,
       context: {
         used: this.recorder.lastCall ? contextUsed(this.recorder.lastCall) : 0,

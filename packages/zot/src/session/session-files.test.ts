@@ -1,6 +1,6 @@
 // /sessions' view of a directory: summaries newest first, names, and files that cannot be read.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -68,4 +68,62 @@ test('list, rename and open: newest first, the last name counts, bad names are r
   assert.equal(opened.messages.length, 1);
   assert.deepEqual(opened.usage.last, { input: 1000, output: 100, cache_read: 0, cache_write: 0 });
   assert.throws(() => files.open(join(root, 'nope.jsonl')), /no session file at .*nope\.jsonl/);
+});
+
+test('a rename keeps the session where it was in the list (its modification time stays)', (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'zot-files-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const files = sessionFiles(root, '/p', header);
+  const made = [files.create(), files.create()];
+  made.forEach((writer, i) =>
+    writer.append({
+      type: 'message',
+      message: { role: 'user', content: [{ type: 'text', text: `prompt ${i}` }], time: 't' },
+    }),
+  );
+  utimesSync(made[0]!.path, new Date(1_000_000), new Date(1_000_000));
+  utimesSync(made[1]!.path, new Date(2_000_000), new Date(2_000_000));
+  assert.equal(files.rename(made[0]!.path, '  older, named  '), 'older, named');
+  const listed = files.list();
+  assert.deepEqual(
+    listed.map((s) => [s.first_prompt, s.name ?? null]),
+    [
+      ['prompt 1', null],
+      ['prompt 0', 'older, named'],
+    ],
+  );
+  assert.equal(listed[1]!.modified, new Date(1_000_000).toISOString());
+});
+
+test("delete removes one of this directory's sessions and nothing else", (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'zot-files-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const files = sessionFiles(root, '/p', header);
+  const session = files.create();
+  session.append({
+    type: 'message',
+    message: { role: 'user', content: [{ type: 'text', text: 'hi' }], time: 't' },
+  });
+  // Another directory's session, a file of the user's beside the sessions, a path outside.
+  const elsewhere = sessionFiles(root, '/q', header).create();
+  elsewhere.append({
+    type: 'message',
+    message: { role: 'user', content: [{ type: 'text', text: 'hi' }], time: 't' },
+  });
+  const notes = join(sessionDir(root, '/p'), 'notes.jsonl');
+  writeFileSync(notes, '{"not":"a session"}\n');
+  const outside = join(root, 'outside.jsonl');
+  writeFileSync(outside, '');
+  assert.throws(() => files.delete(elsewhere.path), /not one of this directory's sessions/);
+  assert.throws(() => files.delete(outside), /not one of this directory's sessions/);
+  assert.throws(() => files.delete(`${sessionDir(root, '/p')}/../outside.jsonl`), /not one of/);
+  assert.throws(() => files.delete(notes), /not a zot session file/);
+  assert.throws(() => files.delete(join(sessionDir(root, '/p'), 'gone.jsonl')), /no session file/);
+  for (const kept of [elsewhere.path, notes, outside]) assert.ok(existsSync(kept), kept);
+  files.delete(session.path);
+  assert.equal(existsSync(session.path), false);
+  assert.deepEqual(
+    files.list().map((s) => s.path),
+    [notes],
+  );
 });

@@ -1,12 +1,20 @@
 // This directory's session files as the runtime sees them: list (for /sessions), open (resume),
-// create (/new) and rename. Each file is read through the same bounded loader as `--session`.
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+// create (/new), rename and delete. Each file is read through the same bounded loader as
+// `--session`.
+import { existsSync, lstatSync, readdirSync, statSync, unlinkSync, utimesSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { textOf } from '../agent/content-text.js';
 import { errorMessage } from '../util/errors.js';
 import { ErrorWithKind } from '../contract/errors.js';
 import type { SessionEntry } from './entries.js';
-import { loadSession, newSessionPath, openSession, sessionDir, SessionWriter } from './store.js';
+import {
+  checkSessionFile,
+  loadSession,
+  newSessionPath,
+  openSession,
+  sessionDir,
+  SessionWriter,
+} from './store.js';
 import type { OpenedSession } from './store.js';
 export type { RecordedUsage } from './recorded-usage.js';
 
@@ -19,8 +27,17 @@ export interface SessionFiles {
   /** Contract: throws an Error naming the file when it cannot be used. */
   open(path: string): OpenedSession;
   create(): SessionWriter;
-  /** Contract: throws an Error for an empty or multi-line name, or naming the file. */
-  rename(path: string, name: string): void;
+  /**
+   * Names a session; returns the name as kept (trimmed). The file keeps its modification time,
+   * so a rename does not move the session to the top of the list.
+   * Contract: throws an Error for an empty or multi-line name, or naming the file.
+   */
+  rename(path: string, name: string): string;
+  /**
+   * Deletes a session file of this directory. Contract: throws an Error naming the file when it
+   * is not one of this directory's zot session files (a path from elsewhere is never deleted).
+   */
+  delete(path: string): void;
 }
 
 /** Enough for any directory a person browses; older files stay on disk. */
@@ -43,12 +60,29 @@ export function sessionFiles(root: string, cwd: string, header: () => SessionEnt
       if (clean.length > MAX_NAME)
         throw new Error(`a session name has at most ${MAX_NAME} characters`);
       if (!existsSync(path)) throw new Error(`no session file at ${path}`);
+      const before = statSync(path);
       // The writer checks the file as a resume does: a regular file, a zot session.
       new SessionWriter(path, header, root).append({
         type: 'name',
         time: new Date().toISOString(),
         name: clean,
       });
+      try {
+        utimesSync(path, before.atime, before.mtime);
+      } catch {
+        // The name is kept; the session only moves up the list.
+      }
+      return clean;
+    },
+    delete(path) {
+      const full = resolve(path);
+      if (dirname(full) !== resolve(dir) || !full.endsWith('.jsonl'))
+        throw new Error(`${path} is not one of this directory's sessions; nothing was deleted`);
+      if (!lstatSync(full, { throwIfNoEntry: false })?.isFile())
+        throw new Error(`no session file at ${path}`);
+      // Refuses a file that is not a zot session (checkSessionFile names why).
+      checkSessionFile(full);
+      unlinkSync(full);
     },
   };
 }

@@ -66,6 +66,8 @@ export interface SessionOptions {
   messages?: Message[];
   /** The usage recorded in a resumed session file. */
   usage?: RecordedUsage;
+  /** The name a resumed session file holds. */
+  sessionName?: string;
   /** Re-reads every skill (`/skills`); absent with --no-skill. */
   skills?(): Promise<SkillCatalog>;
   /** One skill's body, read now (the TUI's /skills preview). */

@@ -19,6 +19,8 @@ export class SessionRecord {
     private writer: SessionWriter | undefined,
     usage: RecordedUsage | undefined,
     private readonly emit: (event: SessionEvent) => void,
+    /** The name the user gave the session in use (`/name`, `/sessions`), if any. */
+    public name?: string,
   ) {
     if (usage) this.restoreUsage(usage);
   }
@@ -48,9 +50,10 @@ export class SessionRecord {
     }
   }
 
-  /** From now on entries go to `writer` (a new or resumed session file). */
-  switchTo(writer: SessionWriter | undefined): void {
+  /** From now on entries go to `writer` (a new or resumed session file, with its name). */
+  switchTo(writer: SessionWriter | undefined, name?: string): void {
     this.writer = writer;
+    this.name = name;
   }
 
   restoreUsage(usage: RecordedUsage): void {

@@ -365,6 +365,14 @@ export class Session extends SessionCore {
   }
 
   /**
+   * Deletes one of this directory's recorded sessions (never the one in use). Contract: throws
+   * naming the file and why.
+   */
+  deleteSession(path: string): void {
+    this.transcript.delete(path);
+  }
+
+  /**
    * Switches the model: `id` of the current provider or `provider/id` of any other; the choice
    * is saved for the next run. Contract: throws with a readable message.
    */

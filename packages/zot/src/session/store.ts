@@ -185,7 +185,14 @@ export function openSession(
       warnings.push(`could not record the repair in ${path}: ${errorMessage(error)}`);
     }
   }
-  return { writer, messages, warnings, usage, ...(checkpoints ? { checkpoints } : {}) };
+  return {
+    writer,
+    messages,
+    warnings,
+    usage,
+    ...(loaded.name !== undefined ? { name: loaded.name } : {}),
+    ...(checkpoints ? { checkpoints } : {}),
+  };
 }
 
 export interface OpenedSession {
@@ -193,6 +200,8 @@ export interface OpenedSession {
   messages: Message[];
   warnings: string[];
   usage: RecordedUsage;
+  /** The name the user gave the session, if any. */
+  name?: string;
   checkpoints?: LoadedSession['checkpoints'];
 }
 

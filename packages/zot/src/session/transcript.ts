@@ -62,23 +62,36 @@ export class Transcript {
   resume(path: string): void {
     this.assertIdle();
     const opened = recordedFiles(this.parts.files).open(path);
-    this.replace(opened.messages, opened.writer, opened.checkpoints);
+    this.replace(opened.messages, opened.writer, opened.checkpoints, opened.name);
     this.parts.recorder.restoreUsage(opened.usage);
     for (const message of opened.warnings) this.parts.emit({ type: 'warning', message });
     this.parts.publish();
   }
 
+  /** Names a recorded session; the open one's new name is in the next state snapshot. */
   rename(path: string, name: string): void {
-    recordedFiles(this.parts.files).rename(path, name);
+    const given = recordedFiles(this.parts.files).rename(path, name);
+    if (path === this.parts.recorder.path) {
+      this.parts.recorder.name = given;
+      this.parts.publish();
+    }
+  }
+
+  /** Deletes a recorded session of this directory; never the one in use. */
+  delete(path: string): void {
+    if (path === this.parts.recorder.path)
+      throw new Error('this is the session in use: /new or resume another one first');
+    recordedFiles(this.parts.files).delete(path);
   }
 
   private replace(
     messages: Message[],
     writer: SessionWriter | undefined,
     recorded: CheckpointEntry[] | undefined,
+    name?: string,
   ): void {
     this.messages.splice(0, this.messages.length, ...messages);
-    this.parts.recorder.switchTo(writer);
+    this.parts.recorder.switchTo(writer, name);
     const host = this.parts.host();
     host?.notes.clearAll();
     host?.emitEvent('session_start');

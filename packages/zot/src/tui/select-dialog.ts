@@ -41,13 +41,18 @@ export interface SelectDialogItem<T = string> {
   searchText?: string;
 }
 
-/** An extra key that acts on the highlighted item without closing the dialog. */
-export interface SelectDialogAction<T = string> {
+/**
+ * An extra key that acts on the highlighted item without closing the dialog; with `always`, it
+ * acts on the list itself (a filter) and runs even when nothing is highlighted.
+ */
+export type SelectDialogAction<T = string> = {
   key: KeyId;
   /** Shown in the key legend, e.g. `rename`. */
   name: string;
-  run(item: SelectDialogItem<T>): void;
-}
+} & (
+  | { always?: false; run(item: SelectDialogItem<T>): void }
+  | { always: true; run(item: SelectDialogItem<T> | undefined): void }
+);
 
 export interface SelectDialogOptions<T = string> {
   title: string;
@@ -86,8 +91,10 @@ export class SelectDialog<T = string> implements Component, Focusable {
   private top = 0;
   private closed = false;
   private _focused = false;
+  private title: string;
 
   constructor(private readonly options: SelectDialogOptions<T>) {
+    this.title = options.title;
     this.items = options.items;
     this.filtered = options.items;
     this.select(
@@ -113,6 +120,11 @@ export class SelectDialog<T = string> implements Component, Focusable {
     this.refilter();
     const index = this.filtered.findIndex((item) => item.value === value);
     if (index >= 0) this.select(index);
+  }
+
+  /** A new title (a filter that changed what the list holds). */
+  setTitle(title: string): void {
+    this.title = title;
   }
 
   /** The item Enter would pick, if any. */
@@ -147,7 +159,8 @@ export class SelectDialog<T = string> implements Component, Focusable {
     for (const action of this.options.actions ?? []) {
       if (matchesKey(data, action.key)) {
         const item = this.highlighted();
-        if (item) action.run(item);
+        if (action.always) action.run(item);
+        else if (item) action.run(item);
         return;
       }
     }
@@ -185,7 +198,7 @@ export class SelectDialog<T = string> implements Component, Focusable {
       ['esc', 'cancel'],
     ];
     const footer = [footerLine(theme, legend(keys), counter, inner)];
-    return renderDialogFrame({ title: this.options.title, body, footer }, width, theme);
+    return renderDialogFrame({ title: this.title, body, footer }, width, theme);
   }
 
   /** The message (when given) wrapped to at most MESSAGE_ROWS rows, then a blank row. */

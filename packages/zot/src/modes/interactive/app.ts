@@ -21,6 +21,8 @@ export interface InteractiveOptions {
   historyFile?: string;
   /** --no-yolo: a dialog asks before each tool runs. */
   confirm?: boolean;
+  /** -r/--resume: the session picker opens first. */
+  pickSession?: boolean;
   /** Ends the mode (a signal); the session is aborted by the caller. */
   stop?: AbortSignal;
   /** Warnings from starting the run, shown in the chat. */
@@ -104,6 +106,7 @@ export async function runInteractiveMode(
     session,
     { ...input, display: (text) => chat.display(text, theme.error) },
     options.firstPrompt,
+    options.pickSession === true,
   );
 
   const code = await lifetime.finished;
@@ -115,14 +118,17 @@ export async function runInteractiveMode(
 }
 
 /**
- * Starts the extensions (their failures are shown), then asks about project extensions nobody
- * trusted yet, then sends the first prompt: trust is settled before anything runs.
+ * Picks the session to resume (`zot -r`), starts the extensions (their failures are shown),
+ * then asks about project extensions nobody trusted yet, then sends the first prompt: trust is
+ * settled before anything runs.
  */
 async function startExtensions(
   session: InteractiveSession,
   { dialogs, editor, display }: Input & { display(error: string): void },
   firstPrompt: string | undefined,
+  pickSession: boolean,
 ): Promise<void> {
+  if (pickSession) await dialogs.sessions(true);
   await session
     .startExtensions()
     .catch((error: unknown) => display(`extensions did not start: ${(error as Error).message}`));

@@ -68,6 +68,7 @@ function fakeSession(overrides: Partial<InteractiveSession> = {}) {
     sessions: () => [],
     resume: () => undefined,
     renameSession: () => undefined,
+    deleteSession: () => undefined,
     providers: () => [],
     login: async () => ({ ok: false as const, error: 'not used' }),
     logout: () => false,

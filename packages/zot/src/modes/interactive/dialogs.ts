@@ -1,15 +1,16 @@
-// The TUI's dialogs over the runtime: /model (a searchable picker that always lists the model in
-// use), /sessions (resume or rename one of this directory's sessions), /login (provider, masked
-// key, checked before it is saved), /logout, and the --no-yolo question before a tool runs.
+// The TUI's dialogs over the runtime: /model (model-picker.ts), /sessions (session-picker.ts),
+// /login (provider, masked key, checked before it is saved), /logout, /theme, /skills, /trust,
+// and the --no-yolo question before a tool runs.
 import type { TUI } from '@mariozechner/pi-tui';
 import type { ConfirmDecision } from '../../contract/confirm.js';
 import { showConfirmDialog, type ConfirmChoice } from '../../tui/confirm-dialog.js';
-import { showSelectDialog, type SelectDialogItem } from '../../tui/select-dialog.js';
+import { showSelectDialog } from '../../tui/select-dialog.js';
 import { showTextPrompt } from '../../tui/text-prompt-dialog.js';
 import type { Style, Theme, ThemeSpec } from '../../tui/theme.js';
 import type { AskPerson, InteractiveSession, ProviderStatus } from '../../contract/front-end.js';
-import type { SessionSummary } from '../../contract/summaries.js';
+import { pickModel } from './model-picker.js';
 import { rewindDialog } from './rewind-dialog.js';
+import { pickSession } from './session-picker.js';
 import { reviewTrust } from './trust-dialog.js';
 
 export interface DialogSurface {
@@ -45,15 +46,6 @@ const DECISION_OF_CHOICE: Record<ConfirmChoice, ConfirmDecision> = {
   no: 'deny',
 };
 
-/** `3m`, `5h`, `2d` ago: how /sessions shows age. */
-export function age(iso: string, now: number): string {
-  const seconds = Math.max(0, (now - Date.parse(iso)) / 1000);
-  if (seconds < 60) return 'just now';
-  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`;
-  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h ago`;
-  return `${Math.floor(seconds / 86_400)}d ago`;
-}
-
 /** Contract: every method resolves (never rejects); outcomes are shown on the surface. */
 export class Dialogs {
   constructor(private readonly options: DialogsOptions) {}
@@ -75,99 +67,17 @@ export class Dialogs {
     };
   }
 
-  async model(): Promise<void> {
+  /** /model: see model-picker.ts. */
+  model(): Promise<void> {
     const { tui, theme, session, surface } = this.options;
-    const current = session.state();
-    const items: SelectDialogItem<string>[] = session.models().map((model) => ({
-      value: `${model.provider}/${model.id}`,
-      label: model.id,
-      description: model.provider,
-      detail: `${Math.round(model.contextWindow / 1000)}k context${model.reasoning ? ' · reasoning' : ''}`,
-      current: model.provider === current.provider && model.id === current.model,
-    }));
-    // The model in use is listed even when no catalog knows it (a local server's id).
-    if (!items.some((item) => item.current)) {
-      items.unshift({
-        value: `${current.provider}/${current.model}`,
-        label: current.model,
-        description: current.provider,
-        detail: 'in use',
-        current: true,
-      });
-    }
-    const { result } = showSelectDialog(tui, { title: 'Model', items, theme });
-    const picked = await result;
-    if (!picked || picked.current) return;
-    try {
-      const model = session.setModel(picked.value);
-      surface.display(`model: ${model.provider}/${model.id} (saved for the next run)`, theme.muted);
-    } catch (error) {
-      surface.display((error as Error).message, theme.error);
-    }
+    return pickModel({ tui, theme, session, surface });
   }
 
-  async sessions(): Promise<void> {
+  /** /sessions, and `zot -r` at launch (`atStart`): see session-picker.ts. */
+  sessions(atStart = false): Promise<void> {
     const { tui, theme, session, surface } = this.options;
     const now = this.options.now ?? Date.now;
-    const open = session.state().session_file;
-    const toItems = (list: SessionSummary[]): SelectDialogItem<string>[] =>
-      list.map((summary) => ({
-        value: summary.path,
-        label: age(summary.modified, now()),
-        description: summary.error
-          ? `unreadable: ${summary.error}`
-          : (summary.name ?? (summary.first_prompt || '(no prompt)')),
-        detail: sessionDetail(summary),
-        current: summary.path === open,
-        searchText: `${summary.name ?? ''} ${summary.first_prompt} ${summary.model ?? ''}`,
-      }));
-    const list = resumable(session.sessions());
-    if (list.length === 0) {
-      surface.display('no recorded sessions in this directory yet', theme.muted);
-      return;
-    }
-    const { dialog, result } = showSelectDialog(tui, {
-      title: 'Sessions (newest first)',
-      items: toItems(list),
-      theme,
-      actions: [
-        {
-          key: 'ctrl+r',
-          name: 'rename',
-          run: (item) =>
-            void this.rename(item.value, () =>
-              dialog.setItems(toItems(resumable(session.sessions()))),
-            ),
-        },
-      ],
-    });
-    const picked = await result;
-    if (!picked || picked.current) return;
-    try {
-      session.resume(picked.value);
-      surface.replay();
-      surface.display(`resumed ${picked.value}`, theme.muted);
-    } catch (error) {
-      surface.display((error as Error).message, theme.error);
-    }
-  }
-
-  private async rename(path: string, done: () => void): Promise<void> {
-    const { tui, theme, session } = this.options;
-    const { result } = showTextPrompt(tui, {
-      title: 'Rename session',
-      theme,
-      validate: (value) => {
-        try {
-          session.renameSession(path, value);
-          return undefined;
-        } catch (error) {
-          return (error as Error).message;
-        }
-      },
-    });
-    await result;
-    done();
+    return pickSession({ tui, theme, session, surface, now, atStart });
   }
 
   /** /theme: every theme, previewed live as the highlight moves; Enter keeps it, Esc goes back. */
@@ -314,17 +224,4 @@ export class Dialogs {
   }
 }
 
-/** `model · 1 message · $0.02`. */
-export function sessionDetail(summary: SessionSummary): string {
-  const count = summary.message_count;
-  const messages = `${count} message${count === 1 ? '' : 's'}`;
-  return `${summary.model ?? '?'} · ${messages} · $${summary.cost_usd.toFixed(2)}`;
-}
-
-/**
- * The sessions worth offering: a run that failed (or was cancelled) before the model answered
- * holds nothing to go back to; an unreadable file is still shown, with why.
- */
-export function resumable(list: readonly SessionSummary[]): SessionSummary[] {
-  return list.filter((summary) => summary.answered || summary.error !== undefined);
-}
+export { age, resumable, sessionDetail } from './session-picker.js';

@@ -1,6 +1,7 @@
 // The status line under the editor, drawn from the last `state` snapshot alone. (A stand-in:
 // the tui/status-bar.ts widget replaces it behind the same update/render surface.)
 import { truncateToWidth, visibleWidth, type Component } from '@mariozechner/pi-tui';
+import { cut } from '../../tui/dialog-frame.js';
 import type { Theme } from '../../tui/theme.js';
 import { terminalSafe } from '../../util/terminal-text.js';
 import type { RuntimeState } from '../../contract/state.js';
@@ -68,6 +69,11 @@ export class StatusLine implements Component {
     const window = state.context.window;
     const used = state.context.used + estimated;
     const model = terminalSafe(`${state.provider}/${state.model}`);
+    // The session's name (/name) leads: it says which of several sessions this is.
+    const name =
+      state.session_name !== undefined
+        ? theme.bold(`“${cut(terminalSafe(state.session_name), NAME_MAX)}”`)
+        : '';
     // Tokens and cost give way first when the line is too narrow.
     const spent = [
       `↑${tokens(u.input + u.cache_read + u.cache_write)} ↓${estimated > 0 ? '~' : ''}${tokens(u.output + estimated)}`,
@@ -89,15 +95,20 @@ export class StatusLine implements Component {
     // The directory gives way first: its start is cut, so its last part stays readable. It
     // keeps at least PLACE_MIN columns: then tokens and cost go, then the line's end is cut.
     const full = [model, ...spent, ...parts].join(' · ');
-    const rest = width - visibleWidth(full) - 3 >= PLACE_MIN ? full : [model, ...parts].join(' · ');
-    const room = Math.max(width - visibleWidth(rest) - 3, PLACE_MIN);
+    const lead = name === '' ? 0 : visibleWidth(name) + 3;
+    const rest =
+      width - lead - visibleWidth(full) - 3 >= PLACE_MIN ? full : [model, ...parts].join(' · ');
+    const room = Math.max(width - lead - visibleWidth(rest) - 3, PLACE_MIN);
     const branch = this.branch?.name;
     const place = terminalSafe(branch ? `${cwd} (${branch})` : cwd);
     const shown = room >= visibleWidth(place) ? place : `…${place.slice(-(room - 1))}`;
-    const line = shown ? `${shown} · ${rest}` : rest;
+    const line = [name, shown, rest].filter((part) => part !== '').join(' · ');
     return [truncateToWidth(theme.statusBar(line), width, '…')];
   }
 }
+
+/** The columns a session's name takes at most in the status line. */
+const NAME_MAX = 24;
 
 /** The columns the working directory keeps, however narrow the terminal. */
 const PLACE_MIN = 16;

@@ -635,6 +635,10 @@ export type RpcEvent =
   | {
       type: 'compact_done';
       summary: string;
+      /** The context before: the last model call's, or estimated when none was made */
+      tokens_before?: number;
+      /** The context after, estimated (about four characters a token) */
+      tokens_after?: number;
     }
   | {
       type: 'queue';

@@ -263,7 +263,21 @@ export const SESSION_EVENTS = [
       reason: Type.String(),
     },
   ),
-  event('compact_done', 'The transcript was summarised', { summary: Type.String() }),
+  event('compact_done', 'The transcript was summarised', {
+    summary: Type.String(),
+    tokens_before: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: "The context before: the last model call's, or estimated when none was made",
+      }),
+    ),
+    tokens_after: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: 'The context after, estimated (about four characters a token)',
+      }),
+    ),
+  }),
   event('queue', 'What waits: steering for the running prompt, follow-ups after it', {
     steering: Type.Array(Type.String()),
     follow_up: Type.Array(Type.String()),

@@ -321,10 +321,17 @@ export class PromptRunner {
     }
     const { summary, kept } = result;
     const time = new Date().toISOString();
+    const last = this.s.recorder.lastCall;
+    const before = last ? contextUsed(last) : estimateTokens(this.s.messages);
     this.s.messages.splice(0, this.s.messages.length, summaryMessage(summary, time), ...kept);
+    const after = estimateTokens(this.s.messages);
+    // The context meter reads the last call's context: until the next call, the estimate of
+    // what the summary left (it read the full context before, and a full meter after a
+    // compaction says the opposite of what happened).
+    this.s.recorder.lastCall = { input: after, output: 0, cache_read: 0, cache_write: 0 };
     this.s.checkpoints()?.conversationChanged();
     this.s.recorder.append({ type: 'compaction', time, summary, kept: kept.length });
-    this.s.emit({ type: 'compact_done', summary });
+    this.s.emit({ type: 'compact_done', summary, tokens_before: before, tokens_after: after });
     return { summary };
   }
 
@@ -338,4 +345,11 @@ export class PromptRunner {
     this.closed = true;
     this.abort();
   }
+}
+
+/** About four characters a token: the size of `messages` as a model would read them. */
+function estimateTokens(messages: readonly Message[]): number {
+  let characters = 0;
+  for (const message of messages) characters += JSON.stringify(message.content).length;
+  return Math.ceil(characters / 4);
 }

@@ -41,13 +41,17 @@ export class UserMessageBlock implements Component {
   constructor(
     private readonly text: string,
     private readonly theme: Theme,
+    /** A zero-width escape the caller owns, put before the first line (a terminal's prompt mark). */
+    private readonly mark = '',
   ) {}
   invalidate(): void {}
   render(width: number): string[] {
     const { theme } = this;
     const style = (s: string) => theme.bold(theme.userMessage(s));
     const lines = wrapAll(this.text, width, style, theme.accent('› '), '  ');
-    return collapse(lines, COLLAPSED_PROMPT_LINES, this.expanded, theme, width);
+    const shown = collapse(lines, COLLAPSED_PROMPT_LINES, this.expanded, theme, width);
+    if (this.mark !== '' && shown.length > 0) shown[0] = this.mark + shown[0];
+    return shown;
   }
 }
 
@@ -84,5 +88,26 @@ export class StyledBlock implements Component {
   render(width: number): string[] {
     const body = wrapAll(this.text, width, this.style, this.prefix, ' '.repeat(this.prefix.length));
     return this.heading === undefined ? body : [truncateToWidth(this.heading, width), ...body];
+  }
+}
+
+/**
+ * A one-line headline with a body that shows only when expanded (ctrl+o): a compaction and the
+ * summary it left. Both are plain text, made safe here.
+ */
+export class FoldedBlock implements Component {
+  expanded = false;
+  constructor(
+    private readonly headline: string,
+    private readonly body: string,
+    private readonly theme: Theme,
+  ) {}
+  invalidate(): void {}
+  render(width: number): string[] {
+    const { theme } = this;
+    const hint = this.expanded || this.body.trim() === '' ? '' : ' (ctrl+o to expand)';
+    const head = wrapAll(`${this.headline}${hint}`, width, theme.muted, theme.accent('⟳ '), '  ');
+    if (!this.expanded || this.body.trim() === '') return head;
+    return [...head, ...wrapAll(this.body.trim(), width, theme.muted, '  ', '  ')];
   }
 }

@@ -10,6 +10,7 @@ import { Lifetime } from './lifetime.js';
 import { Screen } from './screen.js';
 import { questionDialogs } from './question-dialogs.js';
 import { pickTheme } from './theme-setup.js';
+import { PROMPT_MARK, terminalMarksOn, WindowTitle } from './terminal-marks.js';
 import { tuiUi } from './ui-port.js';
 import { welcome } from './welcome.js';
 
@@ -36,6 +37,8 @@ export interface InteractiveOptions {
   };
   /** Injected for tests; the process's terminal otherwise. */
   terminal?: Terminal;
+  /** The window title and prompt marks; by default on a real terminal (terminal-marks.ts). */
+  terminalMarks?: boolean;
   env?: NodeJS.ProcessEnv;
   now?: () => number;
 }
@@ -53,7 +56,9 @@ export async function runInteractiveMode(
   const now = options.now ? { now: options.now } : {};
   const picked = await pickTheme(options.themes, env, options.terminal);
   const { theme } = picked;
+  const marks = options.terminalMarks ?? terminalMarksOn(env, process.stdout.isTTY === true);
   const screen = new Screen({
+    ...(marks ? { promptMark: PROMPT_MARK } : {}),
     theme,
     ...(options.terminal ? { terminal: options.terminal } : {}),
     ...(env.HOME ? { home: env.HOME } : {}),
@@ -95,6 +100,11 @@ export async function runInteractiveMode(
     }),
   );
   screen.status.update(session.state());
+  const title = new WindowTitle(screen.terminal, marks);
+  title.update(session.state());
+  const unsubscribeTitle = session.subscribe((event) => {
+    if (event.type === 'state') title.update(event);
+  });
   // The dialog answers ask rules always, and every call no rule allows with --no-yolo.
   session.enableConfirmation(dialogs.confirmer(), { yolo: !options.confirm });
   session.answerExtensionQuestions(questionDialogs(tui, theme));
@@ -112,7 +122,9 @@ export async function runInteractiveMode(
   const code = await lifetime.finished;
   lifetime.unwatch();
   unsubscribe();
+  unsubscribeTitle();
   disconnectUi();
+  title.close();
   await screen.close();
   return code;
 }

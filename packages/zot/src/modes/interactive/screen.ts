@@ -18,6 +18,8 @@ export interface ScreenOptions {
   home?: string;
   /** A replayed tool call's one-line preview. */
   preview(name: string, args: Record<string, unknown>): string;
+  /** Put before each prompt in the transcript (an OSC 133 mark); none when absent. */
+  promptMark?: string;
   now?: () => number;
 }
 
@@ -40,6 +42,7 @@ export class Screen {
       tui: this.tui,
       theme,
       preview: options.preview,
+      ...(options.promptMark ? { promptMark: options.promptMark } : {}),
       ...(options.now ? { now: options.now } : {}),
     });
     this.queue = new QueueArea(theme);

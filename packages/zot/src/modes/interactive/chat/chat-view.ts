@@ -10,7 +10,12 @@ import { parseUnifiedDiff } from '../../../tui/unified-diff.js';
 import { preloadHighlighter } from '../../../tui/highlight.js';
 import { MarkdownView } from '../../../tui/markdown-view.js';
 import { SettledLog } from '../../../tui/settled-log.js';
-import { StyledBlock, ThinkingBlock, UserMessageBlock } from '../../../tui/text-blocks.js';
+import {
+  FoldedBlock,
+  StyledBlock,
+  ThinkingBlock,
+  UserMessageBlock,
+} from '../../../tui/text-blocks.js';
 import type { Style, Theme } from '../../../tui/theme.js';
 import { ToolRow } from '../../../tui/tool-row.js';
 import { WorkingIndicator } from '../../../tui/working-indicator.js';
@@ -22,6 +27,8 @@ export interface ChatViewOptions {
   now?: () => number;
   /** A replayed tool call's one-line preview (the runtime's, as live calls carry it). */
   preview?: (name: string, args: Record<string, unknown>) => string;
+  /** Put before each prompt's first line (the terminal's prompt mark); none by default. */
+  promptMark?: string;
 }
 
 /** The line that marks a cancelled reply. */
@@ -93,7 +100,7 @@ export class ChatView {
     switch (event.type) {
       case 'user_message':
         this.endAnswer();
-        this.add(new UserMessageBlock(textOf(event.content), theme), {
+        this.add(new UserMessageBlock(textOf(event.content), theme, this.options.promptMark), {
           expandable: true,
           settled: true,
         });
@@ -163,9 +170,20 @@ export class ChatView {
         this.display(`${event.extension} blocked ${what}${why}`, theme.error);
         break;
       }
-      case 'compact_done':
-        this.display('compacted: older messages are now a summary', theme.muted);
+      case 'compact_done': {
+        // One block a compaction: what it saved, and the summary behind ctrl+o.
+        this.endAnswer();
+        const counts =
+          event.tokens_before !== undefined && event.tokens_after !== undefined
+            ? `: ${tokenCount(event.tokens_before)} → ~${tokenCount(event.tokens_after)} tokens`
+            : '';
+        const headline = `compacted${counts}; older messages are now a summary`;
+        this.add(new FoldedBlock(headline, event.summary, theme), {
+          expandable: true,
+          settled: true,
+        });
         break;
+      }
       case 'done':
         this.endAnswer();
         this.working.hide();
@@ -197,7 +215,7 @@ export class ChatView {
     }
     for (const message of messages.slice(from)) {
       if (message.role === 'user') {
-        this.add(new UserMessageBlock(textOf(message.content), theme), {
+        this.add(new UserMessageBlock(textOf(message.content), theme, this.options.promptMark), {
           expandable: true,
           settled: true,
         });
@@ -257,7 +275,10 @@ export class ChatView {
 
   /** A command line as it was sent (`/reverse stressed`), drawn like a prompt; not in the transcript. */
   echo(text: string): void {
-    this.add(new UserMessageBlock(text, this.options.theme), { expandable: true, settled: true });
+    this.add(new UserMessageBlock(text, this.options.theme, this.options.promptMark), {
+      expandable: true,
+      settled: true,
+    });
     this.options.tui.requestRender();
   }
 
@@ -350,6 +371,12 @@ export class ChatView {
     this.answer = undefined;
     this.thinking = undefined;
   }
+}
+
+/** `950`, `12.3k`, `128k`: a context's size. */
+function tokenCount(n: number): string {
+  if (n < 1000) return String(n);
+  return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
 }
 
 /** The command a bash call runs, shown whole in its expanded row. */

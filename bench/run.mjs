@@ -15,6 +15,7 @@ const SUITES = [
   'print-tool',
   'ext-startup',
   'ext-tool-roundtrip',
+  'ext-remote',
   'ext-notify-flood',
   'ext-memory',
   'intercept-overhead',

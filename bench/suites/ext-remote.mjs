@@ -1,0 +1,187 @@
+// Remote extensions over WebSocket on loopback: a tool round trip through the host
+// (`tool.execute(args)` to its result: tool_call out, tool_result back) over the WebSocket
+// transport, against
+// - a raw `ws` client talking to the same raw echo server (one JSON text message out, the reply
+//   parsed): what zot's host adds over the bare library (target <= 1.3);
+// - the same echo tool served by @zot/sdk over stdio, run by the same host (report only): what
+//   the network link costs over a pipe, SDK on both ends.
+// The servers run in processes of their own; calls alternate in blocks in one run.
+import { spawn } from 'node:child_process';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT, row, rounds } from '../lib/common.mjs';
+import { alternateBlocks, extensionEnv, importHost, makeExtension, tempRoot } from '../lib/ext.mjs';
+
+const BLOCK = 50;
+const TARGET = { maxRatio: 1.3 };
+
+/** A raw ws server that speaks just enough protocol: hello, one tool, ready, echoes. */
+const RAW_SERVER = `import { WebSocketServer } from 'ws';
+const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
+wss.on('listening', () => console.log('LISTENING ws://127.0.0.1:' + wss.address().port + '/raw'));
+wss.on('connection', (socket) => {
+  socket.send(JSON.stringify({ type: 'hello', name: 'raw', version: '1' }));
+  socket.on('message', (data) => {
+    const frame = JSON.parse(String(data));
+    if (frame.type === 'hello_ack') {
+      socket.send(JSON.stringify({ type: 'register_tool', name: 'echo_raw', description: 'echo', schema: { type: 'object' } }));
+      socket.send(JSON.stringify({ type: 'ready' }));
+    } else if (frame.type === 'tool_call') {
+      socket.send(JSON.stringify({ type: 'tool_result', id: frame.id, content: [{ type: 'text', text: 'echo:' + JSON.stringify(frame.args) }] }));
+    } else if (frame.type === 'shutdown') {
+      socket.send(JSON.stringify({ type: 'shutdown_ack' }));
+      socket.close(1000);
+    }
+  });
+});
+`;
+
+const sdkEcho = (serve) => `import { createExtension, text } from '@zot/sdk';
+const ext = createExtension({ name: '${serve ? 'echo-ws' : 'echo-stdio'}', version: '1.0.0' });
+ext.tool('${serve ? 'echo_ws' : 'echo_stdio'}', 'echo', { type: 'object' }, (args) => text('echo:' + JSON.stringify(args)));
+${serve ? "const l = await ext.listen({ port: 0 }); process.stdout.write('LISTENING ' + l.url + String.fromCharCode(10));" : 'await ext.run();'}
+`;
+
+/** Starts `file` with node; resolves with the URL it prints and the child. */
+function startServer(file, cwd) {
+  const child = spawn(process.execPath, [file], { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const match = /LISTENING (\S+)/.exec(out);
+      if (match) resolve({ url: match[1], child });
+    });
+    child.once('exit', (code) => reject(new Error(`${file} exited (${code})`)));
+  });
+}
+
+export async function run(options) {
+  const warmup = rounds(options, 500, 100);
+  const calls = rounds(options, 2000, 400);
+  const root = tempRoot('ext-remote');
+  const env = extensionEnv();
+  const rows = [];
+  const children = [];
+  let host;
+  let rawClient;
+  try {
+    mkdirSync(join(root.dir, 'node_modules', '@zot'), { recursive: true });
+    symlinkSync(join(ROOT, 'packages', 'sdk'), join(root.dir, 'node_modules', '@zot', 'sdk'));
+    symlinkSync(join(ROOT, 'node_modules', 'ws'), join(root.dir, 'node_modules', 'ws'));
+    writeFileSync(join(root.dir, 'package.json'), '{"type":"module","private":true}\n');
+    writeFileSync(join(root.dir, 'raw-server.mjs'), RAW_SERVER);
+    writeFileSync(join(root.dir, 'sdk-ws.mjs'), sdkEcho(true));
+    writeFileSync(join(root.dir, 'sdk-stdio.mjs'), sdkEcho(false));
+    const raw = await startServer('raw-server.mjs', root.dir);
+    const sdk = await startServer('sdk-ws.mjs', root.dir);
+    children.push(raw.child, sdk.child);
+    const stdioDir = makeExtension(root.dir, 'echo-stdio', 'node', [
+      join(root.dir, 'sdk-stdio.mjs'),
+    ]);
+    const { ExtensionHost } = await importHost();
+    host = new ExtensionHost({
+      cwd: root.dir,
+      zotHome: join(root.dir, 'zot-home'),
+      logsDir: join(root.dir, 'logs'),
+      extPaths: [stdioDir],
+      noExt: true,
+      version: '0.0.0-bench',
+      model: () => ({ provider: 'anthropic', model: 'bench-model' }),
+      builtins: { commands: new Set(), tools: new Set() },
+      env,
+      remote: { urls: [raw.url, sdk.url], insecure: false, env: {} },
+    });
+    const reports = await host.start();
+    const bad = reports.filter((report) => report.status !== 'ready');
+    if (bad.length > 0)
+      throw new Error(`not ready: ${bad.map((r) => `${r.name} ${r.error}`).join('; ')}`);
+
+    // The raw client: the bare ws library, one message out, its reply parsed.
+    const { WebSocket } = await import(
+      pathToFileURL(join(ROOT, 'node_modules/ws/wrapper.mjs')).href
+    );
+    rawClient = new WebSocket(raw.url, { perMessageDeflate: false });
+    const waiting = [];
+    rawClient.on('message', (data) => {
+      const frame = JSON.parse(String(data));
+      if (frame.type === 'hello')
+        rawClient.send(JSON.stringify({ type: 'hello_ack', protocol_version: 1 }));
+      else if (frame.type === 'tool_result') waiting.shift()?.(frame);
+    });
+    await new Promise((resolve) => rawClient.once('open', resolve));
+
+    const args = (i) => ({ path: 'src/index.ts', line: i, pattern: 'hello world' });
+    const controller = new AbortController();
+    let seq = 0;
+    const viaHost = (name) => {
+      const tool = host.toolSource.find(name);
+      if (!tool) throw new Error(`tool ${name} not registered`);
+      return async (i) => {
+        const start = performance.now();
+        const output = await tool.execute(args(i), {
+          cwd: root.dir,
+          toolCallId: `call_${++seq}`,
+          signal: controller.signal,
+          onProgress: () => undefined,
+        });
+        const ms = performance.now() - start;
+        if (output.isError || output.content[0]?.text !== `echo:${JSON.stringify(args(i))}`)
+          throw new Error(`unexpected tool output: ${JSON.stringify(output)}`);
+        return ms;
+      };
+    };
+    const rawEcho = async (i) => {
+      const start = performance.now();
+      const reply = new Promise((resolve) => waiting.push(resolve));
+      rawClient.send(
+        JSON.stringify({ type: 'tool_call', id: `r${++seq}`, name: 'echo_raw', args: args(i) }),
+      );
+      const frame = await reply;
+      const ms = performance.now() - start;
+      if (frame.content?.[0]?.text !== `echo:${JSON.stringify(args(i))}`)
+        throw new Error(`unexpected raw reply: ${JSON.stringify(frame)}`);
+      return ms;
+    };
+    const variants = {
+      raw: rawEcho,
+      hostRaw: viaHost('echo_raw'),
+      hostWs: viaHost('echo_ws'),
+      hostStdio: viaHost('echo_stdio'),
+    };
+    await alternateBlocks(warmup, BLOCK, variants);
+    const load = loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ');
+    const samples = await alternateBlocks(calls, BLOCK, variants);
+    const note = { note: `load average ${load} (1, 5, 15 min) when the samples began` };
+    rows.push(
+      row(
+        'remote tool round trip: host over WebSocket vs a raw ws client, same raw echo server',
+        samples.raw,
+        samples.hostRaw,
+        TARGET,
+        note,
+      ),
+      {
+        ...row(
+          'remote tool round trip: @zot/sdk over WebSocket vs @zot/sdk over stdio, same host',
+          samples.hostStdio,
+          samples.hostWs,
+          { maxRatio: Infinity },
+          note,
+        ),
+        target: 'none (report)',
+        pass: null,
+      },
+    );
+  } finally {
+    rawClient?.terminate();
+    await host?.shutdown();
+    for (const child of children) child.kill('SIGKILL');
+    root.cleanup();
+  }
+  return { name: 'ext-remote', rows };
+}

@@ -13,10 +13,13 @@ let crypto: typeof import('node:crypto') | undefined;
 let net: typeof import('node:net') | undefined;
 let buffer: typeof import('node:buffer') | undefined;
 let fsPromises: typeof import('node:fs/promises') | undefined;
+let zlib: typeof import('node:zlib') | undefined;
 
 export const nodeCrypto = (): typeof import('node:crypto') => (crypto ??= require('node:crypto'));
 export const nodeNet = (): typeof import('node:net') => (net ??= require('node:net'));
 export const nodeBuffer = (): typeof import('node:buffer') => (buffer ??= require('node:buffer'));
+/** `node:zlib` (a checkpoint compresses the commit it writes itself). */
+export const nodeZlib = (): typeof import('node:zlib') => (zlib ??= require('node:zlib'));
 /** `node:fs/promises` (checkpoints walk and restore trees with it; a run without tools never). */
 export const nodeFsPromises = (): typeof import('node:fs/promises') =>
   (fsPromises ??= require('node:fs/promises'));

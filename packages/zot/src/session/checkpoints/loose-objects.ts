@@ -2,10 +2,9 @@
 // a small zlib-compressed loose object and a ref a one-line file, both in formats git documents
 // and reads. This saves two process starts per checkpoint (commit-tree, update-ref); a store
 // whose objects are not SHA-1 (an init.defaultObjectFormat of sha256) is left to git.
-import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { deflateSync } from 'node:zlib';
+import { nodeCrypto, nodeZlib } from '../../util/builtins.js';
 
 /** Whether the store at `gitDir` names objects by SHA-1 (what zot writes itself). */
 export function usesSha1(gitDir: string): boolean {
@@ -42,10 +41,10 @@ export function writeCommit(
   const who = `zot <zot@localhost> ${seconds} +0000`;
   const body = Buffer.from(`tree ${tree}\nauthor ${who}\ncommitter ${who}\n\n${message}\n`);
   const object = Buffer.concat([Buffer.from(`commit ${body.length}\0`), body]);
-  const id = createHash('sha1').update(object).digest('hex');
+  const id = nodeCrypto().createHash('sha1').update(object).digest('hex');
   const path = join(gitDir, 'objects', id.slice(0, 2), id.slice(2));
   // The same content is the same object: one already there is kept.
-  if (!existsSync(path)) writeAtomically(path, deflateSync(object));
+  if (!existsSync(path)) writeAtomically(path, nodeZlib().deflateSync(object));
   return id;
 }
 

@@ -1,11 +1,12 @@
 // Checkpoint cost (issue 29): on a generated repository of 10,000 files / 200 MB with 3 files
 // changed per turn, one checkpoint (what a turn's first tool call waits for) against
 // `git status` on the same tree, alternating; and a rewind of 100 changed files (snapshot of
-// the tree, plan, write-back, removal, snapshot after), against `git status` again.
+// the tree, plan, write-back, removal, recording the result), against `git status` again.
+// Each row's note gives the load average it ran under.
 // Targets: checkpoint <= 100 ms and <= 2x git status; rewind of 100 files <= 1 s.
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT, row, rounds } from '../lib/common.mjs';
@@ -86,6 +87,7 @@ export async function run(options) {
         }
       }
     }
+    notes.push(`checkpoints measured at load average ${loadavg()[0].toFixed(1)}`);
     rows.push(
       row('checkpoint, 3 of 10,000 files changed vs git status', status, checkpoint, {
         maxRatio: 2,
@@ -127,6 +129,7 @@ export async function run(options) {
           `rewind restored ${outcome.restored.length} and removed ${outcome.removed.length}`,
         );
     }
+    notes.push(`rewinds measured at load average ${loadavg()[0].toFixed(1)}`);
     rows.push(
       row('rewind of 100 changed + 10 new files (absolute)', statusAgain, rewinds, { maxMs: 1000 }),
     );

@@ -291,7 +291,24 @@ export class Checkpointer {
         };
       }
       this.note(number, 'before', label, current.snapshot);
-      await this.take(number, 'after', label);
+      // A complete rewind leaves exactly the checkpoint's tree (the store's index holds it):
+      // recorded as such, without listing the files again.
+      const exact = result.exact
+        ? await this.options.store
+            .record(this.ref(number, 'after'), result.tree, { turn: number, phase: 'after' })
+            .catch(() => undefined)
+        : undefined;
+      if (exact) {
+        this.note(number, 'after', label, {
+          commit: exact,
+          skipped: [],
+          moreSkipped: 0,
+          files: 0,
+          bytes: 0,
+        });
+      } else {
+        await this.take(number, 'after', label);
+      }
       return {
         ok: true,
         turn,

@@ -4,13 +4,11 @@
 // what the checkpoint skipped or what the repository ignores.
 import { nodeFsPromises } from '../../util/builtins.js';
 import { dirname, relative, resolve, sep } from 'node:path';
-import type { CheckpointStore, Difference, Snapshot } from './store.js';
+import type { CheckpointStore, Snapshot } from './store.js';
 
 export interface RestorePlan {
   /** Paths written back from the checkpoint (changed, deleted or retyped since). */
   restore: string[];
-  /** The same paths with their mode and blob id in the checkpoint. */
-  entries: Difference[];
   /** Paths created since the checkpoint, to remove. */
   remove: string[];
   /** Paths changed outside zot since its last record that the restore would change. */
@@ -24,6 +22,9 @@ export type RestoreResult =
       removed: string[];
       /** Files created since that were left in place, with why. */
       kept: Array<{ path: string; reason: string }>;
+      /** The checkpoint's tree, and whether the files now are exactly it (none kept). */
+      tree: string;
+      exact: boolean;
     }
   | { ok: false; conflicts: string[] };
 
@@ -46,7 +47,6 @@ export async function planRestore(
   // A file skipped now (too large) may still have been changed: its size cannot say.
   for (const skip of current.skipped) touched.delete(skip.path);
   const restore: string[] = [];
-  const entries: Difference[] = [];
   const remove: string[] = [];
   for (const difference of differences) {
     // diff-tree from current to target: D = only in current (created since), the rest come back.
@@ -54,11 +54,10 @@ export async function planRestore(
       remove.push(difference.path);
     } else {
       restore.push(difference.path);
-      entries.push(difference);
     }
   }
   const conflicts = differences.map((entry) => entry.path).filter((path) => touched.has(path));
-  return { restore, entries, remove, conflicts };
+  return { restore, remove, conflicts };
 }
 
 /** Whether `abs` lies in `root` with no symlink on the way (both real paths). */
@@ -96,9 +95,9 @@ export async function applyRestore(
   force: boolean,
 ): Promise<RestoreResult> {
   if (plan.conflicts.length > 0 && !force) return { ok: false, conflicts: plan.conflicts };
-  await store.writeBack(plan.entries);
-  const [skipped, ignored] = await Promise.all([
-    store.skippedAt(target),
+  const [, { tree, skipped }, ignored] = await Promise.all([
+    store.writeBack(target, plan.restore),
+    store.commitInfo(target),
     store.ignored(plan.remove),
   ]);
   const root = await nodeFsPromises().realpath(store.root);
@@ -133,5 +132,6 @@ export async function applyRestore(
       kept.push({ path, reason: `could not remove it (${code ?? String(error)})` });
     }
   }
-  return { ok: true, restored: plan.restore, removed, kept };
+  const exact = kept.length === 0;
+  return { ok: true, restored: plan.restore, removed, kept, tree, exact };
 }

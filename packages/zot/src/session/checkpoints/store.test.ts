@@ -4,7 +4,15 @@
 // checkpoint without turning checkpoints off.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, unlinkSync, mkdirSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -98,4 +106,56 @@ test('a lock held too long costs that checkpoint only: checkpoints stay on', asy
       ['three', 0],
     ],
   );
+});
+
+test('a rewind and its undo, each recorded without listing again, round-trip the files', async (t) => {
+  const { root, store, git } = project(t);
+  const entries: Array<{ turn: number; phase: string; commit: string }> = [];
+  const checkpointer = new Checkpointer({
+    store,
+    sessionKey: 's',
+    record: (entry) => entries.push(entry),
+    warn: (message) => assert.fail(message),
+  });
+  const read = (name: string) => readFileSync(join(root, name), 'utf8');
+  checkpointer.startTurn('change things');
+  await checkpointer.beforeToolCall();
+  writeFileSync(join(root, 'f1.txt'), 'one, changed\n');
+  unlinkSync(join(root, 'f2.txt'));
+  mkdirSync(join(root, 'sub'));
+  writeFileSync(join(root, 'sub', 'new.txt'), 'new\n');
+  await checkpointer.endTurn();
+
+  const back = await checkpointer.rewind(1);
+  assert.ok(back.ok, JSON.stringify(back));
+  assert.deepEqual([back.restored.sort(), back.removed], [['f1.txt', 'f2.txt'], ['sub/new.txt']]);
+  assert.equal(read('f1.txt'), 'file 1\n');
+  assert.equal(read('f2.txt'), 'file 2\n');
+  assert.equal(existsSync(join(root, 'sub')), false);
+  const tree = (commit: string) => git('rev-parse', `${commit}^{tree}`);
+  const [before1, , , after2] = entries;
+  assert.equal(
+    tree(after2!.commit),
+    tree(before1!.commit),
+    'the rewind recorded the restored tree',
+  );
+  // A checkpoint now (nothing changed) agrees with it.
+  const now = await snap(store, 'refs/zot/t/now');
+  assert.equal(tree(now), tree(before1!.commit));
+
+  const undo = await checkpointer.rewind(back.undoTurn);
+  assert.ok(undo.ok, JSON.stringify(undo));
+  assert.equal(read('f1.txt'), 'one, changed\n');
+  assert.equal(existsSync(join(root, 'f2.txt')), false);
+  assert.equal(read('sub/new.txt'), 'new\n');
+  const turns = await checkpointer.list();
+  assert.deepEqual(
+    turns.map((turn) => [turn.label, turn.files.map((file) => file.path).sort()]),
+    [
+      ['change things', ['f1.txt', 'f2.txt', 'sub/new.txt']],
+      ['rewind to turn 1', ['f1.txt', 'f2.txt', 'sub/new.txt']],
+      ['rewind to turn 2', ['f1.txt', 'f2.txt', 'sub/new.txt']],
+    ],
+  );
+  git('fsck', '--strict', '--no-dangling');
 });

@@ -3,7 +3,7 @@
 // addressing makes an unchanged file cost nothing, and its index's stat cache means only
 // changed files are read again. The user's repository, index, HEAD, refs and stash are never
 // written: the only git command run in it is a read-only `ls-files`.
-import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { projectRoot } from '../../util/repository.js';
 import { ensurePrivateDir } from '../../util/private-fs.js';
@@ -39,7 +39,8 @@ interface IndexedState {
   paths: Set<string>;
   /** Each stored file's size then. */
   sizes: Map<string, number>;
-  tree: string;
+  /** Its tree, unless it changed since one was written. */
+  tree: string | undefined;
   /** The index file's stamp then: another writer changes it. */
   stamp: string;
 }
@@ -189,7 +190,7 @@ export class CheckpointStore {
       }
       // Nothing handed to git: the tree is the one written last time.
       const tree =
-        previous && present.length + update.length === 0
+        previous?.tree && present.length + update.length === 0
           ? previous.tree
           : (await this.writeIndex(['write-tree'])).toString('utf8').trim();
       if (!isHex40(tree)) return { ok: false, reason: `git write-tree gave ${tree}` };
@@ -254,20 +255,36 @@ export class CheckpointStore {
     }
   }
 
-  /** What `commit`'s message recorded: its skipped paths. Contract: rejects with a GitError. */
-  async skippedAt(commit: string): Promise<Set<string>> {
+  /**
+   * What `commit` records: its tree, and the paths its checkpoint skipped (from its message).
+   * Contract: rejects with a GitError.
+   */
+  async commitInfo(commit: string): Promise<{ tree: string; skipped: Set<string> }> {
     const body = (await this.git(['cat-file', 'commit', commit])).toString('utf8');
+    const tree = /^tree ([0-9a-f]+)\n/.exec(body)?.[1] ?? '';
     const message = body.slice(body.indexOf('\n\n') + 2);
     try {
       const meta = JSON.parse(message) as { skipped?: Array<{ path?: unknown }> };
-      return new Set(
+      const skipped = new Set(
         (meta.skipped ?? []).flatMap((entry) =>
           typeof entry.path === 'string' ? [entry.path] : [],
         ),
       );
+      return { tree, skipped };
     } catch {
-      return new Set();
+      return { tree, skipped: new Set() };
     }
+  }
+
+  /**
+   * Records `tree` (the tree a complete rewind restored, which the files now are) as a
+   * checkpoint under `ref` without listing the files again. Contract: rejects on a git or file
+   * system error.
+   */
+  async record(ref: string, tree: string, meta: Record<string, unknown>): Promise<string> {
+    if (!isHex40(tree)) throw new Error(`not a tree id: ${tree}`);
+    const message = JSON.stringify({ ...meta, root: this.root, skipped: [], moreSkipped: 0 });
+    return this.commit(ref, tree, message);
   }
 
   /** Files that differ between two checkpoints, with line counts. Contract: rejects with a GitError. */
@@ -309,22 +326,37 @@ export class CheckpointStore {
   }
 
   /**
-   * Writes `entries` (mode, blob id and path, as `differences` gives them) into the work tree,
-   * through a scratch index that holds only them (never the store's own). git's checkout
-   * refuses to write through a symlinked directory. Contract: rejects with a GitError.
+   * Writes `paths` as they are in `commit` into the work tree and the store's own index (one
+   * git command, which records their new stat: the next checkpoint finds them unchanged
+   * instead of reading them again). Paths are taken literally; git's checkout refuses to write
+   * through a symlinked directory. Contract: rejects with a GitError.
    */
-  async writeBack(
-    entries: ReadonlyArray<{ mode: string; id: string; path: string }>,
-  ): Promise<void> {
-    if (entries.length === 0) return;
-    const scratch = join(this.gitDir, 'restore-index');
-    rmSync(scratch, { force: true });
-    await this.git(
-      ['update-index', '-z', '--index-info'],
-      entries.map((entry) => `${entry.mode} ${entry.id}\t${entry.path}\0`).join(''),
-      scratch,
+  async writeBack(commit: string, paths: readonly string[]): Promise<void> {
+    if (paths.length === 0) return;
+    const known = this.indexed?.stamp === this.indexStamp() ? this.indexed : undefined;
+    this.indexed = undefined;
+    await this.writeIndex(
+      [
+        '--literal-pathspecs',
+        'restore',
+        `--source=${commit}`,
+        '--staged',
+        '--worktree',
+        '--pathspec-from-file=-',
+        '--pathspec-file-nul',
+      ],
+      paths.map((path) => path + '\0').join(''),
     );
-    await this.git(['checkout-index', '-a', '-f'], undefined, scratch);
+    if (!known) return;
+    // The index holds the written files now; its tree is written again at the next checkpoint.
+    const listed = new Set(known.paths);
+    const sizes = new Map(known.sizes);
+    for (const path of paths) {
+      const stat = lstatSync(join(this.root, path), { throwIfNoEntry: false });
+      listed.add(path);
+      sizes.set(path, stat?.size ?? 0);
+    }
+    this.indexed = { paths: listed, sizes, tree: undefined, stamp: this.indexStamp() };
   }
 
   /**

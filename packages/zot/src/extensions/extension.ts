@@ -1,112 +1,61 @@
 // One running extension: spawn, handshake, registrations, replies, and its end.
 import {
-  decodeFromExtension,
-  FRAME_LIMITS,
-  frameVersion,
-  jsonLimitProblem,
   negotiateProtocolVersion,
-  type AbandonReason,
   type ProtocolVersion,
   type EventFrame,
-  type RequestFrame,
   type FrameFromExtension,
   type FrameFromHost,
 } from '@zot/protocol';
+import {
+  DEFAULT_POLICY,
+  RESTARTING,
+  type ExtensionContext,
+  type ExtensionPolicy,
+  type ExtensionState,
+  type ReadyKind,
+} from './extension-context.js';
 import { ExitWatch } from './exit-watch.js';
+import { FrameOutbox } from './frame-outbox.js';
+import {
+  brokenReplyIn,
+  isShutdownAck,
+  readFirstLine,
+  readLine,
+  type BrokenReply,
+  type HelloFrame,
+} from './frame-reading.js';
 import type { ExtensionLog } from './log.js';
-import type { InterceptFailure, RestartPolicy } from '../ext-setup/manifest.js';
-import { isReplyType, Peer, type ReplyFrame } from './peer.js';
+import { Peer, type ReplyFrame } from './peer.js';
 import { ProgressRelay } from './progress-relay.js';
+import { RegistrationIntake } from './registration-intake.js';
 import type { Registrations } from './remembered.js';
-import {
-  checkCommand,
-  checkSubscription,
-  checkTool,
-  REGISTRATION_LIMITS,
-  type CommandRegistration,
-  type ToolRegistration,
-} from './registrations.js';
-import type { ExtensionTimeouts } from './timeouts.js';
-import {
-  describeExit,
-  MAX_QUEUED_BYTES,
-  type ExitInfo,
-  type ExtensionTransport,
-} from './transport.js';
+import { StartDeadlines } from './start-deadlines.js';
+import type { CommandRegistration, ToolRegistration } from './registrations.js';
+import { describeExit, type ExitInfo, type ExtensionTransport } from './transport.js';
 
-/** `exited`: gone after a successful load (its process exited, or it closed its stdout). */
-export type ExtensionState = 'starting' | 'handshaking' | 'ready' | 'failed' | 'exited' | 'stopped';
-export type ReadyKind = 'ready' | 'auto-ready';
-
-/** Frames the host surfaces to the user rather than correlating. */
-export type SurfacedFrame = Extract<
-  FrameFromExtension,
-  {
-    type:
-      | 'notify'
-      | 'display'
-      | 'clear_notes'
-      | 'submit'
-      | 'panel_render'
-      | 'panel_close'
-      | 'open_panel'
-      | 'ui_request';
-  }
->;
-
-export interface ExtensionContext {
-  timeouts: ExtensionTimeouts;
-  hostInfo(): { zot_version: string; provider: string; model: string; cwd: string };
-  /** Registrations of this extension changed (tools, commands, subscriptions). */
-  onRegistrationChange(extension: RunningExtension): void;
-  onFrame(extension: RunningExtension, frame: SurfacedFrame): void;
-  /** The extension died (or stopped talking) after a successful load. */
-  onCrash(extension: RunningExtension, message: string): void;
-  /** It is ready (or auto-ready): its own registrations replace any remembered ones. */
-  onReady?(extension: RunningExtension): void;
-}
-
-/** The manifest's supervision fields (design D24, D25), and its ready deadline. */
-export interface ExtensionPolicy {
-  interceptFailure: InterceptFailure;
-  restart: RestartPolicy;
-  /** Absent: the host's (`timeouts.readyMs`). */
-  readyMs?: number;
-}
-
-export const DEFAULT_POLICY: ExtensionPolicy = { interceptFailure: 'allow', restart: 'on-failure' };
-
-/** Why not running, while a restart is pending: callers are told to try again. */
-export const RESTARTING = 'restarting, try again';
-
-/** A frame named for a log line: its type, and its event when it has one. */
-function describeFrame(frame: FrameFromHost): string {
-  const event = (frame as { event?: unknown }).event;
-  return typeof event === 'string' ? `${frame.type} (${event})` : `a ${frame.type} frame`;
-}
-
-function preview(line: string): string {
-  return line.length > 120 ? `${line.slice(0, 120)}…` : line;
-}
+export * from './extension-context.js';
 
 export class RunningExtension {
   state: ExtensionState = 'starting';
   readyKind: ReadyKind | undefined;
   failure: string | undefined;
   readonly warnings: string[] = [];
-  readonly commands = new Map<string, CommandRegistration>();
-  readonly tools = new Map<string, ToolRegistration>();
-  events = new Set<string>();
-  intercepts = new Set<string>();
+  /** What it registered: commands, tools and its subscription. */
+  private readonly registrations = new RegistrationIntake(
+    (message) => this.warn(message),
+    (message) => this.log.write(message),
+  );
+  /** Its commands (keyed by lower-case name) and tools. */
+  readonly commands: Map<string, CommandRegistration> = this.registrations.commands;
+  readonly tools: Map<string, ToolRegistration> = this.registrations.tools;
   shutdownAcked = false;
   /**
    * The protocol version negotiated in this process's hello (1 until then, and for an extension
    * that named none): frames of a later version are neither sent to it nor taken from it.
    */
   protocolVersion: ProtocolVersion = 1;
-  private droppedEvents = 0;
-  private readonly refusedOverCap = { tool: 0, command: 0 };
   readonly peer: Peer;
+  private readonly outbox: FrameOutbox;
   /** tool_progress lines, routed to the calls in flight. */
   readonly progress = new ProgressRelay(
     (message) => this.warn(message),
@@ -115,9 +64,7 @@ export class RunningExtension {
   /** Set while shutting down a live process: its calls in flight are cancelled first. */
   private cancelOnClose = false;
   private readonly exited = new ExitWatch();
-  private timers: NodeJS.Timeout[] = [];
-  private autoReadyTimer: NodeJS.Timeout | undefined;
-  private registered = false;
+  private readonly deadlines = new StartDeadlines();
   private outputBlocked = false;
   private settle: ((state: ExtensionState) => void) | undefined;
   /** Set by the supervisor after a crash: a restart is pending. */
@@ -126,8 +73,6 @@ export class RunningExtension {
   stayDown: string | undefined;
   /** The process that replaced this one after a crash (set by the supervisor). */
   successor: RunningExtension | undefined;
-  /** What it registered in an earlier run (remembered.ts), offered until it is ready. */
-  private remembered: Registrations | undefined;
   private starting: Promise<ExtensionState> | undefined;
   /** Held back by hold(): not spawned until start(). */
   private held = false;
@@ -143,24 +88,32 @@ export class RunningExtension {
     /** hello_ack's data_dir: its own directory, or a scoped extension's data directory. */
     readonly dataDir: string = dir,
   ) {
+    this.outbox = new FrameOutbox(
+      transport,
+      () => this.protocolVersion,
+      (message) => this.warn(message),
+      (message) => this.log.write(message),
+    );
     this.peer = new Peer(
       (frame) => this.send(frame),
       () => this.updateReading(),
-      (frame, reason) => this.cancel(frame, reason),
+      // It listens while its process is there and, for a call closed by shutdown(), only when
+      // that shutdown cancels the calls in flight first.
+      (frame, reason) =>
+        this.outbox.cancel(
+          frame,
+          reason,
+          !this.exit && (reason === 'closed' ? this.cancelOnClose : this.running),
+        ),
     );
   }
 
-  /**
-   * A tool call or command zot stopped waiting for (aborted, timed out, or shut down) is
-   * cancelled: a version-2 extension that is still there hears `cancel` with its id.
-   */
-  private cancel(frame: RequestFrame, reason: AbandonReason): void {
-    if (frame.type !== 'tool_call' && frame.type !== 'command_invoked') return;
-    if (this.protocolVersion < 2 || this.exit) return;
-    if (reason === 'closed' && !this.cancelOnClose) return;
-    if (reason !== 'closed' && !this.running) return;
-    this.log.write(`cancel ${frame.type} ${frame.id} (${reason})`);
-    this.send({ type: 'cancel', id: frame.id });
+  /** The events it subscribed to, and those it intercepts. */
+  get events(): Set<string> {
+    return this.registrations.events;
+  }
+  get intercepts(): Set<string> {
+    return this.registrations.intercepts;
   }
 
   /** How its process ended, once it has. */
@@ -189,16 +142,14 @@ export class RunningExtension {
   }
   /** Whether its remembered registrations stand in for its own (it is not ready yet). */
   get offersRemembered(): boolean {
-    return (
-      this.remembered !== undefined && (this.state === 'starting' || this.state === 'handshaking')
-    );
+    return this.registrations.hasRemembered && !this.settled;
   }
   /** The tools offered for it: its own, or while it starts, those it registered last time. */
   get offeredTools(): ReadonlyMap<string, ToolRegistration> {
-    return this.offersRemembered ? this.remembered!.tools : this.tools;
+    return this.registrations.offered(this.offersRemembered).tools;
   }
   get offeredCommands(): ReadonlyMap<string, CommandRegistration> {
-    return this.offersRemembered ? this.remembered!.commands : this.commands;
+    return this.registrations.offered(this.offersRemembered).commands;
   }
 
   /**
@@ -207,7 +158,7 @@ export class RunningExtension {
    */
   remember(registrations: Registrations): void {
     if (this.state !== 'starting' && this.state !== 'handshaking') return;
-    this.remembered = registrations;
+    this.registrations.remember(registrations);
     this.context.onRegistrationChange(this);
   }
 
@@ -243,47 +194,14 @@ export class RunningExtension {
     this.transport.setReading(!hold);
   }
 
-  /**
-   * Sends a frame, or returns why it was not sent (logged). zot never sends a frame past the
-   * protocol's own bounds: the extension would drop it, and a request would wait for nothing.
-   */
+  /** Sends a frame, or returns why it was not sent (logged): see FrameOutbox. */
   send(frame: FrameFromHost): string | undefined {
-    const problem = this.unsendable(frame);
-    if (problem === undefined) this.transport.send(frame);
-    return problem;
+    return this.outbox.send(frame);
   }
 
-  private unsendable(frame: FrameFromHost): string | undefined {
-    const needs = frameVersion(frame as { type: string; event?: unknown });
-    if (needs > this.protocolVersion) {
-      const what = `not sent: ${describeFrame(frame)} is a protocol version ${needs} frame and this extension speaks version ${this.protocolVersion}`;
-      this.warn(what);
-      return what;
-    }
-    const problem = jsonLimitProblem(frame, FRAME_LIMITS);
-    if (problem === undefined) return undefined;
-    const what = `not sent: the ${frame.type} frame would be ${problem} (the protocol's bound)`;
-    this.warn(what);
-    return what;
-  }
-
-  /**
-   * Sends a lifecycle event. An extension that stops reading its stdin loses events past the
-   * queue bound (counted and logged) instead of growing zot's memory; requests still queue.
-   */
+  /** Sends a lifecycle event, dropped (counted) while it does not read its stdin. */
   sendEvent(frame: EventFrame): void {
-    if (this.unsendable(frame) !== undefined) return;
-    if (this.transport.send(frame, { droppable: true })) {
-      if (this.droppedEvents > 0) {
-        this.log.write(`delivering events again after dropping ${this.droppedEvents}`);
-        this.droppedEvents = 0;
-      }
-      return;
-    }
-    if (this.droppedEvents++ === 0)
-      this.warn(
-        `not reading its stdin: over ${MAX_QUEUED_BYTES / (1024 * 1024)} MiB of events queued; dropping events until it catches up`,
-      );
+    this.outbox.sendEvent(frame);
   }
 
   /**
@@ -323,12 +241,8 @@ export class RunningExtension {
     this.log.write(`starting ${this.name} (${this.dir})`);
     const done = this.starting ?? new Promise<ExtensionState>((resolve) => (this.settle = resolve));
     this.starting = done;
-    this.timers.push(
-      setTimeout(
-        () => this.fail(`no hello within ${this.context.timeouts.helloMs} ms`),
-        this.context.timeouts.helloMs,
-      ),
-    );
+    const helloMs = this.context.timeouts.helloMs;
+    this.deadlines.expect(helloMs, () => this.fail(`no hello within ${helloMs} ms`));
     this.transport.start({
       onLine: (line) => this.onLine(line),
       onOversize: (bytes) => this.onOversize(bytes),
@@ -340,16 +254,11 @@ export class RunningExtension {
   }
 
   private resolveStart(): void {
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers = [];
-    if (this.autoReadyTimer) clearTimeout(this.autoReadyTimer);
+    this.deadlines.clear();
     this.settle?.(this.state);
     this.settle = undefined;
     // What was offered from memory gives way to what it registered (or to nothing).
-    if (this.remembered !== undefined) {
-      this.remembered = undefined;
-      this.context.onRegistrationChange(this);
-    }
+    if (this.registrations.forgetRemembered()) this.context.onRegistrationChange(this);
   }
 
   /** Fails the load: logged, the process group killed, pending requests failed. */
@@ -392,12 +301,12 @@ export class RunningExtension {
       return;
     }
     this.warn(`dropped ${what}`);
-    // A reply may still name its request (read leniently): fail it now, not at its timeout.
-    const lenient = decodeFromExtension(new TextDecoder().decode(bytes));
-    const frame = lenient.ok ? (lenient.frame as { type: string; id?: unknown }) : lenient;
-    if (typeof frame.id === 'string' && isReplyType(frame.type)) {
-      this.peer.fail(frame.id, frame.type, `malformed ${frame.type}: the line is not valid UTF-8`);
-    }
+    this.failReply(brokenReplyIn(bytes));
+  }
+
+  /** A reply that could not be read but names its request fails it now, not at its timeout. */
+  private failReply(reply: BrokenReply | undefined): void {
+    if (reply !== undefined) this.peer.fail(reply.id, reply.type, reply.message);
   }
 
   /**
@@ -436,36 +345,22 @@ export class RunningExtension {
     if (this.state === 'failed' || this.state === 'exited') return;
     if (this.state === 'stopped') {
       // Shutting down: what it still writes is read (so it never blocks), but only an ack counts.
-      if (!line.includes('shutdown_ack')) return;
-      const ack = decodeFromExtension(line);
-      if (ack.ok && ack.frame.type === 'shutdown_ack') this.onShutdownAck();
+      if (isShutdownAck(line)) this.onShutdownAck();
       return;
     }
-    const decoded = decodeFromExtension(line);
     if (this.state === 'starting') {
-      if (!decoded.ok || decoded.frame.type !== 'hello') {
-        const why = decoded.ok ? `a ${decoded.frame.type} frame` : decoded.error;
-        this.fail(`the first line must be a hello frame; got ${why}: ${preview(line)}`);
-        return;
-      }
-      this.onHello(decoded.frame);
+      const first = readFirstLine(line);
+      if (first.ok) this.onHello(first.frame);
+      else this.fail(first.reason);
       return;
     }
-    if (!decoded.ok) {
-      const type = decoded.type ?? '';
-      if (decoded.kind === 'unknown_type' && this.refusedByVersion(type)) return;
-      if (decoded.kind === 'unknown_type')
-        this.warn(`ignored unknown frame type "${decoded.type}"`);
-      else this.warn(`dropped a malformed line: ${decoded.error}: ${preview(line)}`);
-      if (decoded.id !== undefined && isReplyType(decoded.type)) {
-        this.peer.fail(decoded.id, decoded.type, `malformed ${decoded.type}: ${decoded.error}`);
-      }
-      return;
-    }
-    this.onFrame(decoded.frame);
+    const reading = readLine(line, this.protocolVersion);
+    if (reading.ok) return this.onFrame(reading.frame);
+    this.warn(reading.warning);
+    this.failReply(reading.brokenReply);
   }
 
-  private onHello(frame: Extract<FrameFromExtension, { type: 'hello' }>): void {
+  private onHello(frame: HelloFrame): void {
     if (frame.name !== this.name) {
       this.warn(
         `hello names "${frame.name}" but the manifest says "${this.name}"; using "${this.name}"`,
@@ -485,14 +380,11 @@ export class RunningExtension {
       extension_dir: this.dir,
       data_dir: this.dataDir,
     });
-    for (const timer of this.timers) clearTimeout(timer);
     const readyMs = this.policy.readyMs ?? this.context.timeouts.readyMs;
-    this.timers = [
-      setTimeout(() => {
-        if (this.registered) this.markReady('auto-ready');
-        else this.fail(`no "ready" within ${readyMs} ms of hello`);
-      }, readyMs),
-    ];
+    this.deadlines.expect(readyMs, () => {
+      if (this.registrations.registeredAny) this.markReady('auto-ready');
+      else this.fail(`no "ready" within ${readyMs} ms of hello`);
+    });
   }
 
   /** A protocol problem: logged, and kept (bounded) for `zot ext doctor`. */
@@ -501,58 +393,15 @@ export class RunningExtension {
     if (this.warnings.length < 50) this.warnings.push(message);
   }
 
-  /**
-   * Whether registering `key` anew would pass the limit of its kind; the first refusal is a
-   * warning (log and `doctor`), later ones are only counted in the log, so that a flood of
-   * registrations cannot flood the log too.
-   */
-  private overCap(
-    kind: 'tool' | 'command',
-    registered: Map<string, unknown>,
-    key: string,
-  ): boolean {
-    const limit =
-      kind === 'tool'
-        ? REGISTRATION_LIMITS.toolsPerExtension
-        : REGISTRATION_LIMITS.commandsPerExtension;
-    if (registered.has(key) || registered.size < limit) return false;
-    const refused = (this.refusedOverCap[kind] += 1);
-    if (refused === 1)
-      this.warn(
-        `rejected: register_${kind} "${key}": over the limit of ${limit} ${kind}s per extension; later ${kind}s are refused too`,
-      );
-    else if (refused % 1000 === 0)
-      this.log.write(`${refused} ${kind}s refused so far (limit ${limit})`);
-    return true;
-  }
-
   private noteRegistration(): void {
-    this.registered = true;
-    if (this.state === 'handshaking') {
-      if (this.autoReadyTimer) clearTimeout(this.autoReadyTimer);
-      this.autoReadyTimer = setTimeout(
-        () => this.markReady('auto-ready'),
-        this.context.timeouts.autoReadyMs,
+    if (this.state === 'handshaking')
+      this.deadlines.restartQuiet(this.context.timeouts.autoReadyMs, () =>
+        this.markReady('auto-ready'),
       );
-    }
     this.context.onRegistrationChange(this);
   }
 
-  /**
-   * A frame of a protocol version this extension did not negotiate is refused (named and
-   * logged), never acted on. True when `type` was refused.
-   */
-  private refusedByVersion(type: string): boolean {
-    const needs = frameVersion({ type });
-    if (needs <= this.protocolVersion) return false;
-    this.warn(
-      `refused a ${type} frame: it is a protocol version ${needs} frame and this extension's hello did not ask for version ${needs} (send "protocol_version": ${needs} in hello)`,
-    );
-    return true;
-  }
-
   private onFrame(frame: FrameFromExtension): void {
-    if (this.refusedByVersion(frame.type)) return;
     switch (frame.type) {
       case 'hello':
         this.log.write('ignored a second hello');
@@ -560,31 +409,14 @@ export class RunningExtension {
       case 'ready':
         this.markReady('ready');
         return;
-      case 'register_command': {
-        const result = checkCommand(frame);
-        if (typeof result === 'string') return this.warn(`rejected: ${result}`);
-        const key = result.name.toLowerCase();
-        if (this.overCap('command', this.commands, key)) return;
-        this.commands.set(key, result);
-        return this.noteRegistration();
-      }
-      case 'register_tool': {
-        const result = checkTool(frame);
-        if (typeof result === 'string') return this.warn(`rejected: ${result}`);
-        if (this.overCap('tool', this.tools, result.name)) return;
-        this.tools.set(result.name, result);
-        return this.noteRegistration();
-      }
-      case 'subscribe': {
-        const { accepted, problems } = checkSubscription(
-          frame.events ?? [],
-          frame.intercept ?? [],
-          this.protocolVersion,
-        );
-        problems.forEach((problem) => this.warn(problem));
-        this.events = accepted.events;
-        this.intercepts = accepted.intercept;
-        return this.noteRegistration();
+      case 'register_command':
+      case 'register_tool':
+      case 'subscribe':
+      case 'unregister_tool': {
+        const change = this.registrations.take(frame, this.protocolVersion);
+        if (change === 'registered') this.noteRegistration();
+        else if (change === 'unregistered') this.context.onRegistrationChange(this);
+        return;
       }
       case 'tool_result':
       case 'command_response':
@@ -592,22 +424,11 @@ export class RunningExtension {
         return this.onReply(frame);
       case 'tool_progress':
         return this.progress.deliver(frame, this.peer.isPending(frame.id, 'tool_call'));
-      case 'unregister_tool':
-        return this.unregisterTool(frame.name);
       case 'shutdown_ack':
         return this.onShutdownAck();
       default:
         this.context.onFrame(this, frame);
     }
-  }
-
-  private unregisterTool(name: string): void {
-    if (!this.tools.delete(name)) {
-      this.warn(`unregister_tool: this extension registered no tool "${name}"; ignored`);
-      return;
-    }
-    this.log.write(`unregistered tool ${name}`);
-    this.context.onRegistrationChange(this);
   }
 
   private onShutdownAck(): void {

@@ -61,6 +61,21 @@ export function isBuiltinTool(name: string): boolean {
   return BUILTIN_TOOL_SET.has(name);
 }
 
+/** The failed check of a registration zot refuses (`problem` says why), with its line. */
+function rejected(
+  frame: { type: 'register_command' | 'register_tool'; name: string },
+  problem: string,
+  text: string,
+): Check {
+  return {
+    check: frame.type,
+    target: frame.name,
+    status: 'fail',
+    message: `zot rejects it: ${problem}`,
+    frame: text,
+  };
+}
+
 /**
  * Checks the registrations received since the last call with the host's own validation
  * (names, schema meta-validation and lint, subscription names) and records those it accepts.
@@ -74,13 +89,7 @@ export function checkRegistrations(kit: Kit, late = false): void {
     if (frame.type === 'register_command') {
       const result = checkCommand(frame);
       if (typeof result === 'string') {
-        checks.add({
-          check: 'register_command',
-          target: frame.name,
-          status: 'fail',
-          message: `zot rejects it: ${result}`,
-          frame: line.text,
-        });
+        checks.add(rejected(frame, result, line.text));
         continue;
       }
       registry.commands.set(result.name.toLowerCase(), result);
@@ -102,13 +111,7 @@ export function checkRegistrations(kit: Kit, late = false): void {
     } else if (frame.type === 'register_tool') {
       const result = checkTool(frame);
       if (typeof result === 'string') {
-        checks.add({
-          check: 'register_tool',
-          target: frame.name,
-          status: 'fail',
-          message: `zot rejects it: ${result}`,
-          frame: line.text,
-        });
+        checks.add(rejected(frame, result, line.text));
         continue;
       }
       registry.tools.set(result.name, result);

@@ -204,11 +204,19 @@ async function runInteractive(
   }
   const { runInteractiveMode } = await import('../modes/interactive/app.js');
   const { loadThemes } = await import('./themes.js');
+  const { userPrograms } = await import('./user-programs.js');
+  const { loadSettings, saveSettings } = await import('../config/settings.js');
   const { session, paths, version } = runtime;
   const themes = await loadThemes(options, session.cwd, paths);
   return runInteractiveMode(session, {
     themes,
     version,
+    keybindingsFile: paths.keybindings,
+    programs: userPrograms(session.cwd),
+    thinking: {
+      shown: loadSettings(paths.config).settings.show_thinking ?? true,
+      save: (shown) => saveSettings(paths.config, { show_thinking: shown }),
+    },
     ...(prompt ? { firstPrompt: prompt } : {}),
     historyFile: join(paths.home, 'history', `${cwdKey(session.cwd)}.jsonl`),
     confirm: options.noYolo,

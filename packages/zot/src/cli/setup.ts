@@ -95,6 +95,15 @@ export function chooseProviderModel(options: CliOptions, paths: ZotPaths, warn: 
   return { provider, id, configured };
 }
 
+/** The thinking level: --reasoning, else what shift+tab or /settings saved (config.json). */
+function reasoningOf(
+  options: CliOptions,
+  paths: ZotPaths,
+): { reasoning?: 'low' | 'medium' | 'high' } {
+  const level = options.reasoning ?? loadSettings(paths.config).settings.reasoning;
+  return level && level !== 'off' ? { reasoning: level } : {};
+}
+
 /**
  * The first model a provider's server lists, for a provider without a default model (LM
  * Studio, vLLM, llama.cpp); said once.
@@ -416,7 +425,7 @@ export async function createRuntime(
       ...(options.noContextFiles ? {} : { contextFiles: findContextFiles(cwd, warn) }),
       skills: listed,
     }),
-    ...(options.reasoning ? { reasoning: options.reasoning } : {}),
+    ...reasoningOf(options, paths),
     maxSteps: options.maxSteps,
     tools: new ToolRegistry(tools),
     ...(skills ? { skills: skills.reread, skillBody: skills.body } : {}),

@@ -14,6 +14,8 @@ export interface ZotPaths {
   trust: string;
   /** One-time notes already shown (config/notices.ts). */
   notices: string;
+  /** The TUI's keys, changed (modes/interactive/keybindings.ts). */
+  keybindings: string;
 }
 
 export function resolveZotHome(
@@ -71,5 +73,6 @@ export function zotPaths(home = resolveZotHome()): ZotPaths {
     extensions: join(home, 'extensions'),
     trust: join(home, 'trust.json'),
     notices: join(home, 'notices.json'),
+    keybindings: join(home, 'keybindings.json'),
   };
 }

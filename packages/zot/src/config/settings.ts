@@ -1,4 +1,5 @@
-// config.json: the last provider and model the user chose, the TUI's theme, and which secret
+// config.json: the last provider and model the user chose, the thinking level, the TUI's theme
+// and whether it shows thinking, and which secret
 // environment variables child processes may still see (`env_passthrough`).
 import { PROVIDER_NAMES, type ProviderName } from './auth.js';
 import { readJsonObject, updateJsonObject } from './json-file.js';
@@ -8,7 +9,13 @@ export interface Settings {
   model?: string;
   /** The TUI's theme, by name (`/theme`). */
   theme?: string;
+  /** The thinking level of model calls when --reasoning is not given (shift+tab, /settings). */
+  reasoning?: 'off' | 'low' | 'medium' | 'high';
+  /** Whether the TUI shows the model's reasoning (ctrl+t, /settings); default true. */
+  show_thinking?: boolean;
 }
+
+const REASONING_LEVELS: ReadonlyArray<Settings['reasoning']> = ['off', 'low', 'medium', 'high'];
 
 /** Contract: never throws; an unreadable file yields empty settings and a warning. */
 export function loadSettings(path: string): { settings: Settings; warning?: string } {
@@ -24,6 +31,8 @@ export function loadSettings(path: string): { settings: Settings; warning?: stri
   }
   if (typeof raw.model === 'string') settings.model = raw.model;
   if (typeof raw.theme === 'string') settings.theme = raw.theme;
+  if (REASONING_LEVELS.includes(raw.reasoning)) settings.reasoning = raw.reasoning;
+  if (typeof raw.show_thinking === 'boolean') settings.show_thinking = raw.show_thinking;
   return { settings };
 }
 

@@ -143,6 +143,10 @@ export interface OneShotSession {
 
 export type RequestId = string | number;
 
+/** How much the model thinks before it answers (models without reasoning ignore it). */
+export type ReasoningChoice = 'off' | 'low' | 'medium' | 'high';
+export const REASONING_CHOICES: readonly ReasoningChoice[] = ['off', 'low', 'medium', 'high'];
+
 /** What RPC mode uses: every request a client may send, over one long-lived session. */
 export interface RpcSession extends Omit<OneShotSession, 'prompt' | 'runCommand'> {
   readonly currentModel: { id: string; provider: string };
@@ -275,6 +279,10 @@ export interface InteractiveSession {
     reasoning: boolean;
   }>;
   setModel(ref: string): { id: string; provider: string };
+  /** The thinking level model calls ask for (`off`: none). */
+  reasoningLevel(): ReasoningChoice;
+  /** From the next model call on; saved for the next run. Contract: never throws. */
+  setReasoningLevel(level: ReasoningChoice): void;
   sessions(): SessionSummary[];
   /** Contract: throws when busy or naming the unreadable file. */
   resume(path: string): void;

@@ -38,6 +38,13 @@ export const BUILTIN_COMMAND_INFO: readonly CommandInfo[] = [
   },
   { name: 'theme', description: 'choose the colour theme (previewed live)', tui: true },
   { name: 'trust', description: "review this project's extensions and trust them", tui: true },
+  {
+    name: 'settings',
+    description: 'thinking level, shown thinking, theme, model, keys',
+    tui: true,
+  },
+  { name: 'hotkeys', description: 'the keys in force and how to change them', tui: true },
+  { name: 'copy', description: 'copy the last answer to the clipboard', tui: true },
   { name: 'login', description: 'store an API key', tui: true },
   { name: 'logout', description: 'remove a stored API key', tui: true },
   { name: 'exit', description: 'quit zot', tui: true },

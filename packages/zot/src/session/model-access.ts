@@ -4,7 +4,7 @@
 import type { ModelCallSettings } from '../agent/loop.js';
 import { ErrorWithKind } from '../contract/errors.js';
 import type { SessionEvent } from '../contract/events.js';
-import type { ModelInfo, ProviderName } from '../providers/types.js';
+import type { ModelInfo, ProviderName, ReasoningLevel } from '../providers/types.js';
 import { errorMessage } from '../util/errors.js';
 import type { LoginResult } from './provider-access.js';
 import type { SessionOptions } from './session-options.js';
@@ -14,15 +14,28 @@ type ModelOptions = Pick<SessionOptions, 'providers' | 'systemPrompt' | 'reasoni
 export class ModelAccess {
   /** Keys found so far, per provider (looked up on the first model call that needs one). */
   private readonly keys = new Map<ProviderName, string | undefined>();
+  private level: ReasoningLevel | undefined;
 
   constructor(
     private readonly options: ModelOptions,
     private current: ModelInfo,
     private readonly emit: (event: SessionEvent) => void,
-  ) {}
+  ) {
+    this.level = options.reasoning;
+  }
 
   get model(): ModelInfo {
     return this.current;
+  }
+
+  /** The thinking level model calls ask for (`off`: none); a model without reasoning ignores it. */
+  get reasoning(): ReasoningLevel | 'off' {
+    return this.level ?? 'off';
+  }
+
+  /** Changes the thinking level from the next model call on (shift+tab, /settings). */
+  setReasoning(level: ReasoningLevel | 'off'): void {
+    this.level = level === 'off' ? undefined : level;
   }
 
   /** As `Session.keyProblem`. Contract: never throws. */
@@ -50,7 +63,8 @@ export class ModelAccess {
   }
 
   settings(): ModelCallSettings {
-    const { systemPrompt, reasoning } = this.options;
+    const { systemPrompt } = this.options;
+    const reasoning = this.level;
     const key = this.keys.get(this.current.provider);
     return {
       model: this.current,

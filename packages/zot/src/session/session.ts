@@ -10,7 +10,14 @@ import { ErrorWithKind, type ErrorKind } from '../contract/errors.js';
 import type { AnswerExtension } from '../contract/extension-questions.js';
 import type { EditorFiles, RequestId, SlashResult } from '../contract/front-end.js';
 import type { ExtensionReport, PanelRequestResult } from '../extensions/host.js';
-import type { ImageBlock, ModelInfo, ProviderName, UserContent } from '../providers/types.js';
+import { saveSettings } from '../config/settings.js';
+import type {
+  ImageBlock,
+  ModelInfo,
+  ProviderName,
+  ReasoningLevel,
+  UserContent,
+} from '../providers/types.js';
 import type { SkillCatalog } from '../tools/skills/catalog.js';
 import { errorMessage } from '../util/errors.js';
 import { listCommands, type CommandInfo, type CommandMode } from './command-registry.js';
@@ -381,5 +388,27 @@ export class Session extends SessionCore {
     const model = this.access.select(ref);
     this.statePublisher.publish();
     return model;
+  }
+
+  /** The thinking level model calls ask for; `off` asks for none. */
+  reasoningLevel(): ReasoningLevel | 'off' {
+    return this.access.reasoning;
+  }
+
+  /**
+   * Changes the thinking level from the next model call on (a running turn's next step too) and
+   * saves it for the next run; a save that fails is a `warning`, the change stands.
+   */
+  setReasoningLevel(level: ReasoningLevel | 'off'): void {
+    this.access.setReasoning(level);
+    if (!this.configPath) return;
+    try {
+      saveSettings(this.configPath, { reasoning: level });
+    } catch (error) {
+      this.emit({
+        type: 'warning',
+        message: `could not save the thinking level: ${errorMessage(error)}`,
+      });
+    }
   }
 }

@@ -57,6 +57,8 @@ export class UserMessageBlock implements Component {
 
 export class ThinkingBlock implements Component {
   expanded = false;
+  /** Hidden (ctrl+t): one line says it is there. */
+  hidden = false;
   private text = '';
   constructor(private readonly theme: Theme) {}
   append(delta: string): void {
@@ -69,6 +71,9 @@ export class ThinkingBlock implements Component {
   render(width: number): string[] {
     if (this.empty) return [];
     const { theme } = this;
+    if (this.hidden) {
+      return [truncateToWidth(theme.thinking('∴ ') + theme.muted('thinking (hidden)'), width)];
+    }
     const style = (s: string) => theme.dim(theme.italic(theme.thinking(s)));
     const lines = wrapAll(this.text.trim(), width, style, theme.thinking('∴ '), '  ');
     return collapse(lines, COLLAPSED_THINKING_LINES, this.expanded, theme, width);

@@ -29,6 +29,8 @@ export interface TmuxOptions {
    * one on: zot starts only once the recording runs. Read it with `raw()`.
    */
   raw?: string;
+  /** A program zot runs under (its argv before node's), e.g. a shell with job control. */
+  wrap?: string[];
 }
 
 export interface WaitOptions {
@@ -60,7 +62,7 @@ export class TmuxZot {
     const env = cleanEnv(options.home, options.env);
     delete env.TMUX;
     delete env.TMUX_PANE;
-    const zot = [process.execPath, ZOT_BIN, ...args].map(quote).join(' ');
+    const zot = [...(options.wrap ?? []), process.execPath, ZOT_BIN, ...args].map(quote).join(' ');
     // The pane's program: zot, then its exit code and a prompt, like a shell after it returns.
     let script = `${zot}; printf '\\n${EXIT_MARK} %s]\\n${SHELL_PROMPT} ' "$?"; exec sleep 3600`;
     // With a recording, the pane waits for one line (sent once pipe-pane runs) before zot starts.

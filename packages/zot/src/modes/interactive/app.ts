@@ -4,13 +4,16 @@
 import type { Terminal } from '@mariozechner/pi-tui';
 import type { InteractiveSession } from '../../contract/front-end.js';
 import type { ThemeSpec } from '../../tui/theme.js';
+import { DialogLine } from './dialog-line.js';
 import { routeEvents } from './event-router.js';
 import { createInput, type Input } from './input.js';
+import { installKeybindings } from './keybindings.js';
 import { Lifetime } from './lifetime.js';
 import { Screen } from './screen.js';
 import { questionDialogs } from './question-dialogs.js';
 import { pickTheme } from './theme-setup.js';
 import { PROMPT_MARK, terminalMarksOn, WindowTitle } from './terminal-marks.js';
+import type { UserPrograms } from './terminal-handoff.js';
 import { tuiUi } from './ui-port.js';
 import { welcome } from './welcome.js';
 
@@ -35,6 +38,12 @@ export interface InteractiveOptions {
     warnings: string[];
     save(name: string): void;
   };
+  /** keybindings.json in zot's home: the keys, changed (/hotkeys lists them). */
+  keybindingsFile?: string;
+  /** Runs the user's editor (ctrl+g) and clipboard program (/copy) through zot's launcher. */
+  programs?: UserPrograms;
+  /** Whether the model's thinking shows (ctrl+t, /settings), and where that choice is kept. */
+  thinking?: { shown: boolean; save(shown: boolean): void };
   /** Injected for tests; the process's terminal otherwise. */
   terminal?: Terminal;
   /** The window title and prompt marks; by default on a real terminal (terminal-marks.ts). */
@@ -63,8 +72,10 @@ export async function runInteractiveMode(
     ...(options.terminal ? { terminal: options.terminal } : {}),
     ...(env.HOME ? { home: env.HOME } : {}),
     preview: (name, args) => session.toolPreview(name, args),
+    reasoning: () => session.reasoningLevel(),
     ...now,
   });
+  const keybindings = installKeybindings(options.keybindingsFile);
   const { tui, chat, notes } = screen;
   const lifetime = new Lifetime();
   const input = createInput({
@@ -74,6 +85,10 @@ export async function runInteractiveMode(
     ...(options.themes ? { saveTheme: options.themes.save } : {}),
     ...(options.historyFile ? { historyFile: options.historyFile } : {}),
     exit: lifetime.exit,
+    env,
+    keybindings,
+    ...(options.programs ? { programs: options.programs } : {}),
+    ...(options.thinking ? { thinking: options.thinking } : {}),
     ...now,
   });
   const { dialogs, panels, editor } = input;
@@ -82,7 +97,7 @@ export async function runInteractiveMode(
   welcome(chat, theme, session, {
     version: options.version,
     ...(options.themes ? { themeWarnings: options.themes.warnings } : {}),
-    ...(options.warnings ? { warnings: options.warnings } : {}),
+    warnings: [...(options.warnings ?? []), ...keybindings.problems],
   });
   const unsubscribe = routeEvents(
     session,
@@ -106,8 +121,10 @@ export async function runInteractiveMode(
     if (event.type === 'state') title.update(event);
   });
   // The dialog answers ask rules always, and every call no rule allows with --no-yolo.
-  session.enableConfirmation(dialogs.confirmer(), { yolo: !options.confirm });
-  session.answerExtensionQuestions(questionDialogs(tui, theme));
+  // The tool confirmation and extensions' questions share one line: neither replaces the other.
+  const line = new DialogLine();
+  session.enableConfirmation(dialogs.confirmer(line), { yolo: !options.confirm });
+  session.answerExtensionQuestions(questionDialogs(tui, theme, line));
   lifetime.watch(options.stop);
 
   tui.start();

@@ -1,25 +1,9 @@
 // Slash commands in the TUI: the runtime runs them; this shows their result, handles the ones
-// only a terminal can (/exit, /quit, and the dialogs still to come) and cancels a running turn
+// only a terminal can (/exit, /quit, the dialogs, /copy, /hotkeys, /settings) and cancels a running turn
 // before a command that changes the session.
 import type { Theme } from '../../tui/theme.js';
-import { twoColumns } from '../../util/columns.js';
 import type { InteractiveSession, SlashResult } from '../../contract/front-end.js';
-
-export const KEYS_HELP = [
-  'Keys:',
-  ...twoColumns([
-    ['enter', 'send what the editor shows (while a turn runs: queue it)'],
-    ['alt+enter', 'steer: add to the running turn at its next step'],
-    ['shift+enter, ctrl+j', 'new line'],
-    ['up / down', 'prompt history'],
-    ['/', 'commands: tab completes, or pick one with up / down and enter'],
-    ['esc', 'cancel the running turn and the queue'],
-    ['esc esc', 'on an empty editor: rewind files or the conversation (/rewind)'],
-    ['alt+up', 'take the last queued message back to edit it'],
-    ['ctrl+c', 'clear the editor; twice to exit'],
-    ['ctrl+o', 'expand or collapse tool results'],
-  ]),
-].join('\n');
+import { keysHelp } from './hotkeys.js';
 
 /** What a command's result is shown with. */
 export interface CommandSurface {
@@ -53,6 +37,8 @@ export interface CommandsControllerOptions {
   theme: Theme;
   surface: CommandSurface;
   dialogs?: CommandDialogs;
+  /** Commands the TUI runs itself (/copy, /hotkeys, /settings: own-commands.ts). */
+  own?: Record<string, (args: string) => Promise<void>>;
 }
 
 /** Commands that change the session: a running turn is cancelled first. */
@@ -90,6 +76,14 @@ export class CommandsController {
       surface.display(`cancelled the running turn for /${name}`, theme.warning);
       await session.idle();
     }
+    const own = this.options.own;
+    if (own && Object.hasOwn(own, name)) {
+      try {
+        return await own[name]!(args);
+      } catch (error) {
+        return surface.display(`/${name} failed: ${(error as Error).message}`, theme.error);
+      }
+    }
     const dialogs = this.options.dialogs;
     const dialog =
       name === 'login' ||
@@ -121,7 +115,7 @@ export class CommandsController {
         // in the chat as red lines).
         if (name === 'reload-ext') surface.extensionsReloaded?.();
         if (name === 'reload-ext' && surface.status) return surface.status(result.text);
-        if (name === 'help') surface.display(`${KEYS_HELP}\n\n${result.text}`);
+        if (name === 'help') surface.display(`${keysHelp()}\n\n${result.text}`);
         else surface.display(result.text, undefined, result.extension);
         // /session: the path also goes to the clipboard, through the terminal (OSC 52).
         if (name === 'session' && result.text.startsWith('/') && surface.copy?.(result.text)) {

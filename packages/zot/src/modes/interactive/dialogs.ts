@@ -10,6 +10,7 @@ import type { Style, Theme, ThemeSpec } from '../../tui/theme.js';
 import type { AskPerson, InteractiveSession, ProviderStatus } from '../../contract/front-end.js';
 import { pickModel } from './model-picker.js';
 import { rewindDialog } from './rewind-dialog.js';
+import { DialogLine } from './dialog-line.js';
 import { pickSession } from './session-picker.js';
 import { reviewTrust } from './trust-dialog.js';
 
@@ -51,20 +52,27 @@ export class Dialogs {
   constructor(private readonly options: DialogsOptions) {}
 
   /** The --no-yolo question: the tool, its preview, four choices; Enter is yes, Esc is no. */
-  confirmer(): AskPerson {
+  /** With `line`, it waits behind (and holds back) the extensions' questions sharing it. */
+  confirmer(line: DialogLine = new DialogLine()): AskPerson {
+    return (request, signal) => line.run(() => this.confirm(request, signal));
+  }
+
+  private async confirm(
+    request: Parameters<AskPerson>[0],
+    signal: AbortSignal,
+  ): Promise<ConfirmDecision> {
     const { tui, theme } = this.options;
-    return async (request, signal) => {
-      if (signal.aborted) return 'deny';
-      const { result } = showConfirmDialog(tui, {
-        toolName: request.tool_name,
-        preview: request.tool_detail,
-        theme,
-        signal,
-        // which rule asks (the dialog escapes it: a project's rule is untrusted text)
-        ...(request.rule ? { title: `Allow ${request.tool_name}? Rule ${request.rule} asks` } : {}),
-      });
-      return DECISION_OF_CHOICE[await result];
-    };
+    // Withdrawn while it waited its turn (the turn was cancelled): it never shows.
+    if (signal.aborted) return 'deny';
+    const { result } = showConfirmDialog(tui, {
+      toolName: request.tool_name,
+      preview: request.tool_detail,
+      theme,
+      signal,
+      // which rule asks (the dialog escapes it: a project's rule is untrusted text)
+      ...(request.rule ? { title: `Allow ${request.tool_name}? Rule ${request.rule} asks` } : {}),
+    });
+    return DECISION_OF_CHOICE[await result];
   }
 
   /** /model: see model-picker.ts. */

@@ -2,8 +2,9 @@
 // it, history persisted per project, and the routing of what is sent: a slash command, a shell
 // command (`!cmd`, `!!cmd`), a prompt, a follow-up while a turn runs (Enter) or a steering
 // message for the running turn (Alt+Enter).
-import { matchesKey, type TUI } from '@mariozechner/pi-tui';
+import type { TUI } from '@mariozechner/pi-tui';
 import { SafeEditor } from '../../tui/safe-input.js';
+import { appKeybindings } from './keybindings.js';
 import type { Theme } from '../../tui/theme.js';
 import {
   CommandAutocompleteProvider,
@@ -79,7 +80,7 @@ export class EditorController {
     this.editor.onSubmit = (text) => this.submit(text, 'follow_up');
     this.editor.onKey = (data) => {
       // Alt+Enter steers; pi's editor would otherwise take it for a newline.
-      if (!matchesKey(data, 'alt+enter')) return false;
+      if (!appKeybindings().matches(data, 'app.message.steer')) return false;
       const text = this.editor.getExpandedText().trim();
       this.editor.setText('');
       this.submit(text, 'steer');

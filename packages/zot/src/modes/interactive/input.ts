@@ -6,7 +6,11 @@ import { commandSurface } from './command-surface.js';
 import { CommandsController } from './commands.js';
 import { Dialogs } from './dialogs.js';
 import { EditorController } from './editor.js';
+import { stepModel, stepReasoning, type Outcome } from './cycling.js';
+import type { InstalledKeybindings } from './keybindings.js';
 import { KeysController } from './keys.js';
+import { ownCommands } from './own-commands.js';
+import { editExternally, suspend, type UserPrograms } from './terminal-handoff.js';
 import { PanelHost } from './panel-host.js';
 import type { Screen } from './screen.js';
 import { StatusNote } from './status-note.js';
@@ -21,6 +25,12 @@ export interface InputOptions {
   historyFile?: string;
   exit(): void;
   now?: () => number;
+  env: NodeJS.ProcessEnv;
+  keybindings: InstalledKeybindings;
+  /** Runs the user's editor and clipboard program; without it ctrl+g and those are off. */
+  programs?: UserPrograms;
+  /** Whether thinking shows (ctrl+t), kept for the next run by `save`. */
+  thinking?: { shown: boolean; save(shown: boolean): void };
 }
 
 export interface Input {
@@ -54,16 +64,43 @@ export function createInput(options: InputOptions): Input {
     session,
     warn: (message) => chat.display(message, theme.warning),
   });
+  const statusNote = new StatusNote(notes, theme, screen.render);
+  const thinking = {
+    shown: () => chat.showsThinking,
+    show: (shown: boolean) => {
+      chat.setThinkingShown(shown);
+      try {
+        options.thinking?.save(shown);
+      } catch (error) {
+        chat.display(`could not save the choice: ${(error as Error).message}`, theme.warning);
+      }
+    },
+  };
+  if (options.thinking) chat.setThinkingShown(options.thinking.shown);
   const commands = new CommandsController({
     session,
     theme,
     dialogs,
+    own: ownCommands({
+      tui,
+      theme,
+      session,
+      display: (text, style) => chat.display(text, style),
+      clipboard: {
+        write: (data) => screen.terminal.write(data),
+        env: options.env,
+        ...(options.programs ? { programs: options.programs } : {}),
+      },
+      keybindings: options.keybindings,
+      thinking,
+      dialogs,
+    }),
     surface: commandSurface({
       session,
       theme,
       screen,
       panels,
-      statusNote: new StatusNote(notes, theme, screen.render),
+      statusNote,
       insert: (text) => editor.setText(text),
       exit,
     }),
@@ -99,8 +136,36 @@ export function createInput(options: InputOptions): Input {
     toggleExpanded: () => chat.toggleExpanded(),
     rewind: () => void dialogs.rewind(),
     exit,
+    keybindings: options.keybindings.manager,
+    handlers: {
+      'app.thinking.toggle': () => {
+        thinking.show(!thinking.shown());
+        statusNote.show(`thinking ${thinking.shown() ? 'shown' : 'hidden'}`);
+      },
+      'app.thinking.cycle': () => tell(stepReasoning(session)),
+      'app.model.previous': () => tell(stepModel(session, -1)),
+      'app.model.next': () => tell(stepModel(session, 1)),
+      'app.suspend': () => {
+        const problem = suspend(tui);
+        if (problem) tell({ text: problem, refused: true });
+      },
+      'app.editor.external': () =>
+        void editExternally(
+          tui,
+          editor.editor.getExpandedText(),
+          options.env,
+          options.programs,
+        ).then((outcome) =>
+          outcome.ok ? editor.setText(outcome.text) : tell({ text: outcome.error, refused: true }),
+        ),
+    },
     ...now,
   });
+  // What a key changed goes in the short-lived status line; what it could not do, in the chat.
+  function tell(outcome: Outcome): void {
+    if (outcome.refused) chat.display(outcome.text, theme.warning);
+    else statusNote.show(outcome.text);
+  }
   // Keys go to the keys controller first; what it leaves is the editor's.
   const steer = editor.editor.onKey;
   editor.editor.onKey = (data) => keys.handle(data) || (steer?.(data) ?? false);

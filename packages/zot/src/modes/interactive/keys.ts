@@ -1,9 +1,13 @@
-// The app's own keys, asked before the editor: Esc cancels the running turn and the queue (its
-// messages go back into the editor; on an idle, empty editor Esc Esc opens /rewind), Ctrl+C clears the editor or (pressed twice within two
-// seconds) exits, Ctrl+O expands or collapses every tool result and thinking block, Alt+Up
-// takes the last queued message back.
-import { matchesKey } from '@mariozechner/pi-tui';
+// The app's own keys, asked before the editor (key-actions.ts lists them; the keybindings file
+// may move them): Esc cancels the running turn and the queue (its messages go back into the
+// editor; on an idle, empty editor Esc Esc opens /rewind), Ctrl+C clears the editor or (pressed
+// twice within two seconds) exits, Ctrl+D exits from an empty editor, Ctrl+O expands or
+// collapses every tool result and thinking block, Alt+Up takes the last queued message back;
+// the rest (thinking, models, suspend, the external editor) are handed to `handlers`.
+import type { Keybinding } from '@mariozechner/pi-tui';
 import type { Theme } from '../../tui/theme.js';
+import type { AppKeyAction } from './key-actions.js';
+import { appKeybindings } from './keybindings.js';
 import type { Notes } from './notes.js';
 import type { InteractiveSession } from '../../contract/front-end.js';
 
@@ -23,6 +27,10 @@ export interface KeysControllerOptions {
   exit(): void;
   /** Esc Esc on an idle, empty editor: the /rewind dialog. */
   rewind?(): void;
+  /** The other app actions; one without a handler is left to the editor. */
+  handlers?: Partial<Record<AppKeyAction, () => void>>;
+  /** Which key is which action; the installed keybindings otherwise. */
+  keybindings?: { matches(data: string, action: Keybinding): boolean };
   /** Injected for tests; `Date.now` otherwise. */
   now?: () => number;
   /** Injected for tests; `setTimeout` otherwise (clears the hint when the window closes). */
@@ -41,24 +49,37 @@ export class KeysController {
   constructor(private readonly options: KeysControllerOptions) {}
 
   handle(data: string): boolean {
+    const keys = this.options.keybindings ?? appKeybindings();
+    const is = (action: AppKeyAction) => keys.matches(data, action);
+    const { editor } = this.options;
     // Only two presses of Esc in a row open /rewind.
-    if (this.escapedAt !== undefined && !matchesKey(data, 'escape')) this.disarmRewind();
-    if (matchesKey(data, 'ctrl+c')) return this.ctrlC();
-    if (matchesKey(data, 'ctrl+o')) {
+    if (this.escapedAt !== undefined && !is('app.interrupt')) this.disarmRewind();
+    if (is('app.clear')) return this.ctrlC();
+    // Ctrl+D exits from an empty editor; with text it deletes forward, as in a shell.
+    if (is('app.exit') && editor.text === '') {
+      this.options.exit();
+      return true;
+    }
+    if (is('app.tools.expand')) {
       this.options.toggleExpanded();
       return true;
     }
     // Alt+Up: the last queued message comes back into the editor to be changed (and sent again).
-    if (matchesKey(data, 'alt+up') && this.options.editor.text === '') {
+    if (is('app.queue.takeBack') && editor.text === '') {
       const text = this.options.session.unqueueLast();
       if (text === undefined) return false;
-      this.options.editor.setText(text);
+      editor.setText(text);
       return true;
     }
-    if (matchesKey(data, 'escape')) {
+    if (is('app.interrupt')) {
       // An open autocomplete list closes first (the editor does that).
-      if (this.options.editor.isShowingAutocomplete()) return false;
+      if (editor.isShowingAutocomplete()) return false;
       this.escape();
+      return true;
+    }
+    for (const [action, handler] of Object.entries(this.options.handlers ?? {})) {
+      if (!handler || !is(action as AppKeyAction)) continue;
+      handler();
       return true;
     }
     return false;

@@ -1,4 +1,5 @@
-// Extensions' questions (ui_request) as dialogs, one at a time: confirm (yes/no), select (the
+// Extensions' questions (ui_request) as dialogs, one at a time (behind an open tool
+// confirmation too, dialog-line.ts): confirm (yes/no), select (the
 // options, searchable), input (masked when asked). Every dialog is titled with the extension's
 // name, so an extension cannot pass its question off as zot's; its text is shown escaped. Esc
 // answers `cancelled`; a question withdrawn (its deadline, its extension exited) closes its
@@ -13,6 +14,7 @@ import { showChoiceDialog } from '../../tui/choice-dialog.js';
 import { showSelectDialog } from '../../tui/select-dialog.js';
 import { showTextPrompt } from '../../tui/text-prompt-dialog.js';
 import type { Theme } from '../../tui/theme.js';
+import { DialogLine } from './dialog-line.js';
 
 const CANCELLED: ExtensionAnswer = { cancelled: true };
 
@@ -21,16 +23,21 @@ export function questionTitle(question: ExtensionQuestion): string {
   return `Extension ${question.extension} asks`;
 }
 
-/** Contract: resolves every question once, in the order asked; never rejects. */
-export function questionDialogs(tui: TUI, theme: Theme): AnswerExtension {
-  let queue: Promise<unknown> = Promise.resolve();
-  return (question, withdrawn) => {
-    const turn = queue.then(() =>
-      withdrawn.aborted ? CANCELLED : show(tui, theme, question, withdrawn),
-    );
-    queue = turn.catch(() => undefined);
-    return turn.catch(() => CANCELLED);
-  };
+/**
+ * Contract: resolves every question once, in the order asked; never rejects. With `line`, a
+ * question also waits behind the tool confirmation that shares it.
+ */
+export function questionDialogs(
+  tui: TUI,
+  theme: Theme,
+  line: DialogLine = new DialogLine(),
+): AnswerExtension {
+  return (question, withdrawn) =>
+    line
+      .run(() =>
+        withdrawn.aborted ? Promise.resolve(CANCELLED) : show(tui, theme, question, withdrawn),
+      )
+      .catch(() => CANCELLED);
 }
 
 function show(

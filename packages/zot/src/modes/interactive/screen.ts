@@ -21,6 +21,8 @@ export interface ScreenOptions {
   /** Put before each prompt in the transcript (an OSC 133 mark); none when absent. */
   promptMark?: string;
   now?: () => number;
+  /** The thinking level, for the status line. */
+  reasoning?: () => string;
 }
 
 export class Screen {
@@ -51,6 +53,7 @@ export class Screen {
       theme,
       branch: gitBranch,
       ...(options.home ? { home: options.home } : {}),
+      ...(options.reasoning ? { reasoning: options.reasoning } : {}),
     });
   }
 

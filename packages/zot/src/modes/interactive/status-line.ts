@@ -14,6 +14,8 @@ export interface StatusLineOptions {
   branch?: (cwd: string) => string | undefined;
   /** Injected for tests; `Date.now` otherwise. */
   now?: () => number;
+  /** The thinking level (shown unless off). */
+  reasoning?: () => string;
 }
 
 /**
@@ -80,6 +82,8 @@ export class StatusLine implements Component {
       `$${u.cost_usd.toFixed(u.cost_usd < 1 ? 4 : 2)}`,
     ];
     const parts = [`ctx ${window > 0 ? Math.min(100, Math.round((used / window) * 100)) : 0}%`];
+    const reasoning = this.options.reasoning?.();
+    if (reasoning && reasoning !== 'off') parts.push(`thinking ${reasoning}`);
     if (!state.yolo) parts.push('confirm');
     const sandbox = sandboxLabel(state.sandbox);
     if (sandbox)

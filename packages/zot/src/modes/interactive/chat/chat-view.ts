@@ -61,6 +61,8 @@ export class ChatView {
   private answer: MarkdownView | undefined;
   private thinking: ThinkingBlock | undefined;
   private expanded = false;
+  private thinkingShown = true;
+  private readonly thinkingBlocks: ThinkingBlock[] = [];
   private highlighting = false;
   private tagged: Array<{ tag: string; block: StyledBlock }> = [];
 
@@ -112,8 +114,7 @@ export class ChatView {
         break;
       case 'thinking_delta':
         this.working.show('thinking');
-        if (!this.thinking)
-          this.thinking = this.add(new ThinkingBlock(theme), { expandable: true });
+        if (!this.thinking) this.thinking = this.addThinking(new ThinkingBlock(theme), false);
         this.thinking.append(event.delta);
         break;
       case 'text_delta':
@@ -224,7 +225,7 @@ export class ChatView {
           if (block.type === 'thinking' && block.thinking.trim() !== '') {
             const thinking = new ThinkingBlock(theme);
             thinking.append(block.thinking);
-            this.add(thinking, { expandable: true, settled: true });
+            this.addThinking(thinking, true);
           } else if (block.type === 'text' && block.text.trim() !== '') {
             this.add(new MarkdownView(theme, block.text), { settled: true });
           } else if (block.type === 'tool_call') {
@@ -263,6 +264,25 @@ export class ChatView {
     this.options.tui.requestRender();
   }
 
+  get showsThinking(): boolean {
+    return this.thinkingShown;
+  }
+
+  /** Shows or hides the model's reasoning (ctrl+t): hidden, a block is one line saying so. */
+  setThinkingShown(shown: boolean): void {
+    if (shown === this.thinkingShown) return;
+    this.thinkingShown = shown;
+    for (const block of this.thinkingBlocks) block.hidden = !shown;
+    this.log.redraw();
+    this.options.tui.requestRender();
+  }
+
+  private addThinking(block: ThinkingBlock, settled: boolean): ThinkingBlock {
+    block.hidden = !this.thinkingShown;
+    this.thinkingBlocks.push(block);
+    return this.add(block, { expandable: true, settled });
+  }
+
   /**
    * A one-shot block that is not part of the transcript (`/help`, `display`, notices): `text`
    * is plain and made safe for the terminal, then styled; `heading` (styled) goes above it.
@@ -297,6 +317,7 @@ export class ChatView {
     this.tagged = [];
     this.rows.clear();
     this.expandables.length = 0;
+    this.thinkingBlocks.length = 0;
     this.answer = undefined;
     this.thinking = undefined;
     this.working.hide();

@@ -36,20 +36,13 @@ import type {
   UserPrompt,
 } from './extension-types.js';
 import { EMPTY_HOST, hostInfo } from './replies.js';
-import { Requests, type CommandEntry, type ToolEntry } from './requests.js';
+import { registerToolFrame, Requests, type CommandEntry, type ToolEntry } from './requests.js';
 import type { ArgsOf, JsonSchema } from './schema-types.js';
 import { listenWebSocket, type Listening, type ListenOptions } from './listen.js';
-import { StdioTransport } from './stdio.js';
+import { redirectConsole, StdioTransport } from './stdio.js';
 import { UiQuestions } from './ui.js';
 
 type Hook<A extends unknown[]> = (...args: A) => void | Promise<void>;
-
-/** Waits for `work` at most `ms`; resolves either way. */
-function within(ms: number, work: Promise<unknown>): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-  return Promise.race([work.then(() => undefined), limit]).finally(() => clearTimeout(timer));
-}
 
 /**
  * One extension. Register with command/tool/on/intercept*, then `run()`.
@@ -152,8 +145,9 @@ export class Extension {
     // Registered again with another description, schema or deferral: zot gets the new one.
     const changed =
       before === undefined ||
-      JSON.stringify(this.toolFrame(name, before)) !== JSON.stringify(this.toolFrame(name, entry));
-    if (changed && this.announced) this.emit(this.toolFrame(name, entry));
+      JSON.stringify(registerToolFrame(name, before)) !==
+        JSON.stringify(registerToolFrame(name, entry));
+    if (changed && this.announced) this.emit(registerToolFrame(name, entry));
     return this;
   }
 
@@ -384,16 +378,6 @@ export class Extension {
     return caps;
   }
 
-  private toolFrame(name: string, entry: ToolEntry): FrameFromExtension {
-    return {
-      type: 'register_tool',
-      name,
-      description: entry.description,
-      schema: entry.schema as Record<string, unknown>,
-      ...(entry.deferred ? { deferred: true } : {}),
-    };
-  }
-
   private subscribeFrame(): FrameFromExtension {
     return {
       type: 'subscribe',
@@ -410,7 +394,7 @@ export class Extension {
     for (const { name, description } of this.commands.values()) {
       this.emit({ type: 'register_command', name, description });
     }
-    for (const [name, entry] of this.tools) this.emit(this.toolFrame(name, entry));
+    for (const [name, entry] of this.tools) this.emit(registerToolFrame(name, entry));
     if (this.events.size > 0 || this.interceptors.size > 0) this.emit(this.subscribeFrame());
     this.announced = true;
     this.emit({ type: 'ready' });
@@ -489,11 +473,9 @@ export class Extension {
   private stop(): Promise<void> {
     this.stopping ??= (async () => {
       const budget = this.options.shutdownTimeoutMs ?? 1000;
-      // Requests already taken are answered first, then the hooks run; all within the budget.
-      const work = Promise.all([...this.requests.inFlight]).then(() =>
+      await this.requests.drain(budget, () =>
         Promise.all(this.shutdownHooks.map((hook) => this.requests.guard('onShutdown', hook))),
       );
-      await within(budget, work);
       if (this.ackRequested) this.transport.send({ type: 'shutdown_ack' });
       if (this.transport instanceof StdioTransport) await this.transport.flushed();
       this.transport.close();
@@ -502,14 +484,6 @@ export class Extension {
     })();
     return this.stopping;
   }
-}
-
-/** console.log/info/debug write to stderr: on stdio, stdout belongs to the protocol. */
-function redirectConsole(write: (text: string) => void): void {
-  const toStderr = (...args: unknown[]) => write(format(...args) + '\n');
-  console.log = toStderr;
-  console.info = toStderr;
-  console.debug = toStderr;
 }
 
 /** Creates an extension; register what it offers, then call `run()`. */

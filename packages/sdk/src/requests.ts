@@ -31,6 +31,17 @@ export interface ToolEntry {
   readonly handler: ToolHandler<never>;
 }
 
+/** The register_tool frame announcing a tool. */
+export function registerToolFrame(name: string, entry: ToolEntry): FrameFromExtension {
+  return {
+    type: 'register_tool',
+    name,
+    description: entry.description,
+    schema: entry.schema as Record<string, unknown>,
+    ...(entry.deferred ? { deferred: true } : {}),
+  };
+}
+
 export interface CommandEntry {
   name: string;
   description: string;
@@ -199,6 +210,17 @@ export class Requests {
         if (this.cancellers.get(id) === controller) this.cancellers.delete(id);
       },
     };
+  }
+
+  /**
+   * At shutdown: the requests already taken are answered first, then `after` runs; all within
+   * `ms`. Resolves either way.
+   */
+  drain(ms: number, after: () => Promise<unknown>): Promise<void> {
+    const work = Promise.all([...this.inFlight]).then(after);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+    return Promise.race([work.then(() => undefined), limit]).finally(() => clearTimeout(timer));
   }
 
   private track(work: Promise<void>): void {

@@ -1,6 +1,15 @@
 // The extension's end of the link when zot runs it: frames out on stdout, lines in from stdin,
 // through the protocol's JSONL splitter (LF only, line cap).
+import { format } from 'node:util';
 import { encodeFrame, LineSplitter, type Transport, type TransportHandlers } from '@zot/protocol';
+
+/** console.log/info/debug write to stderr: on stdio, stdout belongs to the protocol. */
+export function redirectConsole(write: (text: string) => void): void {
+  const toStderr = (...args: unknown[]) => write(format(...args) + '\n');
+  console.log = toStderr;
+  console.info = toStderr;
+  console.debug = toStderr;
+}
 
 /**
  * stdio as a Transport. Frames are written in order; while stdout is backed up (the host is not

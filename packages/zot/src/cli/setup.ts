@@ -184,19 +184,22 @@ function mayHaveExtensions(options: CliOptions, cwd: string, paths: ZotPaths): b
   return nonEmpty(join(cwd, '.zot', 'extensions')) || nonEmpty(paths.extensions);
 }
 
-async function createHost(
-  options: CliOptions,
-  cwd: string,
-  paths: ZotPaths,
-  version: string,
-  model: () => ModelInfo,
-  trust: () => Promise<ProjectTrust>,
-  children: ChildEnvironment,
-  sandbox: SandboxController,
-  extensionEnv?: ExtensionEnv,
-) {
-  if (!mayHaveExtensions(options, cwd, paths)) return undefined;
-  return createHostNow(options, cwd, paths, version, model, trust, children, sandbox, extensionEnv);
+/** What the extension host is built from: the run's own parts, gathered once. */
+interface HostInputs {
+  options: CliOptions;
+  cwd: string;
+  paths: ZotPaths;
+  version: string;
+  model: () => ModelInfo;
+  loadTrust: () => Promise<ProjectTrust>;
+  children: ChildEnvironment;
+  sandbox: SandboxController;
+  extensionEnv?: ExtensionEnv | undefined;
+}
+
+async function createHost(inputs: HostInputs) {
+  if (!mayHaveExtensions(inputs.options, inputs.cwd, inputs.paths)) return undefined;
+  return createHostNow(inputs);
 }
 
 /**
@@ -224,17 +227,9 @@ function lazyTrust(
 }
 
 /** The host, loaded on demand: the print/JSON path without extensions never imports it. */
-async function createHostNow(
-  options: CliOptions,
-  cwd: string,
-  paths: ZotPaths,
-  version: string,
-  model: () => ModelInfo,
-  loadTrust: () => Promise<ProjectTrust>,
-  children: ChildEnvironment,
-  sandbox: SandboxController,
-  extensionEnv?: ExtensionEnv,
-) {
+async function createHostNow(inputs: HostInputs) {
+  const { options, cwd, paths, version, model, loadTrust, children, sandbox, extensionEnv } =
+    inputs;
   const { ExtensionHost } = await import('../extensions/host.js');
   const { ExtensionScopes } = await import('../extensions/scopes.js');
   const trust = await loadTrust();
@@ -375,17 +370,18 @@ export async function createRuntime(
   for (const warning of children.warnings) warn(warning);
   const trust = lazyTrust(cwd, paths, options.noExt);
   const currentModel = () => current?.currentModel ?? model;
-  const extensions = await createHost(
+  const hostInputs: HostInputs = {
     options,
     cwd,
     paths,
     version,
-    currentModel,
-    trust.load,
+    model: currentModel,
+    loadTrust: trust.load,
     children,
     sandbox,
     extensionEnv,
-  );
+  };
+  const extensions = await createHost(hostInputs);
   // A one-shot run waits for its extensions before the first model request: they boot while
   // the rest of zot starts. (The TUI and RPC start them once their front end is connected.)
   if (mode === 'print' || mode === 'json') extensions?.startEarly();
@@ -402,18 +398,7 @@ export async function createRuntime(
   const listed = tools.some((tool) => tool.name === 'skill') ? skills!.catalog.skills : [];
   const session = new Session({
     ...(extensions ? { extensions } : {}),
-    loadExtensions: () =>
-      createHostNow(
-        options,
-        cwd,
-        paths,
-        version,
-        currentModel,
-        trust.load,
-        children,
-        sandbox,
-        extensionEnv,
-      ),
+    loadExtensions: () => createHostNow(hostInputs),
     cwd,
     model,
     providers,

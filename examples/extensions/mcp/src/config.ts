@@ -3,9 +3,10 @@
 // Everything in these files is untrusted input: sizes and counts are bounded, every field is
 // type-checked, and a bad entry is reported and skipped without affecting the others.
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import { homedir, platform } from 'node:os';
 import { join } from 'node:path';
+import { readStart } from '../../../../packages/zot/src/util/regular-file.js';
 import { redactUrl } from './redact.js';
 import { parseServerPermissions, type ServerPermissions } from './sandbox.js';
 
@@ -183,14 +184,7 @@ function readBounded(path: string): Buffer | string {
     const stat = fstatSync(fd);
     if (!stat.isFile()) return `${path}: not a regular file; ignored`;
     if (stat.size > LIMITS.fileBytes) return `${path}: over ${LIMITS.fileBytes} bytes; ignored`;
-    const buffer = Buffer.alloc(stat.size);
-    let filled = 0;
-    while (filled < buffer.length) {
-      const read = readSync(fd, buffer, filled, buffer.length - filled, filled);
-      if (read === 0) break;
-      filled += read;
-    }
-    return buffer.subarray(0, filled);
+    return readStart(fd, stat.size);
   } finally {
     closeSync(fd);
   }

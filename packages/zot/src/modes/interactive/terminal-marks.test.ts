@@ -18,6 +18,7 @@ import {
 test('a title keeps no control character, bidirectional override or line break, and is bounded', () => {
   assert.equal(safeTitle('a\x1b]0;evil\x07b'), 'a ]0;evil b');
   assert.equal(safeTitle('x\u009b31my\u202egnp.exe\nz'), 'x 31my gnp.exe z');
+  assert.equal(safeTitle('a\u200bb\ufeffc\u{e0041}d'), 'a b c d');
   assert.equal([...safeTitle('é'.repeat(200))].length, TITLE_MAX);
   assert.equal(
     windowTitle({ cwd: '/home/u/my\x07project', session_name: 'deploy\u202e' }),

@@ -21,11 +21,15 @@ export function terminalMarksOn(env: NodeJS.ProcessEnv, isTTY: boolean): boolean
 /**
  * `text` as a title may carry it: no control characters (C0, DEL, C1: an ESC or BEL would end
  * the title's escape and the rest would reach the terminal as commands), no bidirectional
- * overrides, whitespace runs as one space, at most TITLE_MAX characters.
+ * overrides, no zero-width space, byte-order mark or tag character (they hide text), whitespace
+ * runs as one space, at most TITLE_MAX characters.
  */
 export function safeTitle(text: string): string {
   const clean = text
-    .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g, ' ')
+    .replace(
+      /[\u0000-\u001f\u007f-\u009f\u200b\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\u{e0000}-\u{e007f}]+/gu,
+      ' ',
+    )
     .replace(/\s+/g, ' ')
     .trim();
   const chars = [...clean];

@@ -334,3 +334,31 @@ export async function alternateBlocks(total, block, variants) {
   }
   return samples;
 }
+
+/** The arguments of the i-th echo call the round-trip suites make. */
+export const echoArgs = (i) => ({ path: 'src/index.ts', line: i, pattern: 'hello world' });
+
+/**
+ * A timed call of the echo tool `name` through `host` (`tool.execute`, as the agent calls it):
+ * `(i) => ms`; throws unless the output is exactly `${prefix}:${JSON of the arguments}`.
+ */
+export function timedToolCall(host, name, cwd, prefix = 'echo') {
+  const tool = host.toolSource.find(name);
+  if (!tool) throw new Error(`tool ${name} not registered`);
+  const signal = new AbortController().signal;
+  let seq = 0;
+  return async (i) => {
+    const args = echoArgs(i);
+    const start = performance.now();
+    const output = await tool.execute(args, {
+      cwd,
+      toolCallId: `call_${++seq}`,
+      signal,
+      onProgress: () => undefined,
+    });
+    const ms = performance.now() - start;
+    if (output.isError || output.content[0]?.text !== `${prefix}:${JSON.stringify(args)}`)
+      throw new Error(`unexpected tool output: ${JSON.stringify(output)}`);
+    return ms;
+  };
+}

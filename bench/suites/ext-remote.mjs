@@ -12,7 +12,15 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT, row, rounds } from '../lib/common.mjs';
-import { alternateBlocks, extensionEnv, importHost, makeExtension, tempRoot } from '../lib/ext.mjs';
+import {
+  alternateBlocks,
+  echoArgs,
+  extensionEnv,
+  importHost,
+  makeExtension,
+  tempRoot,
+  timedToolCall,
+} from '../lib/ext.mjs';
 
 const BLOCK = 50;
 const TARGET = { maxRatio: 1.3 };
@@ -113,26 +121,9 @@ export async function run(options) {
     });
     await new Promise((resolve) => rawClient.once('open', resolve));
 
-    const args = (i) => ({ path: 'src/index.ts', line: i, pattern: 'hello world' });
-    const controller = new AbortController();
+    const args = echoArgs;
     let seq = 0;
-    const viaHost = (name) => {
-      const tool = host.toolSource.find(name);
-      if (!tool) throw new Error(`tool ${name} not registered`);
-      return async (i) => {
-        const start = performance.now();
-        const output = await tool.execute(args(i), {
-          cwd: root.dir,
-          toolCallId: `call_${++seq}`,
-          signal: controller.signal,
-          onProgress: () => undefined,
-        });
-        const ms = performance.now() - start;
-        if (output.isError || output.content[0]?.text !== `echo:${JSON.stringify(args(i))}`)
-          throw new Error(`unexpected tool output: ${JSON.stringify(output)}`);
-        return ms;
-      };
-    };
+    const viaHost = (name) => timedToolCall(host, name, root.dir);
     const rawEcho = async (i) => {
       const start = performance.now();
       const reply = new Promise((resolve) => waiting.push(resolve));

@@ -15,6 +15,7 @@ import {
   makeExtension,
   startHost,
   tempRoot,
+  timedToolCall,
 } from '../lib/ext.mjs';
 
 const BLOCK = 50;
@@ -119,27 +120,7 @@ export async function run(options) {
       makeExtension(root.dir, 'echo-raw', 'node', [rawProgram, 'echo-raw']),
     ];
     host = await startHost(root.dir, dirs, { env });
-    const controller = new AbortController();
-    const args = (i) => ({ path: 'src/index.ts', line: i, pattern: 'hello world' });
-    let seq = 0;
-    const via = (toolName) => {
-      const tool = host.toolSource.find(toolName);
-      if (!tool) throw new Error(`tool ${toolName} not registered`);
-      return async (i) => {
-        const start = performance.now();
-        const output = await tool.execute(args(i), {
-          cwd: root.dir,
-          toolCallId: `call_${++seq}`,
-          signal: controller.signal,
-          onProgress: () => undefined,
-        });
-        const ms = performance.now() - start;
-        if (output.isError || output.content[0]?.text !== `echo:${JSON.stringify(args(i))}`) {
-          throw new Error(`unexpected tool output: ${JSON.stringify(output)}`);
-        }
-        return ms;
-      };
-    };
+    const via = (toolName) => timedToolCall(host, toolName, root.dir);
     const variants = { raw: via('echo_raw'), sdk: via('echo_sdk') };
     await alternateBlocks(rounds(options, 500, 100), BLOCK, variants);
     const calls = await alternateBlocks(rounds(options, 2000, 500), BLOCK, variants);

@@ -7,11 +7,13 @@ import {
   alternateBlocks,
   assertNoLeftovers,
   commandLine,
+  echoArgs,
   extensionEnv,
   makeFixture,
   RawPeer,
   startHost,
   tempRoot,
+  timedToolCall,
 } from '../lib/ext.mjs';
 
 const LANGUAGES = ['node', 'python'];
@@ -39,31 +41,15 @@ export async function run(options) {
       ),
     );
     host = await startHost(root.dir, dirs, { env });
-    const controller = new AbortController();
     for (const [index, language] of LANGUAGES.entries()) {
       const name = `echo_${language}`;
-      const tool = host.toolSource.find(name);
-      if (!tool) throw new Error(`tool ${name} not registered`);
       const peer = new RawPeer(await commandLine(dirs[index], env), env);
       peers.push(peer);
       await peer.handshake(dirs[index]);
-      const args = (i) => ({ path: 'src/index.ts', line: i, pattern: 'hello world' });
+      const args = echoArgs;
       const expected = (i) => `${name}:${JSON.stringify(args(i))}`;
       let seq = 0;
-      const viaHost = async (i) => {
-        const start = performance.now();
-        const output = await tool.execute(args(i), {
-          cwd: root.dir,
-          toolCallId: `call_${++seq}`,
-          signal: controller.signal,
-          onProgress: () => undefined,
-        });
-        const ms = performance.now() - start;
-        if (output.isError || output.content[0]?.text !== expected(i)) {
-          throw new Error(`unexpected tool output: ${JSON.stringify(output)}`);
-        }
-        return ms;
-      };
+      const viaHost = timedToolCall(host, name, root.dir, name);
       const raw = async (i) => {
         const start = performance.now();
         const reply = await peer.roundTrip({

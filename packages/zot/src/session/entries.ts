@@ -21,6 +21,11 @@ import {
 
 export const SESSION_FORMAT_VERSION = 1;
 
+/** Longest branch summary a file may hold; a longer one is skipped as hostile. */
+export const MAX_BRANCH_SUMMARY_CHARS = 16 * 1024;
+/** Longest merged text (a summary and final messages); a longer one is skipped as hostile. */
+export const MAX_MERGE_CHARS = 64 * 1024;
+
 const text = object({ type: literal('text'), text: string() });
 const image = object({
   type: literal('image'),
@@ -207,6 +212,32 @@ export const sessionEntryShape = tagged('type', {
     time: string(),
     turn: integer({ min: 1 }),
     messages: count,
+  }),
+  /**
+   * The session moved to another point of its tree (/tree, a rewind's way back): the entries
+   * after this line continue from line `to`, an earlier message, compaction, clear or merge
+   * (0: the empty start). Files without it are one branch (session/tree.ts).
+   */
+  branch: object({ type: literal('branch'), time: string(), to: count }),
+  /** A short summary of the branch ending at line `leaf`, written when the session left it. */
+  branch_summary: object({
+    type: literal('branch_summary'),
+    time: string(),
+    leaf: integer({ min: 1 }),
+    summary: string({ maxLength: MAX_BRANCH_SUMMARY_CHARS }),
+    /** "model" (a model call wrote it) or "zot" (made from the transcript, without a model). */
+    by: string(),
+  }),
+  /**
+   * Another branch's result brought into this one (/merge): the model sees `text` as a user
+   * message. `from` is the line of that branch's last entry.
+   */
+  merge: object({
+    type: literal('merge'),
+    time: string(),
+    from: integer({ min: 1 }),
+    label: string({ maxLength: 400 }),
+    text: string({ maxLength: MAX_MERGE_CHARS }),
   }),
   /** Audit record of an extension blocking or rewriting something; not part of the transcript. */
   intercept: object({

@@ -13,7 +13,7 @@ import {
 /** A recorded working-tree checkpoint (entries.ts). */
 export type CheckpointEntry = Extract<SessionEntry, { type: 'checkpoint' }>;
 import { pairToolCalls } from './repair.js';
-import { TranscriptReplay } from './replay.js';
+import { feedTree, summaryMessage, TreeBuilder, type SessionTree } from './tree.js';
 import { UsageTally, type RecordedUsage } from './recorded-usage.js';
 import { nodeBuffer } from '../util/builtins.js';
 
@@ -28,6 +28,8 @@ export interface LoadedSession {
   name?: string;
   /** The working-tree checkpoints the session recorded, in order. */
   checkpoints?: CheckpointEntry[];
+  /** The session's tree of branches; `messages` are those of its head (the last active branch). */
+  tree: SessionTree;
   /** Each names the file and, for a bad line, its number. */
   warnings: string[];
   /**
@@ -37,15 +39,7 @@ export interface LoadedSession {
   tailRepair?: ToolMessage;
 }
 
-export function summaryMessage(summary: string, time: string): Message {
-  return {
-    role: 'user',
-    content: [
-      { type: 'text', text: `Summary of the earlier conversation (compacted):\n\n${summary}` },
-    ],
-    time,
-  };
-}
+export { summaryMessage };
 
 class Warnings {
   readonly shown: string[] = [];
@@ -101,10 +95,10 @@ function replayLines(
   bytes: Buffer,
   file: string,
   warnings: Warnings,
-): { transcript: TranscriptReplay; usage: UsageTally; checkpoints: CheckpointEntry[] } {
+): { tree: SessionTree; usage: UsageTally; checkpoints: CheckpointEntry[] } {
   const checkpoints: CheckpointEntry[] = [];
   const pointed: CheckpointEntry[] = [];
-  const transcript = new TranscriptReplay();
+  const tree = new TreeBuilder((problem) => warnings.add(`${file}: ${problem}`));
   const usage = new UsageTally();
   let start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0; // a BOM
   for (let line = 1; start < bytes.length; line++) {
@@ -134,20 +128,19 @@ function replayLines(
       continue;
     }
     const entry = decoded.value as SessionEntry;
-    if (entry.type === 'message') transcript.append({ message: entry.message, line });
-    else if (entry.type === 'compaction')
-      transcript.compact({ message: summaryMessage(entry.summary, entry.time), line }, entry.kept);
-    else if (entry.type === 'clear') transcript.clear();
-    else if (entry.type === 'usage') usage.add(entry);
+    feedTree(tree, line, entry);
+    if (entry.type === 'usage') usage.add(entry);
     else if (entry.type === 'name') usage.name = entry.name;
     else if (entry.type === 'checkpoint') {
       checkpoints.push(entry);
       if (entry.messages !== undefined) pointed.push(entry);
-    } else if (entry.type === 'rewind') transcript.truncate(entry.messages);
+    }
     // A checkpoint's conversation point is a count of messages: it holds only while the
     // transcript keeps that prefix (no compaction or clear since, no rewind before it). The
     // points still held grow along the file, so each is dropped once: linear in the file.
-    if (entry.type === 'compaction' || entry.type === 'clear' || entry.type === 'rewind') {
+    // A move to another branch keeps none (its transcript may differ anywhere).
+    const moved = entry.type === 'branch';
+    if (entry.type === 'compaction' || entry.type === 'clear' || entry.type === 'rewind' || moved) {
       const kept = entry.type === 'rewind' ? entry.messages : -1;
       while (pointed.length > 0 && pointed[pointed.length - 1]!.messages! > kept)
         delete pointed.pop()!.messages;
@@ -159,7 +152,7 @@ function replayLines(
           `${SESSION_FORMAT_VERSION}); loading what it understands`,
       );
   }
-  return { transcript, usage, checkpoints };
+  return { tree: tree.finish(), usage, checkpoints };
 }
 
 /**
@@ -176,8 +169,8 @@ export function loadSessionText(data: Uint8Array | string, file = 'session file'
       typeof data === 'string'
         ? Buffer.from(data, 'utf8')
         : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-    const { transcript, usage, checkpoints } = replayLines(bytes, file, warnings);
-    const paired = pairToolCalls(transcript.messages(), file);
+    const { tree, usage, checkpoints } = replayLines(bytes, file, warnings);
+    const paired = pairToolCalls(tree.transcript(tree.head), file);
     paired.warnings.forEach((warning) => warnings.add(warning));
     const { messages, tailRepair } = paired;
     return {
@@ -185,12 +178,18 @@ export function loadSessionText(data: Uint8Array | string, file = 'session file'
       usage: usage.result(),
       ...(usage.name !== undefined ? { name: usage.name } : {}),
       ...(checkpoints.length > 0 ? { checkpoints } : {}),
+      tree,
       warnings: warnings.list(),
       ...(tailRepair ? { tailRepair } : {}),
     };
   } catch (error) {
     // Not expected (e.g. out of memory); a session that cannot be rebuilt starts empty.
     warnings.add(`${file}: could not be loaded (${errorMessage(error)}); starting empty`);
-    return { messages: [], usage: new UsageTally().result(), warnings: warnings.list() };
+    return {
+      messages: [],
+      usage: new UsageTally().result(),
+      tree: new TreeBuilder().finish(),
+      warnings: warnings.list(),
+    };
   }
 }

@@ -24,6 +24,7 @@ import {
   type LoadedSession,
 } from './load.js';
 import { UsageTally, type RecordedUsage } from './recorded-usage.js';
+import { TreeBuilder } from './tree.js';
 import { nodeCrypto } from '../util/builtins.js';
 
 export { SESSION_FORMAT_VERSION, type SessionEntry } from './entries.js';
@@ -175,7 +176,12 @@ export function openSession(
   const loaded: LoadedSession =
     existsSync(path) && checkSessionFile(path)
       ? loadSession(path)
-      : { messages: [], usage: new UsageTally().result(), warnings: [] };
+      : {
+          messages: [],
+          usage: new UsageTally().result(),
+          tree: new TreeBuilder().finish(),
+          warnings: [],
+        };
   const writer = new SessionWriter(path, header, sessionsRoot);
   const { messages, warnings, usage, checkpoints } = loaded;
   if (loaded.tailRepair) {

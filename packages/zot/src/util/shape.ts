@@ -29,14 +29,17 @@ function shown(value: unknown): string {
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
-export function string(options: { minLength?: number } = {}): Shape<string> {
+export function string(options: { minLength?: number; maxLength?: number } = {}): Shape<string> {
   const min = options.minLength ?? 0;
+  const max = options.maxLength ?? Infinity;
   return (value, path) =>
     typeof value !== 'string'
       ? `${path}: expected a string`
       : value.length < min
         ? `${path}: must not be empty`
-        : undefined;
+        : value.length > max
+          ? `${path}: longer than ${max} characters`
+          : undefined;
 }
 
 /** `true` and nothing else (a flag that is either set or absent). */

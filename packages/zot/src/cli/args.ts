@@ -8,7 +8,7 @@ import { scanArgs, type OptionSpec } from './options.js';
 export type Mode = 'print' | 'json' | 'rpc' | 'acp' | 'interactive';
 
 export interface CliOptions {
-  command?: 'rpc' | 'acp' | 'auth' | 'ext' | 'permissions' | 'doctor' | 'rewind';
+  command?: 'rpc' | 'acp' | 'auth' | 'ext' | 'permissions' | 'doctor' | 'rewind' | 'export';
   commandArgs: string[];
   prompt: string[];
   print: boolean;
@@ -140,7 +140,16 @@ const FLAGS: FlagSpec[] = [
   { names: ['-h', '--help'], kind: 'bool', key: 'help' },
 ];
 
-const SUBCOMMANDS = new Set(['rpc', 'acp', 'auth', 'ext', 'permissions', 'doctor', 'rewind']);
+const SUBCOMMANDS = new Set([
+  'rpc',
+  'acp',
+  'auth',
+  'ext',
+  'permissions',
+  'doctor',
+  'rewind',
+  'export',
+]);
 
 function defaults(): CliOptions {
   return {

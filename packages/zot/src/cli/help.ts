@@ -14,6 +14,7 @@ Usage:
   zot doctor sandbox              check whether the sandbox can start here, and how to fix it
   zot rewind --list | <turn>      list this directory's checkpointed turns; restore the files of one
                                   (zot rewind --help)
+  zot export [<session>] [--md]   a session as one self-contained HTML page, or Markdown (zot export --help)
   zot sandbox exec -- <program>   run a program in a sandbox built from a permissions block (zot sandbox --help)
 
 A prompt may also come on stdin when stdin is not a terminal. In print and JSON modes a prompt

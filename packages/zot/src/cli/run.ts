@@ -126,6 +126,10 @@ async function dispatch(argv: string[], stop: AbortController): Promise<number> 
     const { runRewindCommand } = await import('./rewind-command.js');
     return runRewindCommand(options, io);
   }
+  if (options.command === 'export') {
+    const { runExportCommand } = await import('./export-command.js');
+    return runExportCommand(options, io);
+  }
   if (options.command === 'ext') {
     const { runExtCommand } = await import('./ext/index.js');
     return runExtCommand(options.commandArgs, { ...io, stdin: process.stdin });

@@ -30,6 +30,11 @@ export const BUILTIN_COMMAND_INFO: readonly CommandInfo[] = [
     argumentHint: '[remove <n>]',
   },
   { name: 'skills', description: 'list the skills the model can load (re-reads them)' },
+  {
+    name: 'export',
+    description: 'write the session as an HTML page (or Markdown: a .md file or --md)',
+    argumentHint: '[file] [--md]',
+  },
   { name: 'sessions', description: "resume one of this directory's sessions", tui: true },
   {
     name: 'rewind',

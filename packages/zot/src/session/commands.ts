@@ -5,6 +5,7 @@ import { terminalSafe } from '../util/terminal-text.js';
 import { saveSandboxMode } from '../config/settings.js';
 import { isSandboxMode } from '../security/sandbox/settings.js';
 import { findBuiltin, listCommands, type CommandMode } from './command-registry.js';
+import { resolve } from 'node:path';
 export { BUILTIN_COMMANDS, listCommands, type CommandInfo } from './command-registry.js';
 import type { SessionEvent } from '../contract/events.js';
 import type { Session } from './session.js';
@@ -135,6 +136,7 @@ const BUILTIN_RUNNERS: Record<
     text: session.sessionFile ?? 'this session is not recorded (--no-session)',
   }),
   name: (session, args) => nameCommand(session, args),
+  export: (session, args) => exportCommand(session, args),
   yolo: (session, args) => {
     const gate = session.confirmation;
     if (!gate)
@@ -208,6 +210,43 @@ function nameCommand(session: Session, args: string): SlashResult {
   return {
     kind: 'display',
     text: `session name: ${terminalSafe(session.state().session_name ?? args)}`,
+  };
+}
+
+/** `/export [file] [--md|--html]`: the session as a page or Markdown, in the session's directory. */
+async function exportCommand(session: Session, args: string): Promise<SlashResult> {
+  const words = args.split(/\s+/).filter((word) => word !== '');
+  const isFlag = (word: string) => word === '--md' || word === '--html';
+  const flags = words.filter(isFlag);
+  const files = words.filter((word) => !isFlag(word));
+  if (files.length > 1 || new Set(flags).size > 1)
+    return { kind: 'error', message: 'usage: /export [file] [--md|--html]' };
+  // Loaded when used: a run that exports nothing does not load the renderers.
+  const {
+    defaultExportName,
+    documentOfSession,
+    formatOfPath,
+    messageCount,
+    renderExport,
+    writeExport,
+  } = await import('./export/export-file.js');
+  const flag = flags[0] === '--md' ? 'md' : flags[0] === '--html' ? 'html' : undefined;
+  const format = flag ?? (files[0] !== undefined ? formatOfPath(files[0]) : 'html');
+  const file = session.sessionFile;
+  const doc = documentOfSession({
+    file,
+    messages: session.messages,
+    cwd: session.cwd,
+    model: `${session.currentModel.provider}/${session.currentModel.id}`,
+    ...(session.state().session_name !== undefined ? { name: session.state().session_name } : {}),
+  });
+  const target = resolve(session.cwd, files[0] ?? defaultExportName(file, format));
+  writeExport(target, renderExport(doc, format));
+  const problems =
+    doc.warnings.length > 0 ? ` (${doc.warnings.length} unreadable lines left out)` : '';
+  return {
+    kind: 'display',
+    text: terminalSafe(`exported ${messageCount(doc)} messages to ${target}${problems}`),
   };
 }
 

@@ -56,7 +56,7 @@ class Warnings {
 }
 
 /** Why a line cannot be read, or its value. */
-function decodeLine(bytes: Buffer): { value: unknown } | { error: string } {
+export function decodeLine(bytes: Buffer): { value: unknown } | { error: string } {
   if (!nodeBuffer().isUtf8(bytes)) return { error: 'is not valid UTF-8' };
   const text = bytes.toString('utf8');
   if (text.includes('\0')) return { error: 'contains NUL bytes (the file was damaged)' };

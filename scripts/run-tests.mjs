@@ -4,8 +4,8 @@
 // the whole TAP stream goes to test-results/node.tap for CI and for a closer look.
 // Usage: node scripts/run-tests.mjs [--tap] [substring filter ...]   (--tap: TAP on stdout too)
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { delimiter, join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const args = process.argv.slice(2);
@@ -31,6 +31,24 @@ const selected = files
   .map((f) => relative(root, f))
   .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
   .sort();
+
+// `python3` found once: when PATH's python3 is a version manager's shim (pyenv's is a bash script
+// that starts several more processes, 0.1-0.7 s of CPU a start on this machine), the suite would
+// pay it at each of its thousands of Python starts, and every test deadline, a multiple of the
+// measured start-up (test/support/timing.ts), would grow with it. The tests get the interpreter
+// the shim picks, under the same name, first on PATH; nothing else on PATH changes.
+function pinPython(binDir) {
+  const found = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], {
+    encoding: 'utf8',
+  });
+  const executable = found.status === 0 ? found.stdout.trim() : '';
+  if (executable === '') return; // no python3: the Python tests fail on their own, by name
+  rmSync(binDir, { recursive: true, force: true });
+  mkdirSync(binDir, { recursive: true });
+  symlinkSync(executable, join(binDir, 'python3'));
+  process.env.PATH = `${binDir}${delimiter}${process.env.PATH ?? ''}`;
+}
+pinPython(join(root, 'test-results', 'bin'));
 
 // The per-test timeout is a last-resort hang guard (tests carry their own deadlines, derived from
 // the same kind of measurement in test/support/timing.ts): 120 s when idle, more when the machine

@@ -11,7 +11,7 @@ import {
   expectNoLeftovers,
 } from './support/extensions.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
-import { deadline, hangGuard } from './support/timing.js';
+import { hangGuard } from './support/timing.js';
 import { collect, jsonLines, makeSandbox, runZot, startZot } from './support/zot.js';
 
 let llm: FakeLlm;
@@ -247,18 +247,25 @@ test('deferred tools appear only after activate_tools; late registrations appear
   assert.equal(results.get('w1')!.content[0]!.text, 'weather:{"city":"Berlin"}');
   assert.match(log('loader'), /activate_tools: unknown tool "no_such_tool" ignored/);
 
-  // The late tool must register after zot's first request and before its second, which the
-  // two chunk delays hold back: both spans grow with the machine's current slowness.
-  const lateMs = deadline(4, 300);
+  // The late tool must register after zot's first request and before its second: the first
+  // reply signals the extension and waits for its mark before it streams. The tool call in that
+  // reply then reaches the extension after its registrations are in the pipe, so the second
+  // request is built knowing the late tool; no timer decides the order.
+  const pidFile = join(box.home, 'late.pid');
+  const markFile = join(box.home, 'late.mark');
   makeExtension(root, 'late', 'late-register', {
     tools: ['early'],
-    after_ms: lateMs,
-    late_tool: 'late_tool',
+    on_signal: true,
+    pid_log: pidFile,
+    late_mark: markFile,
   });
   llm.script(
     {
+      before: async () => {
+        process.kill(Number(readFileSync(pidFile, 'utf8').trim().split('\n')[0]), 'SIGUSR1');
+        await waitForFile(markFile);
+      },
       text: ['a', 'b', 'c'],
-      chunkDelayMs: lateMs,
       toolCalls: [{ id: 'e1', name: 'early', args: {} }],
     },
     { toolCalls: [{ id: 'l1', name: 'late_tool', args: {} }] },

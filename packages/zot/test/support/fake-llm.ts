@@ -48,6 +48,12 @@ export interface ScriptedReply {
   paced?: boolean;
   /** Sends the events up to the first content, then never finishes (abort tests). */
   hang?: boolean;
+  /**
+   * Awaited after the request arrived and before anything is sent: lets a test make something
+   * happen between two requests on an event instead of a timer (e.g. signal an extension and
+   * wait for its mark).
+   */
+  before?: () => Promise<void>;
 }
 
 export interface RecordedRequest {
@@ -120,6 +126,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
   async function reply(req: IncomingMessage, res: ServerResponse, format: Format, body: any) {
     const scripted = queue.shift();
     if (!scripted) return sendError(res, format, 500, 'fake-llm: no scripted reply left');
+    if (scripted.before) await scripted.before();
     if (scripted.resetConnection) return void req.socket.destroy();
     if (scripted.status !== undefined) {
       const message = scripted.errorMessage ?? `fake-llm: scripted HTTP ${scripted.status}`;

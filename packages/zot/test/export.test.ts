@@ -318,11 +318,89 @@ test('a hostile session exports inert: no script runs and nothing is fetched in 
     for (const [name, value] of tag.attributes) {
       assert.ok(!name.startsWith('on'), `${tag.name} has ${name}`);
       if (name === 'src') assert.match(value, /^data:image\/(png|jpeg|gif|webp);base64,/);
-      if (name === 'href') assert.match(value, /^#turn-\d+$/);
+      if (name === 'href') assert.match(value, /^#(turn|item|branch)-\d+$/);
     }
   }
   assert.ok(dom.includes('[click me](javascript:'), 'the link is text');
   assert.ok(dom.includes('&lt;script&gt;document.body'), 'the script is text');
   assert.equal(tags.filter((tag) => tag.name === 'section').length, 2);
   assert.equal(tags.filter((tag) => tag.name === 'img').length, 1, 'the one real image');
+});
+
+test('a session with branches exports each branch, linked to where it left, in HTML and Markdown', async (t) => {
+  const missing = chromiumMissing();
+  const box = setup(t);
+  const time = '2026-01-01T00:00:00Z';
+  const say = (role: 'user' | 'assistant', text: string) => ({
+    type: 'message',
+    message: { role, content: [{ type: 'text', text }], time },
+  });
+  const lines = [
+    {
+      type: 'session',
+      version: 1,
+      cwd: box.project,
+      created: time,
+      provider: 'anthropic',
+      model: 'm',
+    },
+    say('user', 'first question'), // line 2
+    say('assistant', 'first answer'),
+    say('user', 'explore A'),
+    say('assistant', 'answer A'), // line 5
+    { type: 'branch_summary', time, leaf: 5, summary: 'A tried X and it failed', by: 'zot' },
+    { type: 'branch', time, to: 3 },
+    say('user', 'explore B'),
+    say('assistant', 'answer B'),
+    { type: 'merge', time, from: 5, label: 'branch 1', text: 'A tried X and it failed' },
+  ];
+  const file = join(box.project, 'branched.jsonl');
+  writeFileSync(file, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+
+  const md = await runZot(['export', file, '--md'], { home: box.home, cwd: box.project });
+  assert.equal(md.code, 0, md.stderr);
+  assert.match(md.stdout, /^## Branch 1$/m);
+  assert.match(md.stdout, /^## Branch 2 · active$/m);
+  assert.match(md.stdout, /^\*Leaves branch 1 after line 3 of the session file\.\*$/m);
+  assert.deepEqual(
+    readMarkdownExport(md.stdout).map((block) => ('text' in block ? block.text : block.kind)),
+    [
+      'A tried X and it failed',
+      'first question',
+      'first answer',
+      'explore A',
+      'answer A',
+      'explore B',
+      'answer B',
+      'A tried X and it failed',
+    ],
+  );
+
+  const out = join(box.project, 'branched.html');
+  const html = await runZot(['export', file, '-o', out], { home: box.home, cwd: box.project });
+  assert.equal(html.code, 0, html.stderr);
+  if (missing) return t.skip(missing);
+  const dom = await dumpDom(out);
+  const tags = startTags(dom);
+  const branches = tags.filter(
+    (tag) => tag.name === 'section' && tag.attributes.get('class') === 'branch',
+  );
+  assert.deepEqual(
+    branches.map((tag) => tag.attributes.get('id')),
+    ['branch-1', 'branch-2'],
+  );
+  const hrefs = tags.flatMap((tag) => (tag.name === 'a' ? [tag.attributes.get('href')!] : []));
+  for (const href of ['#branch-1', '#branch-2', '#turn-1', '#turn-2', '#turn-3'])
+    assert.ok(hrefs.includes(href), href);
+  // Branch 2 links to the entry it continues after: the first answer.
+  const after = hrefs.find((href) => href.startsWith('#item-'))!;
+  const ids = tags.filter((tag) => tag.attributes.get('id') === after.slice(1));
+  assert.equal(ids.length, 1);
+  const at = dom.indexOf(`id="${after.slice(1)}"`);
+  assert.ok(
+    dom.slice(at, at + 400).includes('first answer'),
+    'the link points at the branch point',
+  );
+  for (const text of ['explore A', 'answer B', 'A tried X and it failed'])
+    assert.ok(dom.includes(text), text);
 });

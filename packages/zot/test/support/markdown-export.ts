@@ -4,7 +4,7 @@
 import type { Message, ToolResultBlock } from '../../src/providers/types.js';
 
 export type ReadBlock =
-  | { kind: 'user' | 'assistant' | 'thinking' | 'summary'; text: string }
+  | { kind: 'user' | 'assistant' | 'thinking' | 'summary' | 'merge'; text: string }
   | { kind: 'call'; name: string; args: string }
   | { kind: 'result' | 'error'; texts: string[] };
 
@@ -23,7 +23,9 @@ export function readMarkdownExport(markdown: string): ReadBlock[] {
   };
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
-    const begin = /^<!-- zot:([0-9a-f]{12}) (user|assistant|thinking|summary) -->$/.exec(line);
+    const begin = /^<!-- zot:([0-9a-f]{12}) (user|assistant|thinking|summary|merge) -->$/.exec(
+      line,
+    );
     if (begin) {
       const end = lines.indexOf(`<!-- /zot:${begin[1]} -->`, i + 1);
       if (end === -1) throw new Error(`unclosed text block at line ${i + 1}`);

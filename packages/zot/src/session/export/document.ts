@@ -5,13 +5,31 @@
 import type { Message, ToolResultBlock } from '../../providers/types.js';
 import { dropUnreadableDetails, sessionEntryShape, type SessionEntry } from '../entries.js';
 import { decodeLine, MAX_LOAD_WARNINGS } from '../load.js';
+import { feedTree, TreeBuilder, type SessionTree } from '../tree.js';
 
-export type ExportItem =
+export type ExportItem = (
   | { kind: 'message'; message: Message }
   | { kind: 'compaction'; time: string; summary: string; kept: number }
   | { kind: 'clear'; time: string }
+  | { kind: 'merge'; time: string; label: string; text: string }
   | { kind: 'rewind'; time: string; turn: number; messages: number }
-  | { kind: 'name'; time: string; name: string };
+  | { kind: 'name'; time: string; name: string }
+) & {
+  /** The session-file line it came from (absent for a transcript in memory). */
+  line?: number;
+};
+
+/** One branch of a session's tree (session/tree.ts) with its own entries. */
+export interface ExportBranch {
+  /** 1-based, in the order the branches began. */
+  index: number;
+  /** The branch it left from, and the line of the entry it continues after. */
+  parent?: number;
+  from?: number;
+  active: boolean;
+  summary?: { text: string; by: string; time: string };
+  items: ExportItem[];
+}
 
 export interface ExportDocument {
   /** The session's name, else its first prompt's first line, else "zot session". */
@@ -23,6 +41,8 @@ export interface ExportDocument {
   model?: string;
   zotVersion?: string;
   items: ExportItem[];
+  /** Set when the session has more than one branch: each with its own entries. */
+  branches?: ExportBranch[];
   /** Lines that could not be read, each naming the file and line (at most MAX_LOAD_WARNINGS). */
   warnings: string[];
 }
@@ -60,6 +80,7 @@ export function documentFromSessionBytes(data: Uint8Array, file: string): Export
   };
   let header: Extract<SessionEntry, { type: 'session' }> | undefined;
   let name: string | undefined;
+  const tree = new TreeBuilder((problem) => warn(`${file}: ${problem}`));
   let start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   for (let line = 1; start < bytes.length; line++) {
     const newline = bytes.indexOf(0x0a, start);
@@ -80,41 +101,42 @@ export function documentFromSessionBytes(data: Uint8Array, file: string): Export
       continue;
     }
     const entry = decoded.value as SessionEntry;
+    feedTree(tree, line, entry);
     switch (entry.type) {
       case 'session':
         header ??= entry;
         break;
       case 'message':
-        items.push({ kind: 'message', message: entry.message });
+        items.push({ kind: 'message', message: entry.message, line });
         break;
-      case 'compaction':
-        items.push({
-          kind: 'compaction',
-          time: entry.time,
-          summary: entry.summary,
-          kept: entry.kept,
-        });
+      case 'compaction': {
+        const { time, summary, kept } = entry;
+        items.push({ kind: 'compaction', time, summary, kept, line });
         break;
+      }
       case 'clear':
-        items.push({ kind: 'clear', time: entry.time });
+        items.push({ kind: 'clear', time: entry.time, line });
         break;
-      case 'rewind':
-        items.push({
-          kind: 'rewind',
-          time: entry.time,
-          turn: entry.turn,
-          messages: entry.messages,
-        });
+      case 'merge': {
+        const { time, label, text } = entry;
+        items.push({ kind: 'merge', time, label, text, line });
         break;
+      }
+      case 'rewind': {
+        const { time, turn, messages } = entry;
+        items.push({ kind: 'rewind', time, turn, messages, line });
+        break;
+      }
       case 'name':
         name = entry.name;
-        items.push({ kind: 'name', time: entry.time, name: entry.name });
+        items.push({ kind: 'name', time: entry.time, name: entry.name, line });
         break;
       default:
         break; // usage, checkpoints and audit records are not part of the conversation
     }
   }
   if (skipped > 0) warnings.push(`${file}: ${skipped} more lines left out`);
+  const branches = branchesOf(tree.finish(), items, (message) => warnings.push(message));
   return {
     title: titleOf(name, items),
     file,
@@ -127,8 +149,39 @@ export function documentFromSessionBytes(data: Uint8Array, file: string): Export
         }
       : {}),
     items,
+    ...(branches ? { branches } : {}),
     warnings,
   };
+}
+
+/**
+ * Branches an export shows: each costs a walk from its leaf to the start of the session, so a
+ * hostile file of 100,000 branches is not walked 100,000 times.
+ */
+export const MAX_EXPORT_BRANCHES = 100;
+
+/** Each branch with its own items, when the tree has more than one (the first ones, and the active one). */
+function branchesOf(
+  tree: SessionTree,
+  items: readonly ExportItem[],
+  warn: (message: string) => void,
+): ExportBranch[] | undefined {
+  if (tree.branchCount <= 1) return undefined;
+  const byLine = new Map<number, ExportItem>();
+  for (const item of items) if (item.line !== undefined) byLine.set(item.line, item);
+  const all = tree.branches();
+  const shown = all.filter((info, i) => i < MAX_EXPORT_BRANCHES || info.active);
+  if (shown.length < all.length)
+    warn(`${all.length - shown.length} of the session's ${all.length} branches are not shown`);
+  return shown.map((info) => ({
+    index: info.index,
+    ...(info.parent !== undefined ? { parent: info.parent, from: info.from } : {}),
+    active: info.active,
+    ...(info.summary ? { summary: info.summary } : {}),
+    items: tree
+      .ownEntries(info)
+      .flatMap(({ line }) => (byLine.has(line) ? [byLine.get(line)!] : [])),
+  }));
 }
 
 /** The export of a transcript that has no file (--no-session, or nothing written yet). */

@@ -57,6 +57,9 @@ img.inline { max-width: 100%; height: auto; border: 1px solid var(--line); borde
 table.details { border-collapse: collapse; font-size: 13px; margin: 6px 0; }
 table.details th, table.details td { border: 1px solid var(--line); padding: 2px 8px; text-align: left; }
 .warnings { color: var(--err); font-size: 13px; }
+section.branch { border-left: 3px solid var(--line); padding-left: 14px; margin: 28px 0; }
+h2.branch-title { font-size: 17px; margin: 0 0 4px; }
+nav.turns ol.branches > li { margin-bottom: 6px; }
 @media (max-width: 800px) { .page { display: block; } nav.turns { position: static; max-height: none; } }
 `;
 

@@ -15,7 +15,7 @@ import { terminalSafe } from '../../util/terminal-text.js';
 import {
   argsSummary,
   resultsByCall,
-  turnsOf,
+  type ExportBranch,
   type ExportDocument,
   type ExportItem,
 } from './document.js';
@@ -56,7 +56,9 @@ export function esc(text: string): string {
 class Renderer {
   private imagesLeft: number;
   private readonly results: Map<string, ToolResultBlock>;
-  private readonly shownResults = new Set<ToolResultBlock>();
+  private counter = 0;
+  private turns = 0;
+  private readonly idOfLine = new Map<number, string>();
 
   constructor(
     private readonly doc: ExportDocument,
@@ -167,7 +169,6 @@ class Renderer {
   }
 
   private result(result: ToolResultBlock): string {
-    this.shownResults.add(result);
     const body = result.content.map((block) =>
       block.type === 'text' ? this.pre(block.text, 'output') : this.image(block),
     );
@@ -197,8 +198,7 @@ class Renderer {
     return `<h2>${label}${extra}<time>${esc(time)}</time></h2>`;
   }
 
-  private user(message: UserMessage, turn: number | undefined, index: number): string {
-    const id = turn !== undefined ? `turn-${turn}` : `item-${index}`;
+  private user(message: UserMessage, turn: number | undefined, id: string): string {
     const body = message.content.map((block) =>
       block.type === 'text' ? this.prose(block.text) : this.image(block),
     );
@@ -206,7 +206,7 @@ class Renderer {
     return `<section class="msg user" id="${id}">${this.heading(label, message.time)}${body.join('')}</section>`;
   }
 
-  private assistant(message: AssistantMessage, index: number): string {
+  private assistant(message: AssistantMessage, id: string): string {
     const badges =
       (message.refusal ? '<span class="badge">refused</span>' : '') +
       (message.cancelled ? '<span class="badge">cancelled</span>' : '');
@@ -216,15 +216,15 @@ class Renderer {
       const thought = block.thinking.trim() === '' ? '(not shown by the provider)' : block.thinking;
       return `<details class="thinking"><summary>Thinking</summary>${this.prose(thought)}</details>`;
     });
-    return `<section class="msg assistant" id="item-${index}">${this.heading('Assistant', message.time, badges)}${body.join('')}</section>`;
+    return `<section class="msg assistant" id="${id}">${this.heading('Assistant', message.time, badges)}${body.join('')}</section>`;
   }
 
-  private item(item: ExportItem, index: number, turn: number | undefined): string {
+  private item(item: ExportItem, id: string, turn: number | undefined): string {
     switch (item.kind) {
       case 'message': {
         const { message } = item;
-        if (message.role === 'user') return this.user(message, turn, index);
-        if (message.role === 'assistant') return this.assistant(message, index);
+        if (message.role === 'user') return this.user(message, turn, id);
+        if (message.role === 'assistant') return this.assistant(message, id);
         // Results are shown under their calls; one no call asked for is shown on its own.
         const orphans = message.content.filter(
           (result) => this.results.get(result.call_id) !== result,
@@ -234,16 +234,18 @@ class Renderer {
           (result) =>
             `<details class="tool"><summary><span class="tool-name">${esc(result.name ?? 'tool')}</span> result without a call</summary>${this.result(result)}</details>`,
         );
-        return `<section class="msg tool" id="item-${index}">${this.heading('Tool results', message.time)}${body.join('')}</section>`;
+        return `<section class="msg tool" id="${id}">${this.heading('Tool results', message.time)}${body.join('')}</section>`;
       }
       case 'compaction':
-        return `<div class="note" id="item-${index}"><details class="compaction"><summary>${esc(`The conversation was compacted here (${item.time}); the model then saw this summary and the last ${item.kept} messages`)}</summary>${this.prose(item.summary)}</details></div>`;
+        return `<div class="note" id="${id}"><details class="compaction"><summary>${esc(`The conversation was compacted here (${item.time}); the model then saw this summary and the last ${item.kept} messages`)}</summary>${this.prose(item.summary)}</details></div>`;
+      case 'merge':
+        return `<div class="note" id="${id}"><details class="compaction"><summary>${esc(`Merged from another branch (${item.time}): ${item.label}`)}</summary>${this.prose(item.text)}</details></div>`;
       case 'clear':
-        return `<div class="note" id="item-${index}">${esc(`The transcript was cleared here (${item.time}); the model saw nothing before this point`)}</div>`;
+        return `<div class="note" id="${id}">${esc(`The transcript was cleared here (${item.time}); the model saw nothing before this point`)}</div>`;
       case 'rewind':
-        return `<div class="note" id="item-${index}">${esc(`The conversation was moved back to before turn ${item.turn} here (${item.time}); the model then saw its first ${item.messages} messages`)}</div>`;
+        return `<div class="note" id="${id}">${esc(`The conversation was moved back to before turn ${item.turn} here (${item.time}); the model then saw its first ${item.messages} messages`)}</div>`;
       case 'name':
-        return `<div class="note" id="item-${index}">${esc(`Session named “${item.name}” (${item.time})`)}</div>`;
+        return `<div class="note" id="${id}">${esc(`Session named “${item.name}” (${item.time})`)}</div>`;
     }
   }
 
@@ -259,19 +261,65 @@ class Renderer {
     return `<dl class="about">${shown.map(([k, v]) => `<dt>${k}</dt><dd>${esc(v)}</dd>`).join('')}</dl>`;
   }
 
-  page(): string {
-    const turns = turnsOf(this.doc.items);
-    const nav: string[] = [];
-    const body = this.doc.items.map((item, index) => {
-      const turn = turns.get(index);
+  /** Items in order, each with its id (turns numbered on across calls); nav gets the turns. */
+  private items(items: readonly ExportItem[], nav: string[]): string[] {
+    return items.map((item) => {
+      const index = this.counter++;
+      const isUser = item.kind === 'message' && item.message.role === 'user';
+      const turn = isUser ? ++this.turns : undefined;
+      const id = turn !== undefined ? `turn-${turn}` : `item-${index}`;
+      if (item.line !== undefined) this.idOfLine.set(item.line, id);
       if (turn !== undefined && item.kind === 'message' && item.message.role === 'user') {
         const first = item.message.content.find((block) => block.type === 'text');
         const line = (first?.type === 'text' ? first.text : '[image]').replace(/\s+/g, ' ').trim();
         const short = line.length > 80 ? `${line.slice(0, 79)}…` : line || '(empty)';
-        nav.push(`<li><a href="#turn-${turn}">${esc(short)}</a></li>`);
+        nav.push(`<li><a href="#${id}">${esc(short)}</a></li>`);
       }
-      return this.item(item, index, turn);
+      return this.item(item, id, turn);
     });
+  }
+
+  /** A session with branches: each branch in the order they began, linked to where it left. */
+  private branches(branches: readonly ExportBranch[]): { nav: string; body: string } {
+    const nav: string[] = [];
+    const body: string[] = [];
+    for (const branch of branches) {
+      const turns: string[] = [];
+      const items = this.items(branch.items, turns);
+      const active = branch.active ? ' <span class="badge">active</span>' : '';
+      const from =
+        branch.parent === undefined
+          ? 'starts at the beginning of the session'
+          : `leaves <a href="#branch-${branch.parent}">branch ${branch.parent}</a>` +
+            (branch.from !== undefined && this.idOfLine.has(branch.from)
+              ? ` after <a href="#${this.idOfLine.get(branch.from)!}">this entry</a>`
+              : '');
+      const summary = branch.summary
+        ? `<div class="note"><details class="compaction"><summary>${esc(`Summary of this branch (${branch.summary.by}, ${branch.summary.time})`)}</summary>${this.prose(branch.summary.text)}</details></div>`
+        : '';
+      body.push(
+        `<section class="branch" id="branch-${branch.index}"><h2 class="branch-title">Branch ${branch.index}${active}</h2>` +
+          `<p class="label">${from}</p>${summary}${items.join('\n')}</section>`,
+      );
+      nav.push(
+        `<li><a href="#branch-${branch.index}">Branch ${branch.index}</a>${active}<ol>${turns.join('')}</ol></li>`,
+      );
+    }
+    return {
+      nav: `<strong>Branches</strong><ol class="branches">${nav.join('')}</ol>`,
+      body: body.join('\n'),
+    };
+  }
+
+  page(): string {
+    let nav: string;
+    let body: string;
+    if (this.doc.branches) ({ nav, body } = this.branches(this.doc.branches));
+    else {
+      const turns: string[] = [];
+      body = this.items(this.doc.items, turns).join('\n');
+      nav = `<strong>Turns</strong><ol>${turns.join('')}</ol>`;
+    }
     const warnings =
       this.doc.warnings.length > 0
         ? `<div class="warnings">${this.doc.warnings.map((w) => `<p>${esc(w)}</p>`).join('')}</div>`
@@ -286,9 +334,9 @@ class Renderer {
       `<title>${esc(this.doc.title)}</title>`,
       `<style>${EXPORT_CSS}</style></head>`,
       '<body><div class="page">',
-      `<nav class="turns" aria-label="Turns"><strong>Turns</strong><ol>${nav.join('')}</ol></nav>`,
+      `<nav class="turns" aria-label="Turns">${nav}</nav>`,
       `<main><header><h1>${esc(this.doc.title)}</h1>${this.about()}</header>${warnings}`,
-      body.join('\n'),
+      body,
       '</main></div></body></html>',
       '',
     ].join('\n');

@@ -6,7 +6,7 @@
 import type { ImageBlock, ToolCallBlock, ToolResultBlock } from '../../providers/types.js';
 import { nodeCrypto } from '../../util/builtins.js';
 import { terminalSafe } from '../../util/terminal-text.js';
-import { resultsByCall, turnsOf, type ExportDocument, type ExportItem } from './document.js';
+import { resultsByCall, type ExportDocument, type ExportItem } from './document.js';
 import { fenceFor, unclosedFence } from './fences.js';
 
 /** Line-shaped text for a heading or label: one line, nothing a terminal or renderer acts on. */
@@ -44,7 +44,7 @@ class MarkdownWriter {
   }
 
   /** Text kept verbatim between marker lines (`kind` says what it is; thinking is quoted). */
-  private block(kind: 'user' | 'assistant' | 'thinking' | 'summary', text: string): void {
+  private block(kind: 'user' | 'assistant' | 'thinking' | 'summary' | 'merge', text: string): void {
     if (text.includes(this.token)) throw new TokenClash();
     const body =
       kind === 'thinking'
@@ -90,6 +90,9 @@ class MarkdownWriter {
           `> **Compacted** (${time}): from here the model saw this summary and the last ${item.kept} messages.`,
         );
         this.block('summary', item.summary);
+      } else if (item.kind === 'merge') {
+        this.out.push(`> **Merged from another branch** (${time}): ${oneLine(item.label)}`);
+        this.block('merge', item.text);
       } else if (item.kind === 'clear')
         this.out.push(`> **Cleared** (${time}): the model saw nothing before this point.`);
       else if (item.kind === 'rewind')
@@ -136,8 +139,30 @@ class MarkdownWriter {
     if (rows.length > 0)
       this.out.push(rows.map(([k, v]) => `- ${k}: ${inlineCode(v!)}`).join('\n'));
     for (const warning of doc.warnings) this.out.push(`> ${oneLine(warning)}`);
-    const turns = turnsOf(doc.items);
-    doc.items.forEach((item, index) => this.item(item, turns.get(index)));
+    let turn = 0;
+    const items = (list: readonly ExportItem[]) => {
+      for (const item of list) {
+        const isUser = item.kind === 'message' && item.message.role === 'user';
+        this.item(item, isUser ? ++turn : undefined);
+      }
+    };
+    if (!doc.branches) items(doc.items);
+    for (const branch of doc.branches ?? []) {
+      const active = branch.active ? ' · active' : '';
+      this.out.push(`## Branch ${branch.index}${active}`);
+      this.out.push(
+        branch.parent === undefined
+          ? '*Starts at the beginning of the session.*'
+          : `*Leaves branch ${branch.parent} after line ${branch.from} of the session file.*`,
+      );
+      if (branch.summary) {
+        this.out.push(
+          `> **Summary of this branch** (${oneLine(branch.summary.by)}, ${oneLine(branch.summary.time)}):`,
+        );
+        this.block('summary', branch.summary.text);
+      }
+      items(branch.items);
+    }
     return this.out.join('\n\n') + '\n';
   }
 }

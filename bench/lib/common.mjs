@@ -156,3 +156,28 @@ export function peakRssMiB(args, { env, cwd = ROOT, check } = {}) {
     });
   });
 }
+
+/**
+ * A 95% interval of the ratio of medians (subject / baseline), by resampling each side's
+ * samples 1,000 times (a percentile bootstrap with a fixed seed, so a run reproduces it): what
+ * the ratio could have been from the same machine, to tell a miss from noise.
+ */
+export function ratioInterval(baselineSamples, subjectSamples, resamples = 1000) {
+  let seed = 0x2545f491;
+  const random = () => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) / 2 ** 32;
+  };
+  const resampledMedian = (samples) => {
+    const copy = Array.from(samples, () => samples[Math.floor(random() * samples.length)]);
+    return median(copy.sort((a, b) => a - b));
+  };
+  const ratios = [];
+  for (let i = 0; i < resamples; i++)
+    ratios.push(resampledMedian(subjectSamples) / resampledMedian(baselineSamples));
+  ratios.sort((a, b) => a - b);
+  const at = (q) => Math.round(ratios[Math.floor(q * (ratios.length - 1))] * 1000) / 1000;
+  return { low: at(0.025), high: at(0.975) };
+}

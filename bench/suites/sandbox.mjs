@@ -2,12 +2,12 @@
 // extension's start-up and tool round trip against the same extension unscoped, interleaved in
 // the same rounds, in-process on the compiled code (BENCH_ZOT_SRC switches the build). Each row
 // is one entry of ROWS with its own set-up.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { interleave, rounds, summarize, timedNode } from '../lib/common.mjs';
+import { interleave, ratioInterval, rounds, summarize, timedNode } from '../lib/common.mjs';
 import {
   DIST_SRC,
   extensionEnv,
@@ -35,7 +35,9 @@ function costRow(metric, baselineSamples, subjectSamples, target, note) {
   const subject = summarize(subjectSamples);
   const ratio = Math.round((subject.median / baseline.median) * 1000) / 1000;
   const added = subject.median - baseline.median;
-  const extra = note ? { note } : {};
+  const interval = ratioInterval(baselineSamples, subjectSamples);
+  note = `${note ? `${note}; ` : ''}ratio 95% interval ${interval.low}-${interval.high}`;
+  const extra = { note };
   if (!target)
     return { metric, unit: 'ms', baseline, subject, ratio, target: 'none', pass: null, ...extra };
   return {
@@ -49,7 +51,7 @@ function costRow(metric, baselineSamples, subjectSamples, target, note) {
         ? `ratio <= ${target.maxRatio}`
         : `ratio <= ${target.maxRatio} or +${target.maxAddedMs} ms`,
     pass: ratio <= target.maxRatio || added <= (target.maxAddedMs ?? -Infinity),
-    note: `${note ? `${note}; ` : ''}added ${added.toFixed(1)} ms at the median`,
+    note: `${note}; added ${added.toFixed(Math.abs(added) < 1 ? 3 : 1)} ms at the median`,
   };
 }
 
@@ -67,8 +69,11 @@ function makeBox() {
   return { base, home, project, zotHome: join(home, '.zot') };
 }
 
-/** One bash tool per setting; `run(command)` resolves the call's wall time in ms. */
-async function bashRunner(box, settings) {
+/**
+ * One bash tool per setting; `run(command)` resolves the call's wall time in ms, and adds the
+ * CPU time this process spent on it (zot's own share: user + system) to `cpu`.
+ */
+async function bashRunner(box, settings, cpu = { ms: 0, calls: 0 }) {
   const { createBashTool } = await load('tools/bash.js');
   const { SandboxController } = await load('security/sandbox/controller.js');
   const { userSandbox } = await load('security/sandbox/settings.js');
@@ -91,9 +96,13 @@ async function bashRunner(box, settings) {
       signal: new AbortController().signal,
       onProgress: () => undefined,
     };
+    const cpuBefore = process.cpuUsage();
     const started = performance.now();
     const output = await tool.execute({ command }, context);
     const ms = performance.now() - started;
+    const used = process.cpuUsage(cpuBefore);
+    cpu.ms += (used.user + used.system) / 1000;
+    cpu.calls++;
     if (output.isError) throw new Error(`bash ${command}: ${output.content[0]?.text}`);
     return ms;
   };
@@ -105,11 +114,68 @@ const bashRow = (metric, command, sandbox, target, note) => ({
   target,
   note,
   async prepare(box) {
-    const plain = await bashRunner(box, { mode: 'off' });
-    const confined = await bashRunner(box, { mode: 'required', ...sandbox });
-    return { baseline: () => plain(command), subject: () => confined(command) };
+    const cpu = { plain: { ms: 0, calls: 0 }, confined: { ms: 0, calls: 0 } };
+    const plain = await bashRunner(box, { mode: 'off' }, cpu.plain);
+    const confined = await bashRunner(box, { mode: 'required', ...sandbox }, cpu.confined);
+    const perCall = (side) => (side.ms / Math.max(1, side.calls)).toFixed(2);
+    return {
+      baseline: () => plain(command),
+      subject: () => confined(command),
+      // Warm-up calls included: CPU time hardly depends on them, unlike wall time under load.
+      note: () => `zot's own CPU per call ${perCall(cpu.plain)} vs ${perCall(cpu.confined)} ms`,
+    };
   },
 });
+
+/**
+ * The floor under the bash rows: bwrap with the arguments zot gives it, spawned directly (no
+ * tool, no policy, no launcher), against bash spawned directly; both run the same marked shell
+ * the tool runs. What this row adds is bwrap's own cost, which zot cannot remove.
+ */
+const bwrapFloorRow = {
+  metric: "bare bwrap with zot's arguments vs bare bash, `true` (no zot: the floor)",
+  target: null,
+  async prepare(box) {
+    const { SandboxController } = await load('security/sandbox/controller.js');
+    const { userSandbox } = await load('security/sandbox/settings.js');
+    const { sandboxedCommand } = await load('security/launcher.js');
+    const sandbox = new SandboxController({
+      settings: userSandbox({ mode: 'required' }),
+      project: box.project,
+      home: box.home,
+      zotHome: box.zotHome,
+    });
+    const plan = await sandbox.plan();
+    if (plan.kind !== 'sandboxed') throw new Error(`the sandbox cannot start here: ${plan.kind}`);
+    const merge = 'exec "$0" -c "$1" "$2" 2>&1';
+    const argv = ['/bin/bash', '-c', merge, '/bin/bash', 'true', 'bash'];
+    const markingArgv = ['/bin/bash', '-c', `printf . >&3; exec 3>&-; ${merge}`, ...argv.slice(3)];
+    const confined = sandboxedCommand(
+      { argv, markingArgv, cwd: box.project, env: process.env },
+      plan.launch,
+    );
+    const timed = (command, env, marker) =>
+      new Promise((resolve, reject) => {
+        const started = performance.now();
+        const stdio = ['ignore', 'pipe', 'pipe', ...(marker ? ['pipe'] : [])];
+        const child = spawn(command[0], command.slice(1), {
+          cwd: box.project,
+          env,
+          detached: true,
+          stdio,
+        });
+        for (const stream of child.stdio.slice(1)) stream?.resume();
+        child.once('error', reject);
+        child.once('close', (code) =>
+          code === 0 ? resolve(performance.now() - started) : reject(new Error(`exit ${code}`)),
+        );
+      });
+    return {
+      baseline: () => timed(argv, process.env, false),
+      subject: () => timed(confined.argv, confined.env, true),
+    };
+  },
+};
 
 /**
  * Two copies of one extension, `plain` (no permissions block: unscoped) and `scoped` (an empty
@@ -170,6 +236,8 @@ const CALLS_PER_SAMPLE = 40;
 const extCallRow = (language) => ({
   metric: `${language} extension tool round trip: scoped (bwrap) vs unscoped`,
   target: EXT_CALL_TARGET,
+  // A sample takes milliseconds: enough of them to tell 1.1x from noise.
+  rounds: [200, 60],
   note: `each sample is the mean of ${CALLS_PER_SAMPLE} calls; both extensions run in one host`,
   async prepare(box) {
     const program = language === 'python' ? PY_FIXTURE : NODE_FIXTURE;
@@ -222,6 +290,7 @@ const ROWS = [
     {},
     BASH_TARGET,
   ),
+  bwrapFloorRow,
   bashRow('bash `true`, network: true (host network shared)', 'true', { network: true }, null),
   bashRow(
     'bash `true`, network: a host list (proxy and relay)',
@@ -244,14 +313,15 @@ export async function run(options) {
   try {
     const rows = [];
     for (const spec of ROWS.filter((row) => row.metric.toLowerCase().includes(only))) {
-      const { baseline, subject, cleanup } = await spec.prepare(box);
+      const { baseline, subject, cleanup, note: extraNote } = await spec.prepare(box);
       const fns = { baseline, subject };
       try {
         await interleave(rounds(options, 3, 1), fns); // warm-up: page cache, the probe, JIT
-        const samples = await interleave(rounds(options, 30, 8), fns);
+        const [full, quick] = spec.rounds ?? [30, 8];
+        const samples = await interleave(rounds(options, full, quick), fns);
         // The machine's load while the row ran: the figure to read its absolute times against.
         const load = `load average ${loadavg()[0].toFixed(1)}`;
-        const note = spec.note ? `${spec.note}; ${load}` : load;
+        const note = [spec.note, extraNote?.(), load].filter(Boolean).join('; ');
         rows.push(costRow(spec.metric, samples.baseline, samples.subject, spec.target, note));
       } finally {
         await cleanup?.();

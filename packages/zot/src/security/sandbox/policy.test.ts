@@ -77,6 +77,39 @@ test('a hidden path that is a symlink is hidden at its target', () => {
   }
 });
 
+test('links are resolved before the kind is taken: through a linked parent, to a file, and dangling', () => {
+  const config = join(root, 'elsewhere/config');
+  mkdirSync(join(config, 'gh'), { recursive: true });
+  writeFileSync(join(root, 'elsewhere/creds'), 'token');
+  symlinkSync(config, join(home, '.config'));
+  symlinkSync(join(root, 'elsewhere/creds'), join(home, '.git-credentials'));
+  symlinkSync(join(root, 'elsewhere/gone/kube'), join(home, '.kube'));
+  try {
+    const rule = (name: string) => policy().rules.find((r) => r.source.startsWith(`~/${name} `))!;
+    assert.deepEqual(
+      [rule('.config/gh').path, rule('.config/gh').kind],
+      [join(config, 'gh'), 'dir'],
+    );
+    assert.deepEqual(
+      [rule('.git-credentials').path, rule('.git-credentials').kind],
+      [join(root, 'elsewhere/creds'), 'file'],
+    );
+    assert.deepEqual(
+      [rule('.kube').path, rule('.kube').kind],
+      [join(root, 'elsewhere/gone/kube'), 'missing'],
+    );
+    // A path that appears later is covered by the next policy (nothing is cached).
+    mkdirSync(join(root, 'elsewhere/gone'));
+    mkdirSync(join(root, 'elsewhere/gone/kube'));
+    assert.equal(rule('.kube').kind, 'dir');
+  } finally {
+    for (const link of ['.config', '.git-credentials', '.kube']) rmSync(join(home, link));
+    rmSync(config, { recursive: true });
+    rmSync(join(root, 'elsewhere/creds'));
+    rmSync(join(root, 'elsewhere/gone'), { recursive: true });
+  }
+});
+
 test('a missing allow_write path is left out, with a note', () => {
   const p = policy({ allowWrite: [join(root, 'nope')] });
   assert.match(p.notes[0]!, /sandbox\.allow_write: .*nope does not exist/);

@@ -1,7 +1,7 @@
 // The sandbox policy for one launch: which paths are hidden, re-exposed read-only or writable,
 // resolved to real paths (symlinks followed) and ordered so that the deepest rule wins. The
 // bwrap arguments, the macOS profile and the file tools' checks are all derived from it.
-import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import type { NetworkSetting, SandboxSettings } from './settings.js';
 
@@ -55,52 +55,83 @@ export interface PolicyInputs {
 /**
  * The real path of `path`: symlinks resolved for the part that exists, the rest appended.
  * Contract: never throws; returns an absolute path.
+ *
+ * Every bash command and file-tool check resolves a dozen paths, many of them missing (most
+ * homes have no ~/.gnupg): an lstat that returns nothing for a missing path comes first, so no
+ * exception is built for it, and an existing one is resolved by the C library in one call.
  */
 export function realPathOf(path: string): string {
+  return resolvePath(path).real;
+}
+
+/**
+ * The real path and what is there. An existing path that is not itself a symlink is the same
+ * file as its real path, so its lstat tells the kind without another stat.
+ */
+function resolvePath(path: string): { real: string; kind?: PathRule['kind'] } {
   const rest: string[] = [];
   let current = path;
   let links = 0;
   for (let i = 0; i < 4096; i++) {
-    try {
-      const real = realpathSync(current);
-      return rest.length === 0 ? real : join(real, ...[...rest].reverse());
-    } catch {
+    const stat = lstatOrNothing(current);
+    if (stat) {
+      const real = nativeRealPath(current);
+      if (real !== undefined) {
+        if (rest.length > 0) return { real: join(real, ...[...rest].reverse()) };
+        if (current !== path || stat.isSymbolicLink()) return { real };
+        return { real, kind: stat.isDirectory() ? 'dir' : 'file' };
+      }
       // A dangling symlink points somewhere all the same: follow it (a bounded number of times).
-      const target = links < 40 ? linkTarget(current) : undefined;
+      const target = links < 40 && stat.isSymbolicLink() ? linkTarget(current) : undefined;
       if (target !== undefined) {
         links++;
         current = resolve(dirname(current), target);
         continue;
       }
-      const parent = dirname(current);
-      if (parent === current) break;
-      rest.push(basename(current));
-      current = parent;
     }
+    const parent = dirname(current);
+    if (parent === current) break;
+    rest.push(basename(current));
+    current = parent;
   }
-  return path;
+  return { real: path };
+}
+
+/** lstat, or undefined for a path that is not there or cannot be looked at. */
+function lstatOrNothing(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined; // ENOTDIR, EACCES, ELOOP: nothing to resolve here
+  }
+}
+
+function nativeRealPath(path: string): string | undefined {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return undefined;
+  }
 }
 
 function linkTarget(path: string): string | undefined {
   try {
-    return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : undefined;
+    return readlinkSync(path);
   } catch {
     return undefined;
   }
 }
 
 function kindOf(path: string): PathRule['kind'] {
+  let stat: Stats | undefined;
   try {
-    return statSync(path).isDirectory() ? 'dir' : 'file';
+    stat = statSync(path, { throwIfNoEntry: false });
   } catch {
-    // a dangling symlink: nothing to read through it
-    try {
-      lstatSync(path);
-      return 'file';
-    } catch {
-      return 'missing';
-    }
+    stat = undefined;
   }
+  if (stat) return stat.isDirectory() ? 'dir' : 'file';
+  // a dangling symlink: nothing to read through it
+  return lstatOrNothing(path) ? 'file' : 'missing';
 }
 
 const ORDER: Record<PathAccess, number> = { writable: 0, 'read-only': 1, hidden: 2 };
@@ -118,8 +149,8 @@ export function buildPolicy(inputs: PolicyInputs): SandboxPolicy {
   const notes: string[] = [];
   const rules: PathRule[] = [];
   const add = (path: string, access: PathAccess, source: string) => {
-    const real = realPathOf(path);
-    rules.push({ path: real, access, source, kind: kindOf(real) });
+    const { real, kind } = resolvePath(path);
+    rules.push({ path: real, access, source, kind: kind ?? kindOf(real) });
   };
   for (const rel of ALWAYS_HIDDEN_IN_HOME)
     add(join(inputs.home, rel), 'hidden', `~/${rel} (always hidden)`);

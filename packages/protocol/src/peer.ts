@@ -74,6 +74,43 @@ interface Pending {
   expire?: () => void;
 }
 
+/**
+ * One 'abort' listener per signal, however many requests wait on it (a turn's signal is shared
+ * by all its tool calls): adding and removing an EventTarget listener costs microseconds, a Set
+ * entry a fraction of one. Callbacks run in the order they were added, as listeners would.
+ */
+const abortWatchers = new WeakMap<AbortSignal, Set<() => void>>();
+
+function watchAbort(signal: AbortSignal, callback: () => void): () => void {
+  let callbacks = abortWatchers.get(signal);
+  if (!callbacks) {
+    const watching = new Set<() => void>();
+    callbacks = watching;
+    abortWatchers.set(signal, watching);
+    signal.addEventListener(
+      'abort',
+      () => {
+        const due = [...watching];
+        watching.clear();
+        for (const run of due) {
+          try {
+            run();
+          } catch (error) {
+            // As a throwing listener would: reported, and the others still run.
+            queueMicrotask(() => {
+              throw error;
+            });
+          }
+        }
+      },
+      { once: true },
+    );
+  }
+  callbacks.add(callback);
+  const watching = callbacks;
+  return () => void watching.delete(callback);
+}
+
 /** The asking side: sends requests, correlates replies. */
 export class Peer {
   private nextId = 1;
@@ -128,7 +165,7 @@ export class Peer {
     return new Promise<ReplyTo<R['type']>>((resolve, reject) => {
       const cleanup = () => {
         if (entry.timer) clearTimeout(entry.timer);
-        signal?.removeEventListener('abort', onAbort);
+        unwatchAbort?.();
         this.pending.delete(id);
         this.onPendingChange();
       };
@@ -160,7 +197,7 @@ export class Peer {
         this.abandoned(sent, 'timeout');
       };
       entry.timer = setTimeout(entry.expire, timeoutMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const unwatchAbort = signal ? watchAbort(signal, onAbort) : undefined;
       this.pending.set(id, entry);
       this.onPendingChange();
       onId?.(id);

@@ -139,6 +139,29 @@ test('a 40 MiB message is counted and dropped, invalid UTF-8 and binary are drop
   await link.transport.terminate();
 });
 
+test('a message is read as stdio reads a line: empty ones skipped, one CR stripped, LFs split it, order kept while paused', async (t) => {
+  const dir = scratch(t);
+  const server = await startRawServer();
+  t.after(() => server.close());
+  const link = connect(server.url, dir);
+  const socket = await server.nextConnection();
+  socket.send(HELLO);
+  await link.until(() => link.lines.length === 1);
+  const messages = ['', 'one\r', 'two\nthree', '\n', 'four\r\nfive\n', 'six', 'é\r\r'];
+  const expected = [HELLO, 'one', 'two', 'three', 'four', 'five', 'six', 'é\r'];
+  for (const message of messages) socket.send(message);
+  await link.until(() => link.lines.length === expected.length);
+  // Paused, the same messages wait and then come in the same order.
+  link.transport.setReading(false);
+  for (const message of messages) socket.send(message);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(link.lines.length, expected.length);
+  link.transport.setReading(true);
+  await link.until(() => link.lines.length === 2 * expected.length - 1);
+  assert.deepEqual(link.lines, [...expected, ...expected.slice(1)]);
+  await link.transport.terminate();
+});
+
 test('a message over the 64 MiB message limit closes the link, named', async (t) => {
   const dir = scratch(t);
   const server = await startRawServer();

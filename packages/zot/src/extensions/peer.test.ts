@@ -1,5 +1,6 @@
 // The peer takes a reply only when its type is the one its request expects.
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { test } from 'node:test';
 import type { FrameFromHost } from '@zot/protocol';
 import { Peer, RequestError } from './peer.js';
@@ -78,4 +79,69 @@ test('a paused deadline stops its clock, runs on from where it stopped, and paus
   t.mock.timers.tick(1);
   await assert.rejects(call, (error: RequestError) => error.reason === 'timeout');
   assert.equal(p.pause(id, 5_000), false, 'no such request');
+});
+
+test('requests sharing one signal: an abort fails those still waiting, in order, and tells the other side of each', async () => {
+  const sent: FrameFromHost[] = [];
+  const abandoned: string[] = [];
+  const p = new Peer(
+    (frame) => void sent.push(frame),
+    () => undefined,
+    (frame, reason) => void abandoned.push(`${frame.id} ${reason}`),
+  );
+  const controller = new AbortController();
+  const calls = [0, 1, 2, 3].map((i) =>
+    p.request(
+      { type: 'tool_call', name: 't', args: { i } },
+      `tool t${i}`,
+      60_000,
+      controller.signal,
+    ),
+  );
+  const settled: string[] = [];
+  calls.forEach((call, i) =>
+    call.then(
+      () => settled.push(`${i} ok`),
+      (error: RequestError) => settled.push(`${i} ${error.reason}`),
+    ),
+  );
+  const ids = sent.map((frame) => (frame as { id: string }).id);
+  assert.equal(p.resolve({ type: 'tool_result', id: ids[1]!, content: [] }), 'resolved');
+  // One listener on the signal, however many requests wait on it.
+  assert.equal(getEventListeners(controller.signal, 'abort').length, 1);
+  controller.abort();
+  await Promise.allSettled(calls);
+  assert.deepEqual(settled, ['1 ok', '0 aborted', '2 aborted', '3 aborted']);
+  assert.deepEqual(abandoned, [`${ids[0]} aborted`, `${ids[2]} aborted`, `${ids[3]} aborted`]);
+  assert.equal(p.pendingCount, 0);
+  // A request on a signal already aborted fails at once, and sends nothing.
+  await assert.rejects(
+    p.request({ type: 'tool_call', name: 't', args: {} }, 'tool t', 60_000, controller.signal),
+    (error: RequestError) => error.reason === 'aborted',
+  );
+  assert.equal(sent.length, 4);
+});
+
+test('a request that settles leaves nothing on its signal: a later abort fails only the new one', async () => {
+  const { sent, peer: p } = peer();
+  const controller = new AbortController();
+  for (let i = 0; i < 200; i++) {
+    const call = p.request(
+      { type: 'tool_call', name: 't', args: {} },
+      'tool t',
+      60_000,
+      controller.signal,
+    );
+    p.resolve({ type: 'tool_result', id: (sent[i] as { id: string }).id, content: [] });
+    await call;
+  }
+  const last = p.request(
+    { type: 'tool_call', name: 't', args: {} },
+    'tool t',
+    60_000,
+    controller.signal,
+  );
+  controller.abort();
+  await assert.rejects(last, (error: RequestError) => error.reason === 'aborted');
+  assert.equal(p.pendingCount, 0);
 });

@@ -2,6 +2,7 @@
 // per frame. It keeps the child-process transport's contract (transport.ts), so the handshake,
 // timeouts, bounds, back-pressure and supervision above it are the stdio ones: a dropped
 // connection is an exit, which the supervisor treats as a crash.
+import { isUtf8 } from 'node:buffer';
 import type { Agent } from 'node:http';
 import { createRequire } from 'node:module';
 import {
@@ -174,6 +175,13 @@ export class WebSocketTransport implements ExtensionTransport {
       return;
     }
     const splitter = this.splitter!;
+    if (Buffer.isBuffer(data) && isPlainLine(data)) {
+      // The usual message, one whole frame: the line the splitter would make, without it.
+      const line = data.toString('utf8');
+      if (this.reading && this.held.length === 0) this.handlers!.onLine(line);
+      else this.held.push(() => this.handlers!.onLine(line));
+      return;
+    }
     if (Buffer.isBuffer(data)) splitter.push(data);
     else if (Array.isArray(data)) for (const chunk of data) splitter.push(chunk);
     else splitter.push(Buffer.from(data));
@@ -279,6 +287,21 @@ export class WebSocketTransport implements ExtensionTransport {
   terminateNow(): void {
     this.socket?.terminate();
   }
+}
+
+/**
+ * A message that is exactly one line as LineSplitter reads it: not empty, within the frame
+ * limit, no LF, no trailing CR, valid UTF-8. Anything else goes through the splitter.
+ */
+function isPlainLine(data: Buffer): boolean {
+  const length = data.length;
+  return (
+    length > 0 &&
+    length <= MAX_FRAME_BYTES &&
+    data[length - 1] !== 0x0d &&
+    data.indexOf(0x0a) === -1 &&
+    isUtf8(data)
+  );
 }
 
 function byteLength(data: WebSocketType.RawData): number {

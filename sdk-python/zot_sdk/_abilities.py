@@ -140,3 +140,25 @@ class Ui:
             return Answer(False, reason="unavailable")
         value = None if response.get("cancelled") is True else read(response.get("value"))
         return Answer(False, reason="cancelled") if value is None else Answer(True, value)
+
+
+class RoutedUi:
+    """`ext.ui` while listening: asks through the connection whose handler is running."""
+
+    def __init__(self, ext):
+        self._ext = ext
+
+    def _ui(self):
+        session = getattr(self._ext._context, "session", None)
+        if session is None:
+            raise RuntimeError("ext.ui while listening: ask from a handler (which connection?)")
+        return session.ui
+
+    def confirm(self, title, timeout_ms=None):
+        return self._ui().confirm(title, timeout_ms)
+
+    def select(self, title, options, timeout_ms=None):
+        return self._ui().select(title, options, timeout_ms)
+
+    def input(self, title, mask=False, timeout_ms=None):
+        return self._ui().input(title, mask, timeout_ms)

@@ -75,6 +75,7 @@ class Dispatch:
 
     def _route(self, frame):
         """Called by the reading thread in input order: a task for a worker, or None."""
+        self._context.session = self  # this thread serves this session (see Extension.listen)
         kind = frame["type"]
         method = _REQUESTS.get(kind)
         if method is not None:
@@ -204,6 +205,7 @@ class Dispatch:
         self._reply("event_intercept_response", request, fields, fallback)
 
     def _run_event(self, frame):
+        self._context.session = self
         for fn in list(self._events.get(frame.get("event"), ())):
             try:
                 call(fn, frame)
@@ -211,6 +213,7 @@ class Dispatch:
                 self._report("%s event handler" % frame.get("event"), problem)
 
     def _run_panel(self, frame):
+        self._context.session = self
         if frame["type"] == "panel_key":
             key = PanelKey(frame.get("panel_id"), frame.get("key"), frame.get("text"))
             hooks, subject, what = self._panel_key_hooks, key, "on_panel_key hook"

@@ -8,10 +8,11 @@ _dispatch.py.
 import sys
 import threading
 
-from ._abilities import Calls, Ui
+from ._abilities import Calls, RoutedUi, Ui
 from ._dispatch import Dispatch
 from ._framing import encode
 from ._lifecycle import Lifecycle
+from ._listen import DEFAULT_MAX_CONNECTIONS, Listening
 from ._protocol import EVENTS, NOTIFY_LEVELS
 from ._results import as_panel
 from ._workers import Workers
@@ -70,6 +71,8 @@ class Extension(Lifecycle, Dispatch):
         self.ui = Ui(self._send)
         self._event_lane = Workers(name + "-events", 1, self._worker_failed)
         self._panel_lane = Workers(name + "-panels", 1, self._worker_failed)
+        #: listen(): the server whose connections are each a session of this extension.
+        self._listening = None
 
     def command(self, name, description="", handler=None):
         """Decorator: `@ext.command("name", "description")` on `def handler(args: str)`."""
@@ -78,6 +81,9 @@ class Extension(Lifecycle, Dispatch):
 
         def register(fn):
             frame = {"type": "register_command", "name": name, "description": str(description)}
+            target = self._target("command")
+            if target is not self:
+                return target.command(name, description, fn)
             with self._lock:
                 self._commands[name] = (frame, fn)
                 self._announce(frame)
@@ -97,6 +103,9 @@ class Extension(Lifecycle, Dispatch):
                 frame["schema"] = schema
             if deferred:
                 frame["deferred"] = True
+            target = self._target("tool")
+            if target is not self:
+                return target.tool(name, description, schema, deferred, fn)
             with self._lock:
                 self._tools[name] = (frame, fn)
                 self._announce(frame)
@@ -106,6 +115,9 @@ class Extension(Lifecycle, Dispatch):
 
     def unregister_tool(self, name):
         """Removes a registered tool (protocol version 2); an unknown name does nothing."""
+        target = self._target("unregister_tool")
+        if target is not self:
+            return target.unregister_tool(name)
         with self._lock:
             if self._tools.pop(name, None) is None:
                 return
@@ -118,6 +130,9 @@ class Extension(Lifecycle, Dispatch):
             self.log("warning: %r is not an event zot announces (%s)" % (event, ", ".join(EVENTS)))
 
         def register(fn):
+            target = self._target("on")
+            if target is not self:
+                return target.on(event)(fn)
             with self._lock:
                 self._events.setdefault(event, []).append(fn)
                 self._resubscribe()
@@ -168,6 +183,9 @@ class Extension(Lifecycle, Dispatch):
         return fn
 
     def _intercept(self, event, fn):
+        target = self._target("intercept")
+        if target is not self:
+            return target._intercept(event, fn)
         with self._lock:
             self._interceptors[event] = fn
             self._resubscribe()
@@ -193,8 +211,14 @@ class Extension(Lifecycle, Dispatch):
 
 
     def _send(self, frame):
-        """Writes one frame, held until `ready` during the handshake. Raises if it is not JSON."""
+        """Writes one frame, held until `ready` during the handshake. Raises if it is not JSON.
+        Listening, a handler's frame goes to its own connection, any other to every one."""
         data = encode(frame)
+        if self._listening is not None:
+            session = getattr(self._context, "session", None)
+            for target in [session] if session is not None else self._listening.sessions():
+                target._send(frame)
+            return
         with self._lock:
             if self._phase in ("idle", "handshake"):
                 self._outbox.append(data)
@@ -257,9 +281,50 @@ class Extension(Lifecycle, Dispatch):
         current = getattr(self._context, "activations", None)
         if current is not None:
             current.extend(names)
+        elif self._listening is not None:
+            for session in self._listening.sessions():
+                session.activate_tools(names)
         else:
             with self._lock:
                 self._pending_activations.extend(names)
+
+    def listen(self, port=0, host="127.0.0.1", token=None, tls=None,
+               max_connections=DEFAULT_MAX_CONNECTIONS):
+        """Serves the extension over WebSocket instead of stdio; returns a `Listening` with its
+        `url` (give it to zot: `zot --ext-url URL`, or a manifest's "transport") and `wait()`.
+
+        Each connection is a session of its own with these handlers. `token`: every connection
+        must send `Authorization: Bearer <token>` (else 401). `tls`: (cert_file, key_file) PEM
+        paths, served as wss://. Register everything first; registering afterwards raises.
+        """
+        if self._listening is not None or self._phase != "idle":
+            raise RuntimeError("run() or listen() was already called")
+        self._listening = Listening(self, host, port, token, tls, max_connections)
+        self.ui = RoutedUi(self)
+        return self._listening
+
+    def _session(self):
+        """A session of this extension for one connection: the same handlers, its own state."""
+        session = Extension(self.name, self.version, self._max_workers)
+        with self._lock:
+            session._commands = dict(self._commands)
+            session._tools = dict(self._tools)
+            session._events = {event: list(fns) for event, fns in self._events.items()}
+            session._interceptors = dict(self._interceptors)
+        for hooks in ("_hello_hooks", "_panel_key_hooks", "_panel_close_hooks", "_shutdown_hooks"):
+            setattr(session, hooks, list(getattr(self, hooks)))
+        # Shared: a handler that calls ext.* finds its session (and its activations) here.
+        session._context = self._context
+        return session
+
+    def _target(self, what):
+        """Where a registration goes: here; listening, the connection whose handler runs."""
+        if self._listening is None:
+            return self
+        session = getattr(self._context, "session", None)
+        if session is None:
+            raise RuntimeError("%s after listen(): register before it, or from a handler" % what)
+        return session
 
     def log(self, *parts):
         """Writes a line to stderr, which zot appends to the extension's log."""

@@ -39,6 +39,8 @@ class Lifecycle:
         and `sys.stdout` at stderr, so a stray `print` (or a child process) cannot corrupt the
         protocol.
         """
+        if getattr(self, "_listening", None) is not None:
+            raise RuntimeError("listen() was already called; run() serves stdio instead")
         stdin = sys.stdin.buffer
         frames = os.fdopen(os.dup(1), "wb")
         try:
@@ -61,6 +63,7 @@ class Lifecycle:
     def serve(self, stdin, stdout):
         """The protocol on binary streams (for tests and embedding); returns an exit status."""
         self._out = stdout
+        self._context.session = self  # the on_hello hooks run on this thread (see listen)
         reader = LineReader(stdin)
         hello = {"type": "hello", "name": self.name, "version": str(self.version)}
         hello["protocol_version"] = PROTOCOL_VERSION

@@ -161,6 +161,18 @@ export type RuntimeState = {
     loaded: Array<string>;
     /** Extensions that failed or died */
     failed: Array<string>;
+    /** Remote extensions and their connections (present when there are any) */
+    remote?: Array<{
+      name: string;
+      transport: 'websocket' | 'http';
+      /** Its URL, user information and secret values elided */
+      url: string;
+      connection: 'connecting' | 'connected' | 'reconnecting' | 'down';
+      /** reconnecting: when the next attempt is due (epoch ms) */
+      retry_at?: number;
+      /** down: why */
+      reason?: string;
+    }>;
   };
   /** Changes whenever the slash commands on offer change (an extension registered or lost one, a reload): list them again */
   commands_revision: number;
@@ -569,6 +581,18 @@ export type RpcEvent =
         loaded: Array<string>;
         /** Extensions that failed or died */
         failed: Array<string>;
+        /** Remote extensions and their connections (present when there are any) */
+        remote?: Array<{
+          name: string;
+          transport: 'websocket' | 'http';
+          /** Its URL, user information and secret values elided */
+          url: string;
+          connection: 'connecting' | 'connected' | 'reconnecting' | 'down';
+          /** reconnecting: when the next attempt is due (epoch ms) */
+          retry_at?: number;
+          /** down: why */
+          reason?: string;
+        }>;
       };
       /** Changes whenever the slash commands on offer change (an extension registered or lost one, a reload): list them again */
       commands_revision: number;

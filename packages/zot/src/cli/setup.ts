@@ -253,6 +253,8 @@ async function createHostNow(inputs: HostInputs) {
       urls: options.extUrls,
       tokenEnv: options.extTokenEnv,
       insecure: options.insecureExtTransport,
+      authPath: paths.auth,
+      configPath: paths.config,
       // The providers' proxy settings; loaded with the first remote connection only.
       agent: async (url) => (await import('../providers/transport.js')).connectionAgent(url),
     },

@@ -51,6 +51,28 @@ export const StateFields = {
   extensions: Type.Object({
     loaded: Type.Array(Type.String(), { description: 'Running extensions, in load order' }),
     failed: Type.Array(Type.String(), { description: 'Extensions that failed or died' }),
+    remote: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            name: Type.String(),
+            transport: Type.Union([Type.Literal('websocket'), Type.Literal('http')]),
+            url: Type.String({ description: 'Its URL, user information and secret values elided' }),
+            connection: Type.Union(
+              ['connecting', 'connected', 'reconnecting', 'down'].map((v) => Type.Literal(v)),
+            ),
+            retry_at: Type.Optional(
+              Type.Integer({
+                description: 'reconnecting: when the next attempt is due (epoch ms)',
+              }),
+            ),
+            reason: Type.Optional(Type.String({ description: 'down: why' })),
+          },
+          { additionalProperties: false },
+        ),
+        { description: 'Remote extensions and their connections (present when there are any)' },
+      ),
+    ),
   }),
   commands_revision: Type.Integer({
     minimum: 0,

@@ -1,6 +1,7 @@
 // A remote extension's connection, as a manifest's `transport` field or `--ext-url` gives it:
 // validated here (shape, scheme, loopback rule, token), shown only with credentials elided.
 import { isLoopbackUrl } from '../util/base-url.js';
+import { SECRET_VARIABLES } from '../security/child-env.js';
 import { redactUrl } from '../util/redact.js';
 
 export type RemoteKind = 'websocket' | 'http';
@@ -15,6 +16,8 @@ export interface RemoteConfig {
   tokenEnv?: string;
   /** `--ext-url` without `--ext-token-env`: ZOT_EXT_TOKEN, used when set, never required. */
   tokenOptional?: boolean;
+  /** Where the token was found (a variable's name, "auth.json"), for messages; never the token. */
+  tokenFrom?: string;
 }
 
 /** Most extra headers, and the longest value, a `transport` block may carry. */
@@ -78,9 +81,18 @@ export function parseRemoteConfig(value: unknown): RemoteConfig | string {
   if (raw.token_env !== undefined && raw.token_env !== null) {
     if (typeof raw.token_env !== 'string' || !ENV_NAME.test(raw.token_env))
       return '"transport.token_env" must be the name of an environment variable';
+    const secret = secretVariableProblem(raw.token_env);
+    if (secret) return `"transport.token_env": ${secret}`;
     config.tokenEnv = raw.token_env;
   }
   return config;
+}
+
+/** Why `name` may not be a token variable, or undefined. Contract: pure, never throws. */
+export function secretVariableProblem(name: string): string | undefined {
+  const upper = name.toUpperCase();
+  if (!SECRET_VARIABLES.some((secret) => secret.toUpperCase() === upper)) return undefined;
+  return `${name} holds one of zot's own secrets (a provider key or the RPC token), which zot never sends to an extension's server; give the extension a token of its own in another variable`;
 }
 
 /** The URL parsed, or what is wrong with it (quoted without credentials). */
@@ -123,12 +135,6 @@ export function remoteRefusal(
   if (config.tokenEnv && !config.tokenOptional && !options.env[config.tokenEnv])
     return `its token variable ${config.tokenEnv} is not set; export it (or remove "token_env")`;
   return undefined;
-}
-
-/** The bearer token for `config`, read when it connects. */
-export function remoteToken(config: RemoteConfig, env: NodeJS.ProcessEnv): string | undefined {
-  const token = config.tokenEnv ? env[config.tokenEnv] : undefined;
-  return token ? token : undefined;
 }
 
 /** The URL as zot shows it: user information and secret query values elided. */

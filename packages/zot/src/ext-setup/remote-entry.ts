@@ -8,6 +8,7 @@ import {
   displayUrl,
   kindOfUrl,
   nameFromUrl,
+  secretVariableProblem,
   type RemoteConfig,
 } from './remote-config.js';
 
@@ -18,8 +19,10 @@ import {
 export function urlEntry(url: string, tokenEnv: string | undefined): DiscoveredExtension {
   const shown = displayUrl(url);
   const kind = kindOfUrl(url);
-  const problem =
-    kind === undefined
+  const secret = tokenEnv === undefined ? undefined : secretVariableProblem(tokenEnv);
+  const problem = secret
+    ? `--ext-token-env ${tokenEnv}: ${secret}`
+    : kind === undefined
       ? `--ext-url ${shown}: expected a ws://, wss://, http:// or https:// URL`
       : typeof checkUrl(url, kind) === 'string'
         ? `--ext-url: ${checkUrl(url, kind) as string}`

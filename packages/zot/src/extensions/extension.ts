@@ -69,6 +69,8 @@ export class RunningExtension {
   private settle: ((state: ExtensionState) => void) | undefined;
   /** Set by the supervisor after a crash: a restart is pending. */
   restarting = false;
+  /** When the pending restart is due (the supervisor's clock, ms). */
+  restartAt: number | undefined;
   /** Set by the supervisor when it will not restart this one (and why). */
   stayDown: string | undefined;
   /** The process that replaced this one after a crash (set by the supervisor). */

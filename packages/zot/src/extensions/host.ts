@@ -13,7 +13,7 @@ import {
   type InterceptValues,
 } from './intercept.js';
 import { ExtensionLifecycle, type RemoteOptions } from './lifecycle.js';
-import type { ExtensionReport, TransportFactory } from './load-plan.js';
+import type { ExtensionReport, RemoteLink, TransportFactory } from './load-plan.js';
 import type { NotesModel } from './notes.js';
 import type { PanelRequestResult, PanelSnapshot } from './panels.js';
 import { ExtensionRegistry, type CommandOutcome } from './registry.js';
@@ -21,7 +21,7 @@ import type { SupervisorClock } from './restart-budget.js';
 import { extensionTimeouts, type ExtensionTimeouts } from './timeouts.js';
 import { UiRouter } from './ui-router.js';
 
-export type { ExtensionReport, LoadStatus } from './load-plan.js';
+export type { ExtensionReport, LoadStatus, RemoteLink } from './load-plan.js';
 
 /** A start in progress: see ExtensionHost.begin(). */
 export interface StartProgress {
@@ -213,6 +213,10 @@ export class ExtensionHost {
   }
   get lastReports(): readonly ExtensionReport[] {
     return this.lifecycle.lastReports;
+  }
+  /** Each remote extension's connection now (URL without credentials, state, retry, reason). */
+  remoteLinks(): RemoteLink[] {
+    return this.lifecycle.remoteLinks();
   }
   /** The open panel, for a front end's state snapshot. */
   openPanel(): PanelSnapshot | undefined {

@@ -11,6 +11,7 @@ import type { HostEvent } from './host.js';
 import {
   planAll,
   type ExtensionReport,
+  type RemoteLink,
   type PlannedExtension,
   type TransportFactory,
 } from './load-plan.js';
@@ -66,6 +67,9 @@ export interface RemoteOptions {
   env?: NodeJS.ProcessEnv;
   /** How connections are made (the providers' proxy settings); default direct. */
   agent?: AgentFor;
+  /** auth.json and config.json, where a token may be found besides the environment. */
+  authPath?: string;
+  configPath?: string;
 }
 
 /**
@@ -76,6 +80,8 @@ export interface RemoteOptions {
 export class ExtensionLifecycle {
   private extensions: RunningExtension[] = [];
   private reports: ExtensionReport[] = [];
+  /** The remote extensions' links, read live. */
+  private links: Array<() => RemoteLink> = [];
   private exitHook: (() => void) | undefined;
   /**
    * The memory key of each extension of this start, and the entry's text as last written, or
@@ -110,6 +116,10 @@ export class ExtensionLifecycle {
   }
   get lastReports(): readonly ExtensionReport[] {
     return this.reports;
+  }
+  /** Each remote extension's connection now, in load order. */
+  remoteLinks(): RemoteLink[] {
+    return this.links.map((link) => link());
   }
 
   /** Discovers and starts every extension in parallel; resolves when all are ready or failed. */
@@ -161,6 +171,7 @@ export class ExtensionLifecycle {
       ...(this.deps.remote ? { remote: this.deps.remote } : {}),
     };
     const planned = planAll(entries, deps);
+    this.links = planned.flatMap((item) => (item.link ? [item.link] : []));
     this.extensions = planned.flatMap((item) => ('extension' in item ? [item.extension] : []));
     for (const item of planned)
       if ('extension' in item) this.supervisor.watch(item.extension, item.respawn);

@@ -13,7 +13,8 @@ import { trustAllFromEnv } from '../ext-setup/trust.js';
 import type { ProcessPolicy } from '../security/launcher.js';
 import { SELF_ARGV_ENV, selfArgv } from '../util/self.js';
 import { describeExit, type ExtensionTransport } from './transport.js';
-import { displayUrl, remoteRefusal, remoteToken } from '../ext-setup/remote-config.js';
+import { displayUrl, remoteRefusal } from '../ext-setup/remote-config.js';
+import { resolveRemoteToken } from '../ext-setup/remote-token.js';
 import { WebSocketTransport } from './transports/websocket.js';
 import type { AgentFor } from './transports/remote-connect.js';
 
@@ -43,7 +44,14 @@ export interface PlanDeps {
    * Remote extensions: whether unencrypted links may leave this machine (--insecure-ext-transport),
    * and zot's own environment, where tokens and proxy settings are read (default process.env).
    */
-  remote?: { insecure: boolean; env?: NodeJS.ProcessEnv; agent?: AgentFor };
+  remote?: {
+    insecure: boolean;
+    env?: NodeJS.ProcessEnv;
+    agent?: AgentFor;
+    /** auth.json and config.json, where tokens may be found too (remote-token.ts). */
+    authPath?: string;
+    configPath?: string;
+  };
 }
 
 /**
@@ -56,6 +64,8 @@ export type PlannedExtension =
       extension: RunningExtension;
       respawn(): RunningExtension | string;
       report(): ExtensionReport;
+      /** A remote extension's link as it is now. */
+      link?(): RemoteLink;
       /** What, besides its files, decides what it registers (remembered.ts). */
       /** Absent for a remote extension: its code is elsewhere, nothing of it is remembered. */
       identity?: {
@@ -68,7 +78,20 @@ export type PlannedExtension =
         inputs: readonly string[];
       };
     }
-  | { report(): ExtensionReport };
+  | { report(): ExtensionReport; link?(): RemoteLink };
+
+/** A remote extension's connection as front ends show it (the state snapshot's `remote`). */
+export interface RemoteLink {
+  name: string;
+  transport: 'websocket' | 'http';
+  /** Credentials elided. */
+  url: string;
+  connection: 'connecting' | 'connected' | 'reconnecting' | 'down';
+  /** reconnecting: when the next attempt is due (epoch ms). */
+  retry_at?: number;
+  /** down: why. */
+  reason?: string;
+}
 
 /** Contract: never throws; only entries that may run (status load, trusted, exec found) spawn. */
 export function planExtension(entry: DiscoveredExtension, deps: PlanDeps): PlannedExtension {
@@ -204,6 +227,7 @@ function planRemote(
   const env = deps.remote?.env ?? process.env;
   const remote = { transport: config.type, url: displayUrl(config.url) };
   const report = (status: LoadStatus, error: string): PlannedExtension => ({
+    link: () => ({ name: manifest.name, ...remote, connection: 'down', reason: error }),
     report: () => ({
       ...base,
       remote: { ...remote, connection: 'down' },
@@ -217,6 +241,13 @@ function planRemote(
   });
   const refused = remoteRefusal(config, { insecure: deps.remote?.insecure ?? false, env });
   if (refused) return report('failed', refused);
+  const resolved = resolveRemoteToken(manifest.name, config, {
+    env,
+    authPath: deps.remote?.authPath,
+    configPath: deps.remote?.configPath,
+  });
+  if (resolved.problem !== undefined) return report('failed', resolved.problem);
+  const linked = resolved.from ? { ...config, tokenFrom: resolved.from } : config;
   if (config.type === 'http')
     return report('failed', 'the HTTP transport is not available in this zot yet; use websocket');
   const log = new ExtensionLog(base.logPath!);
@@ -231,8 +262,8 @@ function planRemote(
       entry.dir,
       new WebSocketTransport(
         {
-          config,
-          token: remoteToken(config, env),
+          config: linked,
+          token: resolved.token,
           agent: deps.remote?.agent,
           connectTimeoutMs: deps.context.timeouts.helloMs,
           closeGraceMs: deps.context.timeouts.killGraceMs,
@@ -250,16 +281,24 @@ function planRemote(
     respawn,
     report: () => {
       const latest = extension.latest;
-      const connection = latest.restarting
-        ? 'reconnecting'
-        : latest.state === 'ready' || latest.state === 'handshaking'
-          ? 'connected'
-          : latest.state === 'starting'
-            ? 'connecting'
-            : 'down';
-      return { ...reportOf(latest, base), remote: { ...remote, connection } };
+      return { ...reportOf(latest, base), remote: { ...remote, connection: connectionOf(latest) } };
+    },
+    link: () => {
+      const latest = extension.latest;
+      const connection = connectionOf(latest);
+      const link: RemoteLink = { name: manifest.name, ...remote, connection };
+      if (connection === 'reconnecting' && latest.restartAt !== undefined)
+        link.retry_at = latest.restartAt;
+      if (connection === 'down') link.reason = latest.whyNotRunning;
+      return link;
     },
   };
+}
+
+function connectionOf(extension: RunningExtension): RemoteLink['connection'] {
+  if (extension.restarting) return 'reconnecting';
+  if (extension.state === 'ready' || extension.state === 'handshaking') return 'connected';
+  return extension.state === 'starting' ? 'connecting' : 'down';
 }
 
 /**

@@ -89,6 +89,7 @@ export class Supervisor {
     }
     const { delayMs, attempt } = decision;
     extension.restarting = true;
+    extension.restartAt = this.deps.clock.now() + delayMs;
     extension.log.write(
       `${message}; restart ${slot.budget.total} (${attempt} of at most ${MAX_RESTARTS} within ${WINDOW_TEXT}) in ${seconds(delayMs)}`,
     );

@@ -27,7 +27,12 @@ export function extensionsOf(host: ExtensionHost | undefined): RuntimeState['ext
     .filter((r) => r.status === 'failed' || r.status === 'manifest-error')
     .map((r) => r.name);
   const died = (host?.running ?? []).filter((e) => e.state === 'exited').map((e) => e.name);
-  return { loaded, failed: [...new Set([...failedToLoad, ...died])] };
+  const remote = host?.remoteLinks() ?? [];
+  return {
+    loaded,
+    failed: [...new Set([...failedToLoad, ...died])],
+    ...(remote.length > 0 ? { remote } : {}),
+  };
 }
 
 /**

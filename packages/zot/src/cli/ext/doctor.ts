@@ -300,6 +300,8 @@ Exit status: 0 when no reported extension has an error, 1 otherwise.
       urls,
       tokenEnv: parsed.values.get('--ext-token-env'),
       insecure: parsed.flags.has('--insecure-ext-transport'),
+      authPath: context.paths.auth,
+      configPath: context.paths.config,
     };
     const everything = await diagnose(context, extPaths, remote);
     const flagged = extPaths.length + urls.length > 0;

@@ -4,6 +4,7 @@ import { discoverExtensions, type DiscoveredExtension } from '../../ext-setup/di
 import { storedReplacement, TrustStore, trustStateOf } from '../../ext-setup/trust.js';
 import { terminalSafe } from '../../util/terminal-text.js';
 import { displayUrl } from '../../ext-setup/remote-config.js';
+import { resolveRemoteToken } from '../../ext-setup/remote-token.js';
 import type { ExtensionPermissions } from '../../security/scope/permissions.js';
 import {
   info,
@@ -41,8 +42,11 @@ export interface ListedExtension {
   scoped?: boolean;
   /** Its permissions, as declared. */
   permissions?: ExtensionPermissions;
-  /** A remote extension: its transport and URL (credentials elided). */
-  remote?: { transport: string; url: string };
+  /**
+   * A remote extension: its transport, URL (credentials elided) and where its token comes from
+   * ("ZOT_EXT_TOKEN", "auth.json", "none", or why it is refused; never the token).
+   */
+  remote?: { transport: string; url: string; token: string };
 }
 
 export function listExtensions(context: ExtContext): ListedExtension[] {
@@ -54,10 +58,14 @@ export function listExtensions(context: ExtContext): ListedExtension[] {
     replaces: storedReplacement(context.paths),
   });
   const store = new TrustStore(context.paths.trust);
-  return entries.map((entry) => describe(entry, store));
+  return entries.map((entry) => describe(entry, store, context));
 }
 
-function describe(entry: DiscoveredExtension, store: TrustStore): ListedExtension {
+function describe(
+  entry: DiscoveredExtension,
+  store: TrustStore,
+  context: ExtContext,
+): ListedExtension {
   const manifest = entry.manifest;
   const listed: ListedExtension = {
     name: manifest?.name ?? basename(entry.dir),
@@ -79,7 +87,16 @@ function describe(entry: DiscoveredExtension, store: TrustStore): ListedExtensio
     if (manifest.permissions) listed.permissions = manifest.permissions;
   }
   if (manifest?.remote) {
-    listed.remote = { transport: manifest.remote.type, url: displayUrl(manifest.remote.url) };
+    const token = resolveRemoteToken(manifest.name, manifest.remote, {
+      env: context.env,
+      authPath: context.paths.auth,
+      configPath: context.paths.config,
+    });
+    listed.remote = {
+      transport: manifest.remote.type,
+      url: displayUrl(manifest.remote.url),
+      token: token.problem !== undefined ? `refused: ${token.problem}` : (token.from ?? 'none'),
+    };
     listed.intercept_failure = manifest.interceptFailure;
     listed.restart = manifest.restart;
   }
@@ -99,7 +116,8 @@ permissions ("scoped": it declares a permissions block and runs in a sandbox
 holding only that; "unscoped": it has none and runs with your full rights),
 restart policy ("on-failure" or "never"), what a failed interceptor means
 ("allow" or "block": fail-closed), description and directory (a remote
-extension's URL, credentials elided; zot ext doctor connects to it); below the table,
+extension's URL, credentials elided, and where its token comes from, never the
+token itself; zot ext doctor connects to it); below the table,
 one line per manifest error and per warning (such as a project extension with
 the name of a global one: the global one runs unless you trusted the project
 one to replace it, see zot ext trust --replace).
@@ -151,7 +169,7 @@ Options:
         item.restart ?? '-',
         item.intercept_failure ?? '-',
         item.description ?? '-',
-        item.remote ? item.remote.url : item.dir,
+        item.remote ? `${item.remote.url} (token: ${item.remote.token})` : item.dir,
       ];
       rows.push(row.map((cell) => terminalSafe(cell)));
     }

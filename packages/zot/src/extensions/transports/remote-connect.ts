@@ -49,7 +49,7 @@ export function connectionProblem(
     return `TLS with ${host} failed (${code || message})`;
   const status = /Unexpected server response: (\d{3})/.exec(message)?.[1];
   if (status === '401' || status === '403') {
-    const variable = config.tokenEnv ?? 'ZOT_EXT_TOKEN';
+    const variable = config.tokenFrom ?? config.tokenEnv ?? 'ZOT_EXT_TOKEN';
     return sentToken
       ? `${shown} refused the token from ${variable} (HTTP ${status}); check its value`
       : `${shown} wants a token (HTTP ${status}); set ${variable} (or name the variable with "token_env" / --ext-token-env)`;

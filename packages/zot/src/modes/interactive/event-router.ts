@@ -39,13 +39,29 @@ export function routeEvents(
     return session.providers().some((p) => p.provider === provider && p.ready);
   };
   let commandsRevision = session.state().commands_revision;
-  return session.subscribe((event) => {
+  // "reconnecting in N s" counts down: redrawn each second while a remote extension waits.
+  let ticker: NodeJS.Timeout | undefined;
+  const stop = session.subscribe((event) => {
     if (event.type === 'state' && event.commands_revision !== commandsRevision) {
       commandsRevision = event.commands_revision;
       commandsChanged();
     }
+    if (event.type === 'state') {
+      const waiting = event.extensions.remote?.some((link) => link.connection === 'reconnecting');
+      if (waiting && !ticker) {
+        ticker = setInterval(() => views.render(), 1000);
+        ticker.unref();
+      } else if (!waiting && ticker) {
+        clearInterval(ticker);
+        ticker = undefined;
+      }
+    }
     handle(event, { ...views, keyRefused });
   });
+  return () => {
+    if (ticker) clearInterval(ticker);
+    stop();
+  };
 }
 
 /** Routes one session event to the views that show it. Contract: never throws. */

@@ -88,3 +88,54 @@ test('the sandbox: nothing when off, its mode when it runs, in red when it canno
   const red = line.render(200)[0]!;
   assert.ok(red.includes(theme.error('sandbox required: unavailable')), 'in the error colour');
 });
+
+test('remote extensions that are not connected show their URL and state; a connected one nothing', async () => {
+  let now = 10_000;
+  const line = new StatusLine({
+    theme: createTheme(DARK, false),
+    home: '/home/ann',
+    branch: () => 'main',
+    now: () => now,
+  });
+  type Link = NonNullable<RuntimeState['extensions']['remote']>[number];
+  const link = (over: Pick<Link, 'name' | 'connection'> & Partial<Link>): Link => ({
+    transport: 'websocket',
+    url: 'wss://policy.example/zot',
+    ...over,
+  });
+  line.update(
+    state({
+      extensions: {
+        loaded: ['kit'],
+        failed: [],
+        remote: [
+          link({ name: 'up', connection: 'connected' }),
+          link({ name: 'policy', connection: 'reconnecting', retry_at: 12_500 }),
+          link({
+            name: 'gone',
+            url: 'ws://127.0.0.1:9/x',
+            connection: 'down',
+            reason: 'nothing listens at ws://127.0.0.1:9/x',
+          }),
+          link({ name: 'new', connection: 'connecting' }),
+        ],
+      },
+    }),
+  );
+  const [text] = await renderLines(line, 400);
+  assert.match(
+    text!,
+    / · ext 1 · policy \(wss:\/\/policy\.example\/zot\) reconnecting in 3 s · gone \(ws:\/\/127\.0\.0\.1:9\/x\) down: nothing listens at ws:\/\/127\.0\.0\.1:9\/x · new \(wss:\/\/policy\.example\/zot\) connecting$/,
+  );
+  assert.doesNotMatch(text!, /up \(/);
+  now = 12_000; // the countdown is read from retry_at at each render
+  assert.match(
+    (await renderLines(line, 400))[0]!,
+    /policy \(wss:\/\/policy\.example\/zot\) reconnecting in 1 s/,
+  );
+  now = 13_000;
+  assert.match(
+    (await renderLines(line, 400))[0]!,
+    /policy \(wss:\/\/policy\.example\/zot\) reconnecting · /,
+  );
+});

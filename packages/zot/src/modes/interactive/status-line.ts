@@ -93,6 +93,11 @@ export class StatusLine implements Component {
     if (loaded > 0 || failed > 0) {
       parts.push(`ext ${loaded}${failed > 0 ? theme.error(` (${failed} failed)`) : ''}`);
     }
+    for (const link of state.extensions.remote ?? []) {
+      if (link.connection === 'connected') continue;
+      const text = terminalSafe(`${link.name} (${link.url}) ${linkState(link, now)}`);
+      parts.push(link.connection === 'down' ? theme.error(text) : theme.warning(text));
+    }
     if (state.busy) {
       parts.push(state.queue_length > 0 ? `working · ${state.queue_length} queued` : 'working');
     }
@@ -136,4 +141,16 @@ function tokens(n: number): string {
   if (n < 1000) return String(n);
   if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
   return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
+type RemoteLink = NonNullable<RuntimeState['extensions']['remote']>[number];
+
+/** "connecting", "reconnecting in 3 s", "down: why" (the TUI redraws each second meanwhile). */
+export function linkState(link: RemoteLink, now: number): string {
+  if (link.connection === 'reconnecting') {
+    const seconds = link.retry_at === undefined ? 0 : Math.ceil((link.retry_at - now) / 1000);
+    return seconds > 0 ? `reconnecting in ${seconds} s` : 'reconnecting';
+  }
+  if (link.connection === 'down') return link.reason ? `down: ${link.reason}` : 'down';
+  return link.connection;
 }

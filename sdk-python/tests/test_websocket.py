@@ -25,6 +25,8 @@ def echo_extension(**listen):
         if args.get("ask"):
             answer = ext.ui.confirm("sure?")
             return text("asked:%s" % answer.value)
+        if args.get("where"):
+            return text("cwd:%s" % ext.host.cwd)
         if args.get("register"):
             @ext.tool("late", "registered by a call", {"type": "object"})
             def late(args):
@@ -170,6 +172,20 @@ class WebSocketServerTest(unittest.TestCase):
         self.assertEqual(self.call(two, "x", id="t")["id"], "t")  # no ui_request, note or late
         one.close()
         self.assertEqual(self.call(self.session(), "again")["content"][0]["text"], "echo:again")
+
+    def test_ext_host_in_a_handler_is_its_own_connections(self):
+        hosts = []
+        for cwd in ("/one", "/two"):
+            client = self.client()
+            client.open()
+            client.recv_json()
+            client.send_json({"type": "hello_ack", "protocol_version": 2, "cwd": cwd})
+            client.until("ready")
+            hosts.append(client)
+        for client, cwd in zip(reversed(hosts), ("/two", "/one")):
+            client.send_json({"type": "tool_call", "id": "w", "name": "echo", "args": {"where": 1}})
+            self.assertEqual(client.until("tool_result")["content"][0]["text"], "cwd:" + cwd)
+        self.assertIsNone(self.ext.host)  # outside a handler: which connection?
 
     def test_registering_after_listen_outside_a_handler_is_refused(self):
         with self.assertRaisesRegex(RuntimeError, "register before it"):

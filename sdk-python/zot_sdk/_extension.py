@@ -45,8 +45,9 @@ class Extension(Lifecycle, Dispatch):
     def __init__(self, name, version="0.1.0", max_workers=32):
         self.name = name
         self.version = version
-        #: Set from `hello_ack` before the `on_hello` hooks run; None until then.
-        self.host = None
+        self._host = None
+        #: listen(): the server whose connections are each a session of this extension.
+        self._listening = None
         self._commands = {}
         self._tools = {}
         self._events = {}
@@ -71,8 +72,19 @@ class Extension(Lifecycle, Dispatch):
         self.ui = Ui(self._send)
         self._event_lane = Workers(name + "-events", 1, self._worker_failed)
         self._panel_lane = Workers(name + "-panels", 1, self._worker_failed)
-        #: listen(): the server whose connections are each a session of this extension.
-        self._listening = None
+
+    @property
+    def host(self):
+        """The HostInfo from `hello_ack` (set before the `on_hello` hooks run; None until then).
+        Listening, the one of the connection whose handler asks (None outside a handler)."""
+        if self._listening is not None:
+            session = getattr(self._context, "session", None)
+            return session.host if session is not None and session is not self else None
+        return self._host
+
+    @host.setter
+    def host(self, value):
+        self._host = value
 
     def command(self, name, description="", handler=None):
         """Decorator: `@ext.command("name", "description")` on `def handler(args: str)`."""

@@ -108,3 +108,17 @@ test('a malformed entry is named, never skipped for a weaker source', () => {
     /auth\.json "extensions" for "policy": "token" must be a non-empty string/,
   );
 });
+
+test("a project's manifest gets no token from an entry keyed by name, only by its exact URL", () => {
+  const stored = files(
+    { extensions: { policy: { token: 'by-name' } } },
+    { remote_extensions: { policy: { token_env: 'TEAM_T' } } },
+  );
+  const env = { TEAM_T: 'team' };
+  assert.deepEqual(resolveRemoteToken('policy', remote(), { env, ...stored, byName: false }), {});
+  const byUrl = files({ extensions: { [URL]: { token: 'by-url' } } }, undefined);
+  assert.equal(
+    resolveRemoteToken('policy', remote(), { env, ...byUrl, byName: false }).token,
+    'by-url',
+  );
+});

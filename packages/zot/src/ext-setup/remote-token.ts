@@ -3,6 +3,7 @@
 //   2. config.json `"remote_extensions": {"<name or URL>": {"token_env": "VAR"}}`: that variable;
 //   3. auth.json `"extensions": {"<URL or name>": {"token": "..."}}`;
 //   4. for --ext-url without --ext-token-env, ZOT_EXT_TOKEN when it is set.
+// Entries keyed by name are not read for a project's manifest (only those keyed by its URL).
 // A token is a secret: it is returned to the transport only; what is shown is where it came from.
 // zot's own secrets (a provider key, the RPC token) are never sent: a variable of theirs named as
 // a token variable, or a token equal to one of their values, is refused.
@@ -16,6 +17,12 @@ export interface TokenPlaces {
   /** auth.json and config.json; absent: only the environment is read. */
   authPath?: string | undefined;
   configPath?: string | undefined;
+  /**
+   * Whether entries keyed by the extension's name apply (false for a project's manifest: a
+   * project could name its extension after one of yours and point it at its own server; an
+   * entry keyed by the exact URL still applies, its token goes where it was meant to).
+   */
+  byName?: boolean;
 }
 
 export type ResolvedToken =
@@ -32,7 +39,7 @@ export function resolveRemoteToken(
   places: TokenPlaces,
 ): ResolvedToken {
   const { env } = places;
-  const keys = [name, config.url];
+  const keys = places.byName === false ? [config.url] : [name, config.url];
   let found: { token: string; from: string } | undefined;
   if (config.tokenEnv && !config.tokenOptional) {
     const token = env[config.tokenEnv];

@@ -245,6 +245,7 @@ function planRemote(
     env,
     authPath: deps.remote?.authPath,
     configPath: deps.remote?.configPath,
+    byName: entry.scope !== 'project',
   });
   if (resolved.problem !== undefined) return report('failed', resolved.problem);
   const linked = resolved.from ? { ...config, tokenFrom: resolved.from } : config;

@@ -91,6 +91,7 @@ function describe(
       env: context.env,
       authPath: context.paths.auth,
       configPath: context.paths.config,
+      byName: entry.scope !== 'project',
     });
     listed.remote = {
       transport: manifest.remote.type,

@@ -1,6 +1,7 @@
 // `zot acp`: one zot runtime per ACP session, each in the directory the editor names.
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
+import { readJsonObject } from '../config/json-file.js';
 import { zotPaths } from '../config/paths.js';
 import type { AcpRuntime, AcpSession, EditorMcpServer } from '../contract/front-end.js';
 import type { ModeIO } from '../modes/io.js';
@@ -44,6 +45,21 @@ function recordedPath(root: string, cwd: string, sessionId: string): string {
   return path;
 }
 
+/** config.json's `acp.client_terminal` (default false); a wrong type is a warning. */
+function clientTerminalSetting(path: string, warn: Warn): boolean {
+  const read = readJsonObject<Record<string, unknown>>(path);
+  if (!read.ok) return false; // the settings loader reports the file itself
+  const block = read.value?.acp;
+  if (block === undefined) return false;
+  const value =
+    block !== null && typeof block === 'object' && !Array.isArray(block)
+      ? (block as Record<string, unknown>).client_terminal
+      : null;
+  if (value === undefined || typeof value === 'boolean') return value === true;
+  warn(`${path}: "acp.client_terminal" must be true or false; client terminals stay off`);
+  return false;
+}
+
 export async function runAcp(
   options: CliOptions,
   io: ModeIO & { stdin: NodeJS.ReadableStream },
@@ -80,7 +96,12 @@ export async function runAcp(
     providers: () => access.providers(),
   };
   try {
-    return await runAcpMode(runtime, io, { version: zotVersion(), noYolo: options.noYolo }, stop);
+    const info = {
+      version: zotVersion(),
+      noYolo: options.noYolo,
+      clientTerminal: options.clientTerminal || clientTerminalSetting(paths.config, warn),
+    };
+    return await runAcpMode(runtime, io, info, stop);
   } finally {
     await Promise.allSettled([...runtimes].map((made) => made.dispose()));
   }

@@ -42,6 +42,8 @@ export interface CliOptions {
   insecureExtTransport: boolean;
   noExt: boolean;
   noYolo: boolean;
+  /** zot acp --client-terminal: bash runs in the editor's terminals (docs/acp.md). */
+  clientTerminal: boolean;
   /** --allow/--ask/--deny RULE: permission rules for this run (docs/security.md). */
   allow: string[];
   ask: string[];
@@ -128,6 +130,7 @@ const FLAGS: FlagSpec[] = [
   { names: ['--ext-token-env'], kind: 'value', key: 'extTokenEnv', parse: envName },
   { names: ['--insecure-ext-transport'], kind: 'bool', key: 'insecureExtTransport' },
   { names: ['--no-yolo'], kind: 'bool', key: 'noYolo' },
+  { names: ['--client-terminal'], kind: 'bool', key: 'clientTerminal' },
   { names: ['--allow'], kind: 'list', key: 'allow' },
   { names: ['--ask'], kind: 'list', key: 'ask' },
   { names: ['--deny'], kind: 'list', key: 'deny' },
@@ -170,6 +173,7 @@ function defaults(): CliOptions {
     insecureExtTransport: false,
     noExt: false,
     noYolo: false,
+    clientTerminal: false,
     allow: [],
     ask: [],
     deny: [],
@@ -224,6 +228,10 @@ export function parseArgs(argv: string[]): CliOptions {
       '-r/--resume picks a session itself: it cannot be combined with --continue, --session or --no-session',
     );
   }
+  if (options.clientTerminal && options.command !== 'acp')
+    throw new UsageError(
+      "--client-terminal is a `zot acp` option (bash in the editor's terminals)",
+    );
   if (options.noTools && options.tools)
     throw new UsageError('--no-tools cannot be combined with --tools');
   return options;

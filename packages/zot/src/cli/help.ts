@@ -117,6 +117,8 @@ Options (the same as zot's; the most useful here):
       --provider <name>           the model provider (default: the one /model saved, else anthropic)
       --model <id>                the model id
       --no-yolo                   ask the editor before every tool call no permission rule allows
+      --client-terminal           run bash in the editor's terminals when it offers them (the
+                                  sandbox must be off; see docs/acp.md for the trade-off)
       --allow/--ask/--deny <rule> permission rules for this run
       --no-ext                    load no extensions
       --no-session                do not record sessions (session/load then has nothing to load)

@@ -144,7 +144,7 @@ function selectTools(
   if (options.noTools) return [];
   const guard: FileGuard = (tool, path, operation) => sandbox.fileDenial(tool, path, operation);
   const all = [
-    ...builtinTools({ guard, route, bash: { sandbox, scrubEnv: children.scrub } }),
+    ...builtinTools({ guard, route, bash: { sandbox, scrubEnv: children.scrub, route } }),
     ...(skill ? [skill] : []),
   ];
   if (!options.tools) return all;

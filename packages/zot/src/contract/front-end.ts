@@ -332,6 +332,41 @@ export interface EditorFiles {
   writeText?(path: string, text: string): Promise<void>;
 }
 
+/** One bash command for the editor's terminal (ACP's `terminal/*`). */
+export interface TerminalRun {
+  /** The tool call it belongs to (the editor shows the terminal in it). */
+  toolCallId: string;
+  /** The shell and its arguments (`bash -c <command>`). */
+  argv: [string, ...string[]];
+  cwd: string;
+  timeoutMs: number;
+  /** Aborts when the turn is cancelled: the command is killed. */
+  signal: AbortSignal;
+  /** The editor keeps at most this many bytes of output (the tail). */
+  outputByteLimit: number;
+}
+
+/** How a command in the editor's terminal ended, and what it printed. */
+export interface TerminalOutcome {
+  kind: 'exited' | 'timeout' | 'aborted';
+  exitCode: number | null;
+  signal: string | null;
+  /** The output the editor kept (stdout and stderr as its terminal shows them). */
+  output: string;
+  /** The editor dropped the beginning of the output (over `outputByteLimit`). */
+  truncated: boolean;
+}
+
+/**
+ * The editor's terminals: bash commands run there instead of in zot's own process group, so
+ * outside zot's sandbox and environment scrubbing (`zot acp --client-terminal`, docs/acp.md).
+ * Contract: rejects with an Error saying what failed when the command could not be started;
+ * always releases the terminal.
+ */
+export interface EditorTerminal {
+  run(request: TerminalRun): Promise<TerminalOutcome>;
+}
+
 /** What ACP mode uses of one session: RPC's requests, plus the key check and disposal. */
 export interface AcpSession
   extends Pick<
@@ -365,6 +400,8 @@ export interface AcpSession
   dispose(): Promise<void>;
   /** Routes the read, write and edit tools through the editor (undefined: the disk again). */
   useEditorFiles(files: EditorFiles | undefined): void;
+  /** Runs bash in the editor's terminals (undefined: zot's own bash again). */
+  useEditorTerminal(terminal: EditorTerminal | undefined): void;
 }
 
 /** How ACP mode opens sessions: one runtime per ACP session, each in its own directory. */

@@ -8,7 +8,7 @@ import { previewCall } from '../agent/preview.js';
 import type { CheckpointTurn, RewindOutcome, RewindPreview } from '../contract/checkpoints.js';
 import { ErrorWithKind, type ErrorKind } from '../contract/errors.js';
 import type { AnswerExtension } from '../contract/extension-questions.js';
-import type { EditorFiles, RequestId, SlashResult } from '../contract/front-end.js';
+import type { EditorFiles, EditorTerminal, RequestId, SlashResult } from '../contract/front-end.js';
 import type { ExtensionReport, PanelRequestResult } from '../extensions/host.js';
 import { saveSettings } from '../config/settings.js';
 import type {
@@ -243,6 +243,11 @@ export class Session extends SessionCore {
   /** Routes the read, write and edit tools through an editor's buffers (undefined: the disk). */
   useEditorFiles(files: EditorFiles | undefined): void {
     if (this.options.fileRoute) this.options.fileRoute.editor = files;
+  }
+
+  /** Runs bash in an editor's terminals (undefined: zot's own process again). */
+  useEditorTerminal(terminal: EditorTerminal | undefined): void {
+    if (this.options.fileRoute) this.options.fileRoute.terminal = terminal;
   }
 
   /**

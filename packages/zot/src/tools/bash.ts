@@ -7,7 +7,8 @@ import type { BashDetails } from '../contract/tool-details.js';
 import { formatBytes } from '../util/truncate.js';
 import { OutputSink, ProgressLines, type SinkResult } from './bash-output.js';
 import { defaultShell, runShell, type RunOutcome } from './bash-run.js';
-import { errorOutput, stringArg } from './common.js';
+import { errorOutput, stringArg, type FileRoute } from './common.js';
+import { terminalAttempt } from './bash-terminal.js';
 import { argsValidator } from './arg-validators.js';
 import { nodeCrypto } from '../util/builtins.js';
 import type { ProcessPolicy } from '../security/launcher.js';
@@ -34,6 +35,8 @@ export interface BashToolOptions {
   scrubEnv?(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
   /** The run's sandbox: each command is planned by it (sandboxed, unsandboxed or refused). */
   sandbox?: SandboxController;
+  /** Commands run in the editor's terminal when one is connected (and the sandbox is off). */
+  route?: FileRoute;
 }
 
 export function createBashTool(options: BashToolOptions = {}): Tool {
@@ -90,6 +93,24 @@ async function bashTool(
   }
   if (context.signal.aborted) return errorOutput('bash: aborted');
 
+  const terminal = settings.route?.terminal;
+  if (terminal) {
+    // The editor's terminal is outside the sandbox: never a silent way around it.
+    if (settings.sandbox && settings.sandbox.mode !== 'off') {
+      return errorOutput(
+        `bash: not run: the editor's terminal cannot be sandboxed and the sandbox is ${settings.sandbox.mode}; ` +
+          'turn client terminals off (drop --client-terminal / acp.client_terminal) or the sandbox off (--sandbox off)',
+      );
+    }
+    const sink = outputSink(context, settings);
+    const run = await terminalAttempt(terminal, command, timeout, context, {
+      shell: settings.shell ?? defaultShell(),
+      sink,
+      outputByteLimit: settings.maxBytes * 4,
+    });
+    return resultOf(run, timeout, [], []);
+  }
+
   const plan = settings.sandbox
     ? await settings.sandbox.plan()
     : ({ kind: 'unsandboxed' } as const);
@@ -128,6 +149,11 @@ async function bashTool(
         `bash: cannot start the sandbox (${launch.program}): ${run.outcome.message}`,
       );
   }
+  return resultOf(run, timeout, before, after);
+}
+
+/** The tool's result as the model sees it: notes, the output's tail, then the exit status. */
+function resultOf(run: Attempt, timeout: number, before: string[], after: string[]): ToolOutput {
   const { outcome, result } = run;
   if (outcome.kind === 'spawn-error') {
     return errorOutput(`bash: cannot start ${run.shell}: ${outcome.message}`);
@@ -151,10 +177,21 @@ async function bashTool(
   };
 }
 
-interface Attempt {
+export interface Attempt {
   shell: string;
   outcome: RunOutcome;
   result: SinkResult;
+}
+
+/** Where a command's output is collected: its tail kept, all of it saved once it is long. */
+function outputSink(context: ToolContext, settings: Settings): OutputSink {
+  const outputDir = settings.outputDir ?? resolveToolOutputDir();
+  const id = context.toolCallId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40) || 'call';
+  return new OutputSink({
+    maxLines: settings.maxLines,
+    maxBytes: settings.maxBytes,
+    filePath: join(outputDir, `${id}-${nodeCrypto().randomUUID().slice(0, 8)}.log`),
+  });
 }
 
 /** One run of the command under `policy`, its output collected and streamed as progress. */
@@ -165,13 +202,7 @@ async function attempt(
   settings: Settings,
   policy: ProcessPolicy,
 ): Promise<Attempt> {
-  const outputDir = settings.outputDir ?? resolveToolOutputDir();
-  const id = context.toolCallId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40) || 'call';
-  const sink = new OutputSink({
-    maxLines: settings.maxLines,
-    maxBytes: settings.maxBytes,
-    filePath: join(outputDir, `${id}-${nodeCrypto().randomUUID().slice(0, 8)}.log`),
-  });
+  const sink = outputSink(context, settings);
   const progress = new ProgressLines(
     (text) => context.onProgress(text),
     settings.progressIntervalMs ?? 100,

@@ -2,7 +2,7 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { ToolOutput } from '../agent/tool.js';
-import type { EditorFiles } from '../contract/front-end.js';
+import type { EditorFiles, EditorTerminal } from '../contract/front-end.js';
 import { errorMessage } from '../util/errors.js';
 
 /**
@@ -84,4 +84,6 @@ export async function tryFs<T>(
  */
 export class FileRoute {
   editor: EditorFiles | undefined;
+  /** The editor's terminals for bash (`zot acp --client-terminal`, only with the sandbox off). */
+  terminal: EditorTerminal | undefined;
 }

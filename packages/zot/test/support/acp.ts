@@ -1,4 +1,5 @@
 // Drives a real `zot acp` process with the ACP SDK's own client side, over its stdio.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import {
@@ -29,6 +30,8 @@ export interface AcpClient {
   buffers: Map<string, string>;
   /** Every fs/write_text_file, in order. */
   writes: Array<{ path: string; content: string }>;
+  /** The terminal/* calls (offered when initialized with `terminal: true`): real subprocesses. */
+  terminals: FakeTerminals;
   /** How the next permission requests are answered (default: cancelled). */
   answer: PermissionAnswer;
   stderr(): string;
@@ -56,6 +59,7 @@ export function startAcp(args: string[], options: RunOptions): AcpClient {
     permissions: [],
     buffers: new Map(),
     writes: [],
+    terminals: new FakeTerminals(),
     answer: () => ({ outcome: { outcome: 'cancelled' } }),
     stderr: () => stderr,
     updates: (sessionId) =>
@@ -89,7 +93,9 @@ export function startAcp(args: string[], options: RunOptions): AcpClient {
       }),
     async close() {
       child.stdin.end();
-      return exited;
+      const ended = await exited;
+      self.terminals.closeAll();
+      return ended;
     },
   };
   const app = client({ name: 'zot-test' })
@@ -108,7 +114,12 @@ export function startAcp(args: string[], options: RunOptions): AcpClient {
       self.writes.push({ path: params.path, content: params.content });
       self.buffers.set(params.path, params.content);
       return {};
-    });
+    })
+    .onRequest('terminal/create', ({ params }) => self.terminals.create(params))
+    .onRequest('terminal/output', ({ params }) => self.terminals.output(params.terminalId))
+    .onRequest('terminal/wait_for_exit', ({ params }) => self.terminals.wait(params.terminalId))
+    .onRequest('terminal/kill', ({ params }) => self.terminals.kill(params.terminalId))
+    .onRequest('terminal/release', ({ params }) => self.terminals.release(params.terminalId));
   const stream = ndJsonStream(
     Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
     Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
@@ -131,3 +142,111 @@ export const choose =
   () => ({
     outcome: { outcome: 'selected', optionId },
   });
+
+interface Terminal {
+  child: ChildProcess;
+  output: string;
+  truncated: boolean;
+  exit: Promise<{ exitCode: number | null; signal: string | null }>;
+  status?: { exitCode: number | null; signal: string | null };
+  released: boolean;
+}
+
+/**
+ * An editor's terminals as the test's client offers them: each command a real subprocess in its
+ * own process group, stdout and stderr merged, the output's tail kept within outputByteLimit.
+ */
+export class FakeTerminals {
+  /** Every call, in order: `create <command...>`, `wait t1`, `kill t1`, `output t1`, `release t1`. */
+  readonly calls: string[] = [];
+  private readonly terminals = new Map<string, Terminal>();
+  private next = 0;
+
+  create(params: {
+    command: string;
+    args?: string[];
+    cwd?: string | null;
+    outputByteLimit?: number | null;
+  }): { terminalId: string } {
+    const terminalId = `t${++this.next}`;
+    this.calls.push(`create ${[params.command, ...(params.args ?? [])].join(' ')}`);
+    const child = spawn(params.command, params.args ?? [], {
+      cwd: params.cwd ?? undefined,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const limit = params.outputByteLimit ?? Infinity;
+    const terminal: Terminal = {
+      child,
+      output: '',
+      truncated: false,
+      released: false,
+      exit: new Promise((resolve) =>
+        child.on('close', (exitCode, signal) => {
+          terminal.status = { exitCode, signal };
+          resolve(terminal.status);
+        }),
+      ),
+    };
+    const take = (chunk: Buffer) => {
+      terminal.output += chunk.toString('utf8');
+      if (Buffer.byteLength(terminal.output) > limit) {
+        terminal.output = terminal.output.slice(-limit);
+        terminal.truncated = true;
+      }
+    };
+    child.stdout!.on('data', take);
+    child.stderr!.on('data', take);
+    this.terminals.set(terminalId, terminal);
+    return { terminalId };
+  }
+
+  private get(id: string): Terminal {
+    const terminal = this.terminals.get(id);
+    if (!terminal || terminal.released) throw new Error(`no terminal ${id}`);
+    return terminal;
+  }
+
+  async wait(id: string) {
+    this.calls.push(`wait ${id}`);
+    return this.get(id).exit;
+  }
+
+  output(id: string) {
+    this.calls.push(`output ${id}`);
+    const terminal = this.get(id);
+    return {
+      output: terminal.output,
+      truncated: terminal.truncated,
+      ...(terminal.status ? { exitStatus: terminal.status } : {}),
+    };
+  }
+
+  kill(id: string) {
+    this.calls.push(`kill ${id}`);
+    this.signal(this.get(id));
+    return {};
+  }
+
+  release(id: string) {
+    this.calls.push(`release ${id}`);
+    const terminal = this.get(id);
+    this.signal(terminal);
+    terminal.released = true;
+    return {};
+  }
+
+  /** Kills whatever still runs (the test ends). */
+  closeAll(): void {
+    for (const terminal of this.terminals.values()) this.signal(terminal);
+  }
+
+  private signal(terminal: Terminal): void {
+    if (terminal.status || terminal.child.pid === undefined) return;
+    try {
+      process.kill(-terminal.child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}

@@ -390,6 +390,11 @@ export class LinkedSession {
     return { stopReason: 'end_turn' };
   }
 
+  /** A bash call's command runs in the editor's terminal `terminalId`. */
+  terminalShown(toolCallId: string, terminalId: string): void {
+    this.tools.terminal(toolCallId, terminalId);
+  }
+
   /** session/cancel: the running turn stops, nothing queued runs. */
   cancel(): void {
     this.session.cancel();

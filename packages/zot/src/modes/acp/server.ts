@@ -18,11 +18,17 @@ import { errorMessage } from '../../util/errors.js';
 import { writeDiagnostic, type ModeIO } from '../io.js';
 import { LinkedSession } from './linked-session.js';
 import { replayUpdates } from './replay.js';
+import { editorTerminal } from './terminal.js';
 
 export interface AcpInfo {
   version: string;
   /** --no-yolo: ask before every tool call no rule allows. */
   noYolo: boolean;
+  /**
+   * --client-terminal or config.json's `acp.client_terminal`: bash runs in the editor's
+   * terminals when it offers them (only with the sandbox off).
+   */
+  clientTerminal: boolean;
 }
 
 interface Streams extends ModeIO {
@@ -73,6 +79,24 @@ function editorFiles(
   };
 }
 
+/**
+ * Why client terminals cannot be used with this session: the editor's terminal runs outside
+ * zot's sandbox, so asking for both is refused rather than one silently dropped.
+ */
+function terminalConflict(
+  info: AcpInfo,
+  capabilities: ClientCapabilities,
+  sandbox: 'off' | 'on' | 'required',
+): string | undefined {
+  if (!info.clientTerminal || !capabilities.terminal || sandbox === 'off') return undefined;
+  return (
+    `zot: client terminals are on (--client-terminal or "acp": {"client_terminal": true} in config.json) ` +
+    `and so is the bash sandbox (sandbox.mode "${sandbox}"): a command in the editor's terminal would run ` +
+    `outside the sandbox. Turn one off: drop --client-terminal / set acp.client_terminal to false, ` +
+    `or run \`zot acp --sandbox off\` / set sandbox.mode to "off" in config.json`
+  );
+}
+
 function authMethods(runtime: AcpRuntime): AuthMethod[] {
   return runtime
     .providers()
@@ -120,6 +144,11 @@ export async function runAcpMode(
       if (error instanceof RequestError) throw error;
       throw RequestError.invalidParams(undefined, errorMessage(error));
     }
+    const conflict = terminalConflict(info, clientCapabilities, session.state().sandbox.mode);
+    if (conflict) {
+      await session.dispose();
+      throw RequestError.invalidRequest({ conflict: 'client_terminal+sandbox' }, conflict);
+    }
     const file = session.sessionFile;
     const id = file
       ? basename(file, '.jsonl')
@@ -129,6 +158,14 @@ export async function runAcpMode(
     link.attach();
     const files = editorFiles(client, id, clientCapabilities);
     if (files) session.useEditorFiles(files);
+    if (info.clientTerminal && clientCapabilities.terminal) {
+      const hooks = { shown: (call: string, term: string) => link.terminalShown(call, term), log };
+      session.useEditorTerminal(editorTerminal(client, id, hooks));
+    } else if (info.clientTerminal) {
+      link.later(
+        "zot: client terminals are on, but this editor does not offer terminals: bash runs in zot's own process, sandbox and environment scrubbing",
+      );
+    }
     await session.startExtensions();
     sessions.set(id, link);
     if (request.mcpServers.length > 0 && !session.state().extensions.loaded.includes('mcp')) {

@@ -84,6 +84,8 @@ interface Call {
   output: string;
   timer?: NodeJS.Timeout;
   started: boolean;
+  /** The editor's terminal the command runs in (`--client-terminal`): shown instead of text. */
+  terminalId?: string;
 }
 
 /**
@@ -121,6 +123,20 @@ export class ToolCalls {
     this.emit({ sessionUpdate: 'tool_call_update', toolCallId: id, status: 'in_progress' });
   }
 
+  /** The call runs in the editor's terminal: the editor shows its output live. */
+  terminal(id: string, terminalId: string): void {
+    const call = this.calls.get(id);
+    if (!call) return;
+    call.terminalId = terminalId;
+    call.started = true;
+    this.emit({
+      sessionUpdate: 'tool_call_update',
+      toolCallId: id,
+      status: 'in_progress',
+      content: [{ type: 'terminal', terminalId }],
+    });
+  }
+
   progress(event: EventOf<'tool_progress'>): void {
     const call = this.calls.get(event.id);
     if (!call) return;
@@ -154,6 +170,10 @@ export class ToolCalls {
     if (!event.is_error && event.details) {
       content.unshift(...diffContent(event.details, call?.args ?? {}, this.cwd));
     }
+    // The terminal holds the output (the editor keeps showing it after release); the text
+    // result, exit status included, stays in rawOutput.
+    if (call?.terminalId)
+      content.splice(0, content.length, { type: 'terminal', terminalId: call.terminalId });
     this.emit({
       sessionUpdate: 'tool_call_update',
       toolCallId: event.id,

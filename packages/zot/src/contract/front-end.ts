@@ -400,6 +400,8 @@ export interface AcpSession
   dispose(): Promise<void>;
   /** Routes the read, write and edit tools through the editor (undefined: the disk again). */
   useEditorFiles(files: EditorFiles | undefined): void;
+  /** Why the sandbox keeps `path` from being read, or undefined. */
+  readDenial(path: string): string | undefined;
   /** Runs bash in the editor's terminals (undefined: zot's own bash again). */
   useEditorTerminal(terminal: EditorTerminal | undefined): void;
 }

@@ -28,6 +28,8 @@ export interface AcpClient {
   permissions: RequestPermissionRequest[];
   /** The editor's buffers (fs/read_text_file answers from here first, else the disk). */
   buffers: Map<string, string>;
+  /** Every fs/read_text_file's path, in order. */
+  reads: string[];
   /** Every fs/write_text_file, in order. */
   writes: Array<{ path: string; content: string }>;
   /** The terminal/* calls (offered when initialized with `terminal: true`): real subprocesses. */
@@ -58,6 +60,7 @@ export function startAcp(args: string[], options: RunOptions): AcpClient {
     notifications: [],
     permissions: [],
     buffers: new Map(),
+    reads: [],
     writes: [],
     terminals: new FakeTerminals(),
     answer: () => ({ outcome: { outcome: 'cancelled' } }),
@@ -107,9 +110,10 @@ export function startAcp(args: string[], options: RunOptions): AcpClient {
       self.permissions.push(params);
       return self.answer(params);
     })
-    .onRequest('fs/read_text_file', ({ params }) => ({
-      content: self.buffers.get(params.path) ?? readFileSync(params.path, 'utf8'),
-    }))
+    .onRequest('fs/read_text_file', ({ params }) => {
+      self.reads.push(params.path);
+      return { content: self.buffers.get(params.path) ?? readFileSync(params.path, 'utf8') };
+    })
     .onRequest('fs/write_text_file', ({ params }) => {
       self.writes.push({ path: params.path, content: params.content });
       self.buffers.set(params.path, params.content);

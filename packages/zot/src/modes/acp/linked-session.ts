@@ -24,6 +24,7 @@ import {
   questionPermissionRequest,
   toolPermissionRequest,
 } from './permissions.js';
+import { OldTexts } from './old-text.js';
 import { ToolCalls } from './tool-calls.js';
 
 export type ModeId = 'default' | 'ask';
@@ -46,6 +47,8 @@ function noteUpdate(text: string, note: Record<string, unknown>): SessionUpdate 
 
 export class LinkedSession {
   private readonly tools: ToolCalls;
+  /** What files held before `write` replaced them (the editor's fs writes fill it too). */
+  readonly oldTexts: OldTexts;
   /** Commands are announced once the client knows the session (after its response). */
   private commandsRevision: number | undefined;
   private mode: ModeId = 'default';
@@ -59,7 +62,8 @@ export class LinkedSession {
     private readonly client: AgentContext,
     private readonly options: LinkOptions,
   ) {
-    this.tools = new ToolCalls(session.cwd, (update) => this.send(update));
+    this.oldTexts = new OldTexts((path) => session.readDenial(path));
+    this.tools = new ToolCalls(session.cwd, (update) => this.send(update), this.oldTexts);
   }
 
   /** Subscribes to the session and connects its confirmation and UI ports. */

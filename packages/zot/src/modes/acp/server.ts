@@ -18,6 +18,7 @@ import { errorMessage } from '../../util/errors.js';
 import { writeDiagnostic, type ModeIO } from '../io.js';
 import { LinkedSession } from './linked-session.js';
 import { replayUpdates } from './replay.js';
+import type { OldTexts } from './old-text.js';
 import { editorTerminal } from './terminal.js';
 
 export interface AcpInfo {
@@ -59,19 +60,25 @@ function editorFiles(
   client: AgentContext,
   sessionId: string,
   capabilities: ClientCapabilities,
+  oldTexts: OldTexts,
 ): EditorFiles | undefined {
   const { readTextFile, writeTextFile } = capabilities.fs ?? {};
   if (!readTextFile && !writeTextFile) return undefined;
+  const readText = async (path: string) =>
+    (await client.request('fs/read_text_file', { sessionId, path })).content;
+  if (writeTextFile) oldTexts.readDiskOnCall = false;
   return {
-    ...(readTextFile
-      ? {
-          readText: async (path: string) =>
-            (await client.request('fs/read_text_file', { sessionId, path })).content,
-        }
-      : {}),
+    ...(readTextFile ? { readText } : {}),
     ...(writeTextFile
       ? {
           writeText: async (path: string, content: string) => {
+            // The text being replaced, for the diff: the editor's buffer when it serves reads.
+            if (readTextFile) {
+              await readText(path).then(
+                (text) => oldTexts.remember(path, text),
+                () => undefined, // not open, or no such file: no old text
+              );
+            } else oldTexts.fromDisk(path);
             await client.request('fs/write_text_file', { sessionId, path, content });
           },
         }
@@ -156,7 +163,7 @@ export async function runAcpMode(
     const link = new LinkedSession(id, session, client, { noYolo: info.noYolo, log });
     if (request.sessionId === undefined) link.hold();
     link.attach();
-    const files = editorFiles(client, id, clientCapabilities);
+    const files = editorFiles(client, id, clientCapabilities, link.oldTexts);
     if (files) session.useEditorFiles(files);
     if (info.clientTerminal && clientCapabilities.terminal) {
       const hooks = { shown: (call: string, term: string) => link.terminalShown(call, term), log };

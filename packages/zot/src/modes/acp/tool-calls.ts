@@ -10,6 +10,7 @@ import type {
 } from '@agentclientprotocol/sdk';
 import type { SessionEvent } from '../../contract/events.js';
 import type { ToolDetails } from '../../contract/tool-details.js';
+import type { OldTexts } from './old-text.js';
 
 type EventOf<T extends SessionEvent['type']> = Extract<SessionEvent, { type: T }>;
 
@@ -49,7 +50,12 @@ function locationsOf(args: Record<string, unknown>, cwd: string): ToolCallLocati
 }
 
 /** Each hunk of an edit as an ACP diff: the lines it shows before and after. */
-function diffContent(details: ToolDetails, args: Record<string, unknown>, cwd: string) {
+function diffContent(
+  details: ToolDetails,
+  args: Record<string, unknown>,
+  cwd: string,
+  oldText: string | undefined,
+) {
   const out: ToolCallContent[] = [];
   if (details.kind === 'edit') {
     const path = absolutePath(details.path, cwd);
@@ -61,13 +67,9 @@ function diffContent(details: ToolDetails, args: Record<string, unknown>, cwd: s
   } else if (details.kind === 'write') {
     const content = stringArg(args, 'content') ?? '';
     const path = absolutePath(details.path, cwd);
-    // The old text of a replaced file is not known here: shown as the new file's whole text.
-    out.push({
-      type: 'diff',
-      path,
-      ...(details.created ? { oldText: null } : {}),
-      newText: content,
-    });
+    // A replaced file whose old text was not kept (too large, unreadable) shows the new text.
+    const before = details.created ? { oldText: null } : oldText !== undefined ? { oldText } : {};
+    out.push({ type: 'diff', path, ...before, newText: content });
   }
   return out;
 }
@@ -99,10 +101,17 @@ export class ToolCalls {
   constructor(
     private readonly cwd: string,
     private readonly emit: (update: SessionUpdate) => void,
+    /** Old texts of files `write` replaces (none in a replay). */
+    private readonly oldTexts?: OldTexts,
   ) {}
 
   call(event: EventOf<'tool_call'>): void {
     this.calls.set(event.id, { name: event.name, args: event.args, output: '', started: false });
+    // The event comes before the tool runs: the file still holds its old text.
+    const path = stringArg(event.args, 'path');
+    if (event.name === 'write' && path && this.oldTexts?.readDiskOnCall) {
+      this.oldTexts.fromDisk(absolutePath(path, this.cwd));
+    }
     this.emit({
       sessionUpdate: 'tool_call',
       toolCallId: event.id,
@@ -167,9 +176,14 @@ export class ToolCalls {
           ? { type: 'text', text: block.text }
           : { type: 'image', mimeType: block.mime_type, data: block.data },
     }));
+    const written =
+      event.details?.kind === 'write' ? absolutePath(event.details.path, this.cwd) : undefined;
+    const oldText = written === undefined ? undefined : this.oldTexts?.take(written);
     if (!event.is_error && event.details) {
-      content.unshift(...diffContent(event.details, call?.args ?? {}, this.cwd));
+      content.unshift(...diffContent(event.details, call?.args ?? {}, this.cwd, oldText));
     }
+    const asked = call && call.name === 'write' ? stringArg(call.args, 'path') : undefined;
+    if (asked) this.oldTexts?.drop(absolutePath(asked, this.cwd));
     // The terminal holds the output (the editor keeps showing it after release); the text
     // result, exit status included, stays in rawOutput.
     if (call?.terminalId)

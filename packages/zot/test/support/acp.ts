@@ -6,6 +6,8 @@ import {
   client,
   ndJsonStream,
   type ClientContext,
+  type CreateElicitationRequest,
+  type CreateElicitationResponse,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
   type SessionNotification,
@@ -34,6 +36,10 @@ export interface AcpClient {
   writes: Array<{ path: string; content: string }>;
   /** The terminal/* calls (offered when initialized with `terminal: true`): real subprocesses. */
   terminals: FakeTerminals;
+  /** Every elicitation/create (offered when initialized with `elicitation: { form: {} }`). */
+  elicitations: CreateElicitationRequest[];
+  /** How the next elicitations are answered (default: cancel). */
+  elicit: (request: CreateElicitationRequest) => CreateElicitationResponse;
   /** How the next permission requests are answered (default: cancelled). */
   answer: PermissionAnswer;
   stderr(): string;
@@ -62,6 +68,8 @@ export function startAcp(args: string[], options: RunOptions): AcpClient {
     buffers: new Map(),
     reads: [],
     writes: [],
+    elicitations: [],
+    elicit: () => ({ action: 'cancel' }),
     terminals: new FakeTerminals(),
     answer: () => ({ outcome: { outcome: 'cancelled' } }),
     stderr: () => stderr,
@@ -118,6 +126,10 @@ export function startAcp(args: string[], options: RunOptions): AcpClient {
       self.writes.push({ path: params.path, content: params.content });
       self.buffers.set(params.path, params.content);
       return {};
+    })
+    .onRequest('elicitation/create', ({ params }) => {
+      self.elicitations.push(params);
+      return self.elicit(params);
     })
     .onRequest('terminal/create', ({ params }) => self.terminals.create(params))
     .onRequest('terminal/output', ({ params }) => self.terminals.output(params.terminalId))

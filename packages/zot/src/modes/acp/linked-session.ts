@@ -25,6 +25,7 @@ import {
   toolPermissionRequest,
 } from './permissions.js';
 import { OldTexts } from './old-text.js';
+import { askByForm, formProblem } from './questions.js';
 import { ToolCalls } from './tool-calls.js';
 
 export type ModeId = 'default' | 'ask';
@@ -34,6 +35,8 @@ export interface LinkOptions {
   noYolo: boolean;
   /** Diagnostics (stderr): never stdout, which carries only ACP. */
   log: (message: string) => void;
+  /** The client takes form elicitations (an extension's select and input questions). */
+  forms: boolean;
 }
 
 /** A note from zot or an extension, as an agent message marked in `_meta`. */
@@ -306,8 +309,18 @@ export class LinkedSession {
     question: Parameters<Parameters<AcpSession['answerExtensionQuestions']>[0]>[0],
     withdrawn: AbortSignal,
   ): Promise<ExtensionAnswer> {
-    // Only yes/no questions map onto a permission request; the others have no ACP form.
-    if (question.kind !== 'confirm') return { unavailable: true };
+    // Yes/no is a permission request; select and input are forms, where the client has them.
+    if (question.kind !== 'confirm') {
+      const problem = formProblem(question, this.options.forms);
+      if (problem === undefined) return askByForm(this.client, this.id, question, withdrawn);
+      this.send(
+        noteUpdate(`[${question.extension}] asked "${question.title}": ${problem}`, {
+          extension: question.extension,
+          level: 'warn',
+        }),
+      );
+      return { unavailable: true };
+    }
     const toolCallId = questionCallId(question);
     this.send({
       sessionUpdate: 'tool_call',

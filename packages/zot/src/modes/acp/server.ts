@@ -160,7 +160,11 @@ export async function runAcpMode(
     const id = file
       ? basename(file, '.jsonl')
       : `unrecorded-${nodeCrypto().randomBytes(6).toString('hex')}`;
-    const link = new LinkedSession(id, session, client, { noYolo: info.noYolo, log });
+    const link = new LinkedSession(id, session, client, {
+      noYolo: info.noYolo,
+      log,
+      forms: Boolean(clientCapabilities.elicitation?.form),
+    });
     if (request.sessionId === undefined) link.hold();
     link.attach();
     const files = editorFiles(client, id, clientCapabilities, link.oldTexts);

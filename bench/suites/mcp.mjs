@@ -12,10 +12,11 @@
 // and how much the bridge's own work. Targets per call: at most 0.25 ms added to the SDK client's
 // median, and at most 1.1x the forwarder on the MCP SDK client.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ROOT, row, rounds } from '../lib/common.mjs';
+import { ratioInterval, ROOT, row, rounds } from '../lib/common.mjs';
 import {
   alternateBlocks,
   assertNoLeftovers,
@@ -156,13 +157,27 @@ export async function run(options) {
       for (const name of Object.keys(FLOORS)) variants[name] = viaHost(toolOf(floorHosts[name]));
       await alternateBlocks(rounds(options, 300, 100), BLOCK, variants);
       const calls = await alternateBlocks(rounds(options, 2000, 400), BLOCK, variants);
+      // The load while the calls ran, and what the ratio could have been (see ratioInterval).
+      const load = `load average ${loadavg()[0].toFixed(1)}`;
+      const noted = (baseline, subject) => {
+        const interval = ratioInterval(baseline, subject);
+        return { note: `${load}; ratio 95% interval ${interval.low}-${interval.high}` };
+      };
       rows.push(
-        row(`${c.metric}: bridge vs SDK client`, calls.direct, calls.bridge, {
-          maxAddedMs: TARGETS.addedMs,
-        }),
-        row(`${c.metric}: bridge vs ${FLOORS.sdk.metric}`, calls.sdk, calls.bridge, {
-          maxRatio: TARGETS.forwarderRatio,
-        }),
+        row(
+          `${c.metric}: bridge vs SDK client`,
+          calls.direct,
+          calls.bridge,
+          { maxAddedMs: TARGETS.addedMs },
+          noted(calls.direct, calls.bridge),
+        ),
+        row(
+          `${c.metric}: bridge vs ${FLOORS.sdk.metric}`,
+          calls.sdk,
+          calls.bridge,
+          { maxRatio: TARGETS.forwarderRatio },
+          noted(calls.sdk, calls.bridge),
+        ),
       );
       for (const [name, floor] of Object.entries(FLOORS)) {
         const none = { maxRatio: Infinity };
@@ -171,6 +186,7 @@ export async function run(options) {
           calls.direct,
           calls[name],
           none,
+          noted(calls.direct, calls[name]),
         );
         rows.push({ ...floorRow, target: 'none (floor)', pass: null });
       }

@@ -178,3 +178,29 @@ test("session/cancel cancels an extension's tool call in flight; the extension h
   assert.equal((update as { status?: string }).status, 'failed');
   await acp.close();
 });
+
+test("an editor's SSE MCP server is refused at session/new, saying what to use instead", async () => {
+  const acp = startAcp([...fakeLlmFlags(llm.url), '--no-session'], {
+    home: box.home,
+    cwd: box.project,
+  });
+  await acp.initialize();
+  await assert.rejects(
+    acp.agent.request('session/new', {
+      cwd: box.project,
+      mcpServers: [{ type: 'sse', name: 'old', url: 'http://127.0.0.1:9/sse', headers: [] }],
+    }),
+    (error: { code?: number; message?: string; data?: unknown }) => {
+      assert.equal(error.code, -32602);
+      assert.match(`${error.message} ${JSON.stringify(error.data)}`, /"old".*not the older SSE/);
+      return true;
+    },
+  );
+  // The connection still serves.
+  const { sessionId } = await acp.agent.request('session/new', {
+    cwd: box.project,
+    mcpServers: [],
+  });
+  assert.ok(sessionId);
+  await acp.close();
+});

@@ -46,7 +46,7 @@ function editorServers(servers: readonly McpServer[]): EditorMcpServer[] {
     if ('type' in server && server.type === 'sse') {
       throw RequestError.invalidParams(
         { server: server.name },
-        `MCP server "${server.name}": SSE transport is not supported (use stdio or http)`,
+        `MCP server "${server.name}": zot's MCP bridge speaks stdio and streamable HTTP, not the older SSE transport (which MCP deprecated); configure the server's streamable HTTP endpoint (type "http") instead`,
       );
     }
     const stdio = server as Extract<McpServer, { command: string }>;

@@ -4,7 +4,9 @@
 // - a raw `ws` client talking to the same raw echo server (one JSON text message out, the reply
 //   parsed): what zot's host adds over the bare library (target <= 1.3);
 // - the same echo tool served by @zot/sdk over stdio, run by the same host (report only): what
-//   the network link costs over a pipe, SDK on both ends.
+//   the network link costs over a pipe, SDK on both ends;
+// - the host over the HTTP transport (POST out, the event stream back) against a raw HTTP echo
+//   (one keep-alive POST whose answer is the reply), same raw server (target <= 1.3).
 // The servers run in processes of their own; calls alternate in blocks in one run.
 import { spawn } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -46,6 +48,39 @@ wss.on('connection', (socket) => {
 });
 `;
 
+/** A raw HTTP server: the HTTP transport's wire by hand (/raw-http), and a plain echo (/echo). */
+const RAW_HTTP_SERVER = `import { createServer } from 'node:http';
+let stream;
+let id = 0;
+const send = (frame) => stream.write('id: ' + ++id + '\\ndata: ' + JSON.stringify(frame) + '\\n\\n');
+const reply = (frame) => ({ type: 'tool_result', id: frame.id, content: [{ type: 'text', text: 'echo:' + JSON.stringify(frame.args) }] });
+const server = createServer((req, res) => {
+  if (req.method === 'GET') {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'zot-session': 'bench-session' });
+    stream = res;
+    return send({ type: 'hello', name: 'raw-http', version: '1' });
+  }
+  let body = '';
+  req.on('data', (chunk) => (body += chunk));
+  req.on('end', () => {
+    if (req.url === '/echo') {
+      const out = JSON.stringify(reply(JSON.parse(body)));
+      return res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out) }).end(out);
+    }
+    res.writeHead(204).end();
+    for (const line of body.split('\\n').filter(Boolean)) {
+      const frame = JSON.parse(line);
+      if (frame.type === 'hello_ack') {
+        send({ type: 'register_tool', name: 'echo_http', description: 'echo', schema: { type: 'object' } });
+        send({ type: 'ready' });
+      } else if (frame.type === 'tool_call') send(reply(frame));
+      else if (frame.type === 'shutdown') { send({ type: 'shutdown_ack' }); stream.end('event: end\\n\\n'); }
+    }
+  });
+});
+server.listen(0, '127.0.0.1', () => console.log('LISTENING http://127.0.0.1:' + server.address().port + '/raw-http'));
+`;
+
 const sdkEcho = (serve) => `import { createExtension, text } from '@zot/sdk';
 const ext = createExtension({ name: '${serve ? 'echo-ws' : 'echo-stdio'}', version: '1.0.0' });
 ext.tool('${serve ? 'echo_ws' : 'echo_stdio'}', 'echo', { type: 'object' }, (args) => text('echo:' + JSON.stringify(args)));
@@ -81,11 +116,13 @@ export async function run(options) {
     symlinkSync(join(ROOT, 'node_modules', 'ws'), join(root.dir, 'node_modules', 'ws'));
     writeFileSync(join(root.dir, 'package.json'), '{"type":"module","private":true}\n');
     writeFileSync(join(root.dir, 'raw-server.mjs'), RAW_SERVER);
+    writeFileSync(join(root.dir, 'raw-http-server.mjs'), RAW_HTTP_SERVER);
     writeFileSync(join(root.dir, 'sdk-ws.mjs'), sdkEcho(true));
     writeFileSync(join(root.dir, 'sdk-stdio.mjs'), sdkEcho(false));
     const raw = await startServer('raw-server.mjs', root.dir);
     const sdk = await startServer('sdk-ws.mjs', root.dir);
-    children.push(raw.child, sdk.child);
+    const rawHttp = await startServer('raw-http-server.mjs', root.dir);
+    children.push(raw.child, sdk.child, rawHttp.child);
     const stdioDir = makeExtension(root.dir, 'echo-stdio', 'node', [
       join(root.dir, 'sdk-stdio.mjs'),
     ]);
@@ -100,7 +137,7 @@ export async function run(options) {
       model: () => ({ provider: 'anthropic', model: 'bench-model' }),
       builtins: { commands: new Set(), tools: new Set() },
       env,
-      remote: { urls: [raw.url, sdk.url], insecure: false, env: {} },
+      remote: { urls: [raw.url, sdk.url, rawHttp.url], insecure: false, env: {} },
     });
     const reports = await host.start();
     const bad = reports.filter((report) => report.status !== 'ready');
@@ -136,8 +173,42 @@ export async function run(options) {
         throw new Error(`unexpected raw reply: ${JSON.stringify(frame)}`);
       return ms;
     };
+    // The raw HTTP echo: one keep-alive POST of the tool_call, its answer the tool_result.
+    const { Agent, request } = await import('node:http');
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const echoUrl = new URL('/echo', rawHttp.url);
+    const rawHttpEcho = async (i) => {
+      const start = performance.now();
+      const body = JSON.stringify({
+        type: 'tool_call',
+        id: `h${++seq}`,
+        name: 'echo_http',
+        args: args(i),
+      });
+      const text = await new Promise((resolve, reject) => {
+        const req = request(
+          echoUrl,
+          { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+          (res) => {
+            let out = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk) => (out += chunk));
+            res.on('end', () => resolve(out));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+      const frame = JSON.parse(text);
+      const ms = performance.now() - start;
+      if (frame.content?.[0]?.text !== `echo:${JSON.stringify(args(i))}`)
+        throw new Error(`unexpected raw HTTP reply: ${text}`);
+      return ms;
+    };
     const variants = {
       raw: rawEcho,
+      rawHttp: rawHttpEcho,
+      hostHttp: viaHost('echo_http'),
       hostRaw: viaHost('echo_raw'),
       hostWs: viaHost('echo_ws'),
       hostStdio: viaHost('echo_stdio'),
@@ -153,6 +224,13 @@ export async function run(options) {
         'remote tool round trip: host over WebSocket vs a raw ws client, same raw echo server',
         samples.raw,
         samples.hostRaw,
+        TARGET,
+        note,
+      ),
+      row(
+        'remote tool round trip: host over HTTP (POST + event stream) vs a raw HTTP POST echo, same server',
+        samples.rawHttp,
+        samples.hostHttp,
         TARGET,
         note,
       ),

@@ -39,6 +39,7 @@ import { EMPTY_HOST, hostInfo } from './replies.js';
 import { registerToolFrame, Requests, type CommandEntry, type ToolEntry } from './requests.js';
 import type { ArgsOf, JsonSchema } from './schema-types.js';
 import { listenWebSocket, type Listening, type ListenOptions } from './listen.js';
+import { listenHttp } from './listen-http.js';
 import { redirectConsole, StdioTransport } from './stdio.js';
 import { UiQuestions } from './ui.js';
 
@@ -330,21 +331,25 @@ export class Extension {
   }
 
   /**
-   * Serves the extension over WebSocket instead of stdio: zot connects to the URL this resolves
-   * with (`zot --ext-url URL`, or a manifest's `transport`). Each connection is a session of its
-   * own with these handlers; notify/submit/panels sent on `ext` go to every ready connection.
-   * Needs the `ws` package. Contract: call instead of run(), after registering everything.
+   * Serves the extension over WebSocket (or, with `transport: 'http'`, HTTP) instead of stdio:
+   * zot connects to the URL this resolves with (`zot --ext-url URL`, or a manifest's
+   * `transport`). Each connection is a session of its own with these handlers; notify/submit/
+   * panels sent on `ext` go to every ready connection. WebSocket needs the `ws` package.
+   * Contract: call instead of run(), after registering everything.
    */
   async listen(options: ListenOptions = {}): Promise<Listening> {
     if (this.started) throw new Error('@zot/sdk: run() or listen() was already called');
     this.started = true;
     const sessions = new Set<Extension>();
     this.sessions = sessions;
-    return listenWebSocket(options, (connection) => {
+    const serve = (connection: Transport<FrameFromExtension>) => {
       const session = this.sessionOver(connection);
       sessions.add(session);
       void session.run().finally(() => sessions.delete(session));
-    });
+    };
+    return options.transport === 'http'
+      ? listenHttp(options, serve)
+      : listenWebSocket(options, serve);
   }
 
   /** A session of this extension over one connection: the same handlers, its own state. */

@@ -23,13 +23,17 @@ export interface ListenOptions {
   readonly token?: string;
   /** Serve wss:// with this certificate and key (PEM). */
   readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
-  /** Most connections at once (default 16); more are refused with 503. */
+  /** Most connections (HTTP: sessions) at once (default 16); more are refused with 503. */
   readonly maxConnections?: number;
+  /** `websocket` (default; needs the `ws` package) or `http` (Node's http module only). */
+  readonly transport?: 'websocket' | 'http';
+  /** HTTP: how long a session whose stream dropped waits to be resumed (default 30 s). */
+  readonly resumeWindowMs?: number;
 }
 
 export interface Listening {
   readonly port: number;
-  /** `ws://host:port/` (or wss://) to give zot (`--ext-url` or a manifest's transport). */
+  /** `ws://host:port/` (wss://, http://, https://) to give zot (`--ext-url` or a manifest's transport). */
   readonly url: string;
   /** Stops accepting and closes every connection. */
   close(): Promise<void>;

@@ -48,9 +48,9 @@ Options:
       --list-models               list the provider's models and exit (a local server's: what it serves)
   -e, --ext <dir>                 load the extension in <dir> for this run (repeatable; wins over installed copies)
       --no-ext                    do not load project or installed extensions (--ext still loads)
-      --ext-url <url>             connect to a remote extension (ws://, wss://; repeatable)
+      --ext-url <url>             connect to a remote extension (ws://, wss://, http://, https://; repeatable)
       --ext-token-env <name>      its bearer token is in this variable (default ZOT_EXT_TOKEN)
-      --insecure-ext-transport    allow ws:// to addresses other than this machine's loopback
+      --insecure-ext-transport    allow ws:// and http:// to addresses other than this machine's loopback
       --no-yolo                   ask before each tool call no rule allows (TUI: a dialog; RPC: confirm_request
                                   events; print and JSON modes, where nobody can answer: the call is denied)
       --allow <rule>              allow tool calls that match the rule, e.g. 'bash(npm run *)' (repeatable)

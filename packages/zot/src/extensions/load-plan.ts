@@ -16,6 +16,7 @@ import { describeExit, type ExtensionTransport } from './transport.js';
 import { displayUrl, remoteRefusal } from '../ext-setup/remote-config.js';
 import { resolveRemoteToken } from '../ext-setup/remote-token.js';
 import { WebSocketTransport } from './transports/websocket.js';
+import { HttpTransport } from './transports/http.js';
 import type { AgentFor } from './transports/remote-connect.js';
 
 // The report's shape is part of the contract (`zot ext doctor --json`, RPC reload_extensions).
@@ -249,8 +250,6 @@ function planRemote(
   });
   if (resolved.problem !== undefined) return report('failed', resolved.problem);
   const linked = resolved.from ? { ...config, tokenFrom: resolved.from } : config;
-  if (config.type === 'http')
-    return report('failed', 'the HTTP transport is not available in this zot yet; use websocket');
   const log = new ExtensionLog(base.logPath!);
   const policy = {
     interceptFailure: manifest.interceptFailure,
@@ -261,7 +260,7 @@ function planRemote(
     new RunningExtension(
       manifest.name,
       entry.dir,
-      new WebSocketTransport(
+      new (config.type === 'http' ? HttpTransport : WebSocketTransport)(
         {
           config: linked,
           token: resolved.token,

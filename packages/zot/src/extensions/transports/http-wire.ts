@@ -1,0 +1,88 @@
+// The HTTP transport's requests, made once here: which headers they carry, what each status
+// means, and reading a small answer body within a bound. No state: http.ts holds the session.
+import {
+  request as httpRequest,
+  type Agent,
+  type ClientRequest,
+  type IncomingMessage,
+} from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { displayUrl, type RemoteConfig } from '../../ext-setup/remote-config.js';
+import { connectionProblem } from './remote-connect.js';
+
+/** The session a GET opened; every later request names it. */
+export const SESSION_HEADER = 'zot-session';
+/** A POST's place in the host's byte stream: how many bytes were sent before its body. */
+export const OFFSET_HEADER = 'zot-offset';
+/** On a POST: the last event id the host received (the server may forget up to it). */
+export const ACK_HEADER = 'zot-ack';
+export const SESSION_ID = /^[A-Za-z0-9._~-]{8,128}$/;
+/** Most bytes of an error answer read for its message. */
+const MAX_ANSWER_BYTES = 4096;
+
+export interface WireTarget {
+  config: RemoteConfig;
+  token?: string | undefined;
+  agent?: Agent | undefined;
+}
+
+/** Starts a request to the extension's URL with zot's headers (the token never leaves here). */
+export function startRequest(
+  target: WireTarget,
+  method: 'GET' | 'POST' | 'DELETE',
+  headers: Record<string, string>,
+): ClientRequest {
+  const url = new URL(target.config.url);
+  const all: Record<string, string> = { ...target.config.headers, ...headers };
+  if (target.token) all.authorization = `Bearer ${target.token}`;
+  const make = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return make(url, { method, headers: all, ...(target.agent ? { agent: target.agent } : {}) });
+}
+
+/** Reads at most MAX_ANSWER_BYTES of `res` as text for a message, printable ASCII only. */
+export function readAnswer(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    res.on('data', (chunk: Buffer) => {
+      if (text.length < MAX_ANSWER_BYTES) text += chunk.toString('latin1');
+      if (text.length >= MAX_ANSWER_BYTES) res.destroy();
+    });
+    const done = () =>
+      resolve(
+        text
+          .slice(0, 200)
+          .replace(/[^\x20-\x7e]/g, ' ')
+          .trim(),
+      );
+    res.on('end', done);
+    res.on('close', done);
+    res.on('error', done);
+  });
+}
+
+/** What an unexpected HTTP status from the extension's server means, and what to do. */
+export function statusProblem(
+  status: number,
+  said: string,
+  target: WireTarget,
+  what: string,
+): string {
+  const shown = displayUrl(target.config.url);
+  const detail = said ? `: ${said}` : '';
+  if (status === 401 || status === 403) {
+    const variable = target.config.tokenEnv ?? 'ZOT_EXT_TOKEN';
+    return target.token !== undefined
+      ? `${shown} refused the token from ${variable} (HTTP ${status}); check its value`
+      : `${shown} wants a token (HTTP ${status}); set ${variable} (or name the variable with "token_env" / --ext-token-env)`;
+  }
+  if (status === 404 && what !== 'open')
+    return `${shown} no longer knows this session (HTTP 404${detail})`;
+  if (status === 410) return `${shown} can no longer resend what was lost (HTTP 410${detail})`;
+  if (status === 503) return `${shown} is busy (HTTP 503${detail}); too many connections?`;
+  return `${shown} answered HTTP ${status} to ${what}${detail}; is this the URL of an HTTP extension?`;
+}
+
+/** A network error's meaning, as for the WebSocket transport. */
+export function networkProblem(error: unknown, target: WireTarget): string {
+  return connectionProblem(error, target.config, target.token !== undefined);
+}

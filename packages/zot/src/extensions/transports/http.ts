@@ -1,0 +1,464 @@
+// The HTTP transport: one remote extension over plain HTTP requests. zot opens a session with a
+// GET whose answer is a long-lived event stream (the extension's frames, numbered `id: N`), and
+// sends its own frames as POSTs of NDJSON. A dropped stream is resumed (GET again with the
+// session and Last-Event-ID; the server resends what came after); a POST that failed is sent
+// again with the same offset, and the server skips what it already read. Frames are delivered
+// once and in order both ways; a drop that cannot be resumed is an exit (a crash).
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import {
+  encodeFrame,
+  type FrameFromHost,
+  type SendOptions,
+  type TransportExit,
+  type TransportHandlers,
+} from '@zot/protocol';
+import type { ExtensionLog } from '../log.js';
+import { MAX_QUEUED_BYTES, type ExtensionTransport } from '../transport.js';
+import { displayUrl } from '../../ext-setup/remote-config.js';
+import type { RemoteSpec } from './websocket.js';
+import { SseReader, type EventItem } from './sse-reader.js';
+import {
+  ACK_HEADER,
+  networkProblem,
+  OFFSET_HEADER,
+  readAnswer,
+  SESSION_HEADER,
+  SESSION_ID,
+  startRequest,
+  statusProblem,
+  type WireTarget,
+} from './http-wire.js';
+
+/** Most bytes of frames in one POST (a larger single frame goes alone). */
+const BATCH_BYTES = 1024 * 1024;
+/** Events received before zot tells the server (on a POST) that it may forget them. */
+const ACK_EVERY_EVENTS = 256;
+const ACK_DELAY_MS = 1000;
+/** The server comments every 15 s; a stream silent for this long is dead and is resumed. */
+const STREAM_IDLE_MS = 45_000;
+
+/** Contract: as WebSocketTransport (transport.ts); the token is never written anywhere. */
+export class HttpTransport implements ExtensionTransport {
+  readonly pid = undefined;
+  private handlers: TransportHandlers | undefined;
+  private target: WireTarget | undefined;
+  private session: string | undefined;
+  private stream: ClientRequest | undefined;
+  private open = false;
+  private serverEnded = false;
+  private closing = false;
+  private deleting = false;
+  private exited: TransportExit | undefined;
+  /** The last event id accepted, and the last one a POST told the server about. */
+  private lastId = 0;
+  private ackedId = 0;
+  private ackTimer: NodeJS.Timeout | undefined;
+  private readonly queue: string[] = [];
+  private queuedBytes = 0;
+  /** Bytes of zot's frame stream the server confirmed; the POST in flight, if any. */
+  private posted = 0;
+  private inflight: { body: Buffer; request?: ClientRequest } | undefined;
+  private postFailingSince: number | undefined;
+  private postFailures = 0;
+  private resumingSince: number | undefined;
+  private resumeAttempts = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private lastBytesAt = 0;
+  private reading = true;
+  private response: IncomingMessage | undefined;
+  private readonly held: Array<() => void> = [];
+  private draining = false;
+  private readonly closed: Promise<void>;
+  private markClosed!: () => void;
+
+  constructor(
+    private readonly spec: RemoteSpec,
+    private readonly log: ExtensionLog,
+  ) {
+    this.closed = new Promise((resolve) => (this.markClosed = resolve));
+  }
+
+  private get shown(): string {
+    return displayUrl(this.spec.config.url);
+  }
+
+  start(handlers: TransportHandlers): void {
+    this.handlers = handlers;
+    this.log.write(`connecting to ${this.shown}`);
+    void this.begin();
+  }
+
+  private async begin(): Promise<void> {
+    const url = new URL(this.spec.config.url);
+    const agent = this.spec.agent
+      ? await this.spec.agent(url).catch((error: Error) => error)
+      : undefined;
+    if (this.exited) return;
+    if (agent instanceof Error || (agent && 'error' in agent)) {
+      const why = agent instanceof Error ? agent.message : agent.error;
+      return this.finish({ spawnError: why, disconnected: `could not connect: ${why}` });
+    }
+    this.target = { config: this.spec.config, token: this.spec.token, agent };
+    this.openStream(false);
+  }
+
+  /** GETs the event stream: a new session, or (`resume`) the current one after lastId. */
+  private openStream(resume: boolean): void {
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    if (resume) {
+      headers[SESSION_HEADER] = this.session!;
+      headers['last-event-id'] = String(this.lastId);
+    }
+    let request: ClientRequest;
+    try {
+      request = startRequest(this.target!, 'GET', headers);
+    } catch (error) {
+      return this.streamFailed(undefined, error);
+    }
+    this.stream = request;
+    const timer = setTimeout(() => {
+      const error = Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' });
+      request.destroy(error);
+    }, this.spec.connectTimeoutMs);
+    request.on('response', (res) => {
+      clearTimeout(timer);
+      void this.attach(request, res, resume);
+    });
+    request.on('error', (error) => {
+      clearTimeout(timer);
+      this.streamFailed(request, error);
+    });
+    request.end();
+  }
+
+  private async attach(
+    request: ClientRequest,
+    res: IncomingMessage,
+    resume: boolean,
+  ): Promise<void> {
+    const type = String(res.headers['content-type'] ?? '');
+    const session = res.headers[SESSION_HEADER];
+    let problem: string | undefined;
+    if (res.statusCode !== 200) {
+      const said = await readAnswer(res);
+      problem = statusProblem(
+        res.statusCode ?? 0,
+        said,
+        this.target!,
+        resume ? 'a resume' : 'open',
+      );
+    } else if (!type.toLowerCase().startsWith('text/event-stream'))
+      problem = `${this.shown} answered with ${JSON.stringify(type.slice(0, 60))} instead of an event stream; is this the URL of an HTTP extension?`;
+    else if (typeof session !== 'string' || !SESSION_ID.test(session))
+      problem = `${this.shown} answered without a valid ${SESSION_HEADER} header`;
+    else if (resume && session !== this.session)
+      problem = `${this.shown} resumed another session than this one`;
+    if (this.exited || this.stream !== request) return void res.destroy();
+    if (problem !== undefined) {
+      res.destroy();
+      this.stream = undefined;
+      return resume
+        ? this.finish({ disconnected: `lost: the stream dropped and could not resume: ${problem}` })
+        : this.finish({ spawnError: problem, disconnected: `could not connect: ${problem}` });
+    }
+    this.session = session as string;
+    this.response = res;
+    this.lastBytesAt = Date.now();
+    const reader = this.reader(request);
+    res.on('data', (chunk: Buffer) => {
+      this.lastBytesAt = Date.now();
+      if (this.stream === request) reader.push(chunk);
+    });
+    res.on('end', () => this.streamEnded(request));
+    res.on('close', () => this.streamEnded(request));
+    res.on('error', () => this.streamEnded(request));
+    if (!this.reading) res.pause();
+    this.watchIdle();
+    if (resume) {
+      this.log.write(`resumed the stream of ${this.shown} after event ${this.lastId}`);
+      this.resumingSince = undefined;
+      this.resumeAttempts = 0;
+      this.pump();
+      return;
+    }
+    this.open = true;
+    this.log.write(`connected to ${this.shown}`);
+    this.pump();
+  }
+
+  /** The event stream's reader: each event's id checked, so nothing is delivered twice. */
+  private reader(request: ClientRequest): SseReader {
+    let duplicates = 0;
+    return new SseReader({
+      onEvent: (id, items) => {
+        if (id === undefined) return this.log.write('dropped an event without an id');
+        if (id <= this.lastId) {
+          if (duplicates++ === 0) this.log.write(`ignored event ${id}: already received`);
+          return;
+        }
+        if (id !== this.lastId + 1) {
+          request.destroy();
+          const gap = id === this.lastId + 2 ? `${id - 1}` : `${this.lastId + 1} to ${id - 1}`;
+          return this.finish({ disconnected: `lost: events ${gap} never arrived` });
+        }
+        this.lastId = id;
+        for (const item of items) this.deliverItem(item);
+        this.ackSoon();
+      },
+      onEnd: () => (this.serverEnded = true),
+      onGarbage: (what) => this.log.write(`dropped ${what}`),
+      onOverflow: (bytes) => {
+        request.destroy();
+        this.finish({
+          disconnected: `lost: sent an event of over ${bytes} bytes (frames are at most 32 MiB); connection closed`,
+        });
+      },
+    });
+  }
+
+  private deliverItem(item: EventItem): void {
+    const handlers = this.handlers!;
+    if (item.kind === 'line') {
+      if (this.reading && this.held.length === 0) handlers.onLine(item.text);
+      else this.held.push(() => handlers.onLine(item.text));
+    } else if (item.kind === 'oversize') this.deliver(() => handlers.onOversize?.(item.bytes));
+    else
+      this.deliver(() =>
+        handlers.onInvalidUtf8
+          ? handlers.onInvalidUtf8(item.length, item.bytes)
+          : handlers.onLine(item.bytes.toString('utf8')),
+      );
+  }
+
+  private streamEnded(request: ClientRequest): void {
+    if (this.stream !== request || this.exited) return;
+    this.stream = undefined;
+    this.response = undefined;
+    if (this.serverEnded || this.closing) return this.finish({ disconnected: 'connection closed' });
+    this.resume(undefined);
+  }
+
+  private streamFailed(request: ClientRequest | undefined, error: unknown): void {
+    if ((request && this.stream !== request) || this.exited) return;
+    this.stream = undefined;
+    this.response = undefined;
+    if (!this.open) {
+      const why = networkProblem(error, this.target!);
+      return this.finish({ spawnError: why, disconnected: `could not connect: ${why}` });
+    }
+    if (this.closing) return this.finish({ disconnected: 'connection closed' });
+    this.resume(error);
+  }
+
+  /** Opens the stream again after a drop, within the connection timeout; else the link is lost. */
+  private resume(error: unknown): void {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    const why = error === undefined ? 'the stream ended' : networkProblem(error, this.target!);
+    if (code === 'ECONNREFUSED')
+      return this.finish({ disconnected: `lost: the stream dropped and ${why}` });
+    const now = Date.now();
+    if (this.resumingSince === undefined) {
+      this.resumingSince = now;
+      this.log.write(`the stream dropped after event ${this.lastId} (${why}); resuming`);
+    } else if (now - this.resumingSince > this.spec.connectTimeoutMs) {
+      const seconds = Math.round(this.spec.connectTimeoutMs / 1000);
+      return this.finish({
+        disconnected: `lost: the stream dropped and could not be resumed within ${seconds} s (${why})`,
+      });
+    }
+    const delay = this.resumeAttempts++ === 0 ? 0 : Math.min(1000, 50 * 2 ** this.resumeAttempts);
+    this.retryTimer = setTimeout(() => this.openStream(true), delay);
+  }
+
+  private watchIdle(): void {
+    if (this.idleTimer) return;
+    this.idleTimer = setInterval(() => {
+      if (!this.stream || !this.reading || Date.now() - this.lastBytesAt < STREAM_IDLE_MS) return;
+      this.log.write(`nothing on the stream for ${STREAM_IDLE_MS / 1000} s; reopening it`);
+      this.stream.destroy();
+    }, STREAM_IDLE_MS / 3);
+    this.idleTimer.unref();
+  }
+
+  /** Tells the server, on the next POST or a bare one soon, which events it may forget. */
+  private ackSoon(): void {
+    if (this.lastId - this.ackedId >= ACK_EVERY_EVENTS) return this.pump(true);
+    this.ackTimer ??= setTimeout(() => {
+      this.ackTimer = undefined;
+      this.pump(true);
+    }, ACK_DELAY_MS);
+  }
+
+  /** Sends the next POST when none is in flight: queued frames, or (`ack`) an empty one. */
+  private pump(ack = false): void {
+    if (!this.open || this.exited || this.inflight || this.stream === undefined) return;
+    if (this.queue.length === 0) {
+      if (ack && this.lastId > this.ackedId) this.post({ body: Buffer.alloc(0) });
+      else if (this.closing && !this.deleting) this.sendDelete();
+      return;
+    }
+    const lines: string[] = [];
+    let bytes = 0;
+    while (
+      this.queue.length > 0 &&
+      (lines.length === 0 || bytes + this.queue[0]!.length <= BATCH_BYTES)
+    ) {
+      const line = this.queue.shift()!;
+      this.queuedBytes -= line.length;
+      bytes += line.length;
+      lines.push(line);
+    }
+    this.post({ body: Buffer.from(lines.join(''), 'utf8') });
+  }
+
+  private post(inflight: { body: Buffer; request?: ClientRequest }): void {
+    this.inflight = inflight;
+    const ack = this.lastId;
+    const request = startRequest(this.target!, 'POST', {
+      [SESSION_HEADER]: this.session!,
+      [OFFSET_HEADER]: String(this.posted),
+      [ACK_HEADER]: String(ack),
+      'content-type': 'application/x-ndjson',
+      'content-length': String(inflight.body.length),
+    });
+    inflight.request = request;
+    request.setTimeout(this.spec.connectTimeoutMs, () =>
+      request.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })),
+    );
+    request.on('response', (res) => {
+      if (this.inflight !== inflight || this.exited) return void res.resume();
+      const status = res.statusCode ?? 0;
+      if (status < 200 || status > 299) {
+        void readAnswer(res).then((said) =>
+          this.finish({
+            disconnected: `lost: ${statusProblem(status, said, this.target!, 'a POST of frames')}`,
+          }),
+        );
+        return;
+      }
+      res.resume();
+      this.posted += inflight.body.length;
+      this.ackedId = Math.max(this.ackedId, ack);
+      this.inflight = undefined;
+      this.postFailingSince = undefined;
+      this.postFailures = 0;
+      this.pump(this.lastId - this.ackedId >= ACK_EVERY_EVENTS);
+    });
+    request.on('error', (error) => this.postFailed(inflight, error));
+    request.end(inflight.body);
+  }
+
+  /** A POST that failed on the way is sent again (same offset) until the connection timeout. */
+  private postFailed(inflight: { body: Buffer }, error: unknown): void {
+    if (this.inflight !== inflight || this.exited) return;
+    const why = networkProblem(error, this.target!);
+    if ((error as NodeJS.ErrnoException).code === 'ECONNREFUSED')
+      return this.finish({ disconnected: `lost: ${why}` });
+    const now = Date.now();
+    this.postFailingSince ??= now;
+    if (now - this.postFailingSince > this.spec.connectTimeoutMs)
+      return this.finish({ disconnected: `lost: could not send frames (${why})` });
+    const delay = Math.min(1000, 50 * 2 ** this.postFailures++);
+    this.retryTimer = setTimeout(() => {
+      if (this.inflight === inflight && !this.exited) this.post(inflight);
+    }, delay);
+  }
+
+  private sendDelete(): void {
+    this.deleting = true;
+    const request = startRequest(this.target!, 'DELETE', { [SESSION_HEADER]: this.session! });
+    const done = () => {
+      this.stream?.destroy();
+      this.finish({ disconnected: 'connection closed' });
+    };
+    request.setTimeout(this.spec.closeGraceMs, () => request.destroy());
+    request.on('response', (res) => (res.resume(), res.on('end', done)));
+    request.on('error', done);
+    request.end();
+  }
+
+  private finish(info: { spawnError?: string; disconnected: string }): void {
+    if (this.exited) return;
+    clearTimeout(this.ackTimer);
+    clearTimeout(this.retryTimer);
+    clearInterval(this.idleTimer);
+    this.exited = { code: null, signal: null, ...info };
+    this.log.write(`${this.shown}: ${info.disconnected}`);
+    this.open = false;
+    this.queue.length = 0;
+    this.queuedBytes = 0;
+    this.stream?.destroy();
+    this.inflight?.request?.destroy();
+    this.markClosed();
+    this.handlers?.onExit(this.exited);
+  }
+
+  /** Queues one frame (see ProcessTransport.send for `droppable`). */
+  send(frame: FrameFromHost, options: SendOptions = {}): boolean {
+    if (this.exited) return true;
+    if (options.droppable && this.backlogBytes() > MAX_QUEUED_BYTES) return false;
+    const line = encodeFrame(frame);
+    this.queue.push(line);
+    this.queuedBytes += line.length;
+    this.pump();
+    return true;
+  }
+
+  private backlogBytes(): number {
+    return this.queuedBytes + (this.inflight?.body.length ?? 0);
+  }
+
+  private deliver(event: () => void): void {
+    if (this.reading && this.held.length === 0) event();
+    else this.held.push(event);
+  }
+
+  /** Pauses or resumes reading the stream: the server's writes back up in TCP. */
+  setReading(on: boolean): void {
+    if (this.reading === on) return;
+    this.reading = on;
+    if (!on) {
+      this.response?.pause();
+      return;
+    }
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      while (this.reading && this.held.length > 0) this.held.shift()!();
+    } finally {
+      this.draining = false;
+    }
+    if (this.reading) {
+      this.lastBytesAt = Date.now();
+      this.response?.resume();
+    }
+  }
+
+  /** Ends the session once queued frames are sent (a DELETE), as a normal close. */
+  close(): void {
+    if (this.closing || this.exited) return;
+    this.closing = true;
+    if (!this.open) {
+      this.stream?.destroy();
+      return this.finish({ disconnected: 'connection closed' });
+    }
+    this.pump();
+  }
+
+  async terminate(): Promise<void> {
+    if (!this.exited && !this.stream && !this.open) {
+      this.finish({ disconnected: 'connection closed' });
+      return;
+    }
+    this.close();
+    const timer = setTimeout(() => this.terminateNow(), this.spec.closeGraceMs);
+    await this.closed;
+    clearTimeout(timer);
+    this.held.length = 0;
+  }
+
+  terminateNow(): void {
+    this.finish({ disconnected: 'connection closed' });
+  }
+}

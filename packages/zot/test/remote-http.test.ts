@@ -1,0 +1,272 @@
+// The HTTP transport against real servers on 127.0.0.1: an SDK extension served with
+// ext.listen({transport: 'http'}) in its own process, reached directly or through a proxy that
+// holds back and cuts connections (a dropped stream resumed: nothing lost, nothing twice), and a
+// raw server whose event stream a test writes (bounds as on stdio), TLS and tokens.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { FrameFromHost, TransportExit } from '@zot/protocol';
+import { ExtensionLog } from '../src/extensions/log.js';
+import type { RemoteConfig } from '../src/ext-setup/remote-config.js';
+import { HttpTransport } from '../src/extensions/transports/http.js';
+import { makeCert, startSdkServer } from './support/remote-servers.js';
+import { startCuttingProxy, startScriptedStream } from './support/http-servers.js';
+
+function connect(url: string, dir: string, extra: Partial<RemoteConfig> & { token?: string } = {}) {
+  const { token, ...config } = extra;
+  const log = new ExtensionLog(join(dir, `ext-${Math.random().toString(36).slice(2)}.log`));
+  const transport = new HttpTransport(
+    {
+      config: { type: 'http', url, headers: {}, ...config },
+      token,
+      connectTimeoutMs: 10_000,
+      closeGraceMs: 1000,
+    },
+    log,
+  );
+  const lines: string[] = [];
+  const oversize: number[] = [];
+  const invalid: number[] = [];
+  let exit: TransportExit | undefined;
+  const waiters: Array<() => void> = [];
+  const wake = () => waiters.splice(0).forEach((w) => w());
+  transport.start({
+    onLine: (line) => (lines.push(line), wake()),
+    onOversize: (bytes) => (oversize.push(bytes), wake()),
+    onInvalidUtf8: (bytes) => (invalid.push(bytes), wake()),
+    onExit: (info) => ((exit = info), wake()),
+  });
+  // Waits on what the link delivers; a link that ends first fails the wait, saying how.
+  const until = async (check: () => boolean) => {
+    while (!check()) {
+      if (exit) throw new Error(`the link ended: ${JSON.stringify(exit)}`);
+      await new Promise<void>((resolve) => waiters.push(resolve));
+    }
+  };
+  return {
+    transport,
+    lines,
+    oversize,
+    invalid,
+    get exit() {
+      return exit;
+    },
+    until,
+    log: () => readFileSync(log.path, 'utf8'),
+    send: (frame: FrameFromHost) => transport.send(frame),
+  };
+}
+
+function scratch(t: { after(fn: () => void): void }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'zot-http-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+const ACK: FrameFromHost = {
+  type: 'hello_ack',
+  protocol_version: 2,
+  zot_version: 't',
+  provider: 'p',
+  model: 'm',
+  cwd: '/',
+  extension_dir: '/',
+  data_dir: '/',
+};
+
+// Its `slow` tool notifies n0..n199, then waits for the gate file before it answers.
+const SDK_TOOL = `
+import fs from 'node:fs';
+import { createExtension, text } from '@zot/sdk';
+const ext = createExtension({ name: 'echo', version: '1.0.0' });
+ext.tool('echo', 'echoes', { type: 'object', properties: { s: { type: 'string' } } },
+  (args) => text('echo:' + args.s));
+ext.tool('slow', 'notifies, then waits', { type: 'object' }, async () => {
+  for (let i = 0; i < 200; i++) ext.notify('info', 'n' + i);
+  while (!fs.existsSync(process.env.GATE)) await new Promise((r) => setTimeout(r, 20));
+  return text('slow done');
+});
+const tls = process.env.CERT ? { cert: fs.readFileSync(process.env.CERT), key: fs.readFileSync(process.env.KEY) } : undefined;
+printUrl(await ext.listen({ port: 0, token: process.env.SERVER_TOKEN, transport: 'http', tls }));
+`;
+
+async function handshake(link: ReturnType<typeof connect>): Promise<void> {
+  await link.until(() => link.lines.length >= 1);
+  assert.equal(JSON.parse(link.lines[0]!).type, 'hello');
+  link.send(ACK);
+  await link.until(() => link.lines.some((l) => l.includes('"ready"')));
+}
+
+test('an SDK extension over HTTP: hello, registrations, ready, a tool round trip, shutdown', async (t) => {
+  const dir = scratch(t);
+  const server = await startSdkServer(dir, 'echo', SDK_TOOL, { SERVER_TOKEN: 'h77-secret' });
+  t.after(() => server.close());
+  assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+  const link = connect(server.url, dir, { token: 'h77-secret', tokenEnv: 'X_TOKEN' });
+  await handshake(link);
+  assert.ok(link.lines.some((l) => l.includes('"register_tool"') && l.includes('"echo"')));
+  link.send({ type: 'tool_call', id: 't1', name: 'echo', args: { s: 'hi' } });
+  await link.until(() => link.lines.some((l) => l.includes('echo:hi')));
+  link.send({ type: 'shutdown' });
+  await link.until(() => link.exit !== undefined);
+  assert.ok(link.lines.some((l) => l.includes('shutdown_ack')));
+  assert.equal(link.exit!.disconnected, 'connection closed');
+  assert.match(link.log(), /connected to http:\/\/127\.0\.0\.1:\d+\//);
+  assert.doesNotMatch(link.log(), /h77-secret/);
+});
+
+test('tokens over HTTP: none and a wrong one get 401, named, the token never quoted', async (t) => {
+  const dir = scratch(t);
+  const server = await startSdkServer(dir, 'echo', SDK_TOOL, { SERVER_TOKEN: 'right-token' });
+  t.after(() => server.close());
+  const missing = connect(server.url, dir, { tokenEnv: 'ZOT_EXT_TOKEN', tokenOptional: true });
+  await missing.until(() => missing.exit !== undefined);
+  assert.match(missing.exit!.spawnError ?? '', /wants a token \(HTTP 401\); set ZOT_EXT_TOKEN/);
+  const wrong = connect(server.url, dir, { token: 'wrong-token', tokenEnv: 'TEAM_TOKEN' });
+  await wrong.until(() => wrong.exit !== undefined);
+  assert.match(wrong.exit!.spawnError ?? '', /refused the token from TEAM_TOKEN \(HTTP 401\)/);
+  assert.doesNotMatch(JSON.stringify(wrong.exit) + wrong.log(), /wrong-token|right-token/);
+});
+
+test('a stream dropped mid-call, with frames lost on the way both ways, resumes: each frame once, in order', async (t) => {
+  const dir = scratch(t);
+  const gate = join(dir, 'gate');
+  const server = await startSdkServer(dir, 'echo', SDK_TOOL, { GATE: gate });
+  t.after(() => server.close());
+  const proxy = await startCuttingProxy(Number(new URL(server.url).port));
+  t.after(() => proxy.close());
+  const link = connect(proxy.url, dir);
+  await handshake(link);
+  // The answer to the hello_ack POST went through (zot sends one POST at a time).
+  await waitFor(() => proxy.answered(204) >= 1);
+  // From here the server's answers (the events, and the 204 of the POST) never reach zot.
+  proxy.hold();
+  link.send({ type: 'tool_call', id: 'slow1', name: 'slow', args: {} });
+  await waitFor(() => proxy.held().includes('"n199"') || link.exit !== undefined);
+  assert.equal(link.exit, undefined, link.log());
+  proxy.cut();
+  writeFileSync(gate, '');
+  await link.until(() => link.lines.some((l) => l.includes('slow done')));
+  const notes = link.lines
+    .map((l) => JSON.parse(l) as { type: string; message?: string })
+    .filter((f) => f.type === 'notify')
+    .map((f) => f.message);
+  assert.deepEqual(
+    notes,
+    Array.from({ length: 200 }, (_, i) => `n${i}`),
+  );
+  assert.equal(link.lines.filter((l) => l.includes('slow done')).length, 1);
+  assert.equal(link.exit, undefined);
+  assert.match(link.log(), /the stream dropped after event \d+ .*; resuming/);
+  assert.match(link.log(), /resumed the stream of http:\/\/127\.0\.0\.1:\d+\/ after event \d+/);
+  // The tool_call POST whose answer was lost went again: the server read it once.
+  link.send({ type: 'tool_call', id: 't2', name: 'echo', args: { s: 'after' } });
+  await link.until(() => link.lines.some((l) => l.includes('echo:after')));
+  assert.equal(link.lines.filter((l) => l.includes('slow done')).length, 1);
+  await link.transport.terminate();
+});
+
+test('a drop that cannot resume (the server no longer knows the session) is a lost link, named', async (t) => {
+  const dir = scratch(t);
+  const first = await startSdkServer(dir, 'one', SDK_TOOL);
+  t.after(() => first.close());
+  const second = await startSdkServer(dir, 'two', SDK_TOOL);
+  t.after(() => second.close());
+  const proxy = await startCuttingProxy(Number(new URL(first.url).port));
+  t.after(() => proxy.close());
+  const link = connect(proxy.url, dir);
+  await handshake(link);
+  proxy.retarget(Number(new URL(second.url).port));
+  proxy.cut();
+  await link.until(() => link.exit !== undefined);
+  assert.match(
+    link.exit!.disconnected ?? '',
+    /^lost: the stream dropped and could not resume: http:\/\/127\.0\.0\.1:\d+\/ no longer knows this session \(HTTP 404: no such session\)$/,
+  );
+});
+
+test('a 40 MiB frame is counted and dropped, invalid UTF-8 and garbage dropped, the link stays up; a gap is a lost link', async (t) => {
+  const dir = scratch(t);
+  const server = await startScriptedStream();
+  t.after(() => server.close());
+  const link = connect(server.url, dir);
+  const stream = await server.stream;
+  let id = 0;
+  const event = (data: string | Buffer) => {
+    stream.write(`id: ${++id}\ndata: `);
+    stream.write(data);
+    stream.write('\n\n');
+  };
+  event(JSON.stringify({ type: 'hello', name: 'raw', version: '1' }));
+  event('{"type":"notify","level":"info","message":"' + 'x'.repeat(40 * 1024 * 1024) + '"}');
+  event(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]));
+  stream.write('this is not an event field\n\n');
+  stream.write('event: surprise\ndata: {"type":"ready"}\n\n');
+  event('{"type":"ready"}');
+  await link.until(() => link.lines.length >= 2);
+  assert.deepEqual(link.oversize.length, 1);
+  assert.ok(link.oversize[0]! > 40 * 1024 * 1024);
+  assert.deepEqual(link.invalid, [4]);
+  assert.equal(JSON.parse(link.lines[1]!).type, 'ready');
+  assert.equal(link.lines.length, 2);
+  assert.match(link.log(), /dropped a line that is not an event field/);
+  assert.match(link.log(), /dropped an event named "surprise"/);
+  // An event skipping ids: frames were lost, the link cannot be trusted.
+  id += 2;
+  event('{"type":"ready"}');
+  await link.until(() => link.exit !== undefined);
+  assert.equal(link.exit!.disconnected, `lost: events ${id - 2} to ${id - 1} never arrived`);
+});
+
+test('a flood over HTTP while reading is paused is held back, then delivered in order', async (t) => {
+  const dir = scratch(t);
+  const server = await startScriptedStream();
+  t.after(() => server.close());
+  const link = connect(server.url, dir);
+  const stream = await server.stream;
+  link.transport.setReading(false);
+  let text = '';
+  for (let i = 1; i <= 5000; i++)
+    text += `id: ${i}\ndata: {"type":"notify","level":"info","message":"m${i}"}\n\n`;
+  stream.write(text);
+  // Nothing is delivered while paused (the reader holds what it read; TCP holds the rest).
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(link.lines.length, 0);
+  link.transport.setReading(true);
+  await link.until(() => link.lines.length >= 5000);
+  assert.deepEqual(
+    link.lines.map((l) => (JSON.parse(l) as { message: string }).message),
+    Array.from({ length: 5000 }, (_, i) => `m${i + 1}`),
+  );
+  // zot told the server which events it may forget (a POST with an empty body).
+  await link.transport.terminate();
+});
+
+test('TLS over HTTP: a certificate zot does not trust is refused, named; nothing listening, named', async (t) => {
+  const dir = scratch(t);
+  const cert = makeCert(dir, 'self', ['127.0.0.1', 'localhost']);
+  writeFileSync(join(dir, 'key.pem'), cert.key);
+  const server = await startSdkServer(dir, 'tls', SDK_TOOL, {
+    CERT: cert.certPath,
+    KEY: join(dir, 'key.pem'),
+  });
+  t.after(() => server.close());
+  assert.match(server.url, /^https:/);
+  const link = connect(server.url, dir);
+  await link.until(() => link.exit !== undefined);
+  assert.match(
+    link.exit!.spawnError ?? '',
+    /TLS certificate of 127\.0\.0\.1:\d+ is not trusted \(DEPTH_ZERO_SELF_SIGNED_CERT\); .*NODE_EXTRA_CA_CERTS/,
+  );
+  await server.close();
+  const none = connect(server.url.replace('https', 'http'), dir);
+  await none.until(() => none.exit !== undefined);
+  assert.match(none.exit!.spawnError ?? '', /nothing listens at http:\/\/127\.0\.0\.1:\d+\//);
+});
+
+/** Polls `check` (a proxy's buffer has no event to wait on). */
+async function waitFor(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 10));
+}

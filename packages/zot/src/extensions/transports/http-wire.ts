@@ -70,7 +70,7 @@ export function statusProblem(
   const shown = displayUrl(target.config.url);
   const detail = said ? `: ${said}` : '';
   if (status === 401 || status === 403) {
-    const variable = target.config.tokenEnv ?? 'ZOT_EXT_TOKEN';
+    const variable = target.config.tokenFrom ?? target.config.tokenEnv ?? 'ZOT_EXT_TOKEN';
     return target.token !== undefined
       ? `${shown} refused the token from ${variable} (HTTP ${status}); check its value`
       : `${shown} wants a token (HTTP ${status}); set ${variable} (or name the variable with "token_env" / --ext-token-env)`;

@@ -96,4 +96,10 @@ export interface AgentHooks {
    * away): work held back until then may start. Must be quick; it is not awaited.
    */
   modelRequestSent?(): void;
+  /**
+   * The model began streaming a tool call (once per model call, at its first tool-call delta,
+   * held back or not): no tool of that reply has run, and none runs before beforeToolCall.
+   * Work the first tool call must wait for may start here. Must be quick; it is not awaited.
+   */
+  toolCallStreaming?(): void;
 }

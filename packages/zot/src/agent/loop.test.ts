@@ -391,3 +391,53 @@ test('an unknown tool and a throwing tool become error results', async () => {
   assert.match(texts[0]!, /unknown tool "nope"/);
   assert.match(texts[1]!, /boom failed: kaput/);
 });
+
+test('toolCallStreaming fires once per reply at its first tool-call delta, before the reply ends and any tool runs, held back or not', async () => {
+  for (const hold of [false, true]) {
+    const log: string[] = [];
+    const t = setup(
+      [
+        {
+          calls: [
+            { id: 'c1', name: 'echo', args: { text: 'x' } },
+            { id: 'c2', name: 'echo', args: { text: 'y' } },
+          ],
+        },
+        { text: 'done' },
+      ],
+      {
+        toolCallStreaming: () => log.push('streaming'),
+        beforeToolCall: async (call) => {
+          log.push(`before ${call.id}`);
+        },
+        holdTextStream: () => hold,
+      },
+    );
+    const inner = t.agent.stream;
+    t.agent.stream = (m) => (request) =>
+      (async function* () {
+        for await (const event of inner(m)(request)) {
+          log.push(event.type);
+          yield event;
+        }
+      })();
+    const result = await runAgent(t.transcript, t.agent, new AbortController().signal);
+    assert.equal(result.stop, 'end_turn');
+    assert.deepEqual(log.slice(0, 9), [
+      'start',
+      'tool_call_delta',
+      'streaming',
+      'tool_call_delta',
+      'tool_call_delta',
+      'tool_call_delta',
+      'done',
+      'before c1',
+      'before c2',
+    ]);
+    assert.equal(
+      log.filter((entry) => entry === 'streaming').length,
+      1,
+      'not for a reply without calls',
+    );
+  }
+});

@@ -221,6 +221,8 @@ async function streamOnce(
     parameters: tool.parameters,
   }));
   const sent = setup.hooks.modelRequestSent;
+  const calling = setup.hooks.toolCallStreaming;
+  let callSeen = false;
   let streamed = '';
   for await (const event of stream({
     model: settings.model,
@@ -241,6 +243,8 @@ async function streamOnce(
     } else if (event.type === 'thinking_delta') {
       if (!hold) setup.emit({ type: 'thinking_delta', delta: event.delta });
     } else if (event.type === 'tool_call_delta') {
+      if (!callSeen && calling) safeCall(() => calling.call(setup.hooks));
+      callSeen = true;
       const { id, name, delta } = event;
       if (!hold) setup.emit({ type: 'tool_call_delta', id, name, delta });
     } else if (event.type === 'done') {

@@ -239,8 +239,16 @@ export class PromptRunner {
     const checkpoints = this.s.checkpoints();
     if (!checkpoints) return hooks;
     const intercept = hooks.beforeToolCall?.bind(hooks);
+    const streaming = hooks.toolCallStreaming?.bind(hooks);
     return {
       ...hooks,
+      // The checkpoint starts as the model begins to stream the turn's first tool call, so
+      // that it is (mostly) written by the time the call's arguments are complete; the call
+      // itself still waits for it below. Nothing of the reply has run yet.
+      toolCallStreaming: () => {
+        void checkpoints.beforeToolCall();
+        streaming?.();
+      },
       beforeToolCall: async (call) => {
         await checkpoints.beforeToolCall();
         return intercept?.(call);

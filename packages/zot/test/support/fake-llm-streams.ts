@@ -89,7 +89,13 @@ export function anthropicStream(p: Plan): Stream {
   }
   for (const call of p.calls) {
     block({ type: 'tool_use', id: call.id, name: call.name, input: {} }, () => {
-      delta({ type: 'input_json_delta', partial_json: '' });
+      // The empty first piece the API sends carries no content: a `hang` reply stops after the
+      // first real piece of the arguments.
+      b.add({
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'input_json_delta', partial_json: '' },
+      });
       for (const partial_json of pieces(call.args))
         delta({ type: 'input_json_delta', partial_json });
     });

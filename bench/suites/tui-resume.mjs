@@ -3,7 +3,7 @@
 // pseudo-terminal, in the same run: keystroke to the frame that shows it, and spawn to the first
 // frame. A resumed transcript must not make each key (or the start) cost more.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, row, rounds, ZOT_MAIN } from '../lib/common.mjs';
 import { drivePty, FRAME_END } from '../lib/pty.mjs';
@@ -49,6 +49,7 @@ export async function run(options) {
   const resumed = spec(['--session', sessionFile]);
   try {
     const results = { fresh: [], resumed: [] };
+    const loadBefore = loadavg()[0];
     await drivePty(fresh);
     await drivePty(resumed);
     const n = rounds(options, 10, 3);
@@ -58,10 +59,13 @@ export async function run(options) {
       for (const name of order)
         results[name].push(await drivePty(name === 'fresh' ? fresh : resumed));
     }
+    const load = `load average ${loadBefore.toFixed(1)} before, ${loadavg()[0].toFixed(1)} after`;
     // The first key after the first frame can meet start-up work still under way (extensions,
     // the highlighter): it is left out of both.
     const keys = (list) => list.flatMap((r) => r.key_ms.slice(1));
     const ready = (list) => list.map((r) => r.ready_ms);
+    // CPU time of zot's threads at its first frame: what start-up costs, whatever the load.
+    const cpu = (list) => list.map((r) => r.cpu_ms_at_ready).filter((ms) => ms != null);
     return {
       name: 'tui-resume',
       rows: [
@@ -70,6 +74,7 @@ export async function run(options) {
           keys(results.fresh),
           keys(results.resumed),
           { maxRatio: 1.3 },
+          { note: load },
         ),
         row(
           `spawn -> first frame: resumed ${TURNS}-turn session vs fresh start`,
@@ -78,6 +83,16 @@ export async function run(options) {
           { maxRatio: 1.5 },
           { firstFrameBytes: results.resumed.at(-1)?.bytes_at_ready },
         ),
+        ...(cpu(results.fresh).length === n && cpu(results.resumed).length === n
+          ? [
+              row(
+                `CPU ms at the first frame: resumed ${TURNS}-turn session vs fresh start`,
+                cpu(results.fresh),
+                cpu(results.resumed),
+                { maxRatio: 1.5 },
+              ),
+            ]
+          : []),
       ],
     };
   } finally {

@@ -12,8 +12,10 @@ SPEC: {"argv": [...], "cwd": str, "env": {...}, "columns": int, "rows": int,
        "setup_echo": str,
        "quit": str,            # bytes that end the program after the keys (e.g. "\u0003\u0003")
        "timeout_ms": int}
-Prints one JSON line: {"ready_ms", "key_ms": [...], "exit_ms", "bytes", "bytes_at_ready"}.
-Times are from spawn. Standard library only.
+Prints one JSON line: {"ready_ms", "key_ms": [...], "exit_ms", "bytes", "bytes_at_ready",
+"cpu_ms_at_ready"}. Times are from spawn. cpu_ms_at_ready is the CPU time the child's threads had
+used when the first frame arrived (Linux /proc schedstat; null elsewhere): far less sensitive to
+load on the machine than wall time. Standard library only.
 """
 import fcntl
 import json
@@ -61,6 +63,17 @@ def main() -> int:
             os.write(master, b"\x1b[?62;22c")
             da1_answered += 1
 
+    def cpu_ms() -> "float | None":
+        # Every thread of the child (V8 compiles and collects garbage on threads of its own).
+        total = 0
+        try:
+            for task in os.listdir(f"/proc/{child.pid}/task"):
+                with open(f"/proc/{child.pid}/task/{task}/schedstat") as stat:
+                    total += int(stat.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+        return total / 1e6
+
     def read_until(marker: bytes, since: int) -> bool:
         while out.find(marker, since) < 0:
             left = deadline - time.perf_counter()
@@ -83,6 +96,7 @@ def main() -> int:
     if read_until(spec["ready"].encode(), 0):
         result["ready_ms"] = ms()
         result["bytes_at_ready"] = len(out)
+        result["cpu_ms_at_ready"] = cpu_ms()
         if spec.get("setup"):
             since = len(out)
             os.write(master, spec["setup"].encode())

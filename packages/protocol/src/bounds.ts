@@ -117,11 +117,19 @@ export function jsonLimitProblem(value: unknown, limits: JsonLimits): string | u
 }
 
 /**
- * Fast pre-check on the raw text: a line shorter than this many characters cannot nest deeper
- * than the limit (each level needs an opening and a closing bracket), so it needs no walk.
+ * Fast pre-check on the raw text: each level needs an opening bracket, so a text with no more
+ * than `maxDepth` of them (strings' included) cannot nest deeper, and needs no walk. Counted
+ * with indexOf, which costs far less than walking the parsed value.
  */
 export function mayExceedJsonDepth(text: string, maxDepth: number = MAX_JSON_DEPTH): boolean {
-  return text.length > 2 * maxDepth;
+  if (text.length <= 2 * maxDepth) return false;
+  let brackets = 0;
+  for (const bracket of ['{', '[']) {
+    for (let at = text.indexOf(bracket); at !== -1; at = text.indexOf(bracket, at + 1)) {
+      if (++brackets > maxDepth) return true;
+    }
+  }
+  return false;
 }
 
 /** Parses JSON and rejects values nested past the limit, with a message naming the limit. */

@@ -47,6 +47,8 @@ for (const size of SIZES) {
       await zot.waitFor('Step 999');
       zot.type('still typing');
       await zot.waitFor('still typing');
+      // The older drawn turns follow the first frame, above it.
+      await zot.waitFor('Step 980', { scrollback: true });
       const all = zot.capture({ scrollback: true });
       assert.match(all, /⋯ 3,920 earlier messages of this session not drawn/);
       assert.doesNotMatch(

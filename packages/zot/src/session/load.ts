@@ -58,7 +58,11 @@ class Warnings {
 /** Why a line cannot be read, or its value. */
 export function decodeLine(bytes: Buffer): { value: unknown } | { error: string } {
   if (!nodeBuffer().isUtf8(bytes)) return { error: 'is not valid UTF-8' };
-  const text = bytes.toString('utf8');
+  return decodeText(bytes.toString('utf8'));
+}
+
+/** Why a line's text cannot be read, or its value. */
+function decodeText(text: string): { value: unknown } | { error: string } {
   if (text.includes('\0')) return { error: 'contains NUL bytes (the file was damaged)' };
   const parsed = parseBoundedJson(text);
   if (parsed.ok) return { value: parsed.value };
@@ -91,6 +95,11 @@ export function sessionHeaderProblem(head: Uint8Array): string | undefined {
   return invalid ? `its session header is invalid (${invalid})` : undefined;
 }
 
+function allBlank(codeAt: (i: number) => number, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (codeAt(i) !== 0x20 && codeAt(i) !== 0x09) return false;
+  return true;
+}
+
 function replayLines(
   bytes: Buffer,
   file: string,
@@ -100,16 +109,26 @@ function replayLines(
   const pointed: CheckpointEntry[] = [];
   const tree = new TreeBuilder((problem) => warnings.add(`${file}: ${problem}`));
   const usage = new UsageTally();
-  let start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0; // a BOM
-  for (let line = 1; start < bytes.length; line++) {
-    const newline = bytes.indexOf(0x0a, start);
-    const end = newline === -1 ? bytes.length : newline;
-    const body = bytes.subarray(start, end > start && bytes[end - 1] === 0x0d ? end - 1 : end);
+  // A file that is valid UTF-8 without NUL bytes (the usual case) is decoded once, not line by
+  // line; any other is read line by line, so that each bad line is named and skipped.
+  let text: string | undefined = nodeBuffer().isUtf8(bytes) ? bytes.toString('utf8') : undefined;
+  if (text?.includes('\0')) text = undefined;
+  const codeAt = text === undefined ? (i: number) => bytes[i]! : (i: number) => text.charCodeAt(i);
+  const length = text === undefined ? bytes.length : text.length;
+  // A BOM: one character once decoded, or three bytes.
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  let start = bom ? (text === undefined ? 3 : 1) : 0;
+  for (let line = 1; start < length; line++) {
+    const newline = text === undefined ? bytes.indexOf(0x0a, start) : text.indexOf('\n', start);
+    const end = newline === -1 ? length : newline;
+    const from = start;
+    const to = end > start && codeAt(end - 1) === 0x0d ? end - 1 : end;
     start = end + 1;
-    // A blank line: its first byte settles it for every other line (a call per byte is slow).
-    const blank = (byte: number) => byte === 0x20 || byte === 0x09;
-    if (body.length === 0 || (blank(body[0]!) && body.every(blank))) continue;
-    const decoded = decodeLine(body);
+    // A blank line: its first character settles it for every other line.
+    const blank = (code: number) => code === 0x20 || code === 0x09;
+    if (from === to || (blank(codeAt(from)) && allBlank(codeAt, from, to))) continue;
+    const decoded =
+      text === undefined ? decodeLine(bytes.subarray(from, to)) : decodeText(text.slice(from, to));
     if ('error' in decoded) {
       const trailing = newline === -1 && decoded.error === 'is not JSON';
       warnings.add(
@@ -119,10 +138,12 @@ function replayLines(
       );
       continue;
     }
-    if (dropUnreadableDetails(decoded.value)) {
+    // A line that fits has only readable details: they are looked at again only when it does not.
+    let invalid = sessionEntryShape(decoded.value, 'entry');
+    if (invalid && dropUnreadableDetails(decoded.value)) {
       warnings.add(`${file}: line ${line}: dropped tool result details this zot cannot read`);
+      invalid = sessionEntryShape(decoded.value, 'entry');
     }
-    const invalid = sessionEntryShape(decoded.value, 'entry');
     if (invalid) {
       warnings.add(`${file}: skipped line ${line}: ${invalid}`);
       continue;

@@ -96,3 +96,21 @@ test('lines wider than the width are cut: the log promises lines that fit', () =
   for (const line of log.render(40)) assert.ok(visibleWidth(line) <= 40, JSON.stringify(line));
   assert.equal(log.fitsWidth, true);
 });
+
+test('held blocks are not drawn (nor their separators) until released; a peek shows a tail', () => {
+  const blocks = [new Counted('top'), new Counted('a\nb\nc'), new Counted('d'), new Counted('new')];
+  const log = new SettledLog();
+  log.add(blocks[0]!, true);
+  log.add(blocks[3]!, true);
+  // Inserted before the newest, held: the frame is as if they were not there.
+  log.insert(blocks[1]!, true, blocks[3], true);
+  log.insert(blocks[2]!, true, blocks[3], true);
+  assert.deepEqual(log.render(40), reference([blocks[0]!, blocks[3]!], 40));
+  assert.equal(log.measure([blocks[1]!], 40), 4, 'three lines and the blank one before');
+  log.peek(blocks[1]!, 2);
+  assert.deepEqual(log.render(40), ['top', '', 'b', 'c', '', 'new']);
+  log.release([blocks[2]!]);
+  assert.deepEqual(log.render(40), ['top', '', 'b', 'c', '', 'd', '', 'new']);
+  log.release();
+  assert.deepEqual(log.render(40), reference(blocks, 40));
+});

@@ -3,7 +3,10 @@
 // session holds thousands of blocks. A block marked settled will not change any more: its lines
 // are kept per width, cut to it, and the lines of the settled blocks at the top are kept joined,
 // so a frame renders only the live blocks (a streaming answer, a running tool) and copies the
-// rest. Blocks are separated by one blank line.
+// rest. Blocks are separated by one blank line. A block can be held back (added but not drawn
+// yet): a resumed session draws the screen's worth of its newest turns first and the rest in one
+// later frame, rendered meanwhile in slices (the oldest block of the first frame may show only
+// its last lines, as a scrolled screen would).
 import type { Component } from '@mariozechner/pi-tui';
 import { fitLines, type FitMemo, type FittingComponent } from './fitted-frame.js';
 
@@ -12,6 +15,10 @@ interface Block {
   settled: boolean;
   /** Its lines at the last width it was drawn at (settled: valid until invalidated). */
   memo: FitMemo | undefined;
+  /** Added but not drawn (no lines, no separator) until released... */
+  held: boolean;
+  /** ...or only its last lines, this many. */
+  tail?: number;
 }
 
 /**
@@ -23,11 +30,14 @@ export class SettledLog implements FittingComponent {
   readonly fitsWidth = true;
   private blocks: Block[] = [];
   /** The joined lines of blocks[0..count), all settled, at `width`. */
-  private joined = { width: -1, count: 0, lines: [] as readonly string[] };
+  private joined = { width: -1, count: 0, drawn: false, lines: [] as readonly string[] };
   /** The last frame's lines, and the joined and live parts they were made of. */
   private last: string[] = [];
   private lastJoined: readonly string[] | undefined;
   private lastTail: readonly string[] = [];
+
+  /** How many times it was rendered (a frame drew it). */
+  renders = 0;
 
   get size(): number {
     return this.blocks.length;
@@ -35,9 +45,56 @@ export class SettledLog implements FittingComponent {
 
   /** Adds a block at the end; a settled one (a prompt, a notice) never changes. */
   add(component: Component, settled = false): void {
-    this.blocks.push({ component, settled, memo: undefined });
+    this.blocks.push({ component, settled, memo: undefined, held: false });
   }
 
+  /**
+   * Adds a block before `before` (at the end when it is absent or undefined); a `held` one is
+   * not drawn until `release`.
+   */
+  insert(component: Component, settled: boolean, before: Component | undefined, held: boolean) {
+    const at = before === undefined ? -1 : this.indexOf(before);
+    const block = { component, settled, memo: undefined, held };
+    if (at === -1) this.blocks.push(block);
+    else {
+      this.blocks.splice(at, 0, block);
+      this.cutJoined(at);
+    }
+  }
+
+  /** Draws the held blocks among `components` (all of them when absent) from the next frame. */
+  release(components?: readonly Component[]): void {
+    const wanted = components ? new Set(components) : undefined;
+    for (let i = 0; i < this.blocks.length; i++) {
+      const block = this.blocks[i]!;
+      if (!block.held || (wanted && !wanted.has(block.component))) continue;
+      block.held = false;
+      delete block.tail;
+      this.cutJoined(i);
+    }
+  }
+
+  /** Draws the last `lines` lines of a held block until it is released. */
+  peek(component: Component, lines: number): void {
+    const index = this.indexOf(component);
+    const block = this.blocks[index];
+    if (!block?.held) return;
+    block.tail = lines;
+    this.cutJoined(index);
+  }
+
+  /**
+   * Renders `components` (when they are blocks here) at `width`, as a frame would, keeping the
+   * settled ones' lines; returns the lines they take with their separators.
+   */
+  measure(components: readonly Component[], width: number): number {
+    let lines = 0;
+    for (const component of components) {
+      const index = this.indexOf(component);
+      if (index !== -1) lines += this.linesOf(index, width).length + 1;
+    }
+    return lines;
+  }
   /** The block will not change any more (its answer ended, its tool finished). */
   settle(component: Component): void {
     const block = this.blocks[this.indexOf(component)];
@@ -83,7 +140,7 @@ export class SettledLog implements FittingComponent {
   }
 
   private cutJoined(index: number): void {
-    if (this.joined.count > index) this.joined = { width: -1, count: 0, lines: [] };
+    if (this.joined.count > index) this.joined = { width: -1, count: 0, drawn: false, lines: [] };
   }
 
   /** Where `component` is, searched from the end (where the live blocks are); -1 if absent. */
@@ -102,26 +159,39 @@ export class SettledLog implements FittingComponent {
     return block.memo.fitted;
   }
 
-  /** Adds block `index` to `lines`, after the blank line that separates it from the one before. */
-  private append(lines: string[], index: number, width: number): void {
-    if (index > 0) lines.push('');
-    for (const line of this.linesOf(index, width)) lines.push(line);
+  /**
+   * Adds block `index` to `lines`, after the blank line that separates it from the one before;
+   * returns whether it was drawn (a held block is not). `after` says whether one was drawn before.
+   */
+  private append(lines: string[], index: number, width: number, after: boolean): boolean {
+    const { held, tail } = this.blocks[index]!;
+    if (held && tail === undefined) return false;
+    if (after) lines.push('');
+    const own = this.linesOf(index, width);
+    for (let i = held ? Math.max(0, own.length - tail!) : 0; i < own.length; i++)
+      lines.push(own[i]!);
+    return true;
   }
 
   render(width: number): string[] {
+    this.renders++;
     let joined = this.joined;
-    if (joined.width !== width) joined = { width, count: 0, lines: [] };
+    if (joined.width !== width) joined = { width, count: 0, drawn: false, lines: [] };
     // Settled blocks that follow the joined ones join them (one copy per frame that adds any).
     let count = joined.count;
     while (count < this.blocks.length && this.blocks[count]!.settled) count++;
     if (count > joined.count) {
       const lines = joined.lines.slice();
-      for (let i = joined.count; i < count; i++) this.append(lines, i, width);
-      joined = { width, count, lines };
+      let drawn = joined.drawn;
+      for (let i = joined.count; i < count; i++)
+        drawn = this.append(lines, i, width, drawn) || drawn;
+      joined = { width, count, drawn, lines };
     }
     this.joined = joined;
     const tail: string[] = [];
-    for (let i = count; i < this.blocks.length; i++) this.append(tail, i, width);
+    let drawn = joined.drawn;
+    for (let i = count; i < this.blocks.length; i++)
+      drawn = this.append(tail, i, width, drawn) || drawn;
     if (joined.lines === this.lastJoined && sameLines(tail, this.lastTail)) return this.last;
     this.lastJoined = joined.lines;
     this.lastTail = tail;

@@ -2,6 +2,8 @@
 // TypeScript type is derived from the check itself, so one definition gives both. No TypeBox or
 // Ajv, which stay off the start-up path.
 // Checks recurse along the shape, never along the data: their depth is that of the definition.
+// A composite check passes its parts an empty path and puts its own in front of an error, so
+// checking a value that fits builds no strings (a session file holds millions of values).
 import { terminalSafe } from './terminal-text.js';
 
 /**
@@ -92,8 +94,9 @@ export function array<T>(item: Shape<T>): Shape<T[]> {
   return (value, path) => {
     if (!Array.isArray(value)) return `${path}: expected an array`;
     for (let i = 0; i < value.length; i++) {
-      const error = item(value[i], `${path}[${i}]`);
-      if (error) return error;
+      // The path is built only for an error: a check that passes allocates nothing.
+      const error = item(value[i], '');
+      if (error) return `${path}[${i}]${error}`;
     }
     return undefined;
   };
@@ -117,8 +120,8 @@ export function object<P extends Props>(props: P): Shape<ObjectOf<P>> {
     for (const [key, shape] of entries) {
       // Own properties only: "constructor" or "__proto__" must not come from the prototype.
       const own = Object.hasOwn(value, key) ? value[key] : undefined;
-      const error = shape(own, `${path}.${key}`);
-      if (error) return error;
+      const error = shape(own, '');
+      if (error) return `${path}.${key}${error}`;
     }
     return undefined;
   };

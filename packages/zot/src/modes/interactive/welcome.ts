@@ -18,7 +18,9 @@ export function welcome(
   { version, themeWarnings = [], warnings = [] }: Welcome,
 ): void {
   chat.display(`zot ${version} · /help for keys and commands`, theme.muted);
-  if (session.messages.length > 0) chat.replay(session.messages.map(shownMessage));
+  // The screen's worth first: a long session's first frame costs what a new one's does.
+  if (session.messages.length > 0)
+    chat.replay(session.messages.map(shownMessage), { firstScreen: true });
   for (const warning of themeWarnings) chat.display(warning, theme.warning);
   for (const warning of warnings) chat.display(`warning: ${warning}`, theme.warning);
   const provider = session.state().provider;

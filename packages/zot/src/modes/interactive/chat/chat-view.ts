@@ -37,6 +37,22 @@ export const CANCELLED_TEXT = '⊘ reply cancelled';
 /** The messages a resumed transcript draws, at most (about 20 turns with tools). */
 export const REPLAY_MESSAGES = 80;
 
+/** The rows a first frame keeps for what is drawn under the chat (editor, status line, notes). */
+const FRAME_ROWS_BELOW = 8;
+
+/** The longest stretch the older part of a replayed transcript is built in, between frames and keys. */
+const REPLAY_SLICE_MS = 8;
+
+/** Messages cut into turns: each starts at a prompt (the first may not). */
+function turnsOf(messages: readonly Message[]): Message[][] {
+  const turns: Message[][] = [];
+  for (const message of messages) {
+    if (message.role === 'user' || turns.length === 0) turns.push([]);
+    turns.at(-1)!.push(message);
+  }
+  return turns;
+}
+
 /** Tools whose output matters at its end (a command's result), not at its start. */
 const TAIL_TOOLS = new Set(['bash']);
 
@@ -65,6 +81,12 @@ export class ChatView {
   private readonly thinkingBlocks: ThinkingBlock[] = [];
   private highlighting = false;
   private tagged: Array<{ tag: string; block: StyledBlock }> = [];
+  /** Where `add` puts blocks while a replayed turn is built (at the end otherwise). */
+  private insertion:
+    | { before: Component | undefined; held: boolean; added: Component[] }
+    | undefined;
+  /** The older part of a replayed transcript, still being built after the first frame. */
+  private pendingReplay: { cancelled: boolean } | undefined;
 
   constructor(private readonly options: ChatViewOptions) {
     this.working = new WorkingIndicator(
@@ -201,9 +223,22 @@ export class ChatView {
    * Draws a loaded transcript's last `limit` messages (from a prompt on), with a line saying
    * how many earlier ones are not drawn: a resumed long session then opens, and takes keys, as
    * fast as a new one. What is not drawn is still in the model's context.
+   *
+   * With `firstScreen`, the first frame gets only the newest lines that fit on the screen
+   * under what the chat already shows (that frame then stays within the screen, so the later one
+   * can draw above it without clearing the scrollback); the older ones are built and rendered in short slices
+   * after that frame (keys are read between them) and drawn together in one later frame, above,
+   * as if drawn at once.
    */
-  replay(messages: readonly Message[], limit = REPLAY_MESSAGES): void {
+  replay(
+    messages: readonly Message[],
+    {
+      limit = REPLAY_MESSAGES,
+      firstScreen = false,
+    }: { limit?: number; firstScreen?: boolean } = {},
+  ): void {
     const { theme } = this.options;
+    this.cancelReplay();
     let from = Math.max(0, messages.length - limit);
     while (from > 0 && from < messages.length && messages[from]!.role !== 'user') from++;
     if (from >= messages.length) from = Math.max(0, messages.length - limit);
@@ -214,46 +249,130 @@ export class ChatView {
         theme.muted,
       );
     }
-    for (const message of messages.slice(from)) {
-      if (message.role === 'user') {
-        this.add(new UserMessageBlock(textOf(message.content), theme, this.options.promptMark), {
-          expandable: true,
-          settled: true,
-        });
-      } else if (message.role === 'assistant') {
-        for (const block of message.content) {
-          if (block.type === 'thinking' && block.thinking.trim() !== '') {
-            const thinking = new ThinkingBlock(theme);
-            thinking.append(block.thinking);
-            this.addThinking(thinking, true);
-          } else if (block.type === 'text' && block.text.trim() !== '') {
-            this.add(new MarkdownView(theme, block.text), { settled: true });
-          } else if (block.type === 'tool_call') {
-            this.row(block.id, block.name).start(
-              this.options.preview?.(block.name, block.args) ?? '',
-              undefined,
-              commandOf(block.name, block.args),
-              writtenOf(block.name, block.args),
-            );
-          }
+    const turns = turnsOf(messages.slice(from));
+    if (firstScreen) {
+      const { rows, columns } = this.options.tui.terminal;
+      this.replayNewestFirst(turns, rows - FRAME_ROWS_BELOW - this.log.render(columns).length);
+    } else {
+      for (const turn of turns) this.replayTurn(turn);
+    }
+    this.options.tui.requestRender();
+  }
+
+  /**
+   * Builds turns newest first, each before the one built after it, held back; the newest
+   * `lines` lines are drawn at once, the rest later (see `replay`).
+   */
+  private replayNewestFirst(turns: Message[][], lines: number): void {
+    const width = this.options.tui.terminal.columns;
+    let index = turns.length;
+    let before: Component | undefined;
+    const buildOlder = (): Component[] => {
+      const added = this.replayTurn(turns[--index]!, before, true);
+      before = added[0] ?? before;
+      return added;
+    };
+    let room = lines;
+    let whole = true;
+    while (index > 0 && whole) {
+      const added = buildOlder();
+      for (let i = added.length - 1; i >= 0 && whole; i--) {
+        // Its lines and the blank line before it.
+        const needs = this.log.measure([added[i]!], width);
+        if (needs <= room) {
+          this.log.release([added[i]!]);
+          room -= needs;
+        } else {
+          // The first frame's top: its last lines, as a screen scrolled to the bottom shows.
+          if (room > 1) this.log.peek(added[i]!, room - 1);
+          whole = false;
         }
-        if (message.cancelled) this.cancelled();
-      } else {
-        for (const result of message.content) {
-          this.finishRow(
-            result.call_id,
-            result.is_error,
-            result.content,
-            result.details,
-            result.attribution?.extension,
-            false,
+      }
+    }
+    if (whole) return;
+    const job = { cancelled: false };
+    this.pendingReplay = job;
+    const renders = this.log.renders;
+    const step = () => {
+      if (job.cancelled) return;
+      // After the first frame: that one shows the newest turns as soon as it can.
+      if (this.log.renders === renders) {
+        setTimeout(step, REPLAY_SLICE_MS);
+        return;
+      }
+      const until = performance.now() + REPLAY_SLICE_MS;
+      while (index > 0 && performance.now() < until) this.log.measure(buildOlder(), width);
+      if (index > 0) {
+        setImmediate(step);
+        return;
+      }
+      this.pendingReplay = undefined;
+      this.log.release();
+      this.options.tui.requestRender();
+    };
+    setTimeout(step, 0);
+  }
+
+  /** Stops drawing the rest of a replayed transcript (it was cleared or replaced). */
+  private cancelReplay(): void {
+    if (this.pendingReplay) this.pendingReplay.cancelled = true;
+    this.pendingReplay = undefined;
+  }
+
+  /**
+   * Builds one turn's blocks (its prompt, answers, tool rows), at the end or before `before`,
+   * `held` back or not (SettledLog.insert). Returns the blocks it added, in order.
+   */
+  private replayTurn(turn: readonly Message[], before?: Component, held = false): Component[] {
+    const { theme } = this.options;
+    const added: Component[] = [];
+    this.insertion = { before, held, added };
+    try {
+      for (const message of turn) this.replayMessage(message, theme);
+      this.rows.clear();
+    } finally {
+      this.insertion = undefined;
+    }
+    return added;
+  }
+
+  private replayMessage(message: Message, theme: Theme): void {
+    if (message.role === 'user') {
+      this.add(new UserMessageBlock(textOf(message.content), theme, this.options.promptMark), {
+        expandable: true,
+        settled: true,
+      });
+    } else if (message.role === 'assistant') {
+      for (const block of message.content) {
+        if (block.type === 'thinking' && block.thinking.trim() !== '') {
+          const thinking = new ThinkingBlock(theme);
+          thinking.append(block.thinking);
+          this.addThinking(thinking, true);
+        } else if (block.type === 'text' && block.text.trim() !== '') {
+          this.add(new MarkdownView(theme, block.text), { settled: true });
+        } else if (block.type === 'tool_call') {
+          this.row(block.id, block.name).start(
+            this.options.preview?.(block.name, block.args) ?? '',
+            undefined,
+            commandOf(block.name, block.args),
+            writtenOf(block.name, block.args),
           );
         }
       }
-      this.endAnswer();
+      if (message.cancelled) this.cancelled();
+    } else {
+      for (const result of message.content) {
+        this.finishRow(
+          result.call_id,
+          result.is_error,
+          result.content,
+          result.details,
+          result.attribution?.extension,
+          false,
+        );
+      }
     }
-    this.rows.clear();
-    this.options.tui.requestRender();
+    this.endAnswer();
   }
 
   /** Expands or collapses every tool result and thinking block at once (ctrl+o). */
@@ -313,6 +432,7 @@ export class ChatView {
 
   /** Removes everything shown (`/clear`, `/new`, before a resumed transcript is replayed). */
   clear(): void {
+    this.cancelReplay();
     this.log.clear();
     this.tagged = [];
     this.rows.clear();
@@ -329,7 +449,11 @@ export class ChatView {
     component: T,
     { expandable = false, settled = false }: { expandable?: boolean; settled?: boolean } = {},
   ): T {
-    this.log.add(component, settled);
+    const at = this.insertion;
+    if (at) {
+      this.log.insert(component, settled, at.before, at.held);
+      at.added.push(component);
+    } else this.log.add(component, settled);
     if (expandable && 'expanded' in component) {
       (component as unknown as Expandable).expanded = this.expanded;
       this.expandables.push(component as unknown as Expandable);

@@ -55,7 +55,7 @@ function splitBlocks(text: string): string[] {
 }
 
 export class MarkdownView implements Component {
-  private text = '';
+  private whole = '';
   /** Blocks that can no longer change (a blank line outside a fence came after them). */
   private readonly frozen: Markdown[] = [];
   /** The open block: the text after the last frozen block, parsed again as it grows. */
@@ -71,14 +71,22 @@ export class MarkdownView implements Component {
 
   /** Adds streamed text: only the open block is split and parsed again. */
   append(delta: string): void {
-    this.text += delta;
+    this.whole += delta;
     this.grow(this.tail + delta);
   }
 
-  /** Replaces the whole text (the final message after interception). */
+  /** The whole text so far. */
+  get text(): string {
+    return this.whole;
+  }
+
+  /**
+   * Replaces the whole text (the final message after interception). Blocks handed over by
+   * `takeFrozen` are the caller's to take away.
+   */
   setText(text: string): void {
-    if (text === this.text && (this.frozen.length > 0 || this.tail !== '')) return;
-    this.text = text;
+    if (text === this.whole) return;
+    this.whole = text;
     this.frozen.length = 0;
     this.frozenLines = undefined;
     this.grow(text);
@@ -91,6 +99,19 @@ export class MarkdownView implements Component {
     }
     this.tail = parts.at(-1)!;
     this.open.setText(terminalSafeBlock(this.tail));
+  }
+
+  /**
+   * Hands over the blocks frozen since the last call, as components of their own (a streamed
+   * answer's finished blocks then sit in the chat's settled log, drawn once), and stops drawing
+   * them itself: it then draws only what follows them. Drawn one after the other with a blank
+   * line between, they and this view show what this view showed alone.
+   */
+  takeFrozen(): Component[] {
+    if (this.frozen.length === 0) return [];
+    const parts = this.frozen.splice(0).map((block) => new MarkdownBlock(block));
+    this.frozenLines = undefined;
+    return parts;
   }
 
   invalidate(): void {
@@ -122,11 +143,25 @@ export class MarkdownView implements Component {
   }
 }
 
+/** A block's lines; a block of one blank line has none. */
+function blockLines(block: Markdown, width: number): string[] {
+  return block.render(width).filter((line, _, all) => all.length > 1 || line.trim() !== '');
+}
+
+/** One finished block of a streamed answer (MarkdownView.takeFrozen). */
+class MarkdownBlock implements Component {
+  constructor(private readonly block: Markdown) {}
+  render(width: number): string[] {
+    return blockLines(this.block, width);
+  }
+  invalidate(): void {
+    this.block.invalidate();
+  }
+}
+
 /** Appends a block's lines, a blank line between blocks; a block of nothing adds nothing. */
 function appendBlock(lines: string[], block: Markdown, width: number): void {
-  const rendered = block
-    .render(width)
-    .filter((line, _, all) => all.length > 1 || line.trim() !== '');
+  const rendered = blockLines(block, width);
   if (rendered.length === 0) return;
   if (lines.length > 0) lines.push('');
   lines.push(...rendered);

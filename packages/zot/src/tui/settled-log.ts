@@ -30,10 +30,14 @@ export class SettledLog implements FittingComponent {
   readonly fitsWidth = true;
   private blocks: Block[] = [];
   /** The joined lines of blocks[0..count), all settled, at `width`. */
-  private joined = { width: -1, count: 0, drawn: false, lines: [] as readonly string[] };
+  private joined = SettledLog.noJoined();
+  private static noJoined(width = -1) {
+    return { width, count: 0, drawn: false, lines: [] as string[] };
+  }
   /** The last frame's lines, and the joined and live parts they were made of. */
   private last: string[] = [];
   private lastJoined: readonly string[] | undefined;
+  private lastJoinedLength = 0;
   private lastTail: readonly string[] = [];
 
   /** How many times it was rendered (a frame drew it). */
@@ -140,7 +144,7 @@ export class SettledLog implements FittingComponent {
   }
 
   private cutJoined(index: number): void {
-    if (this.joined.count > index) this.joined = { width: -1, count: 0, drawn: false, lines: [] };
+    if (this.joined.count > index) this.joined = SettledLog.noJoined();
   }
 
   /** Where `component` is, searched from the end (where the live blocks are); -1 if absent. */
@@ -166,8 +170,10 @@ export class SettledLog implements FittingComponent {
   private append(lines: string[], index: number, width: number, after: boolean): boolean {
     const { held, tail } = this.blocks[index]!;
     if (held && tail === undefined) return false;
-    if (after) lines.push('');
     const own = this.linesOf(index, width);
+    // A block of no lines (an answer not begun) takes no room, nor a separator.
+    if (own.length === 0) return false;
+    if (after) lines.push('');
     for (let i = held ? Math.max(0, own.length - tail!) : 0; i < own.length; i++)
       lines.push(own[i]!);
     return true;
@@ -176,12 +182,13 @@ export class SettledLog implements FittingComponent {
   render(width: number): string[] {
     this.renders++;
     let joined = this.joined;
-    if (joined.width !== width) joined = { width, count: 0, drawn: false, lines: [] };
-    // Settled blocks that follow the joined ones join them (one copy per frame that adds any).
+    if (joined.width !== width) joined = SettledLog.noJoined(width);
+    // Settled blocks that follow the joined ones join them, added in place (a streamed answer
+    // settles a block every few frames); a frame is always a copy, never these lines.
     let count = joined.count;
     while (count < this.blocks.length && this.blocks[count]!.settled) count++;
     if (count > joined.count) {
-      const lines = joined.lines.slice();
+      const lines = joined.lines;
       let drawn = joined.drawn;
       for (let i = joined.count; i < count; i++)
         drawn = this.append(lines, i, width, drawn) || drawn;
@@ -192,10 +199,18 @@ export class SettledLog implements FittingComponent {
     let drawn = joined.drawn;
     for (let i = count; i < this.blocks.length; i++)
       drawn = this.append(tail, i, width, drawn) || drawn;
-    if (joined.lines === this.lastJoined && sameLines(tail, this.lastTail)) return this.last;
+    const joinedLength = joined.lines.length;
+    if (
+      joined.lines === this.lastJoined &&
+      joinedLength === this.lastJoinedLength &&
+      sameLines(tail, this.lastTail)
+    )
+      return this.last;
     this.lastJoined = joined.lines;
+    this.lastJoinedLength = joinedLength;
     this.lastTail = tail;
-    this.last = tail.length === 0 ? (joined.lines as string[]) : joined.lines.concat(tail);
+    // Always a copy (a plain copy of references): the joined lines then grow in place.
+    this.last = joined.lines.concat(tail);
     return this.last;
   }
 }

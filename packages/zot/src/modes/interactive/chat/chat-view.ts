@@ -75,6 +75,8 @@ export class ChatView {
   private readonly rows = new Map<string, ToolRow>();
   private readonly expandables: Expandable[] = [];
   private answer: MarkdownView | undefined;
+  /** The blocks of the streamed answer that it handed to the log (settleAnswerBlocks). */
+  private answerBlocks: Component[] = [];
   private thinking: ThinkingBlock | undefined;
   private expanded = false;
   private thinkingShown = true;
@@ -144,6 +146,7 @@ export class ChatView {
         if (!this.answer) this.answer = this.add(new MarkdownView(theme));
         this.wantHighlighter(event.delta);
         this.answer.append(event.delta);
+        this.settleAnswerBlocks();
         break;
       case 'tool_call_delta':
         this.working.hide();
@@ -172,7 +175,11 @@ export class ChatView {
         const text = textOf(event.content);
         if (text.trim() !== '') {
           if (!this.answer) this.answer = this.add(new MarkdownView(theme));
-          this.answer.setText(text);
+          if (text !== this.answer.text) {
+            for (const block of this.answerBlocks.splice(0)) this.log.remove(block);
+            this.answer.setText(text);
+            this.settleAnswerBlocks();
+          }
         }
         if (event.cancelled) this.cancelled();
         break;
@@ -439,6 +446,7 @@ export class ChatView {
     this.expandables.length = 0;
     this.thinkingBlocks.length = 0;
     this.answer = undefined;
+    this.answerBlocks = [];
     this.thinking = undefined;
     this.working.hide();
     this.options.tui.requestRender();
@@ -509,8 +517,22 @@ export class ChatView {
     this.display(CANCELLED_TEXT, this.options.theme.warning);
   }
 
+  /**
+   * The streamed answer's finished blocks go into the log as settled blocks of their own, before
+   * it: a frame then renders only the block still growing, however long the answer gets.
+   */
+  private settleAnswerBlocks(): void {
+    const answer = this.answer;
+    if (!answer) return;
+    for (const block of answer.takeFrozen()) {
+      this.log.insert(block, true, answer, false);
+      this.answerBlocks.push(block);
+    }
+  }
+
   /** The next text starts a new block (after a tool call, a new turn or a prompt). */
   private endAnswer(): void {
+    this.answerBlocks = [];
     if (this.answer) this.log.settle(this.answer);
     if (this.thinking) this.log.settle(this.thinking);
     this.answer = undefined;

@@ -175,6 +175,31 @@ for (const size of SIZES) {
 }
 
 test(
+  "ctrl+c in the editor's terminal ends the editor, not zot; the prompt stays",
+  { skip },
+  async (t) => {
+    const box0 = makeSandbox();
+    t.after(() => box0.cleanup());
+    const editor = join(box0.project, 'waiting-editor.sh');
+    // A GUI editor's `--wait` launcher: it says so, then waits for a window that never closes.
+    writeFileSync(editor, `#!/bin/sh\necho 'waiting for the editor window'\nexec sleep 600\n`);
+    chmodSync(editor, 0o755);
+    const { zot } = open(t, SIZES[0]!, { EDITOR: editor });
+    await zot.waitFor('anthropic/');
+    zot.type('kept draft');
+    zot.press('C-g');
+    await zot.waitFor('waiting for the editor window');
+    zot.press('C-c');
+    const screen = await zot.waitFor('the prompt is as it was');
+    assert.equal(editorLine(screen), 'kept draft');
+    // zot took no SIGINT: it is still running and takes keys (and a ctrl+c of its own again).
+    llm.script({ text: 'still here after the editor' });
+    zot.press('Enter');
+    await zot.waitFor('still here after the editor');
+  },
+);
+
+test(
   'ctrl+g without $VISUAL or $EDITOR says how to set one; the prompt stays',
   { skip },
   async (t) => {

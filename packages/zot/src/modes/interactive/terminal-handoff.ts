@@ -117,11 +117,13 @@ export async function editExternally(
     const file = join(dir, 'prompt.md');
     writeFileSync(file, text, { mode: 0o600 });
     tui.stop();
+    const restoreInterrupts = setInterruptsAside();
     let code: number | string;
     try {
       // As git runs its editor: through the shell, so `code --wait` or `vim -u NONE` work.
       code = await programs.onTerminal(['/bin/sh', '-c', `${editor} "$@"`, editor, file]);
     } finally {
+      restoreInterrupts();
       tui.start();
       tui.requestRender(true);
     }
@@ -139,4 +141,21 @@ export async function editExternally(
   } finally {
     if (dir) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * While the user's editor has the terminal, ctrl+c there is the editor's: the terminal sends
+ * SIGINT to its whole foreground job, zot included, and zot's own handlers would end the run.
+ * They are set aside (SIGINT ignored) until the editor exits; the returned function puts them
+ * back. The editor, in the same job, still gets it: a `code --wait` ends, and zot says so.
+ */
+export function setInterruptsAside(): () => void {
+  const handlers = process.rawListeners('SIGINT') as Array<(...args: unknown[]) => void>;
+  process.removeAllListeners('SIGINT');
+  const ignore = () => undefined;
+  process.on('SIGINT', ignore);
+  return () => {
+    process.removeListener('SIGINT', ignore);
+    for (const handler of handlers) process.on('SIGINT', handler);
+  };
 }

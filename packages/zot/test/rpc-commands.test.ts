@@ -1,7 +1,7 @@
 // The one command registry over RPC: every built-in that needs no terminal works, each command
 // answers with its response first, then its events, then command_done.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
@@ -153,4 +153,35 @@ test('an extension installed while zot runs is picked up by /reload-ext, without
   };
   assert.deepEqual(state.extensions.loaded, ['late']);
   assert.equal((await client.close()).code, 0);
+});
+
+test('/name before the first prompt is kept and written with the session file', async (t) => {
+  const box = makeSandbox();
+  t.after(() => box.cleanup());
+  const file = join(box.home, 'named.jsonl');
+  const client = ZotRpc.start([...fakeLlmFlags(llm.url), '--session', file], {
+    home: box.home,
+    cwd: box.project,
+  });
+  t.after(() => client.close());
+  const named = await command(client, '/name early bird', 'n');
+  assert.equal(named.at(-1)?.action, 'display');
+  assert.equal(displayed(named), 'session name: early bird');
+  const { data } = await client.request('get_state');
+  const state = data as { session_name?: string; session_file: string };
+  assert.equal(state.session_name, 'early bird');
+  assert.equal(state.session_file, file);
+  assert.ok(!existsSync(state.session_file), 'no file before the first prompt');
+  llm.script({ text: 'hello there' });
+  client.send({ type: 'prompt', message: 'hi' });
+  await client.doneCount(1);
+  const lines = readFileSync(state.session_file, 'utf8').trim().split('\n');
+  const entries = lines.map((line) => JSON.parse(line) as { type: string; name?: string });
+  assert.deepEqual(
+    entries.filter((entry) => entry.type === 'name').map((entry) => entry.name),
+    ['early bird'],
+  );
+  // The name stays the session's.
+  const listed = displayed(await command(client, '/name', 'n2'));
+  assert.equal(listed, 'session name: early bird');
 });

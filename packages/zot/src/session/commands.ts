@@ -201,11 +201,7 @@ function nameCommand(session: Session, args: string): SlashResult {
     };
   const file = session.sessionFile;
   if (!file) return { kind: 'error', message: 'this session is not recorded (--no-session)' };
-  if (!session.state().message_count)
-    return {
-      kind: 'error',
-      message: 'nothing to name yet: the session file is written with the first prompt',
-    };
+  // Before the first prompt there is no file yet: the name is written with its first entry.
   session.renameSession(file, args);
   return {
     kind: 'display',

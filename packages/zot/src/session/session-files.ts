@@ -44,6 +44,15 @@ export interface SessionFiles {
 export const MAX_LISTED = 200;
 const MAX_NAME = 100;
 
+/** `name` trimmed, as a session is named. Contract: throws saying what is wrong with it. */
+export function sessionName(name: string): string {
+  const clean = name.trim();
+  if (clean === '') throw new Error('a session name cannot be empty');
+  if (/[\p{Cc}]/u.test(clean)) throw new Error('a session name is one line of plain text');
+  if (clean.length > MAX_NAME) throw new Error(`a session name has at most ${MAX_NAME} characters`);
+  return clean;
+}
+
 export function sessionFiles(root: string, cwd: string, header: () => SessionEntry): SessionFiles {
   const dir = sessionDir(root, cwd);
   return {
@@ -54,11 +63,7 @@ export function sessionFiles(root: string, cwd: string, header: () => SessionEnt
     },
     create: () => new SessionWriter(newSessionPath(root, cwd), header, root),
     rename(path, name) {
-      const clean = name.trim();
-      if (clean === '') throw new Error('a session name cannot be empty');
-      if (/[\p{Cc}]/u.test(clean)) throw new Error('a session name is one line of plain text');
-      if (clean.length > MAX_NAME)
-        throw new Error(`a session name has at most ${MAX_NAME} characters`);
+      const clean = sessionName(name);
       if (!existsSync(path)) throw new Error(`no session file at ${path}`);
       const before = statSync(path);
       // The writer checks the file as a resume does: a regular file, a zot session.

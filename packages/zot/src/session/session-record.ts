@@ -38,10 +38,17 @@ export class SessionRecord {
     return { ...this.totals };
   }
 
+  /** A name given before the file existed (`/name` before the first prompt): written with it. */
+  nameOnFirstWrite: string | undefined;
+
   /** Appends to the session file; a failure is a `warning`, never the run's end. */
   append(entry: SessionEntry): void {
     try {
+      const name = this.nameOnFirstWrite;
+      this.nameOnFirstWrite = undefined;
       this.writer?.append(entry);
+      if (name !== undefined)
+        this.writer?.append({ type: 'name', time: new Date().toISOString(), name });
     } catch (error) {
       this.emit({
         type: 'warning',
@@ -54,6 +61,7 @@ export class SessionRecord {
   switchTo(writer: SessionWriter | undefined, name?: string): void {
     this.writer = writer;
     this.name = name;
+    this.nameOnFirstWrite = undefined;
   }
 
   restoreUsage(usage: RecordedUsage): void {

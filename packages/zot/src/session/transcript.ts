@@ -5,7 +5,7 @@ import { ErrorWithKind } from '../contract/errors.js';
 import type { ExtensionHost } from '../extensions/host.js';
 import type { Message } from '../providers/types.js';
 import type { CheckpointEntry } from './load.js';
-import type { SessionFiles, SessionSummary } from './session-files.js';
+import { sessionName, type SessionFiles, type SessionSummary } from './session-files.js';
 import { recordedFiles, type SessionRecord } from './session-record.js';
 import type { SessionWriter } from './store.js';
 
@@ -70,7 +70,12 @@ export class Transcript {
 
   /** Names a recorded session; the open one's new name is in the next state snapshot. */
   rename(path: string, name: string): void {
-    const given = recordedFiles(this.parts.files).rename(path, name);
+    const { recorder } = this.parts;
+    // The session in use before its first prompt has no file yet: its name waits for it.
+    const given =
+      path === recorder.path && !recorder.exists
+        ? (recorder.nameOnFirstWrite = sessionName(name))
+        : recordedFiles(this.parts.files).rename(path, name);
     if (path === this.parts.recorder.path) {
       this.parts.recorder.name = given;
       this.parts.publish();

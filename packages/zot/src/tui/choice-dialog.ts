@@ -12,14 +12,7 @@ import {
   type OverlayOptions,
   type TUI,
 } from '@mariozechner/pi-tui';
-import {
-  cut,
-  DIALOG_OVERLAY,
-  footerLine,
-  innerWidth,
-  legend,
-  renderDialogFrame,
-} from './dialog-frame.js';
+import { cut, DIALOG_OVERLAY, footerLines, innerWidth, renderDialogFrame } from './dialog-frame.js';
 import { revealText, type Revealed } from './reveal-text.js';
 import type { Theme } from './theme.js';
 
@@ -173,14 +166,14 @@ export class ChoiceDialog<T> implements Component {
         body.push(head + (chosen ? theme.bold(theme.selected(row)) : theme.text(row)));
       });
     });
-    const keys = legend([
+    const keys: Array<readonly [string, string]> = [
       ['↑↓', 'move'],
       ['enter', 'choose'],
       ...(this.options.legend ?? []),
       ...(scrolls ? ([['pgup/pgdn', 'scroll']] as Array<[string, string]>) : []),
-    ]);
+    ];
     return renderDialogFrame(
-      { title: this.options.title, body, footer: [footerLine(theme, keys, '', inner)] },
+      { title: this.options.title, body, footer: footerLines(theme, keys, '', inner) },
       width,
       theme,
     );

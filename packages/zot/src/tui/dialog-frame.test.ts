@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { visibleWidth } from '@mariozechner/pi-tui';
-import { cut, footerLine, oneLine, renderDialogFrame } from './dialog-frame.js';
+import { cut, footerLine, footerLines, oneLine, renderDialogFrame } from './dialog-frame.js';
 import { createTheme, DARK } from './theme.js';
 import { renderLines } from './testing/virtual-terminal.js';
 
@@ -65,4 +65,26 @@ test('a very narrow frame still never exceeds its width', () => {
       assert.ok(visibleWidth(line) <= width, `${width}: ${JSON.stringify(line)}`);
     }
   }
+});
+
+test('a key legend too wide for one line goes on more, each key whole; the counter stays', () => {
+  const theme = createTheme(DARK, false);
+  const keys: Array<[string, string]> = [
+    ['↑↓', 'move'],
+    ['enter', 'select'],
+    ['ctrl+r', 'rename'],
+    ['ctrl+d', 'delete'],
+    ['ctrl+n', 'named'],
+    ['esc', 'cancel'],
+  ];
+  // The /sessions dialog at 60 columns: 56 inside its borders.
+  const lines = footerLines(theme, keys, '3/41', 56);
+  assert.ok(lines.length > 1);
+  for (const line of lines) assert.equal(visibleWidth(line), 56);
+  const text = lines.map((line) => line.trimEnd()).join(' · ');
+  for (const [key, action] of keys) assert.ok(text.includes(`${key} ${action}`), key);
+  assert.ok(!text.includes('…'), 'nothing is cut');
+  assert.ok(lines[0]!.endsWith('3/41'));
+  // Wide enough, it stays one line.
+  assert.equal(footerLines(theme, keys, '3/41', 200).length, 1);
 });

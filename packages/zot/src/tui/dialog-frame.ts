@@ -55,6 +55,31 @@ export function footerLine(theme: Theme, text: string, counter: string, width: n
   return theme.muted(left) + gap + theme.muted(counter);
 }
 
+/**
+ * A key legend on as many footer lines as `width` needs (each `key action` whole, never cut;
+ * `counter` right-aligned on the first line): a narrow terminal still shows every key.
+ */
+export function footerLines(
+  theme: Theme,
+  keys: ReadonlyArray<readonly [key: string, action: string]>,
+  counter: string,
+  width: number,
+): string[] {
+  const texts: string[] = [];
+  let current = '';
+  for (const [key, action] of keys) {
+    const entry = `${key} ${action}`;
+    const room = texts.length === 0 && counter ? width - visibleWidth(counter) - 1 : width;
+    const joined = current === '' ? entry : `${current} · ${entry}`;
+    if (current !== '' && visibleWidth(joined) > room) {
+      texts.push(current);
+      current = entry;
+    } else current = joined;
+  }
+  texts.push(current);
+  return texts.map((text, i) => footerLine(theme, text, i === 0 ? counter : '', width));
+}
+
 export interface DialogFrameContent {
   /** Plain text, shown escaped on one line; cut to fit the top border. */
   title: string;

@@ -17,9 +17,8 @@ import { SafeInput } from './safe-input.js';
 import {
   cut,
   DIALOG_OVERLAY,
-  footerLine,
+  footerLines,
   innerWidth,
-  legend,
   listRowsFor,
   oneLine,
   pad,
@@ -197,7 +196,7 @@ export class SelectDialog<T = string> implements Component, Focusable {
       ...(this.options.actions ?? []).map((a): [string, string] => [a.key, a.name]),
       ['esc', 'cancel'],
     ];
-    const footer = [footerLine(theme, legend(keys), counter, inner)];
+    const footer = footerLines(theme, keys, counter, inner);
     return renderDialogFrame({ title: this.title, body, footer }, width, theme);
   }
 

@@ -30,6 +30,20 @@ process.on('exit', () => {
   writeSync(2, 'builtins ' + JSON.stringify(process.moduleLoadList) + '\\n');
 });
 `;
+/** The same list, taken when the first HTTP request (the model request) is sent. */
+const LOADED_AT_REQUEST = `
+const { writeSync } = require('node:fs');
+const http = require('node:http');
+const end = http.ClientRequest.prototype.end;
+let listed = false;
+http.ClientRequest.prototype.end = function (...args) {
+  if (!listed) {
+    listed = true;
+    for (const file of Object.keys(require.cache)) writeSync(2, 'loaded ' + file + '\\n');
+  }
+  return end.apply(this, args);
+};
+`;
 /** fetch's HTTP client, whose load and WebAssembly compile cost a short run ~250 ms. */
 const UNDICI = 'NativeModule internal/deps/undici/undici';
 /** node:crypto, fs.promises and net.BlockList, each loaded by its first use only. */
@@ -90,9 +104,9 @@ function markersIn(files: string[]): Set<string> {
 }
 
 /** The preload that lists what a process loaded, written into the sandbox; returns its path. */
-function writePreload(): string {
-  const preload = join(box.project, 'loaded.cjs');
-  writeFileSync(preload, LOADED_AT_EXIT);
+function writePreload(when: 'exit' | 'request' = 'exit'): string {
+  const preload = join(box.project, `loaded-at-${when}.cjs`);
+  writeFileSync(preload, when === 'exit' ? LOADED_AT_EXIT : LOADED_AT_REQUEST);
   return preload;
 }
 
@@ -103,8 +117,9 @@ async function loadedBy(
   args: string[],
   input?: string,
   home = box.home,
+  when: 'exit' | 'request' = 'exit',
 ): Promise<{ modules: Set<string>; files: string[]; stdout: string; stderr: string }> {
-  const preload = writePreload();
+  const preload = writePreload(when);
   const result = await runZot([...args, '--no-session', ...fakeLlmFlags(llm.url)], {
     home,
     cwd: box.project,
@@ -261,6 +276,38 @@ test('a print run with one extension tool call checks its arguments on the event
     );
     assert.ok(!builtinsOf(loaded.stderr).includes(WORKER_THREADS), 'no worker thread started');
     assert.match(JSON.stringify(llm.requests.slice(before)[1]!.body), /lookup:/, 'the tool ran');
+  } finally {
+    own.cleanup();
+  }
+});
+
+test('a print run with a remembered extension loads no tool-schema check before its model request', async () => {
+  const own = makeSandbox();
+  try {
+    makeExtension(join(own.home, 'extensions'), 'small', 'well-behaved', {
+      tools: [
+        { name: 'lookup', schema: { type: 'object', properties: { key: { type: 'string' } } } },
+      ],
+    });
+    // The first run waits for the extension, checks the tool's schema and remembers (and
+    // seals) what it registered. (The same preload in both runs: the environment is part of
+    // what zot remembers an extension by.)
+    llm.script({ text: 'first' });
+    const first = await loadedBy(['-p', 'hi'], undefined, own.home, 'request');
+    assert.ok(
+      first.modules.has('packages/zot/src/agent/schema-check.ts'),
+      'the scan sees the schema check, which checked the live registration',
+    );
+    llm.script({ text: 'second' });
+    const before = llm.requests.length;
+    const second = await loadedBy(['-p', 'hi'], undefined, own.home, 'request');
+    assert.match(JSON.stringify(llm.requests.slice(before)[0]!.body), /lookup/, 'tool offered');
+    for (const module of [
+      'packages/zot/src/agent/schema-check.ts',
+      'packages/zot/src/agent/generated/json-schema-meta.ts',
+      'packages/zot/src/util/safe-regex.ts',
+    ])
+      assert.ok(!second.modules.has(module), `${module} waits for the extension's first frame`);
   } finally {
     own.cleanup();
   }

@@ -13,6 +13,7 @@ import { events, intercepts, unknownFrame, type Probe } from './probe.js';
 import { frames, processes, shutdown } from './finish.js';
 import { hello, ready } from './handshake.js';
 import { checkRegistrations, emptyRegistry, type Kit } from './kit.js';
+import { loadSchemaCheck } from '../extensions/registrations.js';
 import { Checks, type ReportJson } from './report.js';
 import { scopeChecks } from './scope.js';
 import { cancels, MAX_ASKING, questions, strayIds } from './v2-phases.js';
@@ -71,6 +72,7 @@ export function overallDeadlineMs(
 
 export async function runKit(options: RunOptions): Promise<ReportJson> {
   const began = Date.now();
+  await loadSchemaCheck(); // checkRegistrations checks tool schemas
   const { manifest, timeouts } = options;
   const checks = new Checks();
   const report = (child?: ExtensionChild): ReportJson => ({

@@ -17,6 +17,7 @@ import {
 import { ExitWatch } from './exit-watch.js';
 import { FrameOutbox } from './frame-outbox.js';
 import {
+  ArrivalGate,
   brokenReplyIn,
   isShutdownAck,
   readFirstLine,
@@ -30,7 +31,12 @@ import { ProgressRelay } from './progress-relay.js';
 import { RegistrationIntake } from './registration-intake.js';
 import type { Registrations } from './remembered.js';
 import { StartDeadlines } from './start-deadlines.js';
-import type { CommandRegistration, ToolRegistration } from './registrations.js';
+import { errorMessage } from '../util/errors.js';
+import {
+  loadSchemaCheck,
+  type CommandRegistration,
+  type ToolRegistration,
+} from './registrations.js';
 import { describeExit, type ExitInfo, type ExtensionTransport } from './transport.js';
 
 export * from './extension-context.js';
@@ -245,12 +251,19 @@ export class RunningExtension {
     this.starting = done;
     const helloMs = this.context.timeouts.helloMs;
     this.deadlines.expect(helloMs, () => this.fail(`no hello within ${helloMs} ms`));
+    // Its register_tool frames need the schema check: loaded now, while its process starts.
+    const gate = new ArrivalGate(loadSchemaCheck(), (error) =>
+      this.fail(`zot could not load its tool-schema check: ${errorMessage(error)}`),
+    );
     this.transport.start({
-      onLine: (line) => this.onLine(line),
-      onOversize: (bytes) => this.onOversize(bytes),
-      onInvalidUtf8: (length, bytes) => this.onInvalidUtf8(length, bytes),
-      onOutputEnd: () => this.onOutputEnd(),
-      onExit: (info) => this.onExit(info),
+      onLine: (line) => gate.run(() => this.onLine(line)),
+      onOversize: (bytes) => gate.run(() => this.onOversize(bytes)),
+      onInvalidUtf8: (length, bytes) => {
+        const copy = Uint8Array.from(bytes); // a transport's bytes may be valid during the call only
+        gate.run(() => this.onInvalidUtf8(length, copy));
+      },
+      onOutputEnd: () => gate.run(() => this.onOutputEnd()),
+      onExit: (info) => gate.run(() => this.onExit(info)),
     });
     return done;
   }

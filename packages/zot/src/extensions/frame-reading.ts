@@ -1,7 +1,8 @@
 // Reading one line of an extension's stdout into a frame, or into what zot says about it: the
 // first line must be a hello; later, a frame of a protocol version the extension did not
 // negotiate is refused, an unknown or malformed one dropped, and a broken reply that still
-// names its request fails that request now rather than at its timeout.
+// names its request fails that request now rather than at its timeout. What a process reports
+// waits at an ArrivalGate until the checks its frames need are loaded.
 import {
   decodeFromExtension,
   frameVersion,
@@ -90,4 +91,37 @@ function versionRefusal(type: string, version: ProtocolVersion): string | undefi
   const needs = frameVersion({ type });
   if (needs <= version) return undefined;
   return `refused a ${type} frame: it is a protocol version ${needs} frame and this extension's hello did not ask for version ${needs} (send "protocol_version": ${needs} in hello)`;
+}
+
+/**
+ * Holds what an extension's transport reports (lines, their end, its exit) until `ready`
+ * settles, then runs it in arrival order: no line is read before the checks it needs are
+ * loaded (the tool-schema check is loaded at spawn, not at zot's start), and no exit overtakes
+ * a line written before it. What is held is what the pipe delivers while a module loads (a
+ * microtask in the bundle). When loading fails, `failed` is told first.
+ */
+export class ArrivalGate {
+  private held: Array<() => void> | undefined = [];
+
+  constructor(ready: Promise<void>, failed: (error: unknown) => void) {
+    ready.then(
+      () => this.open(),
+      (error: unknown) => {
+        failed(error);
+        this.open();
+      },
+    );
+  }
+
+  /** Runs `event` now, or in order once the gate opens. */
+  run(event: () => void): void {
+    if (this.held) this.held.push(event);
+    else event();
+  }
+
+  private open(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const event of held) event();
+  }
 }

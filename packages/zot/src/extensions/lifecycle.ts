@@ -25,7 +25,9 @@ import {
   type Registrations,
 } from './remembered.js';
 import { ExtensionLog, extensionLogPath } from './log.js';
+import { loadSchemaCheck } from './registrations.js';
 import type { ProcessPolicy } from '../security/launcher.js';
+import { errorMessage } from '../util/errors.js';
 import type { ExtensionScopes } from './scopes.js';
 import { restartBackoffMs, systemClock, type SupervisorClock } from './restart-budget.js';
 import { Supervisor } from './supervisor.js';
@@ -253,7 +255,23 @@ export class ExtensionLifecycle {
       this.save(extension);
       return true;
     }
-    const read = readMemory(zotHome, identity.dir, key);
+    let read = readMemory(zotHome, identity.dir, key);
+    if (read.needsSchemaCheck) {
+      // An entry of an earlier zot (not sealed): checked in full, with the schema check loaded.
+      const problem = await loadSchemaCheck().then(
+        () => undefined,
+        (error: unknown) => errorMessage(error),
+      );
+      if (problem !== undefined) {
+        extension.log.write(`remembered registrations not used: ${problem}`);
+        return false;
+      }
+      if (extension.settled) {
+        this.save(extension);
+        return true;
+      }
+      read = readMemory(zotHome, identity.dir, key);
+    }
     if (read.problem) extension.log.write(read.problem);
     if (!read.registrations) return false;
     this.memory.set(extension, { key, text: undefined, read: read.registrations });

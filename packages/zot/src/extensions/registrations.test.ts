@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RegisterToolFrame } from '@zot/protocol';
 import { loadValidator, validateArgs } from '../agent/validate.js';
-import { checkTool, REGISTRATION_LIMITS } from './registrations.js';
+import { checkTool, loadSchemaCheck, REGISTRATION_LIMITS } from './registrations.js';
+
+await loadSchemaCheck(); // loaded on first need in zot (see loadSchemaCheck)
 
 const tool = (schema: Record<string, unknown>, description = 'd'): RegisterToolFrame => ({
   type: 'register_tool',

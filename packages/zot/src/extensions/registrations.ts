@@ -9,7 +9,6 @@ import {
   type RegisterCommandFrame,
   type RegisterToolFrame,
 } from '@zot/protocol';
-import { checkSchema } from '../agent/schema-check.js';
 import type { JsonSchema } from '../providers/types.js';
 
 export interface CommandRegistration {
@@ -44,6 +43,32 @@ export const REGISTRATION_LIMITS = {
   offeredBytes: 2 * 1024 * 1024,
 } as const;
 
+/**
+ * The tool-schema check (agent/schema-check.ts): the meta-schema validator and the pattern
+ * linter with its regex engine, the largest code a run with extensions loads. Loaded on first
+ * need (loadSchemaCheck) rather than at start-up: a run whose remembered registrations are
+ * sealed checks no schema before its extensions' first frames arrive.
+ */
+let schemaCheck: ((schema: unknown) => string | undefined) | undefined;
+let schemaCheckLoading: Promise<void> | undefined;
+
+/**
+ * Loads the schema check that checkTool() needs (once; later calls return the same promise).
+ * Whoever may call checkTool() without `schemaChecked` awaits this first. Rejects only when the
+ * module cannot be loaded (a damaged install).
+ */
+export function loadSchemaCheck(): Promise<void> {
+  schemaCheckLoading ??= import('../agent/schema-check.js').then((module) => {
+    schemaCheck = module.checkSchema;
+  });
+  return schemaCheckLoading;
+}
+
+/** Whether checkTool() can check a schema now (loadSchemaCheck() has resolved). */
+export function schemaCheckLoaded(): boolean {
+  return schemaCheck !== undefined;
+}
+
 const COMMAND_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 // The strictest provider rule (Anthropic): letters, digits, _ and -, at most 64.
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -59,7 +84,8 @@ export function checkCommand(frame: RegisterCommandFrame): CommandRegistration |
 /**
  * A register_tool frame's registration, or why it is refused. `schemaChecked`: its schema passed
  * checkSchema when zot first accepted it (a sealed memory entry, see remembered.ts), so that
- * check, the one costly part, is not made again; every other check is.
+ * check, the one costly part, is not made again; every other check is. Without it, the schema
+ * check must be loaded (loadSchemaCheck): a call before that throws, as a bug of the caller's.
  */
 export function checkTool(
   frame: RegisterToolFrame,
@@ -80,7 +106,9 @@ export function checkTool(
   if (schema.type !== undefined && schema.type !== 'object') {
     return `register_tool "${frame.name}": the schema must describe an object (got type ${JSON.stringify(schema.type)})`;
   }
-  const invalid = schemaChecked ? undefined : checkSchema(schema);
+  if (!schemaChecked && schemaCheck === undefined)
+    throw new Error('checkTool: the schema check is not loaded (await loadSchemaCheck() first)');
+  const invalid = schemaChecked ? undefined : schemaCheck!(schema);
   if (invalid) return `register_tool "${frame.name}": its schema cannot be used: ${invalid}`;
   const final = schema.type === undefined ? { ...schema, type: 'object' } : schema;
   const bytes =

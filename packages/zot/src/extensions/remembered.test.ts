@@ -23,7 +23,9 @@ import {
   type MemoryIdentity,
   type Registrations,
 } from './remembered.js';
-import { checkTool } from './registrations.js';
+import { checkTool, loadSchemaCheck } from './registrations.js';
+
+await loadSchemaCheck(); // as a start does (extensions/schema-check-loading.test: before that)
 
 function setup() {
   const base = mkdtempSync(join(tmpdir(), 'zot-remembered-'));

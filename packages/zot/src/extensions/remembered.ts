@@ -45,6 +45,7 @@ import {
   checkSubscription,
   checkTool,
   REGISTRATION_LIMITS,
+  schemaCheckLoaded,
   type CommandRegistration,
   type ToolRegistration,
 } from './registrations.js';
@@ -212,11 +213,14 @@ const strings = (value: unknown): string[] | undefined =>
 
 /**
  * The registrations of an entry, each checked as its register frame would be, or why not;
- * `sealed`: the entry is one zot wrote or checked, so its schemas were checked then.
+ * `sealed`: the entry is one zot wrote or checked, so its schemas were checked then. 'unloaded':
+ * its schemas must be checked and the check is not loaded yet (see readMemory).
  */
 function registrationsOf(doc: unknown, key: string, sealed: boolean): Registrations | string {
   if (!isObject(doc) || doc.version !== VERSION || doc.key !== key) return 'stale';
   const { tools, commands } = doc;
+  if (!sealed && Array.isArray(tools) && tools.length > 0 && !schemaCheckLoaded())
+    return 'unloaded';
   const events = strings(doc.events);
   const intercepts = strings(doc.intercepts);
   if (!Array.isArray(tools) || tools.length > REGISTRATION_LIMITS.toolsPerExtension)
@@ -264,13 +268,19 @@ function registrationsOf(doc: unknown, key: string, sealed: boolean): Registrati
 
 export interface MemoryRead {
   registrations?: Registrations;
+  /**
+   * The entry is not sealed, so its tool schemas must be checked: await loadSchemaCheck()
+   * (registrations.ts) and read it again.
+   */
+  needsSchemaCheck?: true;
   /** Why an entry that exists was not used (for the extension's log). */
   problem?: string;
 }
 
 /**
  * The registrations remembered for the extension in `dir` under `key`; nothing when there is no
- * entry or it was made for another key. Contract: never throws.
+ * entry or it was made for another key; `needsSchemaCheck` when the entry must be checked in
+ * full and the schema check is not loaded yet. Contract: never throws.
  */
 export function readMemory(home: string, dir: string, key: string): MemoryRead {
   const entry = readEntry(home, dir);
@@ -279,6 +289,7 @@ export function readMemory(home: string, dir: string, key: string): MemoryRead {
   const sealed = readSeals(home).get(name) === entry.seal;
   const registrations = registrationsOf(entry.doc, key, sealed);
   if (registrations === 'stale') return {};
+  if (registrations === 'unloaded') return { needsSchemaCheck: true };
   if (typeof registrations === 'string')
     return { problem: `${entry.path}: ${registrations}; not used` };
   // Checked in full now (an entry of an earlier zot): the next run need not check it again.

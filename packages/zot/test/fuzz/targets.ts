@@ -10,7 +10,12 @@ import {
   type SubscribeFrame,
 } from '@zot/protocol';
 import { loadValidator, validateArgs } from '../../src/agent/validate.js';
-import { checkCommand, checkSubscription, checkTool } from '../../src/extensions/registrations.js';
+import {
+  checkCommand,
+  checkSubscription,
+  checkTool,
+  loadSchemaCheck,
+} from '../../src/extensions/registrations.js';
 import { decodeRpcLine } from '../../src/modes/rpc-decode.js';
 import { nest, serialize } from './json-text.js';
 import { adversarialLine, decodedLine, depth, toBytes } from './lines.js';
@@ -31,6 +36,8 @@ import { checkSplitter, type SplitterInput } from './splitter.js';
 import { shell } from './shell.js';
 import { checkTuiCase, generateTuiCase, type TuiCase } from './tui-text.js';
 import { value, type Limits } from './values.js';
+
+await loadSchemaCheck(); // checkTool checks schemas with it
 
 export interface FuzzTarget<I> {
   readonly name: string;

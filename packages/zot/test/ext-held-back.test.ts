@@ -5,7 +5,7 @@
 // are never held back. The built zot, the fake LLM and real extension processes; what happened
 // when is read from the extension's log, which zot writes in order.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
@@ -13,6 +13,7 @@ import {
   FAST_TIMEOUTS,
   makeExtension,
   recordedFrames,
+  waitForNoProcesses,
 } from './support/extensions.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { jsonLines, makeSandbox, runZot } from './support/zot.js';
@@ -177,4 +178,29 @@ test('a held extension that fails to start gives the call a clear error', async 
   const errors = jsonLines(result.stdout).filter((e) => e.type === 'ext_error');
   assert.equal(errors.length, 1, result.stdout);
   assert.match(String(errors[0]!.message), /extension fragile failed to load/);
+});
+
+test('a held extension still silent when the run ends is killed at once, not waited for', async (t) => {
+  const { box, root, run, log } = setup();
+  t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
+  const gate = join(box.project, 'hello-gate');
+  // It ignores SIGTERM: a run that waited for it to go would wait out the whole kill grace.
+  makeExtension(root, 'slow', 'ignore-sigterm', {
+    tools: [{ name: 'slow_tool', schema: { type: 'object', properties: {} } }],
+    hello_gate: gate,
+  });
+  writeFileSync(gate, '');
+  llm.script({ text: 'first' });
+  assert.equal((await run(['-p', 'hi'])).code, 0); // remembered from here on
+  rmSync(gate);
+  llm.script({ text: 'second' });
+  const result = await run(['-p', 'hi']);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stdout.trim(), 'second');
+  const second = log('slow').slice(log('slow').lastIndexOf(RELEASED));
+  assert.match(second, /shut down before it said hello: killed, its end not awaited/);
+  assert.match(second, /sent SIGKILL to process group \d+/, 'it was spawned, and killed');
+  assert.doesNotMatch(second, /SIGTERM/, 'no grace for a process that was told nothing');
+  assert.deepEqual(await waitForNoProcesses(box.home), [], 'and SIGKILL ended it');
 });

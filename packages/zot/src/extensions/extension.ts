@@ -475,10 +475,15 @@ export class RunningExtension {
 
   /**
    * Design D18: shutdown frame, grace for the exit, stdin closed, SIGTERM then SIGKILL the group.
-   * Contract: never rejects; afterwards no process of the group is left.
+   * A process that has not said hello yet (one started in the background once the first model
+   * request was out, say, at a run's end) has been told nothing and answers nothing: its group is
+   * sent SIGKILL, which it cannot refuse, and zot does not wait to see it go.
+   * Contract: never rejects; afterwards no process of the group is left, or (one that never said
+   * hello) every one has been sent SIGKILL.
    */
   async shutdown(): Promise<void> {
     const wasRunning = this.running;
+    const silent = this.state === 'starting' && !this.held && this.starting !== undefined;
     this.held = false;
     if (this.state === 'starting' || this.state === 'handshaking' || this.state === 'ready')
       this.state = 'stopped';
@@ -494,11 +499,15 @@ export class RunningExtension {
         this.log.write(`no exit within ${graceMs} ms of shutdown; closing its stdin`);
     }
     this.transport.close();
-    await this.transport.terminate();
+    if (silent && !this.exit) {
+      this.log.write('shut down before it said hello: killed, its end not awaited');
+      this.transport.terminateNow();
+    } else await this.transport.terminate();
   }
 
   /** Synchronous last resort when the host exits. */
   killNow(): void {
+    if (this.pid !== undefined && !this.exit) this.log.write('zot is exiting');
     this.transport.terminateNow();
   }
 }

@@ -243,7 +243,7 @@ export class ProcessTransport implements ExtensionTransport {
   terminateNow(): void {
     const pid = this.child?.pid;
     if (pid !== undefined && signalProcessGroup(pid, 'SIGKILL'))
-      this.log.write(`zot is exiting: sent SIGKILL to process group ${pid}`);
+      this.log.write(`sent SIGKILL to process group ${pid}`);
   }
 }
 

@@ -1,21 +1,9 @@
 // auth.json (mode 0600, one key per provider) and credential resolution.
 import { chmodSync } from 'node:fs';
+import { PROVIDER_NAMES, type ProviderName } from '../contract/provider-names.js';
 import { readJsonObject, updateJsonObject, type JsonRead } from './json-file.js';
 
-/**
- * The providers zot knows (the same union as the providers layer's ProviderName, which a
- * type check in cli/provider-access.ts keeps equal), in the order lists show them.
- */
-export const PROVIDER_NAMES = [
-  'anthropic',
-  'openai',
-  'kimi',
-  'ollama',
-  'lmstudio',
-  'vllm',
-  'llamacpp',
-] as const;
-export type ProviderName = (typeof PROVIDER_NAMES)[number];
+export { PROVIDER_NAMES, type ProviderName };
 
 /** Each provider's key variables, first set wins. Local servers need one only when remote. */
 export const PROVIDER_ENV_KEYS: Record<ProviderName, readonly string[]> = {

@@ -12,6 +12,7 @@ import type { ExtensionUi } from './extension-ui.js';
 import type { RuntimeState } from './state.js';
 import type { ExtensionReport, SessionSummary } from './summaries.js';
 import type { TokenUsage } from './usage.js';
+import type { ProviderName } from './provider-names.js';
 
 export type CommandMode = 'print' | 'json' | 'rpc' | 'tui';
 
@@ -54,18 +55,11 @@ export type SlashResult =
       reported?: boolean;
     };
 
+export type { ProviderName };
+
 export type ConfirmRequest = Omit<Extract<FrontEndEvent, { type: 'confirm_request' }>, 'type'>;
 /** Who answers: the TUI dialog, or an RPC client. Must resolve (deny on abort). */
 export type AskPerson = (request: ConfirmRequest, signal: AbortSignal) => Promise<ConfirmDecision>;
-
-export type ProviderName =
-  | 'anthropic'
-  | 'openai'
-  | 'kimi'
-  | 'ollama'
-  | 'lmstudio'
-  | 'vllm'
-  | 'llamacpp';
 
 export interface ProviderStatus {
   provider: ProviderName;

@@ -18,7 +18,6 @@ import { NetworkProxy } from '../security/sandbox/proxy.js';
 import type { SandboxSettings } from '../security/sandbox/settings.js';
 import type { ScopeLaunch } from '../security/scope/launch.js';
 import { buildScope, type ScopeInputs, type ScopePolicy } from '../security/scope/scope-policy.js';
-import type { ExtensionPermissions } from '../security/scope/permissions.js';
 import { nodeCrypto } from '../util/builtins.js';
 import { ensurePrivateDir } from '../util/private-fs.js';
 import type { DiscoveredExtension } from '../ext-setup/discovery.js';
@@ -137,26 +136,15 @@ export class ExtensionScopes {
   }
 }
 
-/** One scoped extension's sandbox: who, with which permissions, where. */
-export interface ScopeSpec {
+/**
+ * One scoped extension's sandbox: who, with which permissions, where (the scope's inputs; its
+ * data directory is created 0700 at each start).
+ */
+export interface ScopeSpec extends Omit<ScopeInputs, 'denyRead' | 'provided'> {
   name: string;
   /** What runs, for messages (default an extension: "it declares permissions"). */
   kind?: 'extension' | 'program';
-  permissions: ExtensionPermissions;
-  /** Its own directory (read-only); none for a program `zot sandbox exec` runs. */
-  extDir?: string;
-  /** Its data directory (created 0700 at each start). */
-  dataDir: string;
-  project: string;
-  home: string;
-  zotHome: string;
-  /** The program it runs (resolved). */
-  command: string;
-  /** Its PATH (for names in `exec` and `#!` lines). */
-  path: string | undefined;
   denyRead: readonly string[];
-  /** More programs to make available (the conformance kit's probe runs on zot's Node). */
-  helpers?: readonly string[];
   /** What zot gives it besides its own files (its Python SDK): the sandbox holds it too. */
   provided?: ProvidedByZot;
   /** zot's environment (where bwrap is found). */

@@ -1,8 +1,7 @@
 // Anthropic Messages API: request body, SSE decoding.
 import { reportedErrorKind } from './error-kind.js';
-import { apiUrl } from '../util/base-url.js';
 import { MessageAssembly, parseJson } from './assemble.js';
-import { runSse, type WireDecoder } from './http.js';
+import { runSse, sseCallOf, type WireDecoder } from './http.js';
 import type { SseEvent } from './sse.js';
 import type {
   ImageBlock,
@@ -28,18 +27,16 @@ const CACHE = { type: 'ephemeral' } as const;
  */
 export const streamAnthropic: StreamFn = (request) =>
   runSse(
-    {
-      provider: request.model.provider,
-      url: apiUrl(request.baseUrl, 'messages'),
-      headers: {
+    sseCallOf(
+      request,
+      'messages',
+      {
         'content-type': 'application/json',
         'anthropic-version': '2023-06-01',
         ...(request.apiKey ? { 'x-api-key': request.apiKey } : {}),
       },
-      body: anthropicBody(request),
-      signal: request.signal,
-      ...(request.onSent ? { onSent: request.onSent } : {}),
-    },
+      anthropicBody(request),
+    ),
     new AnthropicDecoder(),
   );
 

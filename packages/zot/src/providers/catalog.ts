@@ -1,4 +1,5 @@
 // The built-in model catalog and provider defaults.
+import { PROVIDER_NAMES } from '../contract/provider-names.js';
 import type { ModelInfo, ModelPrices, ProviderApi, ProviderName, TokenUsage } from './types.js';
 
 export interface ProviderDefaults {
@@ -16,15 +17,7 @@ export interface ProviderDefaults {
   local: boolean;
 }
 
-export const PROVIDER_NAMES: readonly ProviderName[] = [
-  'anthropic',
-  'openai',
-  'kimi',
-  'ollama',
-  'lmstudio',
-  'vllm',
-  'llamacpp',
-];
+export { PROVIDER_NAMES };
 
 /** An OpenAI-compatible server on this machine, at the port it listens on unless told otherwise. */
 const local = (port: number, defaultModel?: string): Omit<ProviderDefaults, 'provider'> => ({

@@ -2,11 +2,12 @@
 import { redactUrlsIn } from '../util/redact.js';
 import { SseParser, type SseEvent } from './sse.js';
 import { CallEndedError, send, streamIdleMs, type Reply } from './transport.js';
-import type { ProviderErrorEvent, ProviderEvent } from './types.js';
+import type { ProviderErrorEvent, ProviderEvent, StreamRequest } from './types.js';
 import type { MessageAssembly } from './assemble.js';
 import type { ErrorKind } from '../contract/errors.js';
 import { httpErrorKind } from './error-kind.js';
 import { formatBytes } from '../util/truncate.js';
+import { apiUrl } from '../util/base-url.js';
 
 /**
  * One SSE event may hold the whole answer again (a final `response.completed`), JSON-escaped:
@@ -35,6 +36,26 @@ export interface SseCall {
   signal: AbortSignal;
   /** Called once the request has been written to the network. */
   onSent?(): void;
+}
+
+/**
+ * The call of `request` to `path` under its base URL: provider, signal and onSent are passed
+ * on alike by every wire format; only the path, headers and body differ.
+ */
+export function sseCallOf(
+  request: StreamRequest,
+  path: string,
+  headers: Record<string, string>,
+  body: unknown,
+): SseCall {
+  return {
+    provider: request.model.provider,
+    url: apiUrl(request.baseUrl, path),
+    headers,
+    body,
+    signal: request.signal,
+    ...(request.onSent ? { onSent: request.onSent } : {}),
+  };
 }
 
 /**

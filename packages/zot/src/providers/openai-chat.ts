@@ -1,8 +1,7 @@
 // OpenAI Chat Completions (also ollama, kimi and other OpenAI-compatible servers).
 import { reportedErrorKind } from './error-kind.js';
-import { apiUrl } from '../util/base-url.js';
 import { MessageAssembly, parseJson } from './assemble.js';
-import { bearerHeaders, runSse, type WireDecoder } from './http.js';
+import { bearerHeaders, runSse, sseCallOf, type WireDecoder } from './http.js';
 import type { SseEvent } from './sse.js';
 import type {
   ImageBlock,
@@ -23,14 +22,7 @@ type Json = Record<string, unknown>;
  */
 export const streamOpenAIChat: StreamFn = (request) =>
   runSse(
-    {
-      provider: request.model.provider,
-      url: apiUrl(request.baseUrl, 'chat/completions'),
-      headers: bearerHeaders(request.apiKey),
-      body: chatBody(request),
-      signal: request.signal,
-      ...(request.onSent ? { onSent: request.onSent } : {}),
-    },
+    sseCallOf(request, 'chat/completions', bearerHeaders(request.apiKey), chatBody(request)),
     new ChatDecoder(),
   );
 

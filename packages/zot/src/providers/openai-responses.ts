@@ -1,8 +1,7 @@
 // OpenAI Responses API: request body, SSE decoding.
 import { reportedErrorKind } from './error-kind.js';
-import { apiUrl } from '../util/base-url.js';
 import { MessageAssembly, parseJson } from './assemble.js';
-import { bearerHeaders, runSse, type WireDecoder } from './http.js';
+import { bearerHeaders, runSse, sseCallOf, type WireDecoder } from './http.js';
 import { dataUrl, imagesOfResults, joinText } from './openai-chat.js';
 import type { SseEvent } from './sse.js';
 import type {
@@ -23,14 +22,7 @@ type Json = Record<string, unknown>;
  */
 export const streamOpenAIResponses: StreamFn = (request) =>
   runSse(
-    {
-      provider: request.model.provider,
-      url: apiUrl(request.baseUrl, 'responses'),
-      headers: bearerHeaders(request.apiKey),
-      body: responsesBody(request),
-      signal: request.signal,
-      ...(request.onSent ? { onSent: request.onSent } : {}),
-    },
+    sseCallOf(request, 'responses', bearerHeaders(request.apiKey), responsesBody(request)),
     new ResponsesDecoder(),
   );
 

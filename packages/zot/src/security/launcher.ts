@@ -5,7 +5,7 @@ import type { ChildProcess, IOType } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { childEnvironment } from './child-env.js';
 import { PROXY_DIR_INSIDE, bwrapArgs } from './sandbox/bwrap.js';
-import { FORWARDER_SCRIPT, directLoopback } from './sandbox/forwarder.js';
+import { forwardedArgv, proxyVariables } from './sandbox/forwarder.js';
 import type { SandboxPolicy } from './sandbox/policy.js';
 import type { NetworkProxy } from './sandbox/proxy.js';
 import { seatbeltProfile } from './sandbox/seatbelt.js';
@@ -87,14 +87,7 @@ export function sandboxedCommand(
     // The host's TMPDIR may lie outside what the sandbox can write; /tmp is its own.
     env.TMPDIR = '/tmp';
     const inner = sandbox.proxy?.socketPath
-      ? [
-          process.execPath,
-          '-e',
-          FORWARDER_SCRIPT,
-          `${PROXY_DIR_INSIDE}/proxy.sock`,
-          directLoopback(Array.isArray(sandbox.policy.network) ? sandbox.policy.network : []),
-          ...request.argv,
-        ]
+      ? forwardedArgv(process.execPath, PROXY_DIR_INSIDE, sandbox.policy.network, request.argv)
       : marked(request);
     const args = bwrapArgs({
       policy: sandbox.policy,
@@ -105,15 +98,7 @@ export function sandboxedCommand(
     return { argv: [sandbox.program, ...args], env };
   }
   const port = sandbox.proxy?.port;
-  if (port !== undefined) {
-    const proxy = `http://127.0.0.1:${port}`;
-    Object.assign(env, {
-      HTTP_PROXY: proxy,
-      HTTPS_PROXY: proxy,
-      http_proxy: proxy,
-      https_proxy: proxy,
-    });
-  }
+  if (port !== undefined) Object.assign(env, proxyVariables(port));
   const profile = seatbeltProfile({
     policy: sandbox.policy,
     tempDirs: sandbox.tempDirs ?? [],

@@ -25,6 +25,16 @@ export type FileGuard = (
   operation: 'read' | 'write',
 ) => string | undefined;
 
+/** What read, write and edit are built with. */
+export interface FileToolOptions {
+  /** Where `~` points (default the user's home directory). */
+  homeDir?: string;
+  /** The sandbox's boundaries (writable and hidden paths); none when the sandbox is off. */
+  guard?: FileGuard;
+  /** Files are read from and written to the editor's buffers when one is connected. */
+  route?: FileRoute;
+}
+
 export function textOutput(text: string): ToolOutput {
   return { content: [{ type: 'text', text }], isError: false };
 }

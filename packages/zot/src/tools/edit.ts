@@ -8,22 +8,14 @@ import {
   resolvePath,
   stringArg,
   textOutput,
-  type FileGuard,
-  type FileRoute,
+  type FileToolOptions,
 } from './common.js';
 import { applyEdits, detectEol, type TextEdit } from './edit-apply.js';
 import { diffOf, type DiffOptions } from './edit-diff.js';
 import { existingFile, replaceFile, writeTarget } from './write.js';
 import { argsValidator } from './arg-validators.js';
 
-export interface EditToolOptions extends DiffOptions {
-  /** Where `~` points (default the user's home directory). */
-  homeDir?: string;
-  /** The sandbox's boundaries (writable and hidden paths); none when the sandbox is off. */
-  guard?: FileGuard;
-  /** The editor's buffers are read and written when one is connected. */
-  route?: FileRoute;
-}
+export interface EditToolOptions extends DiffOptions, FileToolOptions {}
 
 export function createEditTool(options: EditToolOptions = {}): Tool {
   return {

@@ -11,12 +11,13 @@ import {
   tryFs,
   type FileGuard,
   type FileRoute,
+  type FileToolOptions,
 } from './common.js';
 import { SNIFF_BYTES, sniffFile } from './file-kind.js';
 import { readLineWindow, type WindowLine } from './read-lines.js';
 import { argsValidator } from './arg-validators.js';
 
-export interface ReadToolOptions {
+export interface ReadToolOptions extends FileToolOptions {
   /** Lines returned when the call gives no `limit` (default 2000). */
   maxLines?: number;
   /** Longer lines are cut with a marker (default 2000 characters). */
@@ -25,12 +26,6 @@ export interface ReadToolOptions {
   maxBytes?: number;
   /** Larger images are refused (default 5 MB, the smallest provider limit). */
   maxImageBytes?: number;
-  /** Where `~` points (default the user's home directory). */
-  homeDir?: string;
-  /** The sandbox's boundaries (hidden paths); none when the sandbox is off. */
-  guard?: FileGuard;
-  /** Text files are read from the editor's buffers when one is connected. */
-  route?: FileRoute;
 }
 
 interface ReadLimits {

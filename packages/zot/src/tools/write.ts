@@ -10,19 +10,11 @@ import {
   resolvePath,
   stringArg,
   textOutput,
-  type FileGuard,
-  type FileRoute,
+  type FileToolOptions,
 } from './common.js';
 import { argsValidator } from './arg-validators.js';
 
-export interface WriteToolOptions {
-  /** Where `~` points (default the user's home directory). */
-  homeDir?: string;
-  /** The sandbox's boundaries (writable paths); none when the sandbox is off. */
-  guard?: FileGuard;
-  /** Writes land in the editor's buffers when one is connected. */
-  route?: FileRoute;
-}
+export type WriteToolOptions = FileToolOptions;
 
 export function createWriteTool(options: WriteToolOptions = {}): Tool {
   return {

@@ -1,6 +1,8 @@
 // What every `zot ext` subcommand shares: its I/O, a small option parser, name checks.
 import { zotPaths, type ZotPaths } from '../../config/paths.js';
+import { discoverExtensions, type DiscoveredExtension } from '../../ext-setup/discovery.js';
 import { checkExtensionName } from '../../ext-setup/names.js';
+import { storedReplacement } from '../../ext-setup/trust.js';
 import { writeLine, type ModeIO } from '../../modes/io.js';
 import { UsageError } from '../../util/errors.js';
 import { terminalSafeBlock } from '../../util/terminal-text.js';
@@ -40,6 +42,17 @@ export interface Parsed {
  * Parses `args` against `options`; `--x=v` and `--x v` both work, `--` ends options.
  * Contract: throws UsageError naming the command and the option for anything unknown.
  */
+/** The extensions `zot ext` sees from here: installed and the project's, as a run finds them. */
+export function discoverHere(context: ExtContext): DiscoveredExtension[] {
+  return discoverExtensions({
+    cwd: context.cwd,
+    zotHome: context.paths.home,
+    extPaths: [],
+    noExt: false,
+    replaces: storedReplacement(context.paths),
+  }).entries;
+}
+
 export function parseOptions(command: string, args: string[], options: OptionSpec[]): Parsed {
   const parsed: Parsed = { flags: new Set(), values: new Map(), lists: new Map(), positionals: [] };
   scanArgs(args, options, {

@@ -1,12 +1,13 @@
 // `zot ext list [--json]`: installed extensions (project and global) and their state.
 import { basename } from 'node:path';
-import { discoverExtensions, type DiscoveredExtension } from '../../ext-setup/discovery.js';
-import { storedReplacement, TrustStore, trustStateOf } from '../../ext-setup/trust.js';
+import type { DiscoveredExtension } from '../../ext-setup/discovery.js';
+import { TrustStore, trustStateOf } from '../../ext-setup/trust.js';
 import { terminalSafe } from '../../util/terminal-text.js';
 import { displayUrl } from '../../ext-setup/remote-config.js';
 import { resolveRemoteToken } from '../../ext-setup/remote-token.js';
 import type { ExtensionPermissions } from '../../security/scope/permissions.js';
 import {
+  discoverHere,
   info,
   out,
   outJson,
@@ -50,13 +51,7 @@ export interface ListedExtension {
 }
 
 export function listExtensions(context: ExtContext): ListedExtension[] {
-  const { entries } = discoverExtensions({
-    cwd: context.cwd,
-    zotHome: context.paths.home,
-    extPaths: [],
-    noExt: false,
-    replaces: storedReplacement(context.paths),
-  });
+  const entries = discoverHere(context);
   const store = new TrustStore(context.paths.trust);
   return entries.map((entry) => describe(entry, store, context));
 }

@@ -1,10 +1,9 @@
 // `zot ext enable|disable <name>`: sets "enabled" in the manifest, keeping every other field.
 import { join } from 'node:path';
-import { discoverExtensions } from '../../ext-setup/discovery.js';
-import { storedReplacement } from '../../ext-setup/trust.js';
 import { MANIFEST_FILE, readManifest, writeManifestField } from '../../ext-setup/manifest.js';
 import { errorMessage } from '../../util/errors.js';
 import {
+  discoverHere,
   fail,
   out,
   parseOptions,
@@ -19,13 +18,7 @@ async function setEnabled(args: string[], context: ExtContext, enabled: boolean)
   const parsed = parseOptions(command, args, []);
   const [name] = positionals(command, parsed, ['name']);
   requireName(command, name!);
-  const { entries } = discoverExtensions({
-    cwd: context.cwd,
-    zotHome: context.paths.home,
-    extPaths: [],
-    noExt: false,
-    replaces: storedReplacement(context.paths),
-  });
+  const entries = discoverHere(context);
   // The entry that claims the name is the one that would run (a project entry that gave way
   // to the global one of its name is not it).
   const entry =

@@ -1,27 +1,19 @@
 // `zot ext trust [name|--all]` and `zot ext untrust <name>`: what a project extension would
 // run, pinned by content hash in $ZOT_HOME/trust.json.
 import { realpathSync } from 'node:fs';
-import {
-  discoverExtensions,
-  projectExtensionsDir,
-  type DiscoveredExtension,
-} from '../../ext-setup/discovery.js';
+import { projectExtensionsDir, type DiscoveredExtension } from '../../ext-setup/discovery.js';
 import { argumentOutside, resolveExec } from '../../ext-setup/exec-resolve.js';
 import { projectRuntimeProblem } from '../../ext-setup/project-runtime.js';
 import { isInside } from '../../ext-setup/manifest.js';
 import { displayUrl } from '../../ext-setup/remote-config.js';
 import { hashExtension, type CoveredPath, type HashedEntry } from '../../ext-setup/trust-hash.js';
-import {
-  storedReplacement,
-  TrustStore,
-  trustStateOf,
-  widenedSinceTrust,
-} from '../../ext-setup/trust.js';
+import { TrustStore, trustStateOf, widenedSinceTrust } from '../../ext-setup/trust.js';
 import { canonicalPermissions, describePermissions } from '../../security/scope/permissions.js';
 import { errorMessage, UsageError } from '../../util/errors.js';
 import { shellQuote } from '../../util/shell-words.js';
 import { terminalSafe } from '../../util/terminal-text.js';
 import {
+  discoverHere,
   confirm,
   fail,
   info,
@@ -36,16 +28,6 @@ import {
 
 /** At most this many files are listed; the hash covers all of them either way. */
 const MAX_LISTED = 200;
-
-function discover(context: ExtContext): DiscoveredExtension[] {
-  return discoverExtensions({
-    cwd: context.cwd,
-    zotHome: context.paths.home,
-    extPaths: [],
-    noExt: false,
-    replaces: storedReplacement(context.paths),
-  }).entries;
-}
 
 // Every field below may come from the manifest or a file name: one line each, escaped.
 function fileRow(entry: HashedEntry): string[] {
@@ -247,7 +229,7 @@ Options:
       parsed,
       parsed.positionals.length > 0 && !all ? ['name'] : [],
     );
-    const entries = discover(context);
+    const entries = discoverHere(context);
     const project = entries.filter((e) => e.scope === 'project');
     const store = new TrustStore(context.paths.trust);
     if (names.length === 0 && !all) {
@@ -373,7 +355,7 @@ $ZOT_HOME/trust.json; it will not run again until trusted.
     } catch {
       // No project extensions directory any more: records under its path still match.
     }
-    const current = discover(context)
+    const current = discoverHere(context)
       .filter((e) => e.scope === 'project' && e.manifest?.name === name)
       .map((e) => e.dir);
     const dirs = [...read.records]

@@ -4,6 +4,7 @@
 // then runs the command with HTTP_PROXY/HTTPS_PROXY set and exits with its status. A refusal
 // from the proxy is printed on stderr, where the command's own errors go.
 import { DENIED_HEADER } from './hosts.js';
+import type { NetworkSetting } from './settings.js';
 
 /**
  * The script for `node -e`; argv: the socket path, the loopback names that stay direct (added
@@ -65,4 +66,33 @@ export function directLoopback(allow: readonly string[]): string {
       (entry) => entry === name || entry.startsWith(`${name}:`) || entry.startsWith(`[${name}]`),
     );
   return LOOPBACK.filter((name) => !named(name)).join(',');
+}
+
+/** The proxy's socket in its directory (proxy.ts), which bwrap binds at `proxyDirInside`. */
+const SOCKET_NAME = 'proxy.sock';
+
+/**
+ * `argv` behind the forwarder (bwrap with a host list: the sandbox has no network but the
+ * proxy's socket): `node` relays the proxy to the sandbox's loopback and then runs it.
+ */
+export function forwardedArgv(
+  node: string,
+  proxyDirInside: string,
+  network: NetworkSetting,
+  argv: readonly string[],
+): string[] {
+  return [
+    node,
+    '-e',
+    FORWARDER_SCRIPT,
+    `${proxyDirInside}/${SOCKET_NAME}`,
+    directLoopback(Array.isArray(network) ? network : []),
+    ...argv,
+  ];
+}
+
+/** The variables that send a program's HTTP(S) through the proxy on the host's `port`. */
+export function proxyVariables(port: number): Record<string, string> {
+  const proxy = `http://127.0.0.1:${port}`;
+  return { HTTP_PROXY: proxy, HTTPS_PROXY: proxy, http_proxy: proxy, https_proxy: proxy };
 }

@@ -23,15 +23,20 @@ export function sbplString(path: string): string {
   return `"${path.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
-const BASE = [
+/** What every zot profile starts with: nothing allowed but running, signalling and IPC inside. */
+export const SEATBELT_CORE = [
   '(version 1)',
   '(deny default)',
   '(allow process-exec process-fork)',
   '(allow signal (target same-sandbox))',
   '(allow process-info* (target same-sandbox))',
   '(allow sysctl-read)',
-  '(allow user-preference-read)',
   '(allow ipc-posix-sem ipc-posix-shm)',
+];
+
+const BASE = [
+  ...SEATBELT_CORE,
+  '(allow user-preference-read)',
   '(allow pseudo-tty)',
   '(allow file-ioctl)',
   '(allow file-read*)',

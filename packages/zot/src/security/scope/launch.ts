@@ -2,7 +2,7 @@
 // bubblewrap on Linux (with zot's network forwarder in front when the network is a host list),
 // sandbox-exec with the generated profile on macOS.
 import { PROXY_DIR_INSIDE } from '../sandbox/bwrap.js';
-import { FORWARDER_SCRIPT, directLoopback } from '../sandbox/forwarder.js';
+import { forwardedArgv, proxyVariables } from '../sandbox/forwarder.js';
 import type { NetworkProxy } from '../sandbox/proxy.js';
 import { scopeBwrapArgs } from './scope-bwrap.js';
 import { scopedEnvironment, type ScopePolicy } from './scope-policy.js';
@@ -40,14 +40,12 @@ export function scopedCommand(
   if (launch.kind === 'bwrap') {
     env.TMPDIR = '/tmp';
     const inner = launch.proxy?.socketPath
-      ? [
+      ? forwardedArgv(
           launch.node ?? process.execPath,
-          '-e',
-          FORWARDER_SCRIPT,
-          `${PROXY_DIR_INSIDE}/proxy.sock`,
-          directLoopback(Array.isArray(scope.network) ? scope.network : []),
-          ...request.argv,
-        ]
+          PROXY_DIR_INSIDE,
+          scope.network,
+          request.argv,
+        )
       : [...request.markedArgv];
     const args = scopeBwrapArgs({
       scope,
@@ -60,15 +58,7 @@ export function scopedCommand(
   const tempDir = launch.tempDir ?? scope.dataDir;
   env.TMPDIR = tempDir;
   const port = launch.proxy?.port;
-  if (port !== undefined) {
-    const proxy = `http://127.0.0.1:${port}`;
-    Object.assign(env, {
-      HTTP_PROXY: proxy,
-      HTTPS_PROXY: proxy,
-      http_proxy: proxy,
-      https_proxy: proxy,
-    });
-  }
+  if (port !== undefined) Object.assign(env, proxyVariables(port));
   const profile = scopeSeatbeltProfile({
     scope,
     tempDir,

@@ -1,7 +1,7 @@
 // The macOS `sandbox-exec` profile for a scoped extension: nothing may be read or written but
 // the system's own directories, the scope's mounts and its temporary directory. Seatbelt applies
 // the last matching rule, so mounts go shallow to deep as they do for bubblewrap.
-import { sbplString, seatbeltLayoutProfile } from '../sandbox/seatbelt.js';
+import { SEATBELT_CORE, sbplString, seatbeltLayoutProfile } from '../sandbox/seatbelt.js';
 import type { ScopePolicy } from './scope-policy.js';
 
 export interface ScopeSeatbeltOptions {
@@ -30,13 +30,7 @@ export const MAC_SYSTEM_READ = [
 ];
 
 const BASE = [
-  '(version 1)',
-  '(deny default)',
-  '(allow process-exec process-fork)',
-  '(allow signal (target same-sandbox))',
-  '(allow process-info* (target same-sandbox))',
-  '(allow sysctl-read)',
-  '(allow ipc-posix-sem ipc-posix-shm)',
+  ...SEATBELT_CORE,
   '(allow file-ioctl)',
   // Names and attributes only (realpath and stat walk every parent); never contents.
   '(allow file-read-metadata)',

@@ -766,6 +766,27 @@ export type RpcRequests = {
     /** Overwrite files changed outside zot since its last checkpoint (without it they fail the request, named) */
     force?: boolean;
   };
+  /** The session tree's branches, in the order they began (at most 500: the first, the active one and the newest) */
+  list_branches: Record<string, never>;
+  /** Makes a branch the active one (idle only); a summary of the branch left is written to the session file */
+  switch_branch: {
+    /** A branch index as list_branches gives it */
+    branch: number;
+  };
+  /** Starts a new session file holding the first messages of this one (default all) and continues in it (idle only) */
+  fork: {
+    /** How many messages it keeps */
+    messages?: number;
+  };
+  /** Copies the session file, every branch, to a new one and continues in the copy (idle only) */
+  clone: Record<string, never>;
+  /** Brings a branch's summary (and optionally its last messages) into the active branch as a marked context message (idle only) */
+  merge_branch: {
+    /** A branch index as list_branches gives it */
+    branch: number;
+    /** Its last messages to bring too */
+    messages?: number;
+  };
   /** Health check */
   ping: Record<string, never>;
   /** Slash commands: built-in and from extensions */
@@ -899,6 +920,61 @@ export type RpcResponses = {
     undo_turn?: number;
     /** With conversation: the messages the transcript kept */
     message_count?: number;
+  };
+  list_branches: {
+    branches: Array<{
+      /** From 1, in the order the branches began */
+      index: number;
+      /** Line of its last entry in the session file */
+      leaf: number;
+      /** Line of its first own entry */
+      start: number;
+      /** Line of the entry it continues from (0: the start of the session) */
+      from: number;
+      /** The branch it left from */
+      parent?: number;
+      /** Messages of its transcript */
+      messages: number;
+      /** User prompts of its own */
+      prompts: number;
+      /** Its first own prompt, first line */
+      first_prompt?: string;
+      summary?: {
+        text: string;
+        /** "model", or "zot" (made without a model) */
+        by: string;
+        /** ISO 8601 */
+        time: string;
+      };
+      /** The session stands on its last entry */
+      active: boolean;
+    }>;
+    /** How many branches the session holds */
+    total: number;
+    /** The line the session stands on (inside a branch after a rewind) */
+    head: number;
+  };
+  switch_branch: {
+    branch: number;
+    message_count: number;
+    /** The branch left, whose summary is being written */
+    left?: number;
+  };
+  fork: {
+    session_file: string;
+    message_count: number;
+  };
+  clone: {
+    session_file: string;
+    message_count: number;
+  };
+  merge_branch: {
+    branch: number;
+    /** The context message, as the model sees it */
+    text: string;
+    /** "model", "zot", or "none" */
+    summary_by: string;
+    message_count: number;
   };
   ping: {
     pong: true;

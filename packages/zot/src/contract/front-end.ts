@@ -1,6 +1,7 @@
 // The front-end port: what each mode (print, JSON, RPC, the TUI) may ask of the session
 // runtime, and the types those requests carry. Modes import these and nothing of session/; the
 // composition root hands them the Session, which the compiler holds to every port here.
+import type { BranchOps } from './branches.js';
 import type { CheckpointTurn, RewindOutcome, RewindPreview } from './checkpoints.js';
 import type { PanelSpec } from '@zot/protocol';
 import type { ConfirmDecision } from './confirm.js';
@@ -188,6 +189,8 @@ export interface RpcSession extends Omit<OneShotSession, 'prompt' | 'runCommand'
   conversationPoint(turn: number): { ok: true } | { ok: false; message: string; kind: ErrorKind };
   /** Contract: throws when busy or when checkpoints are off. */
   rewindConversation(turn: number): { ok: true; messages: number } | { ok: false; message: string };
+  /** The session tree: list, switch, fork, clone, merge (contract/branches.ts). */
+  readonly branches: BranchOps;
   setModel(ref: string): { id: string; provider: string };
   commands(): CommandInfo[];
   reloadExtensions(): Promise<ExtensionReport[]>;
@@ -303,6 +306,8 @@ export interface InteractiveSession {
   rewindConversation: RpcSession['rewindConversation'];
   /** What a rewind of the files would change now. Contract: throws when busy or off. */
   previewRewind(turn: number): Promise<RewindPreview | undefined>;
+  /** /tree, /fork, /clone, /merge. */
+  readonly branches: BranchOps;
 }
 
 /** An MCP server the editor hands to an ACP session: the user's own choice, so no trust gate. */

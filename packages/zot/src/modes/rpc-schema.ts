@@ -115,6 +115,42 @@ export const RPC_REQUESTS = {
       ),
     },
   ),
+  list_branches: request(
+    'list_branches',
+    "The session tree's branches, in the order they began (at most 500: the first, the active one and the newest)",
+    {},
+  ),
+  switch_branch: request(
+    'switch_branch',
+    'Makes a branch the active one (idle only); a summary of the branch left is written to the session file',
+    {
+      branch: Type.Integer({ minimum: 1, description: 'A branch index as list_branches gives it' }),
+    },
+  ),
+  fork: request(
+    'fork',
+    'Starts a new session file holding the first messages of this one (default all) and continues in it (idle only)',
+    {
+      messages: Type.Optional(
+        Type.Integer({ minimum: 1, description: 'How many messages it keeps' }),
+      ),
+    },
+  ),
+  clone: request(
+    'clone',
+    'Copies the session file, every branch, to a new one and continues in the copy (idle only)',
+    {},
+  ),
+  merge_branch: request(
+    'merge_branch',
+    "Brings a branch's summary (and optionally its last messages) into the active branch as a marked context message (idle only)",
+    {
+      branch: Type.Integer({ minimum: 1, description: 'A branch index as list_branches gives it' }),
+      messages: Type.Optional(
+        Type.Integer({ minimum: 0, maximum: 50, description: 'Its last messages to bring too' }),
+      ),
+    },
+  ),
   ping: request('ping', 'Health check', {}),
   get_commands: request('get_commands', 'Slash commands: built-in and from extensions', {}),
   command: request('command', 'Runs a slash command as the TUI would', {
@@ -210,6 +246,33 @@ const CheckpointTurnSchema = Type.Object({
   skipped: Type.Integer({ minimum: 0, description: 'Files its checkpoint skipped' }),
 });
 
+const BranchSchema = Type.Object({
+  index: Type.Integer({ minimum: 1, description: 'From 1, in the order the branches began' }),
+  leaf: Type.Integer({ minimum: 1, description: 'Line of its last entry in the session file' }),
+  start: Type.Integer({ minimum: 1, description: 'Line of its first own entry' }),
+  from: Type.Integer({
+    minimum: 0,
+    description: 'Line of the entry it continues from (0: the start of the session)',
+  }),
+  parent: Type.Optional(Type.Integer({ minimum: 1, description: 'The branch it left from' })),
+  messages: Type.Integer({ minimum: 0, description: 'Messages of its transcript' }),
+  prompts: Type.Integer({ minimum: 0, description: 'User prompts of its own' }),
+  first_prompt: Type.Optional(Type.String({ description: 'Its first own prompt, first line' })),
+  summary: Type.Optional(
+    Type.Object({
+      text: Type.String(),
+      by: Type.String({ description: '"model", or "zot" (made without a model)' }),
+      time: Type.String({ description: 'ISO 8601' }),
+    }),
+  ),
+  active: Type.Boolean({ description: 'The session stands on its last entry' }),
+});
+
+const SessionMoved = Type.Object({
+  session_file: Type.String(),
+  message_count: Type.Integer({ minimum: 0 }),
+});
+
 const Started = Type.Object(
   { started: Type.Literal(true) },
   { description: 'The work began after this response; its events follow' },
@@ -271,6 +334,29 @@ export const RPC_RESPONSES = {
         description: 'With conversation: the messages the transcript kept',
       }),
     ),
+  }),
+  list_branches: Type.Object({
+    branches: Type.Array(BranchSchema),
+    total: Type.Integer({ minimum: 0, description: 'How many branches the session holds' }),
+    head: Type.Integer({
+      minimum: 0,
+      description: 'The line the session stands on (inside a branch after a rewind)',
+    }),
+  }),
+  switch_branch: Type.Object({
+    branch: Type.Integer({ minimum: 1 }),
+    message_count: Type.Integer({ minimum: 0 }),
+    left: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'The branch left, whose summary is being written' }),
+    ),
+  }),
+  fork: SessionMoved,
+  clone: SessionMoved,
+  merge_branch: Type.Object({
+    branch: Type.Integer({ minimum: 1 }),
+    text: Type.String({ description: 'The context message, as the model sees it' }),
+    summary_by: Type.String({ description: '"model", "zot", or "none"' }),
+    message_count: Type.Integer({ minimum: 0 }),
   }),
   ping: Type.Object({ pong: Type.Literal(true) }),
   get_commands: Type.Object({ commands: Type.Array(CommandSummarySchema) }),

@@ -178,6 +178,39 @@ const HANDLERS: { [K in RpcRequestType]: Handler<K> } = {
     if (!moved.ok) return { error: moved.message, kind: 'failed' };
     return { data: { ...files, message_count: moved.messages } };
   },
+  list_branches: (_request, { session }) => ({ data: session.branches.list() }),
+  switch_branch: (request, { session }) => {
+    const moved = session.branches.switchTo(request.branch);
+    return {
+      data: {
+        branch: moved.index,
+        message_count: moved.messages,
+        ...(moved.left !== undefined ? { left: moved.left } : {}),
+      },
+    };
+  },
+  fork: (request, { session }) => {
+    const forked = session.branches.fork(request.messages);
+    return { data: { session_file: forked.path, message_count: session.messages.length } };
+  },
+  clone: (_request, { session }) => {
+    const cloned = session.branches.clone();
+    return { data: { session_file: cloned.path, message_count: session.messages.length } };
+  },
+  merge_branch: (request, { session }) => {
+    const merged = session.branches.merge(
+      request.branch,
+      request.messages !== undefined ? { messages: request.messages } : {},
+    );
+    return {
+      data: {
+        branch: merged.index,
+        text: merged.text,
+        summary_by: merged.summary_by,
+        message_count: session.messages.length,
+      },
+    };
+  },
   clear: (_request, { session }) => (session.clear(), done),
   set_model: (request, { session }) => {
     const model = session.setModel(request.model);

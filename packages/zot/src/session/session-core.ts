@@ -9,7 +9,10 @@ import type { RuntimeState } from '../contract/state.js';
 import type { ExtensionHost } from '../extensions/host.js';
 import type { Message, ModelInfo } from '../providers/types.js';
 import type { SandboxController } from '../security/sandbox/controller.js';
+import { modelSummary } from './branch-summary.js';
+import { SessionBranches } from './branches.js';
 import { Checkpointer } from './checkpoints/checkpointer.js';
+import { screenSummary } from './compact.js';
 import type { ConfirmGate } from './confirm.js';
 import type { CheckpointEntry } from './load.js';
 import { ModelAccess } from './model-access.js';
@@ -49,6 +52,8 @@ export class SessionCore {
   readonly permissions: PermissionGate;
   /** This session's working-tree checkpoints; undefined when they are off. */
   checkpoints: Checkpointer | undefined;
+  /** The session tree: its branches, switching, fork, clone and merge (session/branches.ts). */
+  readonly branches: SessionBranches;
 
   constructor(protected readonly options: SessionOptions) {
     this.listeners = new SessionListeners(options.warnings ?? []);
@@ -72,6 +77,26 @@ export class SessionCore {
       cleared: () => this.checkpoints?.conversationChanged(),
       switched: (recorded) => {
         this.checkpoints = this.newCheckpointer(recorded);
+      },
+    });
+    this.branches = new SessionBranches({
+      recorder: this.recorder,
+      files: options.files,
+      messages: this.transcript.messages,
+      busy: () => this.busy,
+      publish: () => this.statePublisher.publish(),
+      emit,
+      resume: (path) => this.transcript.resume(path),
+      conversationChanged: () => this.checkpoints?.conversationChanged(),
+      summarise: (messages, signal) => {
+        if (this.access.missingKey() !== undefined) return undefined;
+        return modelSummary(messages, this.access.settings(), options.stream, signal).then(
+          async (summary) => {
+            if (summary === undefined) return undefined;
+            const screened = await screenSummary(this.ext.hooks, summary);
+            return 'summary' in screened ? screened.summary : undefined;
+          },
+        );
       },
     });
     this.ext = new SessionExtensions(options, {

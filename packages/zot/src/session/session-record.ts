@@ -29,6 +29,11 @@ export class SessionRecord {
     return this.writer?.path;
   }
 
+  /** The writer in use now (a late write, e.g. a branch summary, keeps to its file). */
+  get writerNow(): SessionWriter | undefined {
+    return this.writer;
+  }
+
   /** True when the session file has been written to. */
   get exists(): boolean {
     return this.writer?.exists === true;

@@ -115,6 +115,8 @@ export class Session extends SessionCore {
     await this.close();
     await this.ext.host?.shutdown();
     await this.checkpoints?.settle();
+    // Branch summaries asked of the model are dropped: the plain ones are written already.
+    await this.branches.settle(true);
   }
   /** Every skill, read afresh (the skill tool then sees the same); undefined when skills are off. */
   skills(): Promise<SkillCatalog | undefined> {
@@ -224,10 +226,12 @@ export class Session extends SessionCore {
     if (!point.ok) return point;
     const checkpoints = this.checkpoints!;
     const messages = checkpoints.conversationPoint(turn)!;
+    const leaving = this.branches.leaving();
     this.transcript.messages.splice(messages);
     this.recorder.append({ type: 'rewind', time: new Date().toISOString(), turn, messages });
     checkpoints.conversationChanged(messages);
     this.statePublisher.publish();
+    leaving?.();
     return { ok: true, messages };
   }
 

@@ -7,10 +7,13 @@
 // A branch is a chain of nodes ending in a leaf: its first node is a later child of a node that
 // already had one (the first child continues the parent's branch). Branches are numbered in the
 // order they began, which later writes never change.
+import type { BranchInfo } from '../contract/branches.js';
 import type { Message } from '../providers/types.js';
 import type { SessionEntry } from './entries.js';
 import { TranscriptReplay } from './replay.js';
 import type { LineMessage } from './repair.js';
+
+export type { BranchInfo };
 
 export type NodeEntry = Extract<
   SessionEntry,
@@ -40,29 +43,6 @@ export function mergeMessage(entry: Extract<SessionEntry, { type: 'merge' }>): M
     content: [{ type: 'text', text: `${MERGE_MARK} ${entry.label}\n\n${entry.text}` }],
     time: entry.time,
   };
-}
-
-export interface BranchInfo {
-  /** 1-based, in the order the branches began (what /tree, /merge and RPC name them by). */
-  index: number;
-  /** Line of its last entry. */
-  leaf: number;
-  /** Line of its first own entry. */
-  start: number;
-  /** Line of the entry it continues from (TREE_ROOT: the start of the session). */
-  from: number;
-  /** Index of the branch it left from; absent for a branch that starts at the session's start. */
-  parent?: number;
-  /** How many messages its transcript holds at its leaf. */
-  messages: number;
-  /** How many user prompts it holds of its own (after it left its parent). */
-  prompts: number;
-  /** The first line of its first own prompt. */
-  first_prompt?: string;
-  /** The last summary written of it. */
-  summary?: { text: string; by: string; time: string };
-  /** The session stands on its leaf. */
-  active: boolean;
 }
 
 const firstLine = (text: string) => (text.trim().split('\n')[0] ?? '').slice(0, 200);

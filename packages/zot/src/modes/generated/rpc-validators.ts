@@ -383,6 +383,140 @@ const shapeRewind: Shape = {
   ],
 };
 
+function checkListBranches(value: any): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    value['type'] === 'list_branches' &&
+    (value['id'] !== undefined
+      ? typeof value['id'] === 'string' || Number.isFinite(value['id'])
+      : true)
+  );
+}
+
+const shapeListBranches: Shape = {
+  kind: 'object',
+  properties: [
+    { key: 'type', required: true, shape: { kind: 'literal', value: 'list_branches' } },
+    {
+      key: 'id',
+      required: false,
+      shape: { kind: 'union', variants: [{ kind: 'string' }, { kind: 'number' }] },
+    },
+  ],
+};
+
+function checkSwitchBranch(value: any): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    value['type'] === 'switch_branch' &&
+    (value['id'] !== undefined
+      ? typeof value['id'] === 'string' || Number.isFinite(value['id'])
+      : true) &&
+    Number.isInteger(value['branch']) &&
+    value['branch'] >= 1
+  );
+}
+
+const shapeSwitchBranch: Shape = {
+  kind: 'object',
+  properties: [
+    { key: 'type', required: true, shape: { kind: 'literal', value: 'switch_branch' } },
+    {
+      key: 'id',
+      required: false,
+      shape: { kind: 'union', variants: [{ kind: 'string' }, { kind: 'number' }] },
+    },
+    { key: 'branch', required: true, shape: { kind: 'integer', minimum: 1 } },
+  ],
+};
+
+function checkFork(value: any): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    value['type'] === 'fork' &&
+    (value['id'] !== undefined
+      ? typeof value['id'] === 'string' || Number.isFinite(value['id'])
+      : true) &&
+    (value['messages'] !== undefined
+      ? Number.isInteger(value['messages']) && value['messages'] >= 1
+      : true)
+  );
+}
+
+const shapeFork: Shape = {
+  kind: 'object',
+  properties: [
+    { key: 'type', required: true, shape: { kind: 'literal', value: 'fork' } },
+    {
+      key: 'id',
+      required: false,
+      shape: { kind: 'union', variants: [{ kind: 'string' }, { kind: 'number' }] },
+    },
+    { key: 'messages', required: false, shape: { kind: 'integer', minimum: 1 } },
+  ],
+};
+
+function checkClone(value: any): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    value['type'] === 'clone' &&
+    (value['id'] !== undefined
+      ? typeof value['id'] === 'string' || Number.isFinite(value['id'])
+      : true)
+  );
+}
+
+const shapeClone: Shape = {
+  kind: 'object',
+  properties: [
+    { key: 'type', required: true, shape: { kind: 'literal', value: 'clone' } },
+    {
+      key: 'id',
+      required: false,
+      shape: { kind: 'union', variants: [{ kind: 'string' }, { kind: 'number' }] },
+    },
+  ],
+};
+
+function checkMergeBranch(value: any): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    value['type'] === 'merge_branch' &&
+    (value['id'] !== undefined
+      ? typeof value['id'] === 'string' || Number.isFinite(value['id'])
+      : true) &&
+    Number.isInteger(value['branch']) &&
+    value['branch'] >= 1 &&
+    (value['messages'] !== undefined
+      ? Number.isInteger(value['messages']) && value['messages'] <= 50 && value['messages'] >= 0
+      : true)
+  );
+}
+
+const shapeMergeBranch: Shape = {
+  kind: 'object',
+  properties: [
+    { key: 'type', required: true, shape: { kind: 'literal', value: 'merge_branch' } },
+    {
+      key: 'id',
+      required: false,
+      shape: { kind: 'union', variants: [{ kind: 'string' }, { kind: 'number' }] },
+    },
+    { key: 'branch', required: true, shape: { kind: 'integer', minimum: 1 } },
+    { key: 'messages', required: false, shape: { kind: 'integer', minimum: 0, maximum: 50 } },
+  ],
+};
+
 function checkPing(value: any): boolean {
   return (
     typeof value === 'object' &&
@@ -635,6 +769,11 @@ export const RPC_VALIDATORS: ReadonlyMap<string, FrameValidator> = new Map([
   ['switch_session', { check: checkSwitchSession, shape: shapeSwitchSession }],
   ['list_checkpoints', { check: checkListCheckpoints, shape: shapeListCheckpoints }],
   ['rewind', { check: checkRewind, shape: shapeRewind }],
+  ['list_branches', { check: checkListBranches, shape: shapeListBranches }],
+  ['switch_branch', { check: checkSwitchBranch, shape: shapeSwitchBranch }],
+  ['fork', { check: checkFork, shape: shapeFork }],
+  ['clone', { check: checkClone, shape: shapeClone }],
+  ['merge_branch', { check: checkMergeBranch, shape: shapeMergeBranch }],
   ['ping', { check: checkPing, shape: shapePing }],
   ['get_commands', { check: checkGetCommands, shape: shapeGetCommands }],
   ['command', { check: checkCommand, shape: shapeCommand }],

@@ -85,6 +85,13 @@ function fakeSession(overrides: Partial<InteractiveSession> = {}) {
     }),
     conversationPoint: () => ({ ok: false as const, kind: 'failed' as const, message: 'not used' }),
     rewindConversation: () => ({ ok: false as const, message: 'not used' }),
+    branches: {
+      list: () => ({ branches: [], total: 0, head: 0 }),
+      switchTo: () => ({ index: 1, messages: 0 }),
+      fork: () => ({ path: 'not used', messages: 0 }),
+      clone: () => ({ path: 'not used' }),
+      merge: () => ({ index: 1, text: '', summary_by: 'none' }),
+    },
     ...overrides,
   };
   return session;

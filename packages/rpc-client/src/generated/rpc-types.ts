@@ -877,6 +877,8 @@ export type RpcResponses = {
       /** The model answered at least once (false for a run that failed or was cancelled first) */
       answered: boolean;
       cost_usd: number;
+      /** How many branches its tree holds; absent for a single one */
+      branches?: number;
       /** The first prompt's first line, at most 200 characters */
       first_prompt: string;
       /** The file could not be read; the other fields are then empty */

@@ -1,6 +1,9 @@
 // The session tree as front ends see it (/tree, /fork, /clone, /merge, the RPC requests): the
 // branches of the session file in use and what moving between them did.
 
+/** First line of every merged context message: the TUI folds a user message that starts so. */
+export const MERGE_MARK = '[merged from another branch]';
+
 /** One branch: a chain of transcript entries ending in a leaf (session/tree.ts). */
 export interface BranchInfo {
   /** 1-based, in the order the branches began (what /tree, /merge and RPC name them by). */

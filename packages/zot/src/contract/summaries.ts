@@ -15,6 +15,12 @@ export const SessionSummarySchema = Type.Object(
         'The model answered at least once (false for a run that failed or was cancelled first)',
     }),
     cost_usd: Type.Number(),
+    branches: Type.Optional(
+      Type.Integer({
+        minimum: 2,
+        description: 'How many branches its tree holds; absent for a single one',
+      }),
+    ),
     first_prompt: Type.String({
       description: "The first prompt's first line, at most 200 characters",
     }),

@@ -41,6 +41,22 @@ export const BUILTIN_COMMAND_INFO: readonly CommandInfo[] = [
     description: 'restore the files or the conversation to before a turn',
     tui: true,
   },
+  {
+    name: 'tree',
+    description: "the session's branches; with a number, switch to that branch",
+    argumentHint: '[branch]',
+  },
+  {
+    name: 'fork',
+    description: 'continue in a new session file holding this conversation (up to prompt N)',
+    argumentHint: '[prompt number]',
+  },
+  { name: 'clone', description: 'continue in a copy of this session file (every branch)' },
+  {
+    name: 'merge',
+    description: "bring a branch's summary (and its last N messages) into this branch",
+    argumentHint: '<branch> [--messages N]',
+  },
   { name: 'theme', description: 'choose the colour theme (previewed live)', tui: true },
   { name: 'trust', description: "review this project's extensions and trust them", tui: true },
   {

@@ -4,6 +4,7 @@ import { twoColumns } from '../util/columns.js';
 import { terminalSafe } from '../util/terminal-text.js';
 import { saveSandboxMode } from '../config/settings.js';
 import { isSandboxMode } from '../security/sandbox/settings.js';
+import { BRANCH_RUNNERS } from './branch-commands.js';
 import { findBuiltin, listCommands, type CommandMode } from './command-registry.js';
 import { resolve } from 'node:path';
 export { BUILTIN_COMMANDS, listCommands, type CommandInfo } from './command-registry.js';
@@ -82,6 +83,7 @@ const BUILTIN_RUNNERS: Record<
     requestId?: RequestId,
   ) => Promise<SlashResult> | SlashResult
 > = {
+  ...BRANCH_RUNNERS,
   help: (session, _args, mode) => ({ kind: 'display', text: helpText(session.extensions, mode) }),
   clear: (session) => {
     session.clear();

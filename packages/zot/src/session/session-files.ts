@@ -135,6 +135,7 @@ function summarise(path: string, mtime: number): SessionSummary {
         (message) => message.role === 'assistant' && message.content.length > 0,
       ),
       cost_usd: loaded.usage.totals.cost_usd,
+      ...(loaded.tree.branchCount > 1 ? { branches: loaded.tree.branchCount } : {}),
       first_prompt: prompt,
     };
   } catch (error) {

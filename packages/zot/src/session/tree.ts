@@ -7,13 +7,13 @@
 // A branch is a chain of nodes ending in a leaf: its first node is a later child of a node that
 // already had one (the first child continues the parent's branch). Branches are numbered in the
 // order they began, which later writes never change.
-import type { BranchInfo } from '../contract/branches.js';
+import { MERGE_MARK, type BranchInfo } from '../contract/branches.js';
 import type { Message } from '../providers/types.js';
 import type { SessionEntry } from './entries.js';
 import { TranscriptReplay } from './replay.js';
 import type { LineMessage } from './repair.js';
 
-export type { BranchInfo };
+export { MERGE_MARK, type BranchInfo };
 
 export type NodeEntry = Extract<
   SessionEntry,
@@ -33,9 +33,6 @@ export function summaryMessage(summary: string, time: string): Message {
     time,
   };
 }
-
-/** First line of every merged context message: the TUI folds a user message that starts so. */
-export const MERGE_MARK = '[merged from another branch]';
 
 export function mergeMessage(entry: Extract<SessionEntry, { type: 'merge' }>): Message {
   return {

@@ -41,10 +41,17 @@ export interface CommandsControllerOptions {
   own?: Record<string, (args: string) => Promise<void>>;
 }
 
+/** The session tree's commands: dialogs, or their argument acted on (tree-dialog.ts). */
+const BRANCH_COMMANDS = new Set(['tree', 'fork', 'clone', 'merge']);
+
 /** Commands that change the session: a running turn is cancelled first. */
 function changesSession(name: string, args: string): boolean {
   return (
-    name === 'new' || name === 'clear' || name === 'sessions' || (name === 'model' && args !== '')
+    name === 'new' ||
+    name === 'clear' ||
+    name === 'sessions' ||
+    BRANCH_COMMANDS.has(name) ||
+    (name === 'model' && args !== '')
   );
 }
 
@@ -58,6 +65,10 @@ export interface CommandDialogs {
   theme(): Promise<void>;
   trust(): Promise<void>;
   rewind(): Promise<void>;
+  tree(args?: string): Promise<void>;
+  fork(args?: string): Promise<void>;
+  clone(): Promise<void>;
+  merge(args?: string): Promise<void>;
 }
 
 /** Contract: `run` never rejects; every outcome is shown. */
@@ -93,10 +104,11 @@ export class CommandsController {
       name === 'theme' ||
       name === 'trust' ||
       name === 'rewind' ||
+      BRANCH_COMMANDS.has(name) ||
       (name === 'model' && args === '')
         ? dialogs?.[name as keyof CommandDialogs]
         : undefined;
-    if (dialog) return dialog.call(dialogs);
+    if (dialog) return (dialog as (args: string) => Promise<void>).call(dialogs, args);
     let result: SlashResult;
     try {
       result = await session.runCommand(text, 'tui', false);

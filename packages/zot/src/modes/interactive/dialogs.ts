@@ -10,6 +10,7 @@ import type { Style, Theme, ThemeSpec } from '../../tui/theme.js';
 import type { AskPerson, InteractiveSession, ProviderStatus } from '../../contract/front-end.js';
 import { pickModel } from './model-picker.js';
 import { rewindDialog } from './rewind-dialog.js';
+import { cloneCommand, forkDialog, mergeDialog, treeDialog } from './tree-dialog.js';
 import { DialogLine } from './dialog-line.js';
 import { pickSession } from './session-picker.js';
 import { reviewTrust } from './trust-dialog.js';
@@ -132,6 +133,26 @@ export class Dialogs {
   rewind(): Promise<void> {
     const { tui, theme, session, surface, now } = this.options;
     return rewindDialog({ tui, theme, session, surface, ...(now ? { now } : {}) });
+  }
+
+  /** /tree [N]: the session's branches; Enter (or N) switches, ctrl+g merges. */
+  tree(args = ''): Promise<void> {
+    return treeDialog(this.options, args);
+  }
+
+  /** /fork [N]: a new session file from here or after prompt N. */
+  fork(args = ''): Promise<void> {
+    return forkDialog(this.options, args);
+  }
+
+  /** /clone: a copy of the session file, opened. */
+  clone(): Promise<void> {
+    return cloneCommand(this.options);
+  }
+
+  /** /merge [N [--messages M]]: a branch's summary brought into this one. */
+  merge(args = ''): Promise<void> {
+    return mergeDialog(this.options, args);
   }
 
   /** /trust (and at start, `atStart`): each project extension that is not trusted, one by one. */

@@ -36,7 +36,8 @@ export function age(iso: string, now: number): string {
 export function sessionDetail(summary: SessionSummary): string {
   const count = summary.message_count;
   const messages = `${count} message${count === 1 ? '' : 's'}`;
-  return `${summary.model ?? '?'} · ${messages} · $${summary.cost_usd.toFixed(2)}`;
+  const branches = summary.branches !== undefined ? ` · ${summary.branches} branches` : '';
+  return `${summary.model ?? '?'} · ${messages}${branches} · $${summary.cost_usd.toFixed(2)}`;
 }
 
 /**

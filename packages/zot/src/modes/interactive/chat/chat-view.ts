@@ -1,6 +1,7 @@
 // The transcript on screen: turns session events into widgets in the TUI's chat container (the
 // user's prompts, streaming markdown, reasoning, tool rows, errors) and replays a loaded
 // transcript the same way. It renders what the events say; it never asks the runtime.
+import { MERGE_MARK } from '../../../contract/branches.js';
 import type { Component, TUI } from '@mariozechner/pi-tui';
 import type { Message, ToolResultBlock } from '../../../contract/content.js';
 import type { SessionEvent } from '../../../contract/events.js';
@@ -344,7 +345,13 @@ export class ChatView {
   }
 
   private replayMessage(message: Message, theme: Theme): void {
-    if (message.role === 'user') {
+    const merged = message.role === 'user' ? mergedBlock(textOf(message.content)) : undefined;
+    if (merged) {
+      this.add(new FoldedBlock(merged.headline, merged.body, theme), {
+        expandable: true,
+        settled: true,
+      });
+    } else if (message.role === 'user') {
       this.add(new UserMessageBlock(textOf(message.content), theme, this.options.promptMark), {
         expandable: true,
         settled: true,
@@ -567,4 +574,12 @@ function textOf(content: ReadonlyArray<{ type: string; text?: string }>): string
       block.type === 'text' ? (block.text ?? '') : block.type === 'image' ? '[image]' : '',
     )
     .join('');
+}
+
+/** A merged branch's context message (/merge), drawn folded: its label, the text behind ctrl+o. */
+function mergedBlock(text: string): { headline: string; body: string } | undefined {
+  if (!text.startsWith(MERGE_MARK)) return undefined;
+  const newline = text.indexOf('\n');
+  const label = (newline === -1 ? text : text.slice(0, newline)).slice(MERGE_MARK.length).trim();
+  return { headline: `merged ${label}`, body: newline === -1 ? '' : text.slice(newline).trim() };
 }

@@ -138,8 +138,11 @@ test(
     await zot.waitFor('5. Cancel');
     assert.equal(read(box, 'b.txt'), 'bee\nmore\n', 'nothing changed yet');
 
+    // Leaving the turns writes a summary of them: the model is asked for one.
+    llm.script({ text: 'a summary of the turns left' });
     zot.press('1');
     await zot.waitFor(/the conversation is back to before turn 1 \(0 messages\)/);
+    await zot.waitFor(() => llm.pending() === 0);
     const screen = await zot.waitFor(
       /rewound the files to before turn 1: 3 files restored, 1 removed/,
     );

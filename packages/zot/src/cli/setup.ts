@@ -29,6 +29,7 @@ import { UsageError } from '../util/errors.js';
 import { readRegularText } from '../util/regular-file.js';
 import type { CliOptions, Mode } from './args.js';
 import type { ProjectTrust } from '../ext-setup/project-trust.js';
+import { DEFAULT_TOKEN_ENV } from '../ext-setup/remote-config.js';
 import type { TrustAccess } from '../session/trust.js';
 import type { RuleFiles } from '../session/permission-files.js';
 import {
@@ -366,8 +367,10 @@ export async function createRuntime(
   const files = options.noSession ? undefined : sessionFiles(paths.sessions, cwd, header);
   const sandbox = createSandbox(options, cwd, paths, warn);
   // What bash commands and extensions see: zot's environment without its own secrets.
+  // Remote extensions' bearer tokens are secrets too: ZOT_EXT_TOKEN and --ext-token-env's variable.
   const children = runChildEnvironment(paths, {
     ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+    tokenNames: [DEFAULT_TOKEN_ENV, ...(options.extTokenEnv ? [options.extTokenEnv] : [])],
   });
   for (const warning of children.warnings) warn(warning);
   const trust = lazyTrust(cwd, paths, options.noExt);

@@ -45,6 +45,25 @@ test('env_passthrough names what may pass; secrets held elsewhere are matched by
   );
 });
 
+test('remote tokens named by the run are dropped by name and by value; passthrough names one back', () => {
+  const env = {
+    ZOT_EXT_TOKEN: 'remote-token-1',
+    POLICY_TOKEN: 'remote-token-2',
+    COPY: 'remote-token-2',
+    X: '1',
+  };
+  assert.deepEqual(childEnvironment({ env, names: ['ZOT_EXT_TOKEN', 'POLICY_TOKEN'] }), { X: '1' });
+  assert.deepEqual(
+    childEnvironment({
+      env,
+      names: ['ZOT_EXT_TOKEN', 'POLICY_TOKEN'],
+      passthrough: ['POLICY_TOKEN'],
+    }),
+    // Only the name passed through: a copy of the value under another name is still dropped.
+    { POLICY_TOKEN: 'remote-token-2', X: '1' },
+  );
+});
+
 test('runChildEnvironment reads env_passthrough from config.json and the keys of auth.json', (t) => {
   const home = mkdtempSync(join(tmpdir(), 'zot-child-env-'));
   t.after(() => rmSync(home, { recursive: true, force: true }));

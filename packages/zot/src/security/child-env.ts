@@ -27,6 +27,8 @@ export interface ChildEnvironmentOptions {
    * of any name holding one of them is dropped too.
    */
   secrets?: readonly string[];
+  /** More variables to drop by name (and their values under any name), e.g. remote tokens. */
+  names?: readonly string[];
 }
 
 /**
@@ -39,7 +41,7 @@ export function childEnvironment(options: ChildEnvironmentOptions = {}): NodeJS.
   // Windows names are case-insensitive: compare them in one case there.
   const key =
     process.platform === 'win32' ? (name: string) => name.toUpperCase() : (name: string) => name;
-  const secretNames = new Set(SECRET_VARIABLES.map(key));
+  const secretNames = new Set([...SECRET_VARIABLES, ...(options.names ?? [])].map(key));
   const passed = new Set((options.passthrough ?? []).map(key));
   const secretValues = new Set<string>();
   for (const value of [
@@ -74,7 +76,7 @@ export interface ChildEnvironment {
  */
 export function runChildEnvironment(
   paths: Pick<ZotPaths, 'config' | 'auth'>,
-  options: { apiKey?: string } = {},
+  options: { apiKey?: string; tokenNames?: readonly string[] } = {},
 ): ChildEnvironment {
   const warnings: string[] = [];
   const passthrough = loadEnvPassthrough(paths.config);
@@ -86,7 +88,13 @@ export function runChildEnvironment(
     // an unreadable auth.json is reported where a key is needed; its keys are not in env anyway
   }
   return {
-    scrub: (env) => childEnvironment({ env, passthrough: passthrough.names, secrets }),
+    scrub: (env) =>
+      childEnvironment({
+        env,
+        passthrough: passthrough.names,
+        secrets,
+        ...(options.tokenNames ? { names: options.tokenNames } : {}),
+      }),
     warnings,
   };
 }

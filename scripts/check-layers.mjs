@@ -109,7 +109,7 @@ const SPAWNERS = new Set([
 // A module that loads TypeBox, directly or through another such module, is a schema module;
 // every other file may import a schema module with `import type` only.
 const TYPEBOX = /^@sinclair\/typebox(?:\/|$)/;
-const SCHEMA_BUILDERS = new Set(['modes/rpc-schema.ts']);
+const SCHEMA_BUILDERS = new Set(['modes/rpc-schema.ts', 'modes/rpc-schema-document.ts']);
 
 function files(dir) {
   const out = [];

@@ -14,6 +14,7 @@ const root = new URL('..', import.meta.url).pathname;
 const CODEGEN = 'packages/protocol/dist/src/codegen.js';
 const CODEGEN_PYTHON = 'packages/protocol/dist/src/codegen-python.js';
 const RPC_SCHEMA = 'packages/zot/dist/src/modes/rpc-schema.js';
+const RPC_DOCUMENT = 'packages/zot/dist/src/modes/rpc-schema-document.js';
 
 // One row per generated file: `generate(load)` returns a plain JSON document (`json` rows)
 // or source text (TypeScript, formatted with prettier; `python` rows as generated), reading
@@ -44,7 +45,7 @@ const TARGETS = [
     file: 'schema/rpc.schema.json',
     json: true,
     optional: RPC_SCHEMA,
-    generate: async (load) => (await load(RPC_SCHEMA, 'rpcSchemaDocument'))(),
+    generate: async (load) => (await load(RPC_DOCUMENT, 'rpcSchemaDocument'))(),
   },
   // RPC mode checks requests with these instead of TypeBox (packages/zot/src/modes/rpc-decode.ts).
   // The protocol's codegen is given zot's table: the protocol itself never imports zot.
@@ -73,7 +74,7 @@ const TARGETS = [
         'packages/protocol/dist/src/codegen-types.js',
         'generateTypesSource',
       );
-      return generate(await load(RPC_SCHEMA, 'RPC_CLIENT_TYPES'), {
+      return generate(await load(RPC_DOCUMENT, 'RPC_CLIENT_TYPES'), {
         from: 'packages/zot/src/modes/rpc-schema.ts',
       });
     },

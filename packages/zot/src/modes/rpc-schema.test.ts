@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Kind, Type, type TSchema } from '@sinclair/typebox';
-import { RPC_REQUESTS, RPC_RESPONSES, rpcSchemaDocument } from './rpc-schema.js';
+import { RPC_REQUESTS, RPC_RESPONSES } from './rpc-schema.js';
+import { rpcSchemaDocument } from './rpc-schema-document.js';
 
 /** Paths below `schema` where any value at all is allowed. */
 function untyped(schema: TSchema, path: string, inRecord = false): string[] {

@@ -93,6 +93,11 @@ export function docSteps(doc: string, markdown: string): Step[] {
       if (!notRun[1])
         throw new Error(`${where}: say why the block is not run (<!-- not run: why -->)`);
       steps.push({ kind: 'skip', block, reason: notRun[1] });
+    } else if (marker === 'serves') {
+      // A program that serves an extension over the network: its language's doc test runs it
+      // as a server and connects zot to it (sdk-py-docs.test.ts).
+      if (block.lang === 'sh') throw new Error(`${where}: "serves" marks a program, not shell`);
+      steps.push({ kind: 'other', block });
     } else if (marker === 'output') {
       if (!lastRun) throw new Error(`${where}: an output block with no shell block before it`);
       steps.push({ kind: 'output', block, of: lastRun });

@@ -15,8 +15,8 @@ export interface PythonServer {
 }
 
 /**
- * Runs `source` (Python that ends with `print("LISTENING " + listening.url, flush=True)` and
- * `listening.wait()`) in `root/name/server.py`; resolves with the URL it listens on.
+ * Runs `source` (Python that prints `LISTENING <url>` or `listening on <url>`, then calls
+ * `wait()`) in `root/name/server.py`, unbuffered; resolves with the URL it listens on.
  */
 export async function startPythonServer(
   root: string,
@@ -29,7 +29,13 @@ export async function startPythonServer(
   writeFileSync(join(dir, 'server.py'), source);
   const child = spawn('python3', ['server.py'], {
     cwd: dir,
-    env: { ...process.env, PYTHONPATH: SDK_PYTHON, PYTHONDONTWRITEBYTECODE: '1', ...env },
+    env: {
+      ...process.env,
+      PYTHONPATH: SDK_PYTHON,
+      PYTHONDONTWRITEBYTECODE: '1',
+      PYTHONUNBUFFERED: '1',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';
@@ -38,7 +44,7 @@ export async function startPythonServer(
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const match = /LISTENING (\S+)/.exec(out);
+      const match = /(?:LISTENING|listening on) (\S+)/.exec(out);
       if (match) resolve(match[1]!);
     });
     child.once('exit', (code) => reject(new Error(`server ${name} exited (${code}): ${err}`)));

@@ -10,6 +10,7 @@ import {
   type TransportHandlers,
 } from '@zot/protocol';
 import { LineSplitter } from '@zot/protocol/jsonl';
+import { HeldEvents } from './held-events.js';
 import { launchProcess, type ProcessPolicy } from '../security/launcher.js';
 import { killProcessGroup, signalProcessGroup, type KillResult } from '../util/process-group.js';
 import { closeQuietly, type ExtensionLog } from './log.js';
@@ -42,10 +43,8 @@ export class ProcessTransport implements ExtensionTransport {
   private readonly queue: string[] = [];
   private queuedBytes = 0;
   private writable = false;
-  private reading = true;
   /** Events of a chunk read before a pause, delivered in order on resume (at most one chunk). */
-  private readonly held: Array<() => void> = [];
-  private draining = false;
+  private readonly events = new HeldEvents();
   private exited: TransportExit | undefined;
   /** Undoes a scoped start (its network proxy). */
   private release: (() => void) | undefined;
@@ -95,9 +94,9 @@ export class ProcessTransport implements ExtensionTransport {
     const splitter = new LineSplitter({
       // No closure per line unless reading is paused: this runs for every frame of a flood.
       onLine: (line) =>
-        this.reading && this.held.length === 0
+        this.events.runsNow
           ? handlers.onLine(line)
-          : this.held.push(() => handlers.onLine(line)),
+          : this.events.deliver(() => handlers.onLine(line)),
       onOversize: (bytes) => this.deliver(() => handlers.onOversize?.(bytes)),
       onInvalidUtf8: (length, bytes) => {
         const copy = Buffer.from(bytes); // only valid during this call
@@ -117,7 +116,7 @@ export class ProcessTransport implements ExtensionTransport {
     child.stdout!.on('data', (chunk: Buffer) => splitter.push(chunk));
     child.stdout!.on('end', () => (splitter.end(), this.deliver(outputEnd)));
     child.stdout!.on('error', () => this.deliver(outputEnd));
-    if (!this.reading) child.stdout!.pause();
+    if (!this.events.reading) child.stdout!.pause();
     child.stdin!.on('error', () => undefined);
     child.stdin!.on('drain', () => this.flush());
     child.once('spawn', () => {
@@ -181,8 +180,7 @@ export class ProcessTransport implements ExtensionTransport {
 
   /** Runs a stdout event now, or after those held while reading is paused (order is kept). */
   private deliver(event: () => void): void {
-    if (this.reading && this.held.length === 0) event();
-    else this.held.push(event);
+    this.events.deliver(event);
   }
 
   /**
@@ -191,20 +189,11 @@ export class ProcessTransport implements ExtensionTransport {
    * of a chunk already read waits too. Contract: a handler may call this re-entrantly.
    */
   setReading(on: boolean): void {
-    if (this.reading === on) return;
-    this.reading = on;
-    if (!on) {
-      this.child?.stdout?.pause();
-      return;
-    }
-    if (this.draining) return; // the loop below carries on
-    this.draining = true;
-    try {
-      while (this.reading && this.held.length > 0) this.held.shift()!();
-    } finally {
-      this.draining = false;
-    }
-    if (this.reading) this.child?.stdout?.resume();
+    this.events.setReading(
+      on,
+      () => this.child?.stdout?.pause(),
+      () => this.child?.stdout?.resume(),
+    );
   }
 
   /** Closes the child's stdin once queued lines are written. */
@@ -236,7 +225,7 @@ export class ProcessTransport implements ExtensionTransport {
       );
     this.child?.stdout?.destroy();
     this.child?.stdin?.destroy();
-    this.held.length = 0; // nobody listens any more
+    this.events.clear(); // nobody listens any more
     return result;
   }
 

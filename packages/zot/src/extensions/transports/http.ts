@@ -28,6 +28,7 @@ import {
   statusProblem,
   type WireTarget,
 } from './http-wire.js';
+import { HeldEvents } from '../held-events.js';
 
 /** Most bytes of frames in one POST (a larger single frame goes alone). */
 const BATCH_BYTES = 1024 * 1024;
@@ -65,10 +66,8 @@ export class HttpTransport implements ExtensionTransport {
   private retryTimer: NodeJS.Timeout | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private lastBytesAt = 0;
-  private reading = true;
   private response: IncomingMessage | undefined;
-  private readonly held: Array<() => void> = [];
-  private draining = false;
+  private readonly events = new HeldEvents();
   private readonly closed: Promise<void>;
   private markClosed!: () => void;
 
@@ -173,7 +172,7 @@ export class HttpTransport implements ExtensionTransport {
     res.on('end', () => this.streamEnded(request));
     res.on('close', () => this.streamEnded(request));
     res.on('error', () => this.streamEnded(request));
-    if (!this.reading) res.pause();
+    if (!this.events.reading) res.pause();
     this.watchIdle();
     if (resume) {
       this.log.write(`resumed the stream of ${this.shown} after event ${this.lastId}`);
@@ -220,8 +219,8 @@ export class HttpTransport implements ExtensionTransport {
   private deliverItem(item: EventItem): void {
     const handlers = this.handlers!;
     if (item.kind === 'line') {
-      if (this.reading && this.held.length === 0) handlers.onLine(item.text);
-      else this.held.push(() => handlers.onLine(item.text));
+      if (this.events.runsNow) handlers.onLine(item.text);
+      else this.events.deliver(() => handlers.onLine(item.text));
     } else if (item.kind === 'oversize') this.deliver(() => handlers.onOversize?.(item.bytes));
     else
       this.deliver(() =>
@@ -274,7 +273,8 @@ export class HttpTransport implements ExtensionTransport {
   private watchIdle(): void {
     if (this.idleTimer) return;
     this.idleTimer = setInterval(() => {
-      if (!this.stream || !this.reading || Date.now() - this.lastBytesAt < STREAM_IDLE_MS) return;
+      if (!this.stream || !this.events.reading || Date.now() - this.lastBytesAt < STREAM_IDLE_MS)
+        return;
       this.log.write(`nothing on the stream for ${STREAM_IDLE_MS / 1000} s; reopening it`);
       this.stream.destroy();
     }, STREAM_IDLE_MS / 3);
@@ -410,29 +410,19 @@ export class HttpTransport implements ExtensionTransport {
   }
 
   private deliver(event: () => void): void {
-    if (this.reading && this.held.length === 0) event();
-    else this.held.push(event);
+    this.events.deliver(event);
   }
 
   /** Pauses or resumes reading the stream: the server's writes back up in TCP. */
   setReading(on: boolean): void {
-    if (this.reading === on) return;
-    this.reading = on;
-    if (!on) {
-      this.response?.pause();
-      return;
-    }
-    if (this.draining) return;
-    this.draining = true;
-    try {
-      while (this.reading && this.held.length > 0) this.held.shift()!();
-    } finally {
-      this.draining = false;
-    }
-    if (this.reading) {
-      this.lastBytesAt = Date.now();
-      this.response?.resume();
-    }
+    this.events.setReading(
+      on,
+      () => this.response?.pause(),
+      () => {
+        this.lastBytesAt = Date.now();
+        this.response?.resume();
+      },
+    );
   }
 
   /** Ends the session once queued frames are sent (a DELETE), as a normal close. */
@@ -455,7 +445,7 @@ export class HttpTransport implements ExtensionTransport {
     const timer = setTimeout(() => this.terminateNow(), this.spec.closeGraceMs);
     await this.closed;
     clearTimeout(timer);
-    this.held.length = 0;
+    this.events.clear();
   }
 
   terminateNow(): void {

@@ -19,6 +19,7 @@ import type { ExtensionLog } from '../log.js';
 import { MAX_QUEUED_BYTES, type ExtensionTransport } from '../transport.js';
 import { connectionProblem, type AgentFor } from './remote-connect.js';
 import { displayUrl, type RemoteConfig } from '../../ext-setup/remote-config.js';
+import { HeldEvents } from '../held-events.js';
 
 export interface RemoteSpec {
   config: RemoteConfig;
@@ -59,9 +60,7 @@ export class WebSocketTransport implements ExtensionTransport {
   private handlers: TransportHandlers | undefined;
   private readonly queue: string[] = [];
   private open = false;
-  private reading = true;
-  private readonly held: Array<() => void> = [];
-  private draining = false;
+  private readonly events = new HeldEvents();
   private exited: TransportExit | undefined;
   private closing = false;
   private pingTimer: NodeJS.Timeout | undefined;
@@ -119,9 +118,9 @@ export class WebSocketTransport implements ExtensionTransport {
     this.socket = socket;
     this.splitter = new LineSplitter({
       onLine: (line) =>
-        this.reading && this.held.length === 0
+        this.events.runsNow
           ? handlers.onLine(line)
-          : this.held.push(() => handlers.onLine(line)),
+          : this.events.deliver(() => handlers.onLine(line)),
       onOversize: (bytes) => this.deliver(() => handlers.onOversize?.(bytes)),
       onInvalidUtf8: (length, bytes) => {
         const copy = Buffer.from(bytes);
@@ -163,7 +162,7 @@ export class WebSocketTransport implements ExtensionTransport {
       const lost = failure !== undefined || (!this.closing && code !== 1000);
       this.finish({ disconnected: lost ? `lost: ${how}` : how });
     });
-    if (!this.reading) socket.pause();
+    if (!this.events.reading) socket.pause();
   }
 
   /** Each message is one frame; a message with LFs in it is read as several lines, like stdio. */
@@ -178,8 +177,8 @@ export class WebSocketTransport implements ExtensionTransport {
     if (Buffer.isBuffer(data) && isPlainLine(data)) {
       // The usual message, one whole frame: the line the splitter would make, without it.
       const line = data.toString('utf8');
-      if (this.reading && this.held.length === 0) this.handlers!.onLine(line);
-      else this.held.push(() => this.handlers!.onLine(line));
+      if (this.events.runsNow) this.handlers!.onLine(line);
+      else this.events.deliver(() => this.handlers!.onLine(line));
       return;
     }
     if (Buffer.isBuffer(data)) splitter.push(data);
@@ -239,26 +238,16 @@ export class WebSocketTransport implements ExtensionTransport {
   }
 
   private deliver(event: () => void): void {
-    if (this.reading && this.held.length === 0) event();
-    else this.held.push(event);
+    this.events.deliver(event);
   }
 
   /** Pauses or resumes reading (the socket itself: the server's sends back up in TCP). */
   setReading(on: boolean): void {
-    if (this.reading === on) return;
-    this.reading = on;
-    if (!on) {
-      this.socket?.pause();
-      return;
-    }
-    if (this.draining) return;
-    this.draining = true;
-    try {
-      while (this.reading && this.held.length > 0) this.held.shift()!();
-    } finally {
-      this.draining = false;
-    }
-    if (this.reading) this.socket?.resume();
+    this.events.setReading(
+      on,
+      () => this.socket?.pause(),
+      () => this.socket?.resume(),
+    );
   }
 
   /** Closes the connection once queued frames are sent (a normal close, 1000). */
@@ -281,7 +270,7 @@ export class WebSocketTransport implements ExtensionTransport {
     const timer = setTimeout(() => this.socket?.terminate(), this.spec.closeGraceMs);
     await this.closed;
     clearTimeout(timer);
-    this.held.length = 0;
+    this.events.clear();
   }
 
   terminateNow(): void {

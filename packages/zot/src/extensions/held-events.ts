@@ -1,0 +1,52 @@
+// What a transport has read, handed to its handlers in order while the reader may pause it: an
+// event runs at once while reading and nothing is held, otherwise after the ones held. The
+// process, WebSocket and HTTP transports share it; each pauses and resumes its own source.
+
+export class HeldEvents {
+  private on = true;
+  private readonly held: Array<() => void> = [];
+  private draining = false;
+
+  /** Whether the handlers are taking events. */
+  get reading(): boolean {
+    return this.on;
+  }
+
+  /** True when an event would run now: a hot path may then call the handler without a closure. */
+  get runsNow(): boolean {
+    return this.on && this.held.length === 0;
+  }
+
+  /** Runs `event` now, or after those held while reading is paused (order is kept). */
+  deliver(event: () => void): void {
+    if (this.runsNow) event();
+    else this.held.push(event);
+  }
+
+  /**
+   * Pauses (`pause` stops the source) or resumes reading: the held events run first, then
+   * `resume` restarts the source unless a handler paused again. Contract: a handler may call
+   * this re-entrantly; the outer loop carries on.
+   */
+  setReading(on: boolean, pause: () => void, resume: () => void): void {
+    if (this.on === on) return;
+    this.on = on;
+    if (!on) {
+      pause();
+      return;
+    }
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      while (this.on && this.held.length > 0) this.held.shift()!();
+    } finally {
+      this.draining = false;
+    }
+    if (this.on) resume();
+  }
+
+  /** Drops what is held: nobody listens any more. */
+  clear(): void {
+    this.held.length = 0;
+  }
+}

@@ -5,7 +5,6 @@
 // Last-Event-ID: we resend what came after it, from frames kept until zot acknowledges them.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
   encodeFrame,
   LineSplitter,
@@ -13,7 +12,7 @@ import {
   type Transport,
   type TransportHandlers,
 } from '@zot/protocol';
-import { bearerMatches, type Listening, type ListenOptions } from './listen.js';
+import { bearerMatches, startListening, type Listening, type ListenOptions } from './listen.js';
 
 const SESSION_HEADER = 'zot-session';
 const OFFSET_HEADER = 'zot-offset';
@@ -276,19 +275,10 @@ export async function listenHttp(
     }
     refuse(res, 405, 'GET, POST or DELETE');
   });
-  const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const shownHost = host.includes(':') ? `[${host}]` : host;
+  const { port, url } = await startListening(server, options, options.tls ? 'https' : 'http');
   return {
     port,
-    url: `${options.tls ? 'https' : 'http'}://${shownHost}:${port}/`,
+    url,
     close: () =>
       new Promise<void>((resolve) => {
         for (const open of [...sessions.values()]) void open.terminate();

@@ -117,6 +117,28 @@ export function bearerMatches(header: string | undefined, token: string): boolea
  * Starts a WebSocket server on which each connection gets `session(connection)`.
  * Contract: resolves once listening; a client without the token gets 401 and no session.
  */
+/**
+ * Listens on `options.host` (127.0.0.1 unless given) and `options.port` (0: any free one).
+ * Contract: rejects with the server's error (a port in use, say).
+ */
+export async function startListening(
+  server: Server,
+  options: ListenOptions,
+  scheme: string,
+): Promise<{ port: number; url: string }> {
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return { port, url: `${scheme}://${shownHost}:${port}/` };
+}
+
 export async function listenWebSocket(
   options: ListenOptions,
   session: (connection: WebSocketConnection<never>) => void,
@@ -145,19 +167,10 @@ export async function listenWebSocket(
     if (wss.clients.size >= maxConnections) return refuse('503 Service Unavailable');
     wss.handleUpgrade(req, socket, head, (client) => session(new WebSocketConnection(client)));
   });
-  const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const shownHost = host.includes(':') ? `[${host}]` : host;
+  const { port, url } = await startListening(server, options, options.tls ? 'wss' : 'ws');
   return {
     port,
-    url: `${options.tls ? 'wss' : 'ws'}://${shownHost}:${port}/`,
+    url,
     close: () =>
       new Promise<void>((resolve) => {
         for (const client of wss.clients) client.terminate();

@@ -5,7 +5,7 @@ import { textOf } from '../agent/content-text.js';
 import type { ModelCallSettings } from '../agent/loop.js';
 import { MAX_BRANCH_SUMMARY_CHARS } from './entries.js';
 import type { Message, ModelInfo, StreamFn } from '../providers/types.js';
-import { renderTranscript } from './compact.js';
+import { askForText, renderTranscript } from './compact.js';
 
 const MAX_PROMPTS = 6;
 const MAX_FILES = 12;
@@ -99,28 +99,8 @@ export async function modelSummary(
   signal: AbortSignal,
 ): Promise<string | undefined> {
   try {
-    const request = {
-      model: settings.model,
-      baseUrl: settings.baseUrl,
-      ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
-      system: SYSTEM,
-      messages: [
-        {
-          role: 'user' as const,
-          content: [{ type: 'text' as const, text: summaryPrompt(messages) }],
-          time: new Date().toISOString(),
-        },
-      ],
-      tools: [],
-      signal,
-    };
-    for await (const event of stream(settings.model)(request)) {
-      if (event.type === 'done') {
-        const text = textOf(event.message.content).trim();
-        return text ? clip(text, MAX_BRANCH_SUMMARY_CHARS) : undefined;
-      }
-      if (event.type === 'error') return undefined;
-    }
+    const answer = await askForText(settings, stream, SYSTEM, summaryPrompt(messages), signal);
+    if ('text' in answer && answer.text) return clip(answer.text, MAX_BRANCH_SUMMARY_CHARS);
   } catch {
     // A failed summary call changes nothing.
   }

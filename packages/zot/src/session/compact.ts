@@ -50,6 +50,47 @@ export function renderTranscript(messages: Message[]): string {
   return lines.join('\n\n');
 }
 
+/** What one text-only model call gave: its text (trimmed), its error, or nothing. */
+export type TextAnswer =
+  | { text: string }
+  | { error: string; kind: ErrorKind | undefined; aborted: boolean }
+  | { ended: true };
+
+/**
+ * One model call without tools: `system`, and `prompt` as the user's message.
+ * Contract: never throws (a StreamFn never does); `ended` when the stream stopped without a
+ * result.
+ */
+export async function askForText(
+  settings: ModelCallSettings,
+  stream: (model: ModelInfo) => StreamFn,
+  system: string,
+  prompt: string,
+  signal: AbortSignal,
+): Promise<TextAnswer> {
+  const request = {
+    model: settings.model,
+    baseUrl: settings.baseUrl,
+    ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
+    system,
+    messages: [
+      {
+        role: 'user' as const,
+        content: [{ type: 'text' as const, text: prompt }],
+        time: new Date().toISOString(),
+      },
+    ],
+    tools: [],
+    signal,
+  };
+  for await (const event of stream(settings.model)(request)) {
+    if (event.type === 'done') return { text: textOf(event.message.content).trim() };
+    if (event.type === 'error')
+      return { error: event.message, kind: event.kind, aborted: event.aborted === true };
+  }
+  return { ended: true };
+}
+
 /**
  * Asks the model for a summary of `head`.
  * Contract: never throws; returns the summary or an error message.
@@ -60,34 +101,15 @@ export async function summarise(
   stream: (model: ModelInfo) => StreamFn,
   signal: AbortSignal,
 ): Promise<{ summary: string } | CompactionFailure> {
-  const request = {
-    model: settings.model,
-    baseUrl: settings.baseUrl,
-    ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
-    system: SUMMARY_SYSTEM,
-    messages: [
-      {
-        role: 'user' as const,
-        content: [
-          { type: 'text' as const, text: `Summarise this session:\n\n${renderTranscript(head)}` },
-        ],
-        time: new Date().toISOString(),
-      },
-    ],
-    tools: [],
-    signal,
-  };
-  for await (const event of stream(settings.model)(request)) {
-    if (event.type === 'done') {
-      const text = textOf(event.message.content).trim();
-      return text
-        ? { summary: text }
-        : { error: 'compaction failed: the model returned an empty summary', kind: 'provider' };
-    }
-    if (event.type === 'error') {
-      const error = `compaction failed: ${event.message}`;
-      return event.aborted ? { error } : { error, kind: event.kind };
-    }
+  const prompt = `Summarise this session:\n\n${renderTranscript(head)}`;
+  const answer = await askForText(settings, stream, SUMMARY_SYSTEM, prompt, signal);
+  if ('text' in answer)
+    return answer.text
+      ? { summary: answer.text }
+      : { error: 'compaction failed: the model returned an empty summary', kind: 'provider' };
+  if ('error' in answer) {
+    const error = `compaction failed: ${answer.error}`;
+    return answer.aborted ? { error } : { error, kind: answer.kind };
   }
   return { error: 'compaction failed: the stream ended without a result', kind: 'internal' };
 }

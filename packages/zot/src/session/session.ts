@@ -31,6 +31,8 @@ import type { SessionSummary } from './session-files.js';
 import type { PromptOutcome } from './session-options.js';
 import type { TrustAnswer, TrustOutcome, TrustReview } from './trust.js';
 
+const CHECKPOINTS_OFF = 'checkpoints are off in this run (--no-checkpoints or the setting)';
+
 export class Session extends SessionCore {
   /** The command registry: built-ins, then extensions'; only those of `mode` when given. */
   commands(mode?: CommandMode): CommandInfo[] {
@@ -159,19 +161,20 @@ export class Session extends SessionCore {
     return this.checkpoints?.list();
   }
 
+  /** The checkpoint store, when the agent is idle and checkpoints are on; throws otherwise. */
+  private idleCheckpoints(): NonNullable<Session['checkpoints']> {
+    if (this.busy) throw new ErrorWithKind('busy', 'agent is busy');
+    if (!this.checkpoints) throw new ErrorWithKind('failed', CHECKPOINTS_OFF);
+    return this.checkpoints;
+  }
+
   /**
    * Restores the files as they were before `turn`'s first tool call (rewinding is itself a
    * turn, so it can be undone). Contract: throws when busy or when checkpoints are off; never
    * rejects otherwise (a conflict or failure is the outcome).
    */
   rewindCode(turn: number, force: boolean | readonly string[] = false): Promise<RewindOutcome> {
-    if (this.busy) throw new ErrorWithKind('busy', 'agent is busy');
-    const checkpoints = this.checkpoints;
-    if (!checkpoints)
-      throw new ErrorWithKind(
-        'failed',
-        'checkpoints are off in this run (--no-checkpoints or the setting)',
-      );
+    const checkpoints = this.idleCheckpoints();
     return this.ops.enqueue(() => checkpoints.rewind(turn, force));
   }
 
@@ -180,13 +183,7 @@ export class Session extends SessionCore {
    * Contract: throws when busy or when checkpoints are off; rejects naming what failed.
    */
   previewRewind(turn: number): Promise<RewindPreview | undefined> {
-    if (this.busy) throw new ErrorWithKind('busy', 'agent is busy');
-    const checkpoints = this.checkpoints;
-    if (!checkpoints)
-      throw new ErrorWithKind(
-        'failed',
-        'checkpoints are off in this run (--no-checkpoints or the setting)',
-      );
+    const checkpoints = this.idleCheckpoints();
     return this.ops.enqueue(() => checkpoints.preview(turn));
   }
 
@@ -197,7 +194,7 @@ export class Session extends SessionCore {
       return {
         ok: false,
         kind: 'failed',
-        message: 'checkpoints are off in this run (--no-checkpoints or the setting)',
+        message: CHECKPOINTS_OFF,
       };
     }
     if (!checkpoints.has(turn))

@@ -5,6 +5,7 @@
 import type { TUI } from '@mariozechner/pi-tui';
 import type { BranchInfo } from '../../contract/branches.js';
 import type { InteractiveSession } from '../../contract/front-end.js';
+import { oneLine } from '../../tui/dialog-frame.js';
 import { showSelectDialog, type SelectDialogItem } from '../../tui/select-dialog.js';
 import type { Style, Theme } from '../../tui/theme.js';
 
@@ -17,7 +18,6 @@ export interface TreeDialogOptions {
 
 const plural = (n: number, word: string) =>
   `${n} ${n === 1 ? word : word.endsWith('h') ? `${word}es` : `${word}s`}`;
-const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 /** Deeper branches are indented, up to this many levels (a hostile tree cannot push text away). */
 const MAX_INDENT = 6;
 

@@ -170,7 +170,12 @@ class WebSocketServerTest(unittest.TestCase):
         self.assertEqual(one.until("register_tool")["name"], "late")
         self.assertEqual(one.until("tool_result")["id"], "r")
         self.assertEqual(self.call(two, "x", id="t")["id"], "t")  # no ui_request, note or late
-        one.close()
+        # The closing handshake ends once the server has freed the slot and closed the socket;
+        # a bare TCP close would race the next handshake against the server noticing it.
+        one.send_frame(0x8, (1000).to_bytes(2, "big"))
+        self.assertEqual(one.recv_close(), 1000)
+        self.assertTrue(one.eof())
+        self.assertEqual(len(self.listening.sessions()), 1)
         self.assertEqual(self.call(self.session(), "again")["content"][0]["text"], "echo:again")
 
     def test_ext_host_in_a_handler_is_its_own_connections(self):

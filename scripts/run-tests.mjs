@@ -3,7 +3,7 @@
 // The terminal gets one line per file and each failure in full (scripts/test-reporter.mjs);
 // the whole TAP stream goes to test-results/node.tap for CI and for a closer look.
 // Usage: node scripts/run-tests.mjs [--tap] [substring filter ...]   (--tap: TAP on stdout too)
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { delimiter, join, relative } from 'node:path';
 
@@ -76,39 +76,82 @@ const reporters = tapOnStdout
   : ['--test-reporter=./scripts/test-reporter.mjs', '--test-reporter-destination=stdout'];
 reporters.push('--test-reporter=tap', `--test-reporter-destination=${tapFile}`);
 
+// Test files run this many at a time. ZOT_TEST_CONCURRENCY overrides it (a positive integer).
+function concurrency() {
+  const raw = process.env.ZOT_TEST_CONCURRENCY;
+  if (raw === undefined || raw === '') return 2;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 64) {
+    console.error(
+      `run-tests: ZOT_TEST_CONCURRENCY must be an integer from 1 to 64, not ${JSON.stringify(raw)}`,
+    );
+    process.exit(2);
+  }
+  return n;
+}
+const parallel = concurrency();
+
+// The Python SDK's tests run beside the Node files (they are mostly waiting on sockets and
+// subprocesses); their output is held and printed after the Node run so the two never interleave.
+function startPythonTests() {
+  const pythonTests = join(root, 'sdk-python', 'tests');
+  if (filters.length > 0 || !existsSync(pythonTests)) return undefined;
+  return new Promise((resolve) => {
+    const chunks = [];
+    const child = spawn('python3', ['-m', 'unittest', 'discover', '-s', 'tests', '-t', '.'], {
+      cwd: join(root, 'sdk-python'),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.on('data', (chunk) => chunks.push(chunk));
+    child.stderr.on('data', (chunk) => chunks.push(chunk));
+    child.on('error', (error) =>
+      resolve({ ok: false, output: `python3 did not start: ${error.message}\n` }),
+    );
+    child.on('close', (code, signal) =>
+      resolve({
+        ok: code === 0,
+        output:
+          Buffer.concat(chunks).toString('utf8') + (signal ? `python3 ended by ${signal}\n` : ''),
+      }),
+    );
+  });
+}
+
 let failed = false;
+const python = startPythonTests();
 if (selected.length > 0) {
   console.log(
-    `run-tests: ${selected.length} test files, 2 at a time; full TAP in ${relative(root, tapFile)}`,
+    `run-tests: ${selected.length} test files, ${parallel} at a time; full TAP in ${relative(root, tapFile)}`,
   );
-  const result = spawnSync(
-    process.execPath,
-    [
-      '--test',
-      '--test-concurrency=2',
-      `--test-timeout=${testTimeoutMs}`,
-      ...reporters,
-      ...selected,
-    ],
-    {
-      cwd: root,
-      stdio: 'inherit',
-      env: { ...process.env, ZOT_TEST_FILES: String(selected.length) },
-    },
-  );
+  const result = await new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--test',
+        `--test-concurrency=${parallel}`,
+        `--test-timeout=${testTimeoutMs}`,
+        ...reporters,
+        ...selected,
+      ],
+      {
+        cwd: root,
+        stdio: 'inherit',
+        env: { ...process.env, ZOT_TEST_FILES: String(selected.length) },
+      },
+    );
+    child.on('error', (error) => resolve({ status: 1, error }));
+    child.on('close', (status) => resolve({ status }));
+  });
   failed ||= result.status !== 0;
 } else if (filters.length === 0) {
   console.error('run-tests: no compiled test files found; did the build run?');
   failed = true;
 }
 
-const pythonTests = join(root, 'sdk-python', 'tests');
-if (filters.length === 0 && existsSync(pythonTests)) {
-  console.log('run-tests: the Python SDK (python3 -m unittest)');
-  const result = spawnSync('python3', ['-m', 'unittest', 'discover', '-s', 'tests', '-t', '.'], {
-    cwd: join(root, 'sdk-python'),
-    stdio: 'inherit',
-  });
-  failed ||= result.status !== 0;
+if (python) {
+  console.log('run-tests: the Python SDK (python3 -m unittest), run beside the Node files');
+  const outcome = await python;
+  process.stdout.write(outcome.output);
+  failed ||= !outcome.ok;
 }
 process.exit(failed ? 1 : 0);

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { EXAMPLES, FAST_TIMEOUTS, NODE_FIXTURE } from './support/extensions.js';
 import { hangGuard } from './support/timing.js';
+import { REPORT_SCHEMA } from './support/ext-test-report.js';
 import { makeSandbox, runZot, type ZotResult } from './support/zot.js';
 
 const FIXTURES = fileURLToPath(new URL('../../test/fixtures/conformance/', import.meta.url));
@@ -24,92 +25,6 @@ function kit(args: string[], env: Record<string, string> = {}): Promise<ZotResul
     timeoutMs: hangGuard(60_000),
   });
 }
-
-// The documented shape of `zot ext test --json` (docs/extensions.md, "Testing your extension").
-const REPORT_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  required: [
-    'format',
-    'ok',
-    'extension',
-    'counts',
-    'checks',
-    'stderr',
-    'stderr_truncated',
-    'timeouts_ms',
-    'duration_ms',
-  ],
-  properties: {
-    format: { const: 'zot-ext-test/1' },
-    ok: { type: 'boolean' },
-    extension: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['name', 'version', 'dir', 'manifest'],
-      properties: {
-        name: { type: ['string', 'null'] },
-        version: { type: ['string', 'null'] },
-        dir: { type: 'string' },
-        manifest: { type: 'string' },
-      },
-    },
-    counts: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['pass', 'fail', 'warn', 'skip'],
-      properties: Object.fromEntries(
-        ['pass', 'fail', 'warn', 'skip'].map((k) => [k, { type: 'integer', minimum: 0 }]),
-      ),
-    },
-    checks: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['check', 'status', 'message'],
-        properties: {
-          check: {
-            enum: [
-              'manifest',
-              'scope',
-              'hello',
-              'register_command',
-              'register_tool',
-              'subscribe',
-              'ready',
-              'command',
-              'tool',
-              'tool_invalid_args',
-              'details',
-              'intercept',
-              'events',
-              'unknown_frame',
-              'ui_request',
-              'cancel',
-              'tool_progress',
-              'unregister_tool',
-              'frames',
-              'deadline',
-              'shutdown',
-              'processes',
-            ],
-          },
-          target: { type: 'string' },
-          status: { enum: ['pass', 'fail', 'warn', 'skip'] },
-          message: { type: 'string', minLength: 1 },
-          ms: { type: 'number', minimum: 0 },
-          frame: { type: 'string', maxLength: 2100 },
-          sent: { type: 'string', maxLength: 2100 },
-        },
-      },
-    },
-    stderr: { type: 'string' },
-    stderr_truncated: { type: 'boolean' },
-    timeouts_ms: { type: 'object', additionalProperties: { type: 'number' } },
-    duration_ms: { type: 'number', minimum: 0 },
-  },
-} as const;
 
 const validateReport = new Ajv({ strict: false }).compile(REPORT_SCHEMA);
 

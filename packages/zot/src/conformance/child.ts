@@ -1,6 +1,7 @@
-// The extension under test, started through the host's own transport (extensions/
-// process-transport.ts: the security launcher, its own process group, the scope's sandbox, stderr
-// into a log file) and asked through the host's request peer. Every stdout line is decoded once at
+// The extension under test, reached through the host's own transport (a process: extensions/
+// process-transport.ts, with the security launcher, its own process group, the scope's sandbox,
+// stderr into a log file; a remote one: the host's WebSocket or HTTP transport) and asked through
+// the host's request peer. Every stdout line is decoded once at
 // the boundary and kept only as far as the checks need: bounded whatever the extension writes.
 import { decodeFromExtension, type FrameFromExtension, type FrameFromHost } from '@zot/protocol';
 import { FrameStats } from './frame-stats.js';
@@ -12,9 +13,8 @@ import {
   type ReplyFrame,
   type RequestType,
 } from '../extensions/peer.js';
-import { ProcessTransport } from '../extensions/process-transport.js';
-import type { ScopeStarter } from '../extensions/scopes.js';
-import { describeExit, type ExitInfo } from '../extensions/transport.js';
+import type { ExtensionLog } from '../extensions/log.js';
+import { describeExit, type ExitInfo, type ExtensionTransport } from '../extensions/transport.js';
 import { processGroupAlive, type KillResult } from '../util/process-group.js';
 
 /** A line as received, with its decoding. */
@@ -39,18 +39,15 @@ export type Outcome =
   | { kind: 'exited'; how: string; ms: number }
   | { kind: 'aborted'; ms: number };
 
+/** The link the kit talks through; a process's can say what stopping its group took. */
+export type KitTransport = ExtensionTransport & { terminateGroup?(): Promise<KillResult> };
+
 export interface Spec {
-  command: string;
-  args: string[];
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  /** The environment filter (default: the launcher's, without env_passthrough). */
-  scrubEnv?(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
-  /** A scoped extension: the sandbox it runs in, as zot would run it. */
-  scope?: ScopeStarter;
+  /** Builds the link, not yet started: the host's own transport for this kind of extension. */
+  open(log: ExtensionLog): KitTransport;
   /** Where its stderr goes (a file in the kit's scratch directory). */
   logPath: string;
-  /** Between SIGTERM and SIGKILL of its group. */
+  /** Between SIGTERM and SIGKILL of its group (a remote's: for its connection to close). */
   killGraceMs: number;
 }
 
@@ -84,7 +81,7 @@ interface Asked {
  * at the extension's exit or when `signal` aborts; memory stays bounded.
  */
 export class ExtensionChild {
-  private transport: ProcessTransport | undefined;
+  private transport: KitTransport | undefined;
   private readonly log: KitLog;
   readonly startedAtMs = Date.now();
   private exitInfo: ExitInfo | undefined;
@@ -139,8 +136,11 @@ export class ExtensionChild {
   get exit(): ExitInfo | undefined {
     return this.exitInfo;
   }
+  /** How it went, after "the extension ": a process's exit, or a remote's connection end. */
   get exitText(): string | undefined {
-    return this.exitInfo && describeExit(this.exitInfo);
+    const info = this.exitInfo;
+    if (info?.disconnected !== undefined) return `ended its connection (${info.disconnected})`;
+    return info && describeExit(info);
   }
   /** The end of what it wrote on stderr. */
   get stderr(): string {
@@ -157,18 +157,7 @@ export class ExtensionChild {
   }
 
   start(): void {
-    const transport = new ProcessTransport(
-      {
-        command: this.spec.command,
-        args: this.spec.args,
-        cwd: this.spec.cwd,
-        env: this.spec.env,
-        killGraceMs: this.spec.killGraceMs,
-        policy: this.spec.scrubEnv ? { scrubEnv: this.spec.scrubEnv } : {},
-        ...(this.spec.scope ? { scope: this.spec.scope } : {}),
-      },
-      this.log,
-    );
+    const transport = this.spec.open(this.log);
     this.transport = transport;
     transport.start({
       onLine: (text) => this.receive(text),
@@ -407,7 +396,10 @@ export class ExtensionChild {
 
   /** SIGTERM to the group, SIGKILL after the kill grace, as zot does. Contract: never rejects. */
   async terminate(): Promise<KillResult> {
-    const result = this.transport ? await this.transport.terminateGroup() : 'gone';
+    const transport = this.transport;
+    let result: KillResult = 'gone';
+    if (transport?.terminateGroup) result = await transport.terminateGroup();
+    else if (transport) await transport.terminate();
     await this.waitForExit(this.spec.killGraceMs + OUTPUT_END_GRACE_MS);
     return result;
   }

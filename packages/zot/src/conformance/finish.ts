@@ -1,6 +1,6 @@
 // The end of the conversation: were all frames valid, does `shutdown` get a `shutdown_ack` and
 // an exit within the grace (design D18), and is nothing of the extension left running.
-import type { Kit } from './kit.js';
+import { NOT_FOR_REMOTE, type Kit } from './kit.js';
 import { descendants, killIfSame, stillRunning, type ProcessInfo } from './procs.js';
 
 /** Every line after hello: valid UTF-8 JSON, a known frame type, fields of the right types. */
@@ -68,6 +68,19 @@ export async function shutdown(kit: Kit): Promise<ProcessInfo[]> {
   child.send({ type: 'shutdown' });
   const exited = await child.waitForExit(timeouts.shutdownGraceMs);
   const ack = child.shutdownAckAt !== undefined ? child.shutdownAckAt - sentAt : undefined;
+  if (kit.remote && !exited) {
+    // zot closes the connection itself after the grace: slow to exit, but nothing is left.
+    await child.terminate();
+    checks.add({
+      check: 'shutdown',
+      status: ack !== undefined ? 'warn' : 'fail',
+      message:
+        `${ack !== undefined ? `shutdown_ack after ${ack} ms, but` : 'no shutdown_ack and'} the ` +
+        `connection stayed open for the whole grace (${timeouts.shutdownGraceMs} ms), so zot's ` +
+        'exit waited for it before closing it; end the session after shutdown_ack',
+    });
+    return before;
+  }
   if (exited) {
     const ms = Date.now() - sentAt;
     if (ack !== undefined)
@@ -115,6 +128,14 @@ function describe(list: ProcessInfo[]): string {
 export async function processes(kit: Kit, before: ProcessInfo[]): Promise<void> {
   const { child, checks, timeouts } = kit;
   const pid = child.pid;
+  if (kit.remote) {
+    checks.add({
+      check: 'processes',
+      status: 'skip',
+      message: `${NOT_FOR_REMOTE} its processes run on its server, out of zot's reach; the connection is closed`,
+    });
+    return;
+  }
   if (pid === undefined) {
     checks.add({ check: 'processes', status: 'skip', message: 'not run: no process was started' });
     return;

@@ -9,13 +9,16 @@ export type HandshakeResult = 'ready' | 'continue' | 'stop';
 
 /** Checks `hello`; sends `hello_ack`. Returns false when nothing else can be checked. */
 export async function hello(kit: Kit): Promise<boolean> {
-  const { child, checks, timeouts, manifest } = kit;
+  const { child, checks, timeouts } = kit;
   const arrived = await child.waitUntil(() => child.first !== undefined, timeouts.helloMs);
   const first = child.first;
+  if (kit.remote && !connected(kit, first !== undefined)) return false;
   if (!arrived || !first) {
     const message = child.ended
       ? `the extension ${child.exitText} before sending hello`
-      : `no hello within ${timeouts.helloMs} ms (zot's hello timeout); flush stdout after each frame`;
+      : kit.remote
+        ? `no hello within ${timeouts.helloMs} ms (zot's hello timeout); send it as soon as the connection opens`
+        : `no hello within ${timeouts.helloMs} ms (zot's hello timeout); flush stdout after each frame`;
     checks.add({ check: 'hello', status: 'fail', message });
     return false;
   }
@@ -30,6 +33,14 @@ export async function hello(kit: Kit): Promise<boolean> {
     });
     return false;
   }
+  // A remote extension has no manifest: it is what its hello says it is.
+  if (kit.remote)
+    kit.manifest = {
+      ...kit.manifest,
+      name: frame.name,
+      ...(frame.version !== undefined ? { version: frame.version } : {}),
+    };
+  const { manifest } = kit;
   kit.protocolVersion = negotiateProtocolVersion(frame.protocol_version);
   if (kit.protocolVersion >= 2) kit.v2 = watchV2(kit);
   child.send({
@@ -44,7 +55,7 @@ export async function hello(kit: Kit): Promise<boolean> {
   });
   const version =
     (frame.version !== undefined ? ` ${frame.version}` : '') + `, protocol ${kit.protocolVersion}`;
-  const after = `${child.helloAt! - child.startedAtMs} ms after start`;
+  const after = `${child.helloAt! - child.startedAtMs} ms after ${kit.remote ? 'connecting' : 'start'}`;
   if (frame.name !== manifest.name) {
     checks.add({
       check: 'hello',
@@ -54,6 +65,28 @@ export async function hello(kit: Kit): Promise<boolean> {
     });
   } else
     checks.add({ check: 'hello', status: 'pass', message: `"${frame.name}"${version}, ${after}` });
+  return true;
+}
+
+/**
+ * The `connect` check of a remote extension: a connection that could not be made (nothing
+ * listening, TLS, a refused token: the host's own words for each) fails it, and nothing else can
+ * be checked. Once a line came, it was connected. Returns whether the run goes on.
+ */
+function connected(kit: Kit, heard: boolean): boolean {
+  const { child, checks } = kit;
+  const url = kit.remote!.url;
+  const refused = child.exit?.spawnError;
+  if (!heard && refused !== undefined) {
+    checks.add({ check: 'connect', status: 'fail', message: `${url}: ${refused}` });
+    return false;
+  }
+  if (heard || child.exit)
+    checks.add({
+      check: 'connect',
+      status: 'pass',
+      message: `${url} over ${kit.remote!.transport === 'http' ? 'HTTP' : 'WebSocket'}`,
+    });
   return true;
 }
 

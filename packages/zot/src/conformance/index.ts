@@ -1,5 +1,6 @@
 // The conformance kit behind `zot ext test`: reads the extension's manifest as the host does and
-// runs the kit on it. The command (cli/ext/test.ts) only parses arguments and prints the report.
+// runs the kit on it (with --url, remote.ts connects to a remote one instead). The command
+// (cli/ext/test.ts) only parses arguments and prints the report.
 import { readManifest } from '../ext-setup/manifest.js';
 import { readyDeadlineMs } from '../extensions/timeouts.js';
 import { UsageError } from '../util/errors.js';
@@ -7,6 +8,7 @@ import { Checks, type ReportJson } from './report.js';
 import { runKit, type RunOptions } from './run.js';
 
 export { renderText, type ReportJson } from './report.js';
+export { runRemoteKit as testRemoteExtension, type RemoteRunOptions } from './remote.js';
 
 export type TestOptions = Omit<RunOptions, 'manifest' | 'manifestWarnings'>;
 

@@ -45,7 +45,15 @@ export interface Kit {
   protocolVersion: ProtocolVersion;
   /** Watches what a version-2 extension sends on its own (set once hello negotiated 2). */
   v2?: V2Observer;
+  /**
+   * A remote extension (`zot ext test --url`): reached over the network, named by its hello
+   * (`manifest` is the one zot makes for an --ext-url); process checks do not apply to it.
+   */
+  remote?: { transport: 'websocket' | 'http'; url: string };
 }
+
+/** The start of a skip's message for a check only a process can pass (a remote's). */
+export const NOT_FOR_REMOTE = 'not applicable to a remote extension:';
 
 const BUILTIN_COMMAND_SET = new Set(BUILTIN_COMMANDS.map((name) => name.toLowerCase()));
 const BUILTIN_TOOL_SET = new Set(RESERVED_TOOL_NAMES);

@@ -8,6 +8,7 @@ export type Status = 'pass' | 'fail' | 'warn' | 'skip';
 export const CHECK_NAMES = [
   'manifest',
   'scope',
+  'connect',
   'hello',
   'register_command',
   'register_tool',
@@ -49,7 +50,16 @@ export interface Check {
 export interface ReportJson {
   format: 'zot-ext-test/1';
   ok: boolean;
-  extension: { name: string | null; version: string | null; dir: string; manifest: string };
+  extension: {
+    name: string | null;
+    version: string | null;
+    /** A remote extension's: its URL, credentials elided. */
+    dir: string;
+    /** Null for a remote extension (`--url`): it has none. */
+    manifest: string | null;
+    /** `--url` only: how it was reached. */
+    remote?: { transport: 'websocket' | 'http'; url: string };
+  };
   counts: Record<Status, number>;
   checks: Check[];
   stderr: string;

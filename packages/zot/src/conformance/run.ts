@@ -7,7 +7,8 @@ import { resolveExec } from '../ext-setup/exec-resolve.js';
 import type { Manifest } from '../ext-setup/manifest.js';
 import { withShippedSdk } from '../ext-setup/shipped-sdk.js';
 import type { ExtensionTimeouts } from '../extensions/timeouts.js';
-import { ExtensionChild } from './child.js';
+import { ProcessTransport } from '../extensions/process-transport.js';
+import { ExtensionChild, type Spec } from './child.js';
 import { commands, tools } from './exercise.js';
 import { events, intercepts, unknownFrame, type Probe } from './probe.js';
 import { frames, processes, shutdown } from './finish.js';
@@ -70,20 +71,27 @@ export function overallDeadlineMs(
   );
 }
 
-export async function runKit(options: RunOptions): Promise<ReportJson> {
-  const began = Date.now();
-  await loadSchemaCheck(); // checkRegistrations checks tool schemas
-  const { manifest, timeouts } = options;
-  const checks = new Checks();
-  const report = (child?: ExtensionChild): ReportJson => ({
+/** What every run shares, whatever the extension is reached through. */
+export interface DriveOptions {
+  timeouts: ExtensionTimeouts;
+  zotVersion: string;
+  provider: string;
+  model: string;
+  onKillNow?(kill: () => void): void;
+}
+
+/** The report of a run so far: `kit` once the extension was started. */
+export function reportOf(
+  checks: Checks,
+  timeouts: ExtensionTimeouts,
+  began: number,
+  extension: ReportJson['extension'],
+  child?: ExtensionChild,
+): ReportJson {
+  return {
     format: 'zot-ext-test/1',
     ok: !checks.failed,
-    extension: {
-      name: manifest.name,
-      version: manifest.version ?? null,
-      dir: manifest.dir,
-      manifest: manifest.manifestPath,
-    },
+    extension,
     counts: checks.counts(),
     checks: checks.list,
     stderr: child?.stderr ?? '',
@@ -99,7 +107,27 @@ export async function runKit(options: RunOptions): Promise<ReportJson> {
       kill_grace: timeouts.killGraceMs,
     },
     duration_ms: Date.now() - began,
-  });
+  };
+}
+
+export async function runKit(options: RunOptions): Promise<ReportJson> {
+  const began = Date.now();
+  await loadSchemaCheck(); // checkRegistrations checks tool schemas
+  const { manifest, timeouts } = options;
+  const checks = new Checks();
+  const report = (child?: ExtensionChild): ReportJson =>
+    reportOf(
+      checks,
+      timeouts,
+      began,
+      {
+        name: manifest.name,
+        version: manifest.version ?? null,
+        dir: manifest.dir,
+        manifest: manifest.manifestPath,
+      },
+      child,
+    );
 
   const exec = resolveExec(manifest, options.env);
   if (!exec.ok) {
@@ -173,18 +201,46 @@ export async function runKit(options: RunOptions): Promise<ReportJson> {
         'no "permissions" block: zot runs it unscoped, with your full rights; declare what it ' +
         'needs to run it in a sandbox (docs/extensions.md, "Permissions")',
     });
+  const open: Spec['open'] = (log) =>
+    new ProcessTransport(
+      {
+        command: exec.command,
+        args: exec.args,
+        cwd: manifest.dir,
+        env: sdk.env,
+        killGraceMs: timeouts.killGraceMs,
+        policy: options.scrubEnv ? { scrubEnv: options.scrubEnv } : {},
+        ...(scope ? { scope } : {}),
+      },
+      log,
+    );
+  return drive(options, { checks, manifest, scratch, project, dataDir, began, open }, report);
+}
+
+/**
+ * Starts the extension through `open` and drives it through every phase, each check into
+ * `run.checks`; removes `run.scratch` at the end. `remote` marks an extension reached over the
+ * network: its identity comes from its hello and process checks do not apply.
+ */
+export async function drive(
+  options: DriveOptions,
+  run: {
+    checks: Checks;
+    manifest: Manifest;
+    scratch: string;
+    project: string;
+    dataDir: string;
+    began: number;
+    open: Spec['open'];
+    remote?: Kit['remote'];
+  },
+  report: (child: ExtensionChild, kit: Kit) => ReportJson,
+): Promise<ReportJson> {
+  const { checks, manifest, scratch, project, dataDir, began } = run;
+  const { timeouts } = options;
   const abort = new AbortController();
   const child = new ExtensionChild(
-    {
-      command: exec.command,
-      args: exec.args,
-      cwd: manifest.dir,
-      env: sdk.env,
-      logPath: join(scratch, 'stderr.log'),
-      killGraceMs: timeouts.killGraceMs,
-      ...(options.scrubEnv ? { scrubEnv: options.scrubEnv } : {}),
-      ...(scope ? { scope } : {}),
-    },
+    { open: run.open, logPath: join(scratch, 'stderr.log'), killGraceMs: timeouts.killGraceMs },
     abort.signal,
   );
   const kit: Kit = {
@@ -202,6 +258,7 @@ export async function runKit(options: RunOptions): Promise<ReportJson> {
     registry: emptyRegistry(),
     checkedRegistrations: 0,
     protocolVersion: 1,
+    ...(run.remote ? { remote: run.remote } : {}),
   };
   mkdirSync(kit.host.data_dir, { recursive: true });
   let deadlineMs = overallDeadlineMs(timeouts, 0, 0, 0);
@@ -273,5 +330,5 @@ export async function runKit(options: RunOptions): Promise<ReportJson> {
     child.release();
     rmSync(scratch, { recursive: true, force: true });
   }
-  return report(child);
+  return report(child, kit);
 }

@@ -10,7 +10,12 @@
 import { AuthStore } from '../config/auth.js';
 import { readJsonObject } from '../config/json-file.js';
 import { SECRET_VARIABLES } from '../security/child-env.js';
-import { displayUrl, secretVariableProblem, type RemoteConfig } from './remote-config.js';
+import {
+  displayUrl,
+  remoteRefusal,
+  secretVariableProblem,
+  type RemoteConfig,
+} from './remote-config.js';
 
 export interface TokenPlaces {
   env: NodeJS.ProcessEnv;
@@ -86,6 +91,27 @@ export function resolveRemoteToken(
       problem: `the token from ${found.from} is the same as zot's ${clash}; zot never sends its own keys to an extension's server: give the extension a token of its own`,
     };
   return found;
+}
+
+/**
+ * What connecting to remote extension `name` takes, as the host decides it: the loopback rule
+ * (`insecure`: --insecure-ext-transport), then the token; or why zot will not connect. The host,
+ * `zot ext test --url` and `zot ext list`'s probe all go through here. Contract: never throws;
+ * the token appears in no message.
+ */
+export function prepareRemoteLink(
+  name: string,
+  config: RemoteConfig,
+  places: TokenPlaces & { insecure: boolean },
+): { config: RemoteConfig; token?: string | undefined } | { problem: string } {
+  const refused = remoteRefusal(config, { insecure: places.insecure, env: places.env });
+  if (refused) return { problem: refused };
+  const resolved = resolveRemoteToken(name, config, places);
+  if (resolved.problem !== undefined) return { problem: resolved.problem };
+  return {
+    config: resolved.from ? { ...config, tokenFrom: resolved.from } : config,
+    token: resolved.token,
+  };
 }
 
 /** The entry under `section` for the first of `keys` it has (the URL matched without its query). */

@@ -13,10 +13,9 @@ import { trustAllFromEnv } from '../ext-setup/trust.js';
 import type { ProcessPolicy } from '../security/launcher.js';
 import { SELF_ARGV_ENV, selfArgv } from '../util/self.js';
 import { describeExit, type ExtensionTransport } from './transport.js';
-import { displayUrl, remoteRefusal } from '../ext-setup/remote-config.js';
-import { resolveRemoteToken } from '../ext-setup/remote-token.js';
-import { WebSocketTransport } from './transports/websocket.js';
-import { HttpTransport } from './transports/http.js';
+import { displayUrl } from '../ext-setup/remote-config.js';
+import { prepareRemoteLink } from '../ext-setup/remote-token.js';
+import { openRemote } from './transports/open-remote.js';
 import type { AgentFor } from './transports/remote-connect.js';
 
 // The report's shape is part of the contract (`zot ext doctor --json`, RPC reload_extensions).
@@ -240,16 +239,14 @@ function planRemote(
       error,
     }),
   });
-  const refused = remoteRefusal(config, { insecure: deps.remote?.insecure ?? false, env });
-  if (refused) return report('failed', refused);
-  const resolved = resolveRemoteToken(manifest.name, config, {
+  const prepared = prepareRemoteLink(manifest.name, config, {
+    insecure: deps.remote?.insecure ?? false,
     env,
     authPath: deps.remote?.authPath,
     configPath: deps.remote?.configPath,
     byName: entry.scope !== 'project',
   });
-  if (resolved.problem !== undefined) return report('failed', resolved.problem);
-  const linked = resolved.from ? { ...config, tokenFrom: resolved.from } : config;
+  if ('problem' in prepared) return report('failed', prepared.problem);
   const log = new ExtensionLog(base.logPath!);
   const policy = {
     interceptFailure: manifest.interceptFailure,
@@ -260,10 +257,9 @@ function planRemote(
     new RunningExtension(
       manifest.name,
       entry.dir,
-      new (config.type === 'http' ? HttpTransport : WebSocketTransport)(
+      openRemote(
         {
-          config: linked,
-          token: resolved.token,
+          ...prepared,
           agent: deps.remote?.agent,
           connectTimeoutMs: deps.context.timeouts.helloMs,
           closeGraceMs: deps.context.timeouts.killGraceMs,

@@ -1,6 +1,7 @@
 // zot's own secrets stay out of the processes it starts: a real bash tool call and a real
 // extension (under `zot` and under `zot ext test`) each run `env`, and the provider keys, the
-// RPC token and copies of them are absent, while a variable env_passthrough names is present.
+// RPC token, remote extensions' tokens (named in a user manifest or config.json) and copies of
+// them are absent, while a variable env_passthrough names is present.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,9 +25,13 @@ const SECRETS = {
   MOONSHOT_API_KEY: 'CANARY-moonshot-key',
   OLLAMA_API_KEY: 'CANARY-ollama-key',
   ZOTCORE_RPC_TOKEN: 'CANARY-rpc-token',
+  // remote extensions' tokens: a user manifest's token_env, config.json's remote_extensions
+  POLICY_TOKEN: 'CANARY-policy-remote-token',
+  TEAM_REMOTE_TOKEN: 'CANARY-team-remote-token',
   // the same values under names zot does not know
   COPY_OF_ANTHROPIC: 'sk-ant-CANARY-anthropic',
   COPY_OF_STORED: 'CANARY-stored-in-auth-json',
+  COPY_OF_POLICY: 'CANARY-policy-remote-token',
 };
 /** Passed on: env_passthrough names it. */
 const PASSED = { OPENAI_API_KEY: 'sk-CANARY-openai-passed' };
@@ -37,7 +42,21 @@ function setup(t: { after(fn: () => void): void }) {
   t.after(() => box.cleanup());
   writeFileSync(
     join(box.home, 'config.json'),
-    JSON.stringify({ env_passthrough: ['OPENAI_API_KEY'] }),
+    JSON.stringify({
+      env_passthrough: ['OPENAI_API_KEY'],
+      remote_extensions: { teamsvc: { token_env: 'TEAM_REMOTE_TOKEN' } },
+    }),
+  );
+  // A remote extension of the user's, its token in POLICY_TOKEN (nothing listens there: it
+  // fails to connect, which changes nothing here).
+  const policy = join(box.home, 'extensions', 'policy');
+  mkdirSync(policy, { recursive: true });
+  writeFileSync(
+    join(policy, 'extension.json'),
+    JSON.stringify({
+      name: 'policy',
+      transport: { type: 'websocket', url: 'ws://127.0.0.1:1/policy', token_env: 'POLICY_TOKEN' },
+    }),
   );
   writeFileSync(
     join(box.home, 'auth.json'),

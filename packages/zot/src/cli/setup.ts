@@ -256,6 +256,7 @@ async function createHostNow(inputs: HostInputs) {
       insecure: options.insecureExtTransport,
       authPath: paths.auth,
       configPath: paths.config,
+      tokenNames: (names) => children.addTokenNames(names),
       // The providers' proxy settings; loaded with the first remote connection only.
       agent: async (url) => (await import('../providers/transport.js')).connectionAgent(url),
     },
@@ -367,7 +368,8 @@ export async function createRuntime(
   const files = options.noSession ? undefined : sessionFiles(paths.sessions, cwd, header);
   const sandbox = createSandbox(options, cwd, paths, warn);
   // What bash commands and extensions see: zot's environment without its own secrets.
-  // Remote extensions' bearer tokens are secrets too: ZOT_EXT_TOKEN and --ext-token-env's variable.
+  // Remote extensions' bearer tokens are secrets too: ZOT_EXT_TOKEN, --ext-token-env's variable,
+  // config.json's, and those the manifests name once the host has read them.
   const children = runChildEnvironment(paths, {
     ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
     tokenNames: [DEFAULT_TOKEN_ENV, ...(options.extTokenEnv ? [options.extTokenEnv] : [])],

@@ -72,6 +72,11 @@ export interface RemoteOptions {
   /** auth.json and config.json, where a token may be found besides the environment. */
   authPath?: string;
   configPath?: string;
+  /**
+   * Told the token variables the user's manifests name (`token_env`) once they are read, before
+   * anything starts, so that no child process sees them (security/child-env.ts).
+   */
+  tokenNames?(names: readonly string[]): void;
 }
 
 /**
@@ -162,6 +167,12 @@ export class ExtensionLifecycle {
       extUrls: this.deps.remote?.urls ?? [],
       extTokenEnv: this.deps.remote?.tokenEnv,
     });
+    // Not a project's: a project file could otherwise strip any variable from every child.
+    const tokenNames = entries.flatMap((entry) => {
+      const named = entry.manifest?.remote?.tokenEnv;
+      return named !== undefined && entry.scope !== 'project' ? [named] : [];
+    });
+    if (tokenNames.length > 0) this.deps.remote?.tokenNames?.(tokenNames);
     const deps = {
       env,
       logsDir,

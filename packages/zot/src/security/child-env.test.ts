@@ -93,3 +93,34 @@ test('runChildEnvironment reads env_passthrough from config.json and the keys of
   );
   assert.match(wrong.warnings[0]!, /"env_passthrough" must be a list of variable names/);
 });
+
+test('remote token variables from config.json and from the manifests (added later) are scrubbed, never PATH', (t) => {
+  const home = mkdtempSync(join(tmpdir(), 'zot-child-env-'));
+  t.after(() => rmSync(home, { recursive: true, force: true }));
+  const paths = { config: join(home, 'config.json'), auth: join(home, 'auth.json') };
+  writeFileSync(
+    paths.config,
+    JSON.stringify({
+      remote_extensions: {
+        team: { token_env: 'TEAM_TOKEN' },
+        odd: { token_env: 'PATH' },
+        bad: { token_env: 'not a name' },
+        broken: null,
+      },
+    }),
+  );
+  const children = runChildEnvironment(paths);
+  const env = {
+    TEAM_TOKEN: 'team-token-value',
+    POLICY_TOKEN: 'policy-token-value',
+    COPY: 'policy-token-value',
+    PATH: '/usr/bin',
+  };
+  assert.deepEqual(children.scrub(env), {
+    POLICY_TOKEN: 'policy-token-value',
+    COPY: 'policy-token-value',
+    PATH: '/usr/bin',
+  });
+  children.addTokenNames(['POLICY_TOKEN', 'HOME', 'Path']);
+  assert.deepEqual(children.scrub(env), { PATH: '/usr/bin' });
+});

@@ -7,6 +7,7 @@
 // user does want passed on. Scrubbed with and without a sandbox.
 import { AuthStore, PROVIDER_ENV_KEYS } from '../config/auth.js';
 import type { ZotPaths } from '../config/paths.js';
+import { readJsonObject } from '../config/json-file.js';
 import { loadEnvPassthrough } from '../config/settings.js';
 
 /** The variables zot reads a secret from: every provider's key variables and the RPC token. */
@@ -66,6 +67,43 @@ export function childEnvironment(options: ChildEnvironmentOptions = {}): NodeJS.
 export interface ChildEnvironment {
   scrub(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
   warnings: string[];
+  /**
+   * Remote extensions' token variables learnt once the manifests are read (their `token_env`),
+   * before any extension starts: dropped, by name and by value, from every child started after.
+   */
+  addTokenNames(names: readonly string[]): void;
+}
+
+/**
+ * Variables no token can be in: a manifest naming one by mistake must not strip every child of
+ * it (nor of every variable that happens to hold the same value).
+ */
+const NEVER_TOKENS = new Set([
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'TERM',
+  'LANG',
+  'PWD',
+  'TMPDIR',
+]);
+const TOKEN_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+function tokenName(name: unknown): name is string {
+  return typeof name === 'string' && TOKEN_NAME.test(name) && !NEVER_TOKENS.has(name.toUpperCase());
+}
+
+/** The token variables config.json's `remote_extensions` entries name. Contract: never throws. */
+export function configuredTokenNames(configPath: string): string[] {
+  const read = readJsonObject<Record<string, unknown>>(configPath);
+  const block = read.ok ? read.value?.remote_extensions : undefined;
+  if (block === null || typeof block !== 'object' || Array.isArray(block)) return [];
+  return Object.values(block as Record<string, unknown>).flatMap((entry) => {
+    const name = (entry as { token_env?: unknown } | null)?.token_env;
+    return tokenName(name) ? [name] : [];
+  });
 }
 
 /**
@@ -87,14 +125,23 @@ export function runChildEnvironment(
   } catch {
     // an unreadable auth.json is reported where a key is needed; its keys are not in env anyway
   }
+  // Remote tokens: the run's (ZOT_EXT_TOKEN, --ext-token-env), config.json's, and the
+  // manifests' once the host has read them (addTokenNames).
+  const tokenNames = new Set([
+    ...(options.tokenNames ?? []),
+    ...configuredTokenNames(paths.config),
+  ]);
   return {
     scrub: (env) =>
       childEnvironment({
         env,
         passthrough: passthrough.names,
         secrets,
-        ...(options.tokenNames ? { names: options.tokenNames } : {}),
+        names: [...tokenNames],
       }),
     warnings,
+    addTokenNames: (names) => {
+      for (const name of names) if (tokenName(name)) tokenNames.add(name);
+    },
   };
 }

@@ -3,6 +3,8 @@ import { zotPaths, type ZotPaths } from '../../config/paths.js';
 import { discoverExtensions, type DiscoveredExtension } from '../../ext-setup/discovery.js';
 import { checkExtensionName } from '../../ext-setup/names.js';
 import { storedReplacement } from '../../ext-setup/trust.js';
+import { DEFAULT_TOKEN_ENV } from '../../ext-setup/remote-config.js';
+import { runChildEnvironment, type ChildEnvironment } from '../../security/child-env.js';
 import { writeLine, type ModeIO } from '../../modes/io.js';
 import { UsageError } from '../../util/errors.js';
 import { terminalSafeBlock } from '../../util/terminal-text.js';
@@ -51,6 +53,24 @@ export function discoverHere(context: ExtContext): DiscoveredExtension[] {
     noExt: false,
     replaces: storedReplacement(context.paths),
   }).entries;
+}
+
+/**
+ * What the extensions a `zot ext` command starts may see: zot's environment without its secrets,
+ * remote tokens included (ZOT_EXT_TOKEN, `tokenEnv` from --ext-token-env, config.json's, and the
+ * `token_env` of the user's manifests among `entries`; a project's may not strip variables).
+ */
+export function extChildEnvironment(
+  context: ExtContext,
+  tokenEnv?: string,
+  entries: readonly DiscoveredExtension[] = [],
+): ChildEnvironment {
+  const names = [DEFAULT_TOKEN_ENV, ...(tokenEnv !== undefined ? [tokenEnv] : [])];
+  for (const entry of entries) {
+    const named = entry.manifest?.remote?.tokenEnv;
+    if (named !== undefined && entry.scope !== 'project') names.push(named);
+  }
+  return runChildEnvironment(context.paths, { tokenNames: names });
 }
 
 export function parseOptions(command: string, args: string[], options: OptionSpec[]): Parsed {

@@ -1,6 +1,5 @@
 // `zot ext doctor`: the normal start-up (discovery, trust gate, spawn, handshake, timeouts),
 // reported per extension instead of failing soft, then a clean shutdown.
-import { runChildEnvironment } from '../../security/child-env.js';
 import { loadSettings } from '../../config/settings.js';
 import { buildCatalog, type Builtins } from '../../extensions/catalog.js';
 import { ExtensionHost, type ExtensionReport } from '../../extensions/host.js';
@@ -19,6 +18,7 @@ import { signalExitCode } from '../../util/process-group.js';
 import { terminalSafe } from '../../util/terminal-text.js';
 import { zotVersion } from '../version.js';
 import {
+  extChildEnvironment,
   out,
   outJson,
   parseOptions,
@@ -96,7 +96,8 @@ export async function diagnose(
   const model = resolveModel(provider, settings.model, []).model.id;
   const builtins = { commands: new Set(BUILTIN_COMMANDS), tools: new Set(RESERVED_TOOL_NAMES) };
   // The extensions' environment, as `zot` gives it: without zot's secrets but env_passthrough.
-  const children = runChildEnvironment(context.paths);
+  // Token variables the manifests name are learnt by the host before it starts anything.
+  const children = extChildEnvironment(context, remote?.tokenEnv);
   const home = context.env.HOME || homedir();
   // The run's sandbox settings decide as they would for `zot` here: scoped extensions in their
   // sandboxes, unscoped ones refused or warned about under "required".
@@ -120,6 +121,7 @@ export async function diagnose(
             ...remote,
             env: context.env,
             agent: (url) => connectionAgent(url, context.env),
+            tokenNames: (names) => children.addTokenNames(names),
           },
         }
       : {}),

@@ -1,7 +1,6 @@
 // `zot ext test <dir>` / `zot ext test --url URL`: the conformance kit for extension authors. Runs
 // (or connects to) one extension without any model, drives it through the protocol and reports a
 // line per check (or JSON for CI).
-import { runChildEnvironment } from '../../security/child-env.js';
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { loadSandbox } from '../../security/sandbox/load.js';
@@ -15,6 +14,8 @@ import { exitAfterFlush } from '../../util/exit.js';
 import { signalExitCode } from '../../util/process-group.js';
 import { zotVersion } from '../version.js';
 import {
+  discoverHere,
+  extChildEnvironment,
   out,
   outJson,
   parseOptions,
@@ -193,7 +194,7 @@ async function test(dir: string, context: ExtContext): Promise<ReportJson> {
       zotHome: context.paths.home,
       denyRead: sandbox.settings.denyRead,
       env: context.env,
-      scrubEnv: runChildEnvironment(context.paths).scrub,
+      scrubEnv: extChildEnvironment(context, undefined, discoverHere(context)).scrub,
       timeouts: extensionTimeouts(context.env),
       zotVersion: zotVersion(),
       ...hostModel(context),

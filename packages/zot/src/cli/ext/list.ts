@@ -5,6 +5,9 @@ import { TrustStore, trustStateOf } from '../../ext-setup/trust.js';
 import { terminalSafe } from '../../util/terminal-text.js';
 import { displayUrl } from '../../ext-setup/remote-config.js';
 import { resolveRemoteToken } from '../../ext-setup/remote-token.js';
+import { extensionTimeouts } from '../../extensions/timeouts.js';
+import { connectionAgent } from '../../providers/transport.js';
+import { probeRemote, type Connection } from './probe.js';
 import type { ExtensionPermissions } from '../../security/scope/permissions.js';
 import {
   discoverHere,
@@ -47,13 +50,65 @@ export interface ListedExtension {
    * A remote extension: its transport, URL (credentials elided) and where its token comes from
    * ("ZOT_EXT_TOKEN", "auth.json", "none", or why it is refused; never the token).
    */
-  remote?: { transport: string; url: string; token: string };
+  remote?: {
+    transport: string;
+    url: string;
+    token: string;
+    /** What a short handshake found (probe.ts): connected, token refused, TLS error... */
+    connection?: Connection['state'];
+    /** Why, for every state but connected. */
+    reason?: string;
+  };
 }
 
-export function listExtensions(context: ExtContext): ListedExtension[] {
-  const entries = discoverHere(context);
+export function listExtensions(
+  context: ExtContext,
+  entries: DiscoveredExtension[] = discoverHere(context),
+): ListedExtension[] {
   const store = new TrustStore(context.paths.trust);
   return entries.map((entry) => describe(entry, store, context));
+}
+
+/**
+ * Probes every remote extension zot would connect to, all at once, and records what each probe
+ * found in `listed` (same order as `entries`). Disabled and untrusted ones are not connected to.
+ */
+async function probeAll(
+  entries: DiscoveredExtension[],
+  listed: ListedExtension[],
+  context: ExtContext,
+  probe: { skip: boolean; insecure: boolean },
+): Promise<void> {
+  const options = {
+    env: context.env,
+    authPath: context.paths.auth,
+    configPath: context.paths.config,
+    insecure: probe.insecure,
+    agent: (url: URL) => connectionAgent(url, context.env),
+    timeouts: extensionTimeouts(context.env),
+  };
+  await Promise.all(
+    entries.map(async (entry, index) => {
+      const remote = listed[index]!.remote;
+      const config = entry.manifest?.remote;
+      if (!remote || !config) return;
+      const skipped = probe.skip
+        ? '--no-probe'
+        : entry.status !== 'load'
+          ? `${entry.status}: zot would not connect to it`
+          : entry.scope === 'project' && listed[index]!.trust !== 'trusted'
+            ? 'a project extension not trusted: zot would not connect to it'
+            : undefined;
+      const found: Connection = skipped
+        ? { state: 'not probed', reason: skipped }
+        : await probeRemote(
+            { name: entry.manifest!.name, config, byName: entry.scope !== 'project' },
+            options,
+          );
+      remote.connection = found.state;
+      if (found.reason !== undefined) remote.reason = found.reason;
+    }),
+  );
 }
 
 function describe(
@@ -113,18 +168,37 @@ holding only that; "unscoped": it has none and runs with your full rights),
 restart policy ("on-failure" or "never"), what a failed interceptor means
 ("allow" or "block": fail-closed), description and directory (a remote
 extension's URL, credentials elided, and where its token comes from, never the
-token itself; zot ext doctor connects to it); below the table,
-one line per manifest error and per warning (such as a project extension with
-the name of a global one: the global one runs unless you trusted the project
-one to replace it, see zot ext trust --replace).
+token itself); below the table, one line per manifest error, per remote
+extension's connection and per warning (such as a project extension with the
+name of a global one: the global one runs unless you trusted the project one to
+replace it, see zot ext trust --replace).
+
+Remote extensions are probed, all at once: a connection as zot makes it (token,
+TLS, proxy, loopback rule) up to the extension's hello, then closed, each for
+at most half the hello timeout (ZOT_EXT_HELLO_TIMEOUT_MS, 10 s by default, so
+5 s). Each is shown as connected, token refused (HTTP 401/403), TLS error,
+unreachable, refused (zot would not connect: say why) or not probed (disabled,
+an untrusted project extension, --no-probe).
 
 Options:
-  --json   one JSON array on stdout
+  --json                    one JSON array on stdout (remote ones: "connection"
+                            and "reason" under "remote")
+  --no-probe                do not connect to remote extensions
+  --insecure-ext-transport  allow probing ws:// and http:// beyond loopback
 `,
   async run(args, context) {
-    const parsed = parseOptions('list', args, [{ names: ['--json'], kind: 'bool' }]);
+    const parsed = parseOptions('list', args, [
+      { names: ['--json'], kind: 'bool' },
+      { names: ['--no-probe'], kind: 'bool' },
+      { names: ['--insecure-ext-transport'], kind: 'bool' },
+    ]);
     positionals('list', parsed, []);
-    const listed = listExtensions(context);
+    const entries = discoverHere(context);
+    const listed = listExtensions(context, entries);
+    await probeAll(entries, listed, context, {
+      skip: parsed.flags.has('--no-probe'),
+      insecure: parsed.flags.has('--insecure-ext-transport'),
+    });
     if (parsed.flags.has('--json')) {
       outJson(context, listed);
       return 0;
@@ -177,6 +251,16 @@ Options:
       out(context, '');
       out(context, 'Errors:');
       for (const item of failed) out(context, terminalSafe(`  ${item.name}: ${item.error}`));
+    }
+    // Reasons are long (the host's explanation of a failed connection): one line each below.
+    const remotes = listed.filter((item) => item.remote?.connection !== undefined);
+    if (remotes.length > 0) {
+      out(context, '');
+      out(context, 'Connections:');
+      for (const item of remotes) {
+        const { connection, reason } = item.remote!;
+        out(context, terminalSafe(`  ${item.name}: ${connection}${reason ? ` (${reason})` : ''}`));
+      }
     }
     const warned = listed.filter((item) => item.warnings !== undefined);
     if (warned.length > 0) {

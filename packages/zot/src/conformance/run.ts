@@ -80,7 +80,7 @@ export interface DriveOptions {
   onKillNow?(kill: () => void): void;
 }
 
-/** The report of a run so far: `kit` once the extension was started. */
+/** The report of a run so far, with what the extension wrote on stderr once it was started. */
 export function reportOf(
   checks: Checks,
   timeouts: ExtensionTimeouts,

@@ -44,10 +44,15 @@ class NoLog extends ExtensionLog {
   override write(): void {}
 }
 
-/** The state a connection failure (the host's own words, remote-connect.ts) amounts to. */
+/**
+ * The state a connection failure amounts to, from the start of the host's own words for it
+ * (remote-connect.ts, http-wire.ts): what a server said comes later in them and cannot pass
+ * for another state.
+ */
 function classify(reason: string): Connection['state'] {
-  if (/\(HTTP 40[13]\)/.test(reason)) return 'token refused';
-  if (/\bTLS\b/.test(reason)) return 'TLS error';
+  if (/^\S+ (refused the token from \S+|wants a token) \(HTTP 40[13]\)/.test(reason))
+    return 'token refused';
+  if (/^(the TLS certificate of |TLS with )/.test(reason)) return 'TLS error';
   return 'unreachable';
 }
 

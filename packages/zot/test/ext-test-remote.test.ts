@@ -9,7 +9,7 @@ import { Ajv } from 'ajv';
 import { REPORT_SCHEMA } from './support/ext-test-report.js';
 import { FAST_TIMEOUTS } from './support/extensions.js';
 import { startPythonServer } from './support/python-server.js';
-import { startSdkServer } from './support/remote-servers.js';
+import { makeCert, startSdkServer } from './support/remote-servers.js';
 import { hangGuard } from './support/timing.js';
 import { makeSandbox, runZot, type ZotResult } from './support/zot.js';
 
@@ -67,6 +67,7 @@ function processChecksNotApplicable(report: Report): void {
 }
 
 const SDK_SOURCE = (transport: 'websocket' | 'http', stall: boolean) => `
+import fs from 'node:fs';
 import { createExtension, text } from '@zot/sdk';
 const ext = createExtension({ name: 'remote-echo', version: '2.1.0' });
 ext.tool('echo', 'echoes its argument', { type: 'object', properties: { s: { type: 'string' } }, required: ['s'] },
@@ -75,7 +76,10 @@ ext.tool('echo', 'echoes its argument', { type: 'object', properties: { s: { typ
     return text('echo:' + args.s);
   });
 ${stall ? "ext.tool('stall', 'never answers', { type: 'object' }, () => new Promise(() => {}));" : ''}
-printUrl(await ext.listen({ port: 0, token: process.env.SERVER_TOKEN, transport: '${transport}' }));
+const tls = process.env.CERT
+  ? { cert: fs.readFileSync(process.env.CERT), key: fs.readFileSync(process.env.KEY) }
+  : undefined;
+printUrl(await ext.listen({ port: 0, token: process.env.SERVER_TOKEN, transport: '${transport}', tls }));
 `;
 
 for (const transport of ['websocket', 'http'] as const) {
@@ -215,4 +219,29 @@ listening.wait()
   assert.equal(find(report, 'tool', 'shout').status, 'pass');
   assert.equal(find(report, 'shutdown').status, 'pass', JSON.stringify(report.checks));
   processChecksNotApplicable(report);
+});
+
+test('TLS as the host checks it: untrusted refused and named, trusted through NODE_EXTRA_CA_CERTS', async (t) => {
+  const cert = makeCert(box.project, 'kit', ['127.0.0.1', 'localhost']);
+  const server = await startSdkServer(box.project, 'tls', SDK_SOURCE('websocket', false), {
+    SERVER_TOKEN: TOKEN,
+    CERT: cert.certPath,
+    KEY: cert.certPath.replace('-cert.pem', '-key.pem'),
+  });
+  t.after(() => server.close());
+  assert.match(server.url, /^wss:/);
+  const untrusted = await kit(['--url', server.url, '--json'], { ZOT_EXT_TOKEN: TOKEN });
+  assert.equal(untrusted.code, 1, untrusted.stdout + untrusted.stderr);
+  const connect = find(parse(untrusted), 'connect');
+  assert.equal(connect.status, 'fail');
+  assert.match(
+    connect.message,
+    /TLS certificate of 127\.0\.0\.1:\d+ is not trusted .*NODE_EXTRA_CA_CERTS/,
+  );
+  const trusted = await kit(['--url', server.url, '--json'], {
+    ZOT_EXT_TOKEN: TOKEN,
+    NODE_EXTRA_CA_CERTS: cert.certPath,
+  });
+  assert.equal(trusted.code, 0, trusted.stdout + trusted.stderr);
+  assert.equal(find(parse(trusted), 'tool', 'echo').status, 'pass');
 });

@@ -1,7 +1,8 @@
 // A remote extension reached through HTTPS_PROXY: a small CONNECT proxy on 127.0.0.1 that sends
 // every tunnel to 127.0.0.1 (so a name that resolves nowhere, remote-ext.test, reaches the
 // Python SDK's wss:// server), and NO_PROXY honoured (the same URL then goes direct and fails to
-// resolve, and the proxy sees nothing). The token comes from auth.json and shows nowhere.
+// resolve, and the proxy sees nothing); `zot ext test --url` goes the same way. The token comes
+// from auth.json and shows nowhere.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { createServer, type Socket, connect, type AddressInfo } from 'node:net';
@@ -108,4 +109,15 @@ test('through HTTPS_PROXY a remote extension works (token from auth.json); NO_PR
   assert.equal(direct.report.status, 'failed');
   assert.match(direct.report.error, /cannot resolve remote-ext\.test/);
   assert.equal(proxy.seen.length, 1, 'NO_PROXY: the proxy saw nothing more');
+
+  // `zot ext test --url` connects as the host does: through the same proxy, token from auth.json.
+  const kit = await runZot(['ext', 'test', '--json', '--url', url], {
+    home: box.home,
+    cwd: box.project,
+    env: { ...FAST_TIMEOUTS, NODE_EXTRA_CA_CERTS: cert.certPath, HTTPS_PROXY: proxy.url },
+  });
+  assert.equal(kit.code, 0, kit.stdout + kit.stderr);
+  assert.equal((JSON.parse(kit.stdout) as { ok: boolean }).ok, true);
+  assert.equal(proxy.seen.length, 2, 'the kit went through the proxy');
+  assert.doesNotMatch(kit.stdout + kit.stderr, /proxied-tok-8e21-secret/);
 });

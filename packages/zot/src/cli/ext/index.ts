@@ -14,7 +14,7 @@ interface Entry {
 const COMMANDS: Entry[] = [
   {
     name: 'list',
-    usage: 'list [--json]',
+    usage: 'list [--json] [--no-probe]',
     summary: 'list extensions and their state',
     load: async () => (await import('./list.js')).listCommand,
   },
@@ -56,7 +56,7 @@ const COMMANDS: Entry[] = [
   },
   {
     name: 'test',
-    usage: 'test <dir> [--json]',
+    usage: 'test <dir> | --url URL [--json]',
     summary: 'run the conformance kit on an extension directory',
     load: async () => (await import('./test.js')).testCommand,
   },

@@ -1,4 +1,5 @@
-// `zot ext list [--json]`: installed extensions (project and global) and their state.
+// `zot ext list [--json] [--no-probe]`: installed extensions (project and global), their state,
+// and whether each remote one answers (probe.ts).
 import { basename } from 'node:path';
 import type { DiscoveredExtension } from '../../ext-setup/discovery.js';
 import { TrustStore, trustStateOf } from '../../ext-setup/trust.js';
@@ -6,8 +7,7 @@ import { terminalSafe } from '../../util/terminal-text.js';
 import { displayUrl } from '../../ext-setup/remote-config.js';
 import { resolveRemoteToken } from '../../ext-setup/remote-token.js';
 import { extensionTimeouts } from '../../extensions/timeouts.js';
-import { connectionAgent } from '../../providers/transport.js';
-import { probeRemote, type Connection } from './probe.js';
+import type { Connection } from './probe.js';
 import type { ExtensionPermissions } from '../../security/scope/permissions.js';
 import {
   discoverHere,
@@ -79,6 +79,10 @@ async function probeAll(
   context: ExtContext,
   probe: { skip: boolean; insecure: boolean },
 ): Promise<void> {
+  if (!listed.some((item) => item.remote)) return;
+  // Loaded only when there is a remote extension: a plain list opens no connection code.
+  const { probeRemote } = await import('./probe.js');
+  const { connectionAgent } = await import('../../providers/transport.js');
   const options = {
     env: context.env,
     authPath: context.paths.auth,
@@ -159,7 +163,7 @@ function describe(
 
 export const listCommand: ExtCommand = {
   name: 'list',
-  help: `Usage: zot ext list [--json]
+  help: `Usage: zot ext list [--json] [--no-probe] [--insecure-ext-transport]
 
 Lists the extensions of this project (./.zot/extensions) and the global ones
 ($ZOT_HOME/extensions): name, version, state, scope, trust (project extensions),

@@ -64,6 +64,11 @@ export function decodeLine(bytes: Buffer): { value: unknown } | { error: string 
 /** Why a line's text cannot be read, or its value. */
 function decodeText(text: string): { value: unknown } | { error: string } {
   if (text.includes('\0')) return { error: 'contains NUL bytes (the file was damaged)' };
+  return parseLine(text);
+}
+
+/** Why a line's text (without NUL bytes) is not JSON this zot reads, or its value. */
+function parseLine(text: string): { value: unknown } | { error: string } {
   const parsed = parseBoundedJson(text);
   if (parsed.ok) return { value: parsed.value };
   // JSON.parse's message quotes the line; file content stays out of warnings.
@@ -95,8 +100,66 @@ export function sessionHeaderProblem(head: Uint8Array): string | undefined {
   return invalid ? `its session header is invalid (${invalid})` : undefined;
 }
 
-function allBlank(codeAt: (i: number) => number, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) if (codeAt(i) !== 0x20 && codeAt(i) !== 0x09) return false;
+/** What `readSessionEntries` reports besides the entries themselves. */
+export interface EntryLineProblems {
+  /**
+   * A line left out: `why` completes "skipped line N: ..." (`it is not JSON`, or what the entry's
+   * shape lacks); `cutShort` when it is the last line, not JSON and without a newline (a crash
+   * cut the write short).
+   */
+  skipped(line: number, why: string, cutShort: boolean): void;
+  /** A tool result's details this zot cannot read were dropped; the entry is kept without them. */
+  droppedDetails?(line: number): void;
+}
+
+/**
+ * Reads a session file's lines (BOM, LF and CRLF, blank lines, UTF-8, JSON depth, the entry's
+ * shape) and hands each valid entry to `entry` with its 1-based line; a bad line goes to
+ * `problems`. Contract: never throws for any bytes; linear in their size; no recursion on the data.
+ */
+export function readSessionEntries(
+  bytes: Buffer,
+  entry: (entry: SessionEntry, line: number) => void,
+  problems: EntryLineProblems,
+): void {
+  // A file that is valid UTF-8 without NUL bytes (the usual case) is decoded once, not line by
+  // line; any other is read line by line, so that each bad line is named and skipped.
+  const decoded = nodeBuffer().isUtf8(bytes) ? bytes.toString('utf8') : undefined;
+  const text = decoded?.includes('\0') ? undefined : decoded;
+  const code = text === undefined ? (i: number) => bytes[i]! : (i: number) => text.charCodeAt(i);
+  const length = text === undefined ? bytes.length : text.length;
+  // A BOM: one character once decoded, or three bytes.
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  let start = bom ? (text === undefined ? 3 : 1) : 0;
+  for (let line = 1; start < length; line++) {
+    const newline = text === undefined ? bytes.indexOf(0x0a, start) : text.indexOf('\n', start);
+    const end = newline === -1 ? length : newline;
+    const from = start;
+    const to = end > start && code(end - 1) === 0x0d ? end - 1 : end;
+    start = end + 1;
+    if (from === to || (isBlank(code(from)) && allBlank(code, from, to))) continue;
+    // The whole text has no NUL byte: a line of it needs only the JSON checks.
+    const read =
+      text === undefined ? decodeLine(bytes.subarray(from, to)) : parseLine(text.slice(from, to));
+    if ('error' in read) {
+      problems.skipped(line, `it ${read.error}`, newline === -1 && read.error === 'is not JSON');
+      continue;
+    }
+    // A line that fits has only readable details: they are looked at again only when it does not.
+    let invalid = sessionEntryShape(read.value, 'entry');
+    if (invalid && dropUnreadableDetails(read.value)) {
+      problems.droppedDetails?.(line);
+      invalid = sessionEntryShape(read.value, 'entry');
+    }
+    if (invalid) problems.skipped(line, invalid, false);
+    else entry(read.value as SessionEntry, line);
+  }
+}
+
+const isBlank = (code: number) => code === 0x20 || code === 0x09;
+
+function allBlank(code: (i: number) => number, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (!isBlank(code(i))) return false;
   return true;
 }
 
@@ -109,70 +172,50 @@ function replayLines(
   const pointed: CheckpointEntry[] = [];
   const tree = new TreeBuilder((problem) => warnings.add(`${file}: ${problem}`));
   const usage = new UsageTally();
-  // A file that is valid UTF-8 without NUL bytes (the usual case) is decoded once, not line by
-  // line; any other is read line by line, so that each bad line is named and skipped.
-  let text: string | undefined = nodeBuffer().isUtf8(bytes) ? bytes.toString('utf8') : undefined;
-  if (text?.includes('\0')) text = undefined;
-  const codeAt = text === undefined ? (i: number) => bytes[i]! : (i: number) => text.charCodeAt(i);
-  const length = text === undefined ? bytes.length : text.length;
-  // A BOM: one character once decoded, or three bytes.
-  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-  let start = bom ? (text === undefined ? 3 : 1) : 0;
-  for (let line = 1; start < length; line++) {
-    const newline = text === undefined ? bytes.indexOf(0x0a, start) : text.indexOf('\n', start);
-    const end = newline === -1 ? length : newline;
-    const from = start;
-    const to = end > start && codeAt(end - 1) === 0x0d ? end - 1 : end;
-    start = end + 1;
-    // A blank line: its first character settles it for every other line.
-    const blank = (code: number) => code === 0x20 || code === 0x09;
-    if (from === to || (blank(codeAt(from)) && allBlank(codeAt, from, to))) continue;
-    const decoded =
-      text === undefined ? decodeLine(bytes.subarray(from, to)) : decodeText(text.slice(from, to));
-    if ('error' in decoded) {
-      const trailing = newline === -1 && decoded.error === 'is not JSON';
+  const problems: EntryLineProblems = {
+    skipped: (line, why, cutShort) =>
       warnings.add(
-        trailing
+        cutShort
           ? `${file}: skipped unreadable trailing line ${line} (cut short by a crash?)`
-          : `${file}: skipped line ${line}: it ${decoded.error}`,
-      );
-      continue;
-    }
-    // A line that fits has only readable details: they are looked at again only when it does not.
-    let invalid = sessionEntryShape(decoded.value, 'entry');
-    if (invalid && dropUnreadableDetails(decoded.value)) {
-      warnings.add(`${file}: line ${line}: dropped tool result details this zot cannot read`);
-      invalid = sessionEntryShape(decoded.value, 'entry');
-    }
-    if (invalid) {
-      warnings.add(`${file}: skipped line ${line}: ${invalid}`);
-      continue;
-    }
-    const entry = decoded.value as SessionEntry;
-    feedTree(tree, line, entry);
-    if (entry.type === 'usage') usage.add(entry);
-    else if (entry.type === 'name') usage.name = entry.name;
-    else if (entry.type === 'checkpoint') {
-      checkpoints.push(entry);
-      if (entry.messages !== undefined) pointed.push(entry);
-    }
-    // A checkpoint's conversation point is a count of messages: it holds only while the
-    // transcript keeps that prefix (no compaction or clear since, no rewind before it). The
-    // points still held grow along the file, so each is dropped once: linear in the file.
-    // A move to another branch keeps none (its transcript may differ anywhere).
-    const moved = entry.type === 'branch';
-    if (entry.type === 'compaction' || entry.type === 'clear' || entry.type === 'rewind' || moved) {
-      const kept = entry.type === 'rewind' ? entry.messages : -1;
-      while (pointed.length > 0 && pointed[pointed.length - 1]!.messages! > kept)
-        delete pointed.pop()!.messages;
-    }
-    if (entry.type === 'session') usage.model ??= `${entry.provider}/${entry.model}`;
-    if (entry.type === 'session' && entry.version > SESSION_FORMAT_VERSION)
-      warnings.add(
-        `${file}: written in session format ${entry.version} (this zot reads ` +
-          `${SESSION_FORMAT_VERSION}); loading what it understands`,
-      );
-  }
+          : `${file}: skipped line ${line}: ${why}`,
+      ),
+    droppedDetails: (line) =>
+      warnings.add(`${file}: line ${line}: dropped tool result details this zot cannot read`),
+  };
+  readSessionEntries(
+    bytes,
+    (entry, line) => {
+      feedTree(tree, line, entry);
+      if (entry.type === 'usage') usage.add(entry);
+      else if (entry.type === 'name') usage.name = entry.name;
+      else if (entry.type === 'checkpoint') {
+        checkpoints.push(entry);
+        if (entry.messages !== undefined) pointed.push(entry);
+      }
+      // A checkpoint's conversation point is a count of messages: it holds only while the
+      // transcript keeps that prefix (no compaction or clear since, no rewind before it). The
+      // points still held grow along the file, so each is dropped once: linear in the file.
+      // A move to another branch keeps none (its transcript may differ anywhere).
+      const moved = entry.type === 'branch';
+      if (
+        entry.type === 'compaction' ||
+        entry.type === 'clear' ||
+        entry.type === 'rewind' ||
+        moved
+      ) {
+        const kept = entry.type === 'rewind' ? entry.messages : -1;
+        while (pointed.length > 0 && pointed[pointed.length - 1]!.messages! > kept)
+          delete pointed.pop()!.messages;
+      }
+      if (entry.type === 'session') usage.model ??= `${entry.provider}/${entry.model}`;
+      if (entry.type === 'session' && entry.version > SESSION_FORMAT_VERSION)
+        warnings.add(
+          `${file}: written in session format ${entry.version} (this zot reads ` +
+            `${SESSION_FORMAT_VERSION}); loading what it understands`,
+        );
+    },
+    problems,
+  );
   return { tree: tree.finish(), usage, checkpoints };
 }
 

@@ -6,6 +6,7 @@ import type { InteractiveSession, ReasoningChoice } from '../../contract/front-e
 import { REASONING_CHOICES } from '../../contract/front-end.js';
 import { showSelectDialog } from '../../tui/select-dialog.js';
 import type { Style, Theme } from '../../tui/theme.js';
+import { groupedCount } from './chat/message-parts.js';
 import { copyToClipboard, type ClipboardTargets } from './clipboard.js';
 import { modelReasons } from './cycling.js';
 import { hotkeysText } from './hotkeys.js';
@@ -44,7 +45,7 @@ export function ownCommands(options: OwnCommandsOptions): Record<string, OwnComm
       const answer = lastAnswer(options.session);
       if (answer === undefined) return display('no answer to copy yet', theme.warning);
       const report = await copyToClipboard(answer, options.clipboard);
-      const size = `${answer.length.toLocaleString('en-US')} characters`;
+      const size = `${groupedCount(answer.length)} characters`;
       display(
         report.ok ? `copied the last answer (${size}) ${report.text}` : report.text,
         report.ok ? theme.muted : theme.warning,

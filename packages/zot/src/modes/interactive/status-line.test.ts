@@ -6,7 +6,7 @@ import { visibleWidth } from '@mariozechner/pi-tui';
 import type { RuntimeState } from '../../contract/state.js';
 import { createTheme, DARK } from '../../tui/theme.js';
 import { renderLines } from '../../tui/testing/virtual-terminal.js';
-import { StatusLine } from './status-line.js';
+import { middleCut, StatusLine } from './status-line.js';
 
 const state = (over: Partial<RuntimeState> = {}): RuntimeState => ({
   provider: 'anthropic',
@@ -138,4 +138,44 @@ test('remote extensions that are not connected show their URL and state; a conne
     (await renderLines(line, 400))[0]!,
     /policy \(wss:\/\/policy\.example\/zot\) reconnecting · /,
   );
+});
+
+test('at 60 columns the thinking level shows: its label shortens, then the model gives its middle', async () => {
+  const line = new StatusLine({
+    theme: createTheme(DARK, false),
+    home: '/home/ann',
+    branch: () => 'main',
+    reasoning: () => 'high',
+  });
+  line.update(state());
+  const [at60] = await renderLines(line, 60);
+  // The directory keeps its 16 columns; the label shortens, the model gives its middle, and
+  // confirm and the extensions are cut at the line's end.
+  assert.equal(at60, '…s/server (main) · anthropic/…e-sonnet-4-5 · ctx 25% · high…');
+  assert.ok(visibleWidth(at60!) <= 60, at60);
+  const [at200] = await renderLines(line, 200);
+  assert.match(at200!, / · ctx 25% · thinking high · confirm/, 'a wide line keeps the whole label');
+});
+
+test('a long model name is cut in the middle, its provider and end kept, so the level still shows', async () => {
+  const line = new StatusLine({ theme: createTheme(DARK, true), reasoning: () => 'medium' });
+  line.update(state({ cwd: '/p', model: 'a-very-long-model-name-from-a-gateway-2025-10-01' }));
+  for (const width of [40, 50, 60]) {
+    const [text] = await renderLines(line, width);
+    assert.ok(visibleWidth(text!) <= width, text);
+    assert.match(text!, /^\/p · anthr[^ ]*…[^ ]*10-01 · ctx 25% · medium…$/, `${width}: ${text}`);
+    // From 50 columns on, the whole provider prefix fits beside the name's end.
+    if (width >= 50) assert.match(text!, /anthropic\/…/, text);
+  }
+});
+
+test('middleCut keeps the provider prefix and the end, in the columns given', () => {
+  assert.equal(middleCut('anthropic/claude-sonnet-4-5', 40), 'anthropic/claude-sonnet-4-5');
+  assert.equal(middleCut('anthropic/claude-sonnet-4-5', 20), 'anthropic/…onnet-4-5');
+  // Too narrow for the prefix and a few characters of the end: half and half.
+  assert.equal(middleCut('anthropic/claude-sonnet-4-5', 10), 'anthr…-4-5');
+  assert.equal(middleCut('model', 1), '…');
+  assert.equal(middleCut('模型模型模型模型', 7), '模…模型');
+  for (let max = 0; max < 30; max++)
+    assert.ok(visibleWidth(middleCut('openai/gpt-5-codex-mini-2025', max)) <= max);
 });

@@ -81,9 +81,11 @@ export class StatusLine implements Component {
       `↑${tokens(u.input + u.cache_read + u.cache_write)} ↓${estimated > 0 ? '~' : ''}${tokens(u.output + estimated)}`,
       `$${u.cost_usd.toFixed(u.cost_usd < 1 ? 4 : 2)}`,
     ];
-    const parts = [`ctx ${window > 0 ? Math.min(100, Math.round((used / window) * 100)) : 0}%`];
+    const context = `ctx ${window > 0 ? Math.min(100, Math.round((used / window) * 100)) : 0}%`;
+    const parts = [context];
     const reasoning = this.options.reasoning?.();
-    if (reasoning && reasoning !== 'off') parts.push(`thinking ${reasoning}`);
+    const thinking = reasoning && reasoning !== 'off' ? terminalSafe(reasoning) : undefined;
+    if (thinking) parts.push(`thinking ${thinking}`);
     if (!state.yolo) parts.push('confirm');
     const sandbox = sandboxLabel(state.sandbox);
     if (sandbox)
@@ -102,19 +104,84 @@ export class StatusLine implements Component {
       parts.push(state.queue_length > 0 ? `working · ${state.queue_length} queued` : 'working');
     }
     // The directory gives way first: its start is cut, so its last part stays readable. It
-    // keeps at least PLACE_MIN columns: then tokens and cost go, then the line's end is cut.
-    const full = [model, ...spent, ...parts].join(' · ');
-    const lead = name === '' ? 0 : visibleWidth(name) + 3;
-    const rest =
-      width - lead - visibleWidth(full) - 3 >= PLACE_MIN ? full : [model, ...parts].join(' · ');
-    const room = Math.max(width - lead - visibleWidth(rest) - 3, PLACE_MIN);
+    // keeps at least PLACE_MIN columns: then tokens and cost go, then the thinking label
+    // shortens and the model's middle is cut (fitThinking), then the line's end is cut.
     const branch = this.branch?.name;
     const place = terminalSafe(branch ? `${cwd} (${branch})` : cwd);
+    const full = [model, ...spent, ...parts].join(' · ');
+    const lead = name === '' ? 0 : visibleWidth(name) + 3;
+    const placeMin = Math.min(visibleWidth(place), PLACE_MIN);
+    let rest = full;
+    if (width - lead - visibleWidth(full) - 3 < PLACE_MIN) {
+      rest = [model, ...parts].join(' · ');
+      if (thinking && width - lead - visibleWidth(rest) - 3 < placeMin) {
+        // The thinking level must still show: its label shortens, then the model's middle is
+        // cut; what follows it is cut at the line's end (one column kept for that `…`).
+        const follows = parts.length > 2 ? 1 : 0;
+        const fitted = fitThinking(model, context, thinking, width - lead - placeMin - 3 - follows);
+        parts[1] = fitted.label;
+        rest = [fitted.model, ...parts].join(' · ');
+      }
+    }
+    const room = Math.max(width - lead - visibleWidth(rest) - 3, PLACE_MIN);
     const shown = room >= visibleWidth(place) ? place : `…${place.slice(-(room - 1))}`;
     const line = [name, shown, rest].filter((part) => part !== '').join(' · ');
     return [truncateToWidth(theme.statusBar(line), width, '…')];
   }
 }
+
+/**
+ * The thinking label ("thinking high", "think:high", "high"), the longest for which the model,
+ * the context meter and it fit in `room` columns; with the shortest, the model is cut in the
+ * middle to make room.
+ */
+function fitThinking(
+  model: string,
+  context: string,
+  level: string,
+  room: number,
+): { model: string; label: string } {
+  const labels = [`thinking ${level}`, `think:${level}`, level];
+  const after = (label: string) => visibleWidth(` · ${context} · ${label}`);
+  for (const label of labels)
+    if (visibleWidth(model) + after(label) <= room) return { model, label };
+  return { model: middleCut(model, room - after(level)), label: level };
+}
+
+/**
+ * `text` in at most `max` columns, its middle left out: the provider prefix ("anthropic/") and
+ * the end of the model's name stay readable. Plain text only (terminal-safe, no styles).
+ */
+export function middleCut(text: string, max: number): string {
+  if (visibleWidth(text) <= max) return text;
+  if (max <= 1) return max === 1 ? '…' : '';
+  const keep = max - 1;
+  const prefix = visibleWidth(text.slice(0, text.indexOf('/') + 1));
+  // The whole prefix when a few characters of the end still fit beside it, else half and half.
+  const headColumns = prefix > 0 && prefix + MODEL_END_MIN <= keep ? prefix : Math.ceil(keep / 2);
+  const chars = Array.from(text);
+  const head = leading(chars, headColumns).join('');
+  const tail = leading(chars.reverse(), keep - visibleWidth(head))
+    .reverse()
+    .join('');
+  return `${head}…${tail}`;
+}
+
+/** The longest run of `chars` from their start that is at most `columns` wide. */
+function leading(chars: readonly string[], columns: number): string[] {
+  const taken: string[] = [];
+  let used = 0;
+  for (const char of chars) {
+    const width = visibleWidth(char);
+    if (used + width > columns) break;
+    taken.push(char);
+    used += width;
+  }
+  return taken;
+}
+
+/** The characters of a model's name kept after its provider prefix, at least, when it is cut. */
+const MODEL_END_MIN = 6;
 
 /** The columns a session's name takes at most in the status line. */
 const NAME_MAX = 24;

@@ -3,8 +3,8 @@
 // events between them (a compaction's summary, a clear, a conversation rewind, a new name).
 // Unlike a resume, nothing is dropped: messages a compaction or rewind left behind are shown.
 import type { Message, ToolResultBlock } from '../../providers/types.js';
-import { dropUnreadableDetails, sessionEntryShape, type SessionEntry } from '../entries.js';
-import { decodeLine, MAX_LOAD_WARNINGS } from '../load.js';
+import type { SessionEntry } from '../entries.js';
+import { MAX_LOAD_WARNINGS, readSessionEntries } from '../load.js';
 import { feedTree, TreeBuilder, type SessionTree } from '../tree.js';
 
 export type ExportItem = (
@@ -81,60 +81,48 @@ export function documentFromSessionBytes(data: Uint8Array, file: string): Export
   let header: Extract<SessionEntry, { type: 'session' }> | undefined;
   let name: string | undefined;
   const tree = new TreeBuilder((problem) => warn(`${file}: ${problem}`));
-  let start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-  for (let line = 1; start < bytes.length; line++) {
-    const newline = bytes.indexOf(0x0a, start);
-    const end = newline === -1 ? bytes.length : newline;
-    const body = bytes.subarray(start, end > start && bytes[end - 1] === 0x0d ? end - 1 : end);
-    start = end + 1;
-    const blank = (byte: number) => byte === 0x20 || byte === 0x09;
-    if (body.length === 0 || (blank(body[0]!) && body.every(blank))) continue;
-    const decoded = decodeLine(body);
-    if ('error' in decoded) {
-      warn(`${file}: left out line ${line}: it ${decoded.error}`);
-      continue;
-    }
-    dropUnreadableDetails(decoded.value);
-    const invalid = sessionEntryShape(decoded.value, 'entry');
-    if (invalid) {
-      warn(`${file}: left out line ${line}: ${invalid}`);
-      continue;
-    }
-    const entry = decoded.value as SessionEntry;
-    feedTree(tree, line, entry);
-    switch (entry.type) {
-      case 'session':
-        header ??= entry;
-        break;
-      case 'message':
-        items.push({ kind: 'message', message: entry.message, line });
-        break;
-      case 'compaction': {
-        const { time, summary, kept } = entry;
-        items.push({ kind: 'compaction', time, summary, kept, line });
-        break;
+  const problems = {
+    skipped: (line: number, why: string) => warn(`${file}: left out line ${line}: ${why}`),
+  };
+  readSessionEntries(
+    bytes,
+    (entry, line) => {
+      feedTree(tree, line, entry);
+      switch (entry.type) {
+        case 'session':
+          header ??= entry;
+          break;
+        case 'message':
+          items.push({ kind: 'message', message: entry.message, line });
+          break;
+        case 'compaction': {
+          const { time, summary, kept } = entry;
+          items.push({ kind: 'compaction', time, summary, kept, line });
+          break;
+        }
+        case 'clear':
+          items.push({ kind: 'clear', time: entry.time, line });
+          break;
+        case 'merge': {
+          const { time, label, text } = entry;
+          items.push({ kind: 'merge', time, label, text, line });
+          break;
+        }
+        case 'rewind': {
+          const { time, turn, messages } = entry;
+          items.push({ kind: 'rewind', time, turn, messages, line });
+          break;
+        }
+        case 'name':
+          name = entry.name;
+          items.push({ kind: 'name', time: entry.time, name: entry.name, line });
+          break;
+        default:
+          break; // usage, checkpoints and audit records are not part of the conversation
       }
-      case 'clear':
-        items.push({ kind: 'clear', time: entry.time, line });
-        break;
-      case 'merge': {
-        const { time, label, text } = entry;
-        items.push({ kind: 'merge', time, label, text, line });
-        break;
-      }
-      case 'rewind': {
-        const { time, turn, messages } = entry;
-        items.push({ kind: 'rewind', time, turn, messages, line });
-        break;
-      }
-      case 'name':
-        name = entry.name;
-        items.push({ kind: 'name', time: entry.time, name: entry.name, line });
-        break;
-      default:
-        break; // usage, checkpoints and audit records are not part of the conversation
-    }
-  }
+    },
+    problems,
+  );
   if (skipped > 0) warnings.push(`${file}: ${skipped} more lines left out`);
   const branches = branchesOf(tree.finish(), items, (message) => warnings.push(message));
   return {

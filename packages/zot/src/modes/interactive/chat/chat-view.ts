@@ -1,7 +1,6 @@
 // The transcript on screen: turns session events into widgets in the TUI's chat container (the
 // user's prompts, streaming markdown, reasoning, tool rows, errors) and replays a loaded
 // transcript the same way. It renders what the events say; it never asks the runtime.
-import { MERGE_MARK } from '../../../contract/branches.js';
 import type { Component, TUI } from '@mariozechner/pi-tui';
 import type { Message, ToolResultBlock } from '../../../contract/content.js';
 import type { SessionEvent } from '../../../contract/events.js';
@@ -20,6 +19,8 @@ import {
 import type { Style, Theme } from '../../../tui/theme.js';
 import { ToolRow } from '../../../tui/tool-row.js';
 import { WorkingIndicator } from '../../../tui/working-indicator.js';
+import { ChatReplay, type ReplayOptions } from './chat-replay.js';
+import { commandOf, mergedBlock, textOf, tokenCount, writtenOf } from './message-parts.js';
 
 export interface ChatViewOptions {
   tui: TUI;
@@ -34,25 +35,6 @@ export interface ChatViewOptions {
 
 /** The line that marks a cancelled reply. */
 export const CANCELLED_TEXT = '⊘ reply cancelled';
-
-/** The messages a resumed transcript draws, at most (about 20 turns with tools). */
-export const REPLAY_MESSAGES = 80;
-
-/** The rows a first frame keeps for what is drawn under the chat (editor, status line, notes). */
-const FRAME_ROWS_BELOW = 8;
-
-/** The longest stretch the older part of a replayed transcript is built in, between frames and keys. */
-const REPLAY_SLICE_MS = 8;
-
-/** Messages cut into turns: each starts at a prompt (the first may not). */
-function turnsOf(messages: readonly Message[]): Message[][] {
-  const turns: Message[][] = [];
-  for (const message of messages) {
-    if (message.role === 'user' || turns.length === 0) turns.push([]);
-    turns.at(-1)!.push(message);
-  }
-  return turns;
-}
 
 /** Tools whose output matters at its end (a command's result), not at its start. */
 const TAIL_TOOLS = new Set(['bash']);
@@ -88,8 +70,7 @@ export class ChatView {
   private insertion:
     | { before: Component | undefined; held: boolean; added: Component[] }
     | undefined;
-  /** The older part of a replayed transcript, still being built after the first frame. */
-  private pendingReplay: { cancelled: boolean } | undefined;
+  private readonly replayer: ChatReplay;
 
   constructor(private readonly options: ChatViewOptions) {
     this.working = new WorkingIndicator(
@@ -99,6 +80,12 @@ export class ChatView {
     );
     this.container.addChild(this.log);
     this.container.addChild(this.working);
+    this.replayer = new ChatReplay({
+      tui: options.tui,
+      log: this.log,
+      notice: (text) => this.display(text, options.theme.muted),
+      buildTurn: (turn, before, held) => this.buildTurn(turn, before, held),
+    });
   }
 
   /**
@@ -227,111 +214,16 @@ export class ChatView {
     }
   }
 
-  /**
-   * Draws a loaded transcript's last `limit` messages (from a prompt on), with a line saying
-   * how many earlier ones are not drawn: a resumed long session then opens, and takes keys, as
-   * fast as a new one. What is not drawn is still in the model's context.
-   *
-   * With `firstScreen`, the first frame gets only the newest lines that fit on the screen
-   * under what the chat already shows (that frame then stays within the screen, so the later one
-   * can draw above it without clearing the scrollback); the older ones are built and rendered in short slices
-   * after that frame (keys are read between them) and drawn together in one later frame, above,
-   * as if drawn at once.
-   */
-  replay(
-    messages: readonly Message[],
-    {
-      limit = REPLAY_MESSAGES,
-      firstScreen = false,
-    }: { limit?: number; firstScreen?: boolean } = {},
-  ): void {
-    const { theme } = this.options;
-    this.cancelReplay();
-    let from = Math.max(0, messages.length - limit);
-    while (from > 0 && from < messages.length && messages[from]!.role !== 'user') from++;
-    if (from >= messages.length) from = Math.max(0, messages.length - limit);
-    if (from > 0) {
-      const count = from.toLocaleString('en-US');
-      this.display(
-        `⋯ ${count} earlier message${from === 1 ? '' : 's'} of this session not drawn (still in the model's context)`,
-        theme.muted,
-      );
-    }
-    const turns = turnsOf(messages.slice(from));
-    if (firstScreen) {
-      const { rows, columns } = this.options.tui.terminal;
-      this.replayNewestFirst(turns, rows - FRAME_ROWS_BELOW - this.log.render(columns).length);
-    } else {
-      for (const turn of turns) this.replayTurn(turn);
-    }
-    this.options.tui.requestRender();
-  }
-
-  /**
-   * Builds turns newest first, each before the one built after it, held back; the newest
-   * `lines` lines are drawn at once, the rest later (see `replay`).
-   */
-  private replayNewestFirst(turns: Message[][], lines: number): void {
-    const width = this.options.tui.terminal.columns;
-    let index = turns.length;
-    let before: Component | undefined;
-    const buildOlder = (): Component[] => {
-      const added = this.replayTurn(turns[--index]!, before, true);
-      before = added[0] ?? before;
-      return added;
-    };
-    let room = lines;
-    let whole = true;
-    while (index > 0 && whole) {
-      const added = buildOlder();
-      for (let i = added.length - 1; i >= 0 && whole; i--) {
-        // Its lines and the blank line before it.
-        const needs = this.log.measure([added[i]!], width);
-        if (needs <= room) {
-          this.log.release([added[i]!]);
-          room -= needs;
-        } else {
-          // The first frame's top: its last lines, as a screen scrolled to the bottom shows.
-          if (room > 1) this.log.peek(added[i]!, room - 1);
-          whole = false;
-        }
-      }
-    }
-    if (whole) return;
-    const job = { cancelled: false };
-    this.pendingReplay = job;
-    const renders = this.log.renders;
-    const step = () => {
-      if (job.cancelled) return;
-      // After the first frame: that one shows the newest turns as soon as it can.
-      if (this.log.renders === renders) {
-        setTimeout(step, REPLAY_SLICE_MS);
-        return;
-      }
-      const until = performance.now() + REPLAY_SLICE_MS;
-      while (index > 0 && performance.now() < until) this.log.measure(buildOlder(), width);
-      if (index > 0) {
-        setImmediate(step);
-        return;
-      }
-      this.pendingReplay = undefined;
-      this.log.release();
-      this.options.tui.requestRender();
-    };
-    setTimeout(step, 0);
-  }
-
-  /** Stops drawing the rest of a replayed transcript (it was cleared or replaced). */
-  private cancelReplay(): void {
-    if (this.pendingReplay) this.pendingReplay.cancelled = true;
-    this.pendingReplay = undefined;
+  /** Draws a loaded transcript (see ChatReplay.replay): a resumed session's newest screenful first. */
+  replay(messages: readonly Message[], options?: ReplayOptions): void {
+    this.replayer.replay(messages, options);
   }
 
   /**
    * Builds one turn's blocks (its prompt, answers, tool rows), at the end or before `before`,
    * `held` back or not (SettledLog.insert). Returns the blocks it added, in order.
    */
-  private replayTurn(turn: readonly Message[], before?: Component, held = false): Component[] {
+  private buildTurn(turn: readonly Message[], before?: Component, held = false): Component[] {
     const { theme } = this.options;
     const added: Component[] = [];
     this.insertion = { before, held, added };
@@ -446,7 +338,7 @@ export class ChatView {
 
   /** Removes everything shown (`/clear`, `/new`, before a resumed transcript is replayed). */
   clear(): void {
-    this.cancelReplay();
+    this.replayer.cancel();
     this.log.clear();
     this.tagged = [];
     this.rows.clear();
@@ -545,41 +437,4 @@ export class ChatView {
     this.answer = undefined;
     this.thinking = undefined;
   }
-}
-
-/** `950`, `12.3k`, `128k`: a context's size. */
-function tokenCount(n: number): string {
-  if (n < 1000) return String(n);
-  return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
-}
-
-/** The command a bash call runs, shown whole in its expanded row. */
-function commandOf(name: string, args: Record<string, unknown>): string | undefined {
-  return name === 'bash' && typeof args.command === 'string' ? args.command : undefined;
-}
-
-/** The file a write call writes, shown in its row once written. */
-function writtenOf(
-  name: string,
-  args: Record<string, unknown>,
-): { path: string; content: string } | undefined {
-  return name === 'write' && typeof args.path === 'string' && typeof args.content === 'string'
-    ? { path: args.path, content: args.content }
-    : undefined;
-}
-
-function textOf(content: ReadonlyArray<{ type: string; text?: string }>): string {
-  return content
-    .map((block) =>
-      block.type === 'text' ? (block.text ?? '') : block.type === 'image' ? '[image]' : '',
-    )
-    .join('');
-}
-
-/** A merged branch's context message (/merge), drawn folded: its label, the text behind ctrl+o. */
-function mergedBlock(text: string): { headline: string; body: string } | undefined {
-  if (!text.startsWith(MERGE_MARK)) return undefined;
-  const newline = text.indexOf('\n');
-  const label = (newline === -1 ? text : text.slice(0, newline)).slice(MERGE_MARK.length).trim();
-  return { headline: `merged ${label}`, body: newline === -1 ? '' : text.slice(newline).trim() };
 }

@@ -216,3 +216,35 @@ test('tool result details load with the result; unreadable details are dropped, 
   assert.deepEqual(plain.warnings, []);
   assert.deepEqual(roles(plain.messages), ['user:q', 'call:a', 'result:a']);
 });
+
+test('an export leaves out exactly the lines a resume skips, each named with why', async () => {
+  const { documentFromSessionBytes } = await import('./export/document.js');
+  const deep = '['.repeat(200) + ']'.repeat(200);
+  const text = [
+    '\ufeff' +
+      line({ type: 'session', version: 1, cwd: '/p', created: 't', provider: 'a', model: 'm' }),
+    entry(user('one')).replace('\n', '\r\n'),
+    '   \t\n',
+    'not json\n',
+    line({ type: 'message', message: { role: 'user', content: 'not blocks', time: 't' } }),
+    deep + '\n',
+    line({ type: 'telepathy', time: 't' }),
+    entry(user('two')),
+    '{"type":"message","mess', // cut short by a crash
+  ].join('');
+  for (const data of [Buffer.from(text), Buffer.concat([Buffer.from(text), Buffer.from([0])])]) {
+    const loaded = loadSessionText(data, 'f');
+    const exported = documentFromSessionBytes(data, 'f');
+    const lines = (warnings: string[]) => warnings.map((w) => Number(/line (\d+)/.exec(w)?.[1]));
+    assert.deepEqual(lines(loaded.warnings), [4, 5, 6, 7, 9]);
+    assert.deepEqual(lines(exported.warnings), [4, 5, 6, 7, 9]);
+    // The same reason, worded for each: "skipped line 4: it is not JSON", "left out line 4: ...".
+    for (const [i, warning] of exported.warnings.slice(0, 4).entries())
+      assert.equal(warning.replace('left out', 'skipped'), loaded.warnings[i]);
+    assert.deepEqual(roles(loaded.messages), ['user:one', 'user:two']);
+    assert.deepEqual(
+      exported.items.map((item) => item.line),
+      [2, 8],
+    );
+  }
+});

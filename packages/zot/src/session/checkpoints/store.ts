@@ -1,16 +1,27 @@
 // The checkpoint store of one project: a bare git repository of zot's own under
 // $ZOT_HOME/checkpoints/, with its own index, whose work tree is the project. git's content
-// addressing makes an unchanged file cost nothing, and its index's stat cache means only
-// changed files are read again. The user's repository, index, HEAD, refs and stash are never
-// written: the only git command run in it is a read-only `ls-files`.
-import { existsSync, lstatSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+// addressing makes an unchanged file cost nothing. A process's first checkpoint goes through
+// the store's index (whose stat cache means only changed files are read again); later ones
+// compare each file's lstat with the one recorded and write the few changed blobs and trees
+// themselves (tree-state.ts), so a turn's checkpoint starts one git process: the listing.
+// The user's repository, index, HEAD, refs and stash are never written: the only git command
+// run in it is a read-only `ls-files`.
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { projectRoot } from '../../util/repository.js';
 import { ensurePrivateDir } from '../../util/private-fs.js';
 import { cwdKey } from '../store.js';
 import { GitError, nulList, runGit } from './git.js';
 import { usesSha1, writeCommit, writeRef } from './loose-objects.js';
-import { listPaths, sizePaths, type CheckpointLimits, type Skipped } from './tree-list.js';
+import {
+  listPaths,
+  sizePaths,
+  type CheckpointLimits,
+  type Listing,
+  type Skipped,
+  type StoredFile,
+} from './tree-list.js';
+import { recordTree, stateFromListing, type TreeState } from './tree-state.js';
 
 /**
  * Attributes that win over the project's .gitattributes: content is stored and written back
@@ -33,17 +44,6 @@ export interface Snapshot {
 export type SnapshotResult =
   | { ok: true; snapshot: Snapshot }
   | { ok: false; reason: string; lasting?: true };
-
-/** The store's index as this process last wrote it. */
-interface IndexedState {
-  paths: Set<string>;
-  /** Each stored file's size then. */
-  sizes: Map<string, number>;
-  /** Its tree, unless it changed since one was written. */
-  tree: string | undefined;
-  /** The index file's stamp then: another writer changes it. */
-  stamp: string;
-}
 
 /** Times a held index lock is waited out (25 ms, doubling: about 1.6 s in all). */
 const LOCK_RETRIES = 6;
@@ -69,17 +69,19 @@ const isHex40 = (text: string) => /^[0-9a-f]{40}$/.test(text);
 export class CheckpointStore {
   private ready: Promise<void> | undefined;
   private dir: string | undefined;
-  /** What this process last put in the store's index (saves listing and stating it again). */
-  private indexed: IndexedState | undefined;
+  /**
+   * The last tree this process recorded, file by file (a later checkpoint hashes only what
+   * changed and writes only the trees above it), valid while `pruneStamp` says no prune ran:
+   * one may delete objects it names.
+   */
+  private state: (TreeState & { stamp: string }) | undefined;
 
-  /** The index file's size and times: another zot writing the same store changes them. */
-  private indexStamp(): string {
-    try {
-      const stat = statSync(join(this.gitDir, 'index'));
-      return `${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.ino}`;
-    } catch {
-      return 'none';
-    }
+  /** Changes when the store is pruned (prune.ts stamps it first) or made anew. */
+  private pruneStamp(): string {
+    const at = (name: string) =>
+      statSync(join(this.gitDir, name), { throwIfNoEntry: false })?.mtimeMs ?? 'none';
+    const objects = statSync(join(this.gitDir, 'objects'), { throwIfNoEntry: false });
+    return `${objects?.ino ?? 'none'}:${at('zot-pruned')}`;
   }
 
   private constructor(
@@ -141,6 +143,12 @@ export class CheckpointStore {
     return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
   };
 
+  /** `excluded`, when ZOT_HOME lies in the tree (else no path needs the check). */
+  private get exclusion(): ((abs: string) => boolean) | undefined {
+    const rel = relative(this.root, this.zotHome);
+    return rel.startsWith('..') || isAbsolute(rel) ? undefined : this.excluded;
+  }
+
   /**
    * Records the tree as a commit under `ref` (refs/zot/...), with `meta` in its message.
    * Contract: never throws; a failure or a tree over the limits is `{ ok: false, reason }`
@@ -149,61 +157,36 @@ export class CheckpointStore {
   async snapshot(ref: string, meta: Record<string, unknown>): Promise<SnapshotResult> {
     try {
       await this.init();
-      const previous =
-        this.indexed && this.indexed.stamp === this.indexStamp() ? this.indexed : undefined;
-      // Whatever fails below leaves the index unknown: it is listed again next time.
-      this.indexed = undefined;
-      // Known state: git's stat cache names the stored files that changed (lstat in C, in
-      // parallel), so only those and new paths are looked at here and handed to git.
-      const [listed, indexed, changed] = await Promise.all([
-        listPaths(this.root, this.repository, this.limits, this.excluded),
-        previous?.paths ?? this.git(['ls-files', '-z']).then((out) => new Set(nulList(out))),
-        previous
-          ? this.git(['diff-files', '-z', '--name-only']).then((out) => new Set(nulList(out)))
-          : undefined,
-      ]);
+      const since = Date.now();
+      const stamp = this.pruneStamp();
+      const state = this.state?.stamp === stamp ? this.state : undefined;
+      // Whatever fails below leaves the tree unknown: git looks at every file next time.
+      this.state = undefined;
+      // Without a recorded tree git will need its index's paths: listed meanwhile.
+      const indexed = state ? undefined : this.indexedPaths();
+      const listed = await listPaths(this.root, this.repository, this.limits, this.exclusion);
       if (!listed.ok) return listed;
-      const listing = await sizePaths(
-        this.root,
-        listed.paths,
-        this.limits,
-        previous && changed ? { sizes: previous.sizes, changed } : undefined,
-      );
+      // Each listed file's lstat against the one recorded last time: only the changed are read.
+      const listing = await sizePaths(this.root, listed.paths, this.limits, state?.files);
       if (!listing.ok) return listing;
-      const keep = new Set(listing.files);
-      const stale = [...indexed].filter((path) => !keep.has(path));
-      // A stale path still on disk (ignored now, or skipped) must be forced out of the index;
-      // one that is gone leaves with --remove.
-      const present = stale.filter((path) => existsSync(join(this.root, path)));
-      const update = [...listing.fresh, ...stale.filter((path) => !present.includes(path))];
-      if (present.length > 0) {
-        await this.writeIndex(
-          ['update-index', '-z', '--force-remove', '--stdin'],
-          present.map((path) => path + '\0').join(''),
-        );
-      }
-      if (update.length > 0) {
-        await this.writeIndex(
-          ['update-index', '-z', '--add', '--remove', '--replace', '--stdin'],
-          update.map((path) => path + '\0').join(''),
-        );
-      }
-      // Nothing handed to git: the tree is the one written last time.
-      const tree =
-        previous?.tree && present.length + update.length === 0
-          ? previous.tree
-          : (await this.writeIndex(['write-tree'])).toString('utf8').trim();
-      if (!isHex40(tree)) return { ok: false, reason: `git write-tree gave ${tree}` };
-      this.indexed = {
-        paths: keep,
-        sizes: listing.sizes,
-        tree,
-        stamp: this.indexStamp(),
-      };
+      const sha1 = usesSha1(this.gitDir);
+      const next =
+        (state && sha1
+          ? await recordTree(this.gitDir, this.root, state, listing, this.limits, since)
+          : undefined) ??
+        (await this.recordWithGit(
+          listing,
+          state?.files,
+          await (indexed ?? this.indexedPaths()),
+          since,
+          sha1,
+        ));
+      if (!isHex40(next.tree)) return { ok: false, reason: `git write-tree gave ${next.tree}` };
+      if (next.files) this.state = { ...next, stamp } as TreeState & { stamp: string };
       const skipped = listing.skipped.slice(0, MAX_SKIPPED_LISTED);
       const moreSkipped = listing.skipped.length - skipped.length;
       const message = JSON.stringify({ ...meta, root: this.root, skipped, moreSkipped });
-      const commit = await this.commit(ref, tree, message);
+      const commit = await this.commit(ref, next.tree, message);
       if (!isHex40(commit)) return { ok: false, reason: `git commit-tree gave ${commit}` };
       return {
         ok: true,
@@ -223,6 +206,49 @@ export class CheckpointStore {
         ...(error instanceof GitError && error.code === null ? { lasting: true as const } : {}),
       };
     }
+  }
+
+  /** The paths in the store's index; a failure is the caller's (when it waits for them). */
+  private indexedPaths(): Promise<string[]> {
+    const paths = this.git(['ls-files', '-z']).then(nulList);
+    paths.catch(() => {});
+    return paths;
+  }
+
+  /**
+   * The tree of `listing` written by git through the store's index: every listed file is
+   * handed to update-index, which reads again only the ones whose stat differs from its index
+   * entry. Then (a SHA-1 store) the tree is listed back, so later checkpoints can do without
+   * git. Contract: rejects with a GitError.
+   */
+  private async recordWithGit(
+    listing: Extract<Listing, { ok: true }>,
+    known: ReadonlyMap<string, StoredFile> | undefined,
+    indexed: string[],
+    since: number,
+    sha1: boolean,
+  ): Promise<Partial<TreeState> & { tree: string }> {
+    const keep = new Set(listing.files);
+    const stale = indexed.filter((path) => !keep.has(path));
+    // A stale path still on disk (ignored now, or skipped) must be forced out of the index;
+    // one that is gone leaves with --remove.
+    const present = stale.filter((path) => existsSync(join(this.root, path)));
+    const kept = new Set(present);
+    const gone = stale.filter((path) => !kept.has(path));
+    if (present.length > 0) {
+      await this.writeIndex(
+        ['update-index', '-z', '--force-remove', '--stdin'],
+        present.map((path) => path + '\0').join(''),
+      );
+    }
+    await this.writeIndex(
+      ['update-index', '-z', '--add', '--remove', '--replace', '--stdin'],
+      [...listing.files, ...gone].map((path) => path + '\0').join(''),
+    );
+    const tree = (await this.writeIndex(['write-tree'])).toString('utf8').trim();
+    if (!sha1 || !isHex40(tree)) return { tree };
+    const items = nulList(await this.git(['ls-tree', '-r', '-t', '-z', '--full-tree', tree]));
+    return stateFromListing(tree, items, listing, known, since) ?? { tree };
   }
 
   /** A commit of `tree` under `ref`: written directly into a SHA-1 store, else by git. */
@@ -333,8 +359,11 @@ export class CheckpointStore {
    */
   async writeBack(commit: string, paths: readonly string[]): Promise<void> {
     if (paths.length === 0) return;
-    const known = this.indexed?.stamp === this.indexStamp() ? this.indexed : undefined;
-    this.indexed = undefined;
+    // The written files are read again at the next checkpoint (they were just written).
+    for (const path of paths) {
+      const known = this.state?.files.get(path);
+      if (known) known.sig = undefined;
+    }
     await this.writeIndex(
       [
         '--literal-pathspecs',
@@ -347,16 +376,6 @@ export class CheckpointStore {
       ],
       paths.map((path) => path + '\0').join(''),
     );
-    if (!known) return;
-    // The index holds the written files now; its tree is written again at the next checkpoint.
-    const listed = new Set(known.paths);
-    const sizes = new Map(known.sizes);
-    for (const path of paths) {
-      const stat = lstatSync(join(this.root, path), { throwIfNoEntry: false });
-      listed.add(path);
-      sizes.set(path, stat?.size ?? 0);
-    }
-    this.indexed = { paths: listed, sizes, tree: undefined, stamp: this.indexStamp() };
   }
 
   /**
@@ -398,6 +417,7 @@ export class CheckpointStore {
   /** Removes objects no checkpoint uses any more (ones younger than an hour are kept: a
    * checkpoint being written right now is safe). */
   async collect(): Promise<void> {
+    this.state = undefined;
     await this.git(['-c', 'gc.auto=0', 'gc', '--quiet', '--prune=1.hour.ago']);
   }
 }

@@ -27,23 +27,70 @@ export interface Skipped {
   reason: string;
 }
 
+/** What the last checkpoint recorded of a stored file. */
+export interface StoredFile {
+  /** git's mode: 100644, 100755 or 120000. */
+  mode: string;
+  /** Its blob id. */
+  id: string;
+  size: number;
+  /** Its stat then (see `signature`); undefined when it must be read again next time. */
+  sig: Signature | undefined;
+}
+
 export type Listing =
   | {
       ok: true;
       files: string[];
-      /** Each stored file's size, by path (the next listing reuses what did not change). */
-      sizes: Map<string, number>;
-      /** The stored files looked at afresh (all of them, unless `reuse` said otherwise). */
-      fresh: string[];
+      /**
+       * The stored files not as `known` recorded them, with their lstat (to be read and
+       * hashed); every other one has the stat recorded, so its content too.
+       */
+      fresh: Map<string, Stats>;
       skipped: Skipped[];
       bytes: number;
     }
   | { ok: false; reason: string; lasting: true };
 
-/** What the last listing knew, and which of its files changed since (git's stat cache says). */
-export interface Reuse {
-  sizes: ReadonlyMap<string, number>;
-  changed: ReadonlySet<string>;
+/**
+ * A file's stat as far as its content can change without it: size, mode, inode, and the
+ * modification and change times (the change time moves on any write or mode change, and no
+ * program can set it back).
+ */
+export interface Signature {
+  size: number;
+  mode: number;
+  ino: number;
+  mtimeMs: number;
+  ctimeMs: number;
+}
+
+export function signature(stat: Stats): Signature {
+  const { size, mode, ino, mtimeMs, ctimeMs } = stat;
+  return { size, mode, ino, mtimeMs, ctimeMs };
+}
+
+/** Whether `stat` is the one `sig` recorded. */
+export function sameStat(sig: Signature, stat: Stats): boolean {
+  return (
+    sig.mtimeMs === stat.mtimeMs &&
+    sig.ctimeMs === stat.ctimeMs &&
+    sig.size === stat.size &&
+    sig.ino === stat.ino &&
+    sig.mode === stat.mode
+  );
+}
+
+/**
+ * How long before a checkpoint started a file must have last changed for its stat to vouch for
+ * the content read: a write in the same clock tick as the read may leave the stat as it was
+ * (git's "racily clean" entries). Generous, for coarse file system clocks.
+ */
+export const RACY_MARGIN_MS = 2000;
+
+/** Whether `stat` can stand for the content read at or after `since` (see RACY_MARGIN_MS). */
+export function settled(stat: Stats, since: number): boolean {
+  return Math.max(stat.mtimeMs, stat.ctimeMs) < since - RACY_MARGIN_MS;
 }
 
 const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
@@ -54,7 +101,9 @@ async function repositoryPaths(root: string): Promise<string[]> {
     args: ['ls-files', '-z', '--cached', '--others', '--exclude-standard'],
     cwd: root,
   });
-  return [...new Set(nulList(out))];
+  // A path in conflict is listed once per stage, one after another.
+  const listed = nulList(out);
+  return listed.filter((path, at) => at === 0 || listed[at - 1] !== path);
 }
 
 /**
@@ -64,7 +113,7 @@ async function repositoryPaths(root: string): Promise<string[]> {
 async function walkPaths(
   root: string,
   limit: number,
-  exclude: (abs: string) => boolean,
+  exclude: ((abs: string) => boolean) | undefined,
 ): Promise<string[] | undefined> {
   const found: string[] = [];
   const pending = [root];
@@ -78,7 +127,7 @@ async function walkPaths(
     }
     for (const entry of entries) {
       const abs = join(dir, entry.name);
-      if (exclude(abs)) continue;
+      if (exclude?.(abs)) continue;
       if (entry.isDirectory()) {
         if (entry.name !== '.git') pending.push(abs);
         continue;
@@ -109,12 +158,12 @@ export async function listPaths(
   root: string,
   repository: boolean,
   limits: CheckpointLimits,
-  exclude: (abs: string) => boolean,
+  exclude: ((abs: string) => boolean) | undefined,
 ): Promise<{ ok: true; paths: string[] } | { ok: false; reason: string; lasting: true }> {
   let paths: string[] | undefined;
   try {
     paths = repository
-      ? (await repositoryPaths(root)).filter((path) => !exclude(join(root, path)))
+      ? (await repositoryPaths(root)).filter((path) => !exclude?.(join(root, path)))
       : await walkPaths(root, limits.maxFiles, exclude);
   } catch (error) {
     return {
@@ -134,35 +183,30 @@ export async function listPaths(
 }
 
 /**
- * Of `paths`, the files a checkpoint stores and the ones it skips, with why. With `reuse`, a
- * file stored last time that git does not report changed keeps its size without an lstat.
+ * Of `paths`, the files a checkpoint stores and the ones it skips, with why. A file `known`
+ * records with the stat it has now is reused as it was; the rest are fresh.
  * Contract: never throws; a tree over the total bound is `{ ok: false, reason }`.
  */
 export async function sizePaths(
   root: string,
   paths: readonly string[],
   limits: CheckpointLimits,
-  reuse?: Reuse,
+  known?: ReadonlyMap<string, StoredFile>,
 ): Promise<Listing> {
   const files: string[] = [];
-  const sizes = new Map<string, number>();
-  const fresh: string[] = [];
+  const fresh = new Map<string, Stats>();
   const skipped: Skipped[] = [];
   let bytes = 0;
   // lstat synchronously in slices, yielding between them: a promise per file costs several
   // times the system call itself, and a slice of 1,000 keeps the event loop free within a few ms.
   const SLICE = 1000;
+  // Listed paths are relative and normal: a concatenation is their absolute path.
+  const prefix = root.endsWith(sep) ? root : root + sep;
   for (let start = 0; start < paths.length; start += SLICE) {
     if (start > 0) await new Promise((resolve) => setImmediate(resolve));
-    for (const path of paths.slice(start, start + SLICE)) {
-      const known = reuse && !reuse.changed.has(path) ? reuse.sizes.get(path) : undefined;
-      if (known !== undefined) {
-        files.push(path);
-        sizes.set(path, known);
-        bytes += known;
-        continue;
-      }
-      const stat = lstatSync(join(root, path), { throwIfNoEntry: false });
+    for (let at = start; at < paths.length && at < start + SLICE; at++) {
+      const path = paths[at]!;
+      const stat = lstatSync(prefix + path, { throwIfNoEntry: false });
       if (!stat) continue; // gone (a deleted tracked file): not in this checkpoint
       if (path.endsWith('/')) {
         skipped.push({ path, reason: 'a nested repository (not checkpointed)' });
@@ -178,8 +222,8 @@ export async function sizePaths(
         continue;
       }
       files.push(path);
-      fresh.push(path);
-      sizes.set(path, stat.size);
+      const old = known?.get(path);
+      if (old?.sig === undefined || !sameStat(old.sig, stat)) fresh.set(path, stat);
       bytes += stat.size;
     }
     if (bytes > limits.maxTotalBytes) {
@@ -190,5 +234,5 @@ export async function sizePaths(
       };
     }
   }
-  return { ok: true, files, sizes, fresh, skipped, bytes };
+  return { ok: true, files, fresh, skipped, bytes };
 }

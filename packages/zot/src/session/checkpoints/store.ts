@@ -15,6 +15,7 @@ import { GitError, nulList, runGit } from './git.js';
 import { usesSha1, writeCommit, writeRef } from './loose-objects.js';
 import {
   listPaths,
+  restatKnown,
   sizePaths,
   type CheckpointLimits,
   type Listing,
@@ -164,10 +165,14 @@ export class CheckpointStore {
       this.state = undefined;
       // Without a recorded tree git will need its index's paths: listed meanwhile.
       const indexed = state ? undefined : this.indexedPaths();
-      const listed = await listPaths(this.root, this.repository, this.limits, this.exclusion);
+      // Each recorded file's lstat against the one recorded, while git lists the tree: only
+      // the changed and the new are looked at again, and read.
+      const [listed, restated] = await Promise.all([
+        listPaths(this.root, this.repository, this.limits, this.exclusion),
+        state ? restatKnown(this.root, state.files) : undefined,
+      ]);
       if (!listed.ok) return listed;
-      // Each listed file's lstat against the one recorded last time: only the changed are read.
-      const listing = await sizePaths(this.root, listed.paths, this.limits, state?.files);
+      const listing = await sizePaths(this.root, listed.paths, this.limits, state?.files, restated);
       if (!listing.ok) return listing;
       const sha1 = usesSha1(this.gitDir);
       const next =

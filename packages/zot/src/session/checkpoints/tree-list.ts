@@ -182,9 +182,37 @@ export async function listPaths(
   return { ok: true, paths };
 }
 
+/** lstat synchronously in slices, yielding between them: a promise per file costs several
+ * times the system call itself, and a slice of 1,000 keeps the event loop free within a few ms. */
+const SLICE = 1000;
+
+/** `root` with a separator: listed paths are relative and normal, so a concatenation is their
+ * absolute path. */
+const prefixOf = (root: string) => (root.endsWith(sep) ? root : root + sep);
+
+/**
+ * Of the files `known` recorded, the ones whose stat is not the one recorded, each with its
+ * stat now (undefined: gone). Run while git lists the tree, so the two overlap.
+ */
+export async function restatKnown(
+  root: string,
+  known: ReadonlyMap<string, StoredFile>,
+): Promise<Map<string, Stats | undefined>> {
+  const changed = new Map<string, Stats | undefined>();
+  const prefix = prefixOf(root);
+  let count = 0;
+  for (const [path, file] of known) {
+    if (++count % SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+    const stat = lstatSync(prefix + path, { throwIfNoEntry: false });
+    if (!stat || file.sig === undefined || !sameStat(file.sig, stat)) changed.set(path, stat);
+  }
+  return changed;
+}
+
 /**
  * Of `paths`, the files a checkpoint stores and the ones it skips, with why. A file `known`
- * records with the stat it has now is reused as it was; the rest are fresh.
+ * records with the stat it has now is reused as it was; the rest are fresh. With `restated`
+ * (what `restatKnown` found), a known file not in it is known to be unchanged without an lstat.
  * Contract: never throws; a tree over the total bound is `{ ok: false, reason }`.
  */
 export async function sizePaths(
@@ -192,21 +220,26 @@ export async function sizePaths(
   paths: readonly string[],
   limits: CheckpointLimits,
   known?: ReadonlyMap<string, StoredFile>,
+  restated?: ReadonlyMap<string, Stats | undefined>,
 ): Promise<Listing> {
   const files: string[] = [];
   const fresh = new Map<string, Stats>();
   const skipped: Skipped[] = [];
   let bytes = 0;
-  // lstat synchronously in slices, yielding between them: a promise per file costs several
-  // times the system call itself, and a slice of 1,000 keeps the event loop free within a few ms.
-  const SLICE = 1000;
-  // Listed paths are relative and normal: a concatenation is their absolute path.
-  const prefix = root.endsWith(sep) ? root : root + sep;
+  const prefix = prefixOf(root);
   for (let start = 0; start < paths.length; start += SLICE) {
     if (start > 0) await new Promise((resolve) => setImmediate(resolve));
     for (let at = start; at < paths.length && at < start + SLICE; at++) {
       const path = paths[at]!;
-      const stat = lstatSync(prefix + path, { throwIfNoEntry: false });
+      const old = known?.get(path);
+      if (restated && old && !restated.has(path)) {
+        // Stored last time and its stat unchanged: the same file (it passed every check then).
+        files.push(path);
+        bytes += old.sig!.size;
+        continue;
+      }
+      const stat =
+        restated && old ? restated.get(path) : lstatSync(prefix + path, { throwIfNoEntry: false });
       if (!stat) continue; // gone (a deleted tracked file): not in this checkpoint
       if (path.endsWith('/')) {
         skipped.push({ path, reason: 'a nested repository (not checkpointed)' });
@@ -222,7 +255,6 @@ export async function sizePaths(
         continue;
       }
       files.push(path);
-      const old = known?.get(path);
       if (old?.sig === undefined || !sameStat(old.sig, stat)) fresh.set(path, stat);
       bytes += stat.size;
     }

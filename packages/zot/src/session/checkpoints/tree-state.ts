@@ -163,14 +163,20 @@ export function applyChanges(
   for (const path of gone) {
     state.files.delete(path);
     let name = nameOf(path);
+    let emptied = true;
     for (let dir = parentOf(path); ; ) {
-      const entries = state.dirs.get(dir);
       dirty.add(dir);
       // A directory left empty goes from its parent too.
-      if (entries) entries.delete(name);
-      if (dir === '' || (entries && entries.size > 0)) break;
-      state.dirs.delete(dir);
-      state.trees.delete(dir);
+      if (emptied) {
+        const entries = state.dirs.get(dir);
+        entries?.delete(name);
+        emptied = dir !== '' && (!entries || entries.size === 0);
+        if (emptied) {
+          state.dirs.delete(dir);
+          state.trees.delete(dir);
+        }
+      }
+      if (dir === '') break;
       name = nameOf(dir);
       dir = parentOf(dir);
     }

@@ -61,6 +61,25 @@ function tree(dir: string, skip: (rel: string) => boolean = () => false): Map<st
   return found;
 }
 
+/** The entries of the newest session file under `home`. */
+function sessionEntries(home: string): Array<Record<string, unknown>> {
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const abs = join(dir, name);
+      if (lstatSync(abs).isDirectory()) walk(abs);
+      else if (name.endsWith('.jsonl')) files.push(abs);
+    }
+  };
+  walk(join(home, 'sessions'));
+  const newest = files.sort((a, b) => lstatSync(b).mtimeMs - lstatSync(a).mtimeMs)[0];
+  assert.ok(newest, `no session file under ${home}`);
+  return readFileSync(newest, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
 function setup(t: TestContext, config?: unknown) {
   const box = makeSandbox();
   t.after(box.cleanup);
@@ -261,6 +280,12 @@ test('zot rewind --conversation moves the session back to before the turn; -c co
   assert.equal(moved.code, 0, moved.stderr);
   assert.match(moved.stdout, /moved the conversation back to before turn 2 \(4 messages kept\)/);
   assert.ok(existsSync(join(box.project, 'second.txt')), '--conversation alone leaves the files');
+  // The branch left has its plain summary, as a rewind in the TUI or over RPC writes.
+  const summaries = sessionEntries(box.home).filter((entry) => entry.type === 'branch_summary');
+  assert.equal(summaries.length, 1, JSON.stringify(summaries));
+  assert.equal(summaries[0]!.by, 'zot');
+  assert.match(String(summaries[0]!.summary), /run: echo second/);
+  assert.doesNotMatch(String(summaries[0]!.summary), /run: echo first/);
 
   llm.script({ text: 'continued' });
   const from = llm.requests.length;

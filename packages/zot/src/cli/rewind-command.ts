@@ -7,6 +7,7 @@ import { zotPaths } from '../config/paths.js';
 import { writeLine, type ModeIO } from '../modes/io.js';
 import { Checkpointer, type CheckpointTurn } from '../session/checkpoints/checkpointer.js';
 import { CheckpointStore } from '../session/checkpoints/store.js';
+import { leftBranch } from '../session/branches.js';
 import { loadSession, newestSession, SessionWriter } from '../session/store.js';
 import { UsageError } from '../util/errors.js';
 import { terminalSafe } from '../util/terminal-text.js';
@@ -180,7 +181,13 @@ export async function runRewindCommand(options: CliOptions, io: ModeIO): Promise
       );
     }
     if (messages !== undefined) {
-      writer.append({ type: 'rewind', time: new Date().toISOString(), turn, messages });
+      // The branch left gets its plain summary at once, as a rewind in the TUI or RPC writes.
+      const left = loaded.tree.branches().find((branch) => branch.active);
+      const time = new Date().toISOString();
+      writer.append({ type: 'rewind', time, turn, messages });
+      const plain = left ? leftBranch(loaded.tree, left).plain : '';
+      if (left && plain !== '')
+        writer.append({ type: 'branch_summary', time, leaf: left.leaf, summary: plain, by: 'zot' });
       writeLine(
         io.stdout,
         `moved the conversation back to before turn ${turn} (${messages} messages kept); zot -c continues from there`,

@@ -55,6 +55,20 @@ export interface BranchParts {
 
 const time = () => new Date().toISOString();
 
+/**
+ * What a summary of `branch` (being left) is made from: the messages of its own, not its
+ * parent's, and the plain summary of them ('' when there is nothing to say).
+ */
+export function leftBranch(
+  tree: SessionTree,
+  branch: BranchInfo,
+): { own: Message[]; plain: string } {
+  const own = tree
+    .ownEntries(branch)
+    .flatMap(({ entry }) => (entry.type === 'message' ? [entry.message] : []));
+  return { own, plain: plainSummary(own) };
+}
+
 export class SessionBranches implements BranchOps {
   private readonly pending = new Set<Promise<void>>();
   private readonly stop = new AbortController();
@@ -135,10 +149,7 @@ export class SessionBranches implements BranchOps {
    * cannot lose it), then the model's when one can be called. Never blocks the caller.
    */
   leave(tree: SessionTree, branch: BranchInfo): void {
-    const own = tree
-      .ownEntries(branch)
-      .flatMap(({ entry }) => (entry.type === 'message' ? [entry.message] : []));
-    const plain = plainSummary(own);
+    const { own, plain } = leftBranch(tree, branch);
     if (plain === '') return;
     const writer = this.parts.recorder.writerNow;
     if (!writer) return;

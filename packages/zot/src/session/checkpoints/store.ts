@@ -6,7 +6,7 @@
 // themselves (tree-state.ts), so a turn's checkpoint starts one git process: the listing.
 // The user's repository, index, HEAD, refs and stash are never written: the only git command
 // run in it is a read-only `ls-files`.
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { projectRoot } from '../../util/repository.js';
 import { ensurePrivateDir } from '../../util/private-fs.js';
@@ -46,6 +46,9 @@ export type SnapshotResult =
   | { ok: true; snapshot: Snapshot }
   | { ok: false; reason: string; lasting?: true };
 
+/** A file in the store that grows each time checkpoints are dropped (see pruneStamp). */
+const DROPPED = 'zot-dropped';
+
 /** Times a held index lock is waited out (25 ms, doubling: about 1.6 s in all). */
 const LOCK_RETRIES = 6;
 
@@ -77,12 +80,11 @@ export class CheckpointStore {
    */
   private state: (TreeState & { stamp: string }) | undefined;
 
-  /** Changes when the store is pruned (prune.ts stamps it first) or made anew. */
+  /** Changes when checkpoints are dropped (by any process: see dropRefs) or the store is made anew. */
   private pruneStamp(): string {
-    const at = (name: string) =>
-      statSync(join(this.gitDir, name), { throwIfNoEntry: false })?.mtimeMs ?? 'none';
+    const dropped = statSync(join(this.gitDir, DROPPED), { throwIfNoEntry: false });
     const objects = statSync(join(this.gitDir, 'objects'), { throwIfNoEntry: false });
-    return `${objects?.ino ?? 'none'}:${at('zot-pruned')}`;
+    return `${objects?.ino ?? 'none'}:${dropped?.mtimeMs ?? 'none'}:${dropped?.size ?? ''}`;
   }
 
   private constructor(
@@ -401,6 +403,10 @@ export class CheckpointStore {
   /** Removes refs (checkpoints) under `prefix`. Contract: rejects with a GitError. */
   async dropRefs(refs: string[]): Promise<void> {
     if (refs.length === 0) return;
+    // First, so that every process's recorded tree (whose objects a gc may now delete) is
+    // dropped before any object goes.
+    this.state = undefined;
+    appendFileSync(join(this.gitDir, DROPPED), '.');
     await this.git(['update-ref', '--stdin'], refs.map((ref) => `delete ${ref}\n`).join(''));
   }
 

@@ -3,7 +3,7 @@
 // server; a passing extension, a failing one (its failure named), a wrong token, nothing
 // listening, and the loopback rule. The token shows nowhere.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { after, test } from 'node:test';
 import { Ajv } from 'ajv';
 import { REPORT_SCHEMA } from './support/ext-test-report.js';
@@ -180,6 +180,28 @@ test('nothing listening is named; ws:// beyond loopback is refused without the f
     const connect = find(parse(result), 'connect');
     assert.equal(connect.status, 'fail');
     assert.match(connect.message, /nothing listens at .*\(connection refused\)/);
+  }
+  // A server that accepts the connection and never answers: the connection timeout is named,
+  // not a missing hello.
+  const held: Socket[] = [];
+  const silent = createServer((socket) => {
+    held.push(socket);
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port: quiet } = silent.address() as { port: number };
+    const result = await kit(['--url', `ws://127.0.0.1:${quiet}/`, '--json']);
+    assert.equal(result.code, 1, result.stdout + result.stderr);
+    const connect = find(parse(result), 'connect');
+    assert.equal(connect.status, 'fail');
+    assert.match(
+      connect.message,
+      /no answer from ws:\/\/127\.0\.0\.1:\d+\/ within the connection timeout/,
+    );
+  } finally {
+    for (const socket of held) socket.destroy();
+    await new Promise((resolve) => silent.close(resolve));
   }
   const far = await kit(['--url', 'ws://192.0.2.1/ext']);
   assert.equal(far.code, 2);

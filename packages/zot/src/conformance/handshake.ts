@@ -11,6 +11,11 @@ export type HandshakeResult = 'ready' | 'continue' | 'stop';
 export async function hello(kit: Kit): Promise<boolean> {
   const { child, checks, timeouts } = kit;
   const arrived = await child.waitUntil(() => child.first !== undefined, timeouts.helloMs);
+  // A connection that never opened times out at the same deadline, started a moment later
+  // (after the proxy lookup): its verdict says more than "no hello", so it is given the kill
+  // grace to come.
+  if (kit.remote && !arrived && !child.exit)
+    await child.waitUntil(() => child.exit !== undefined, timeouts.killGraceMs);
   const first = child.first;
   if (kit.remote && !connected(kit, first !== undefined)) return false;
   if (!arrived || !first) {

@@ -253,7 +253,7 @@ test('a manifest error is a failed check (exit 1); usage errors exit 2 and name 
   assert.equal(help.code, 0);
   assert.match(help.stdout, /^Usage: zot ext test <dir> \[--json\]/);
   const list = await runZot(['ext', '--help'], { home: box.home });
-  assert.match(list.stdout, /^ {2}test <dir> \[--json\] +run the conformance kit/m);
+  assert.match(list.stdout, /^ {2}test <dir> \| --url URL \[--json\] +run the conformance kit/m);
 });
 
 test('an extension that closes its stdout and keeps running fails its calls at once, named', async () => {

@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { parsePermissions } from '../security/scope/permissions.js';
 import type { ScopeLaunch } from '../security/scope/launch.js';
-import { prepareScope } from './scopes.js';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { extensionDataDir, prepareScope } from './scopes.js';
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'zot-scopes-')));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -63,4 +65,27 @@ test('a start in the same turn uses the scope just checked; a later one builds i
   mkdirSync(later);
   await new Promise((resolve) => setImmediate(resolve));
   assert.equal(mounted(held.starter.start(), later), true, 'a held-back start builds it again');
+});
+
+test('a data directory keeps the name it had when node:crypto named it (no user loses its data)', () => {
+  for (const dir of ['/home/u/.zot/extensions/weather', '/home/ü/プロジェクト/.zot/extensions/x']) {
+    const tag = createHash('sha256').update(dir).digest('hex').slice(0, 12);
+    assert.equal(
+      extensionDataDir('/z', 'weather', dir),
+      join('/z', 'extension-data', `weather-${tag}`),
+    );
+  }
+});
+
+test('naming a data directory does not load node:crypto (it is named before the spawn)', () => {
+  const scopes = new URL('./scopes.js', import.meta.url).href;
+  const script =
+    `const { extensionDataDir } = await import(${JSON.stringify(scopes)});` +
+    `extensionDataDir('/z', 'x', '/e');` +
+    `console.log(process.moduleLoadList.includes('NativeModule crypto'));`;
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+  });
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'false');
 });

@@ -18,8 +18,8 @@ import { NetworkProxy } from '../security/sandbox/proxy.js';
 import type { SandboxSettings } from '../security/sandbox/settings.js';
 import type { ScopeLaunch } from '../security/scope/launch.js';
 import { buildScope, type ScopeInputs, type ScopePolicy } from '../security/scope/scope-policy.js';
-import { nodeCrypto } from '../util/builtins.js';
 import { ensurePrivateDir } from '../util/private-fs.js';
+import { sha256Hex } from '../util/sha256.js';
 import type { DiscoveredExtension } from '../ext-setup/discovery.js';
 import type { ProvidedByZot } from '../ext-setup/shipped-sdk.js';
 
@@ -61,9 +61,13 @@ export type ScopePlan =
   | { kind: 'scoped'; dataDir: string; notes: string[]; starter: ScopeStarter }
   | { kind: 'refused'; message: string };
 
-/** Where a scoped extension keeps its state: its own directory under $ZOT_HOME. */
+/**
+ * Where a scoped extension keeps its state: its own directory under $ZOT_HOME, named by the
+ * SHA-256 of its directory (the same names as before; without loading node:crypto before the
+ * extension's process is spawned).
+ */
 export function extensionDataDir(zotHome: string, name: string, dir: string): string {
-  const tag = nodeCrypto().createHash('sha256').update(dir).digest('hex').slice(0, 12);
+  const tag = sha256Hex(dir).slice(0, 12);
   return join(zotHome, 'extension-data', `${name}-${tag}`);
 }
 

@@ -60,23 +60,33 @@ export interface PolicyInputs {
  * homes have no ~/.gnupg): an lstat that returns nothing for a missing path comes first, so no
  * exception is built for it, and an existing one is resolved by the C library in one call.
  */
-export function realPathOf(path: string): string {
-  return resolvePath(path).real;
+export function realPathOf(path: string, cache?: RealPaths): string {
+  return cache?.get(path) ?? resolvePath(path, cache).real;
 }
+
+/**
+ * Real paths of existing paths already resolved, for one policy or scope being built: many of
+ * its paths share parents (every missing path under the home resolves the home again).
+ */
+export type RealPaths = Map<string, string>;
 
 /**
  * The real path and what is there. An existing path that is not itself a symlink is the same
  * file as its real path, so its lstat tells the kind without another stat.
  */
-function resolvePath(path: string): { real: string; kind?: PathRule['kind'] } {
+function resolvePath(path: string, cache?: RealPaths): { real: string; kind?: PathRule['kind'] } {
   const rest: string[] = [];
   let current = path;
   let links = 0;
   for (let i = 0; i < 4096; i++) {
+    // A parent seen before (the path itself is looked at, for its kind)
+    const known = rest.length > 0 ? cache?.get(current) : undefined;
+    if (known !== undefined) return { real: join(known, ...[...rest].reverse()) };
     const stat = lstatOrNothing(current);
     if (stat) {
       const real = nativeRealPath(current);
       if (real !== undefined) {
+        cache?.set(current, real);
         if (rest.length > 0) return { real: join(real, ...[...rest].reverse()) };
         if (current !== path || stat.isSymbolicLink()) return { real };
         return { real, kind: stat.isDirectory() ? 'dir' : 'file' };
@@ -140,16 +150,30 @@ const depth = (path: string) => (path === sep ? 0 : path.split(sep).length - 1);
 /** `path` is `root` or below it. */
 export function within(root: string, path: string): boolean {
   if (root === sep) return true;
+  // Both normalized absolute paths (real paths are): a prefix ending at a separator. Builds of
+  // a policy or scope compare every mount with every hidden path: no relative() for them.
+  if (sep === '/' && normalizedAbsolute(root) && normalizedAbsolute(path))
+    return path === root || (path.startsWith(root) && path.charCodeAt(root.length) === SLASH);
   const rel = relative(root, path);
   return rel === '' || (!rel.startsWith('..' + sep) && rel !== '..' && !rel.startsWith(sep));
 }
+
+const SLASH = 0x2f;
+
+/** An empty, `.` or `..` component, or a trailing separator. */
+const UNNORMALIZED = /\/\.{0,2}(?:\/|$)/;
+
+/** Absolute, with no empty, `.` or `..` component and no trailing separator. */
+const normalizedAbsolute = (path: string) =>
+  path.charCodeAt(0) === SLASH && !UNNORMALIZED.test(path);
 
 /** Contract: never throws; a path that cannot be resolved is kept as given. */
 export function buildPolicy(inputs: PolicyInputs): SandboxPolicy {
   const notes: string[] = [];
   const rules: PathRule[] = [];
+  const cache: RealPaths = new Map();
   const add = (path: string, access: PathAccess, source: string) => {
-    const { real, kind } = resolvePath(path);
+    const { real, kind } = resolvePath(path, cache);
     rules.push({ path: real, access, source, kind: kind ?? kindOf(real) });
   };
   for (const rel of ALWAYS_HIDDEN_IN_HOME)
@@ -176,7 +200,7 @@ export function buildPolicy(inputs: PolicyInputs): SandboxPolicy {
     Array.isArray(inputs.settings.network) && inputs.settings.network.length === 0
       ? false
       : inputs.settings.network;
-  return { project: realPathOf(inputs.project), rules: dedupe(rules), network, notes };
+  return { project: realPathOf(inputs.project, cache), rules: dedupe(rules), network, notes };
 }
 
 /** One rule per path and access (the same path may be named twice, e.g. twice in deny_read). */

@@ -1,7 +1,7 @@
 // Can a sandbox start here? Each check with its result and, when it fails, the fix. The launch
 // path runs it once per process (cached); `zot doctor sandbox` prints it.
 import { childEnvironment } from '../child-env.js';
-import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { BASE_FLAGS } from './bwrap.js';
 import {
@@ -45,6 +45,8 @@ export function findOnPath(name: string, env: NodeJS.ProcessEnv = process.env): 
     if (dir === '') continue;
     const candidate = join(dir, name);
     try {
+      // Most PATH entries do not hold it: looked for without an exception first.
+      if (!statSync(candidate, { throwIfNoEntry: false })) continue;
       accessSync(candidate, constants.X_OK);
       return candidate;
     } catch {

@@ -1,6 +1,6 @@
 // The paths a permissions block names, and the programs a sandbox must hold: `${project}`,
 // `${ext}`, `${data}` and `~` expanded, `#!` lines read, names looked up on PATH.
-import { closeSync, lstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
 import { basename, delimiter, isAbsolute, join, resolve } from 'node:path';
 
 /** A permission that can never be granted (the message names it). */
@@ -17,8 +17,18 @@ export interface ScopePlaces {
 /** What is at `path` (the link itself, not where it leads), or undefined. */
 export function lstatKind(path: string): 'dir' | 'file' | 'link' | undefined {
   try {
-    const stat = lstatSync(path);
+    // Most paths a scope looks for are missing: no exception built for them.
+    const stat = lstatSync(path, { throwIfNoEntry: false });
+    if (!stat) return undefined;
     return stat.isSymbolicLink() ? 'link' : stat.isDirectory() ? 'dir' : 'file';
+  } catch {
+    return undefined; // ENOTDIR, EACCES, ELOOP
+  }
+}
+
+function statOrNothing(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }
@@ -74,14 +84,8 @@ export function onPath(name: string, path: string | undefined): string | undefin
     if (!isAbsolute(dir)) continue;
     const candidate = join(dir, name);
     const kind = lstatKind(candidate);
-    if (kind === 'file' || kind === 'link') {
-      try {
-        realpathSync(candidate);
-        return candidate;
-      } catch {
-        // a dangling link: keep looking
-      }
-    }
+    // A link must lead somewhere (stat follows it; a dangling one: keep looking).
+    if (kind === 'file' || (kind === 'link' && statOrNothing(candidate))) return candidate;
   }
   return undefined;
 }

@@ -4,7 +4,7 @@
 // them. The bwrap arguments and the macOS profile are both derived from this one list.
 import { readdirSync } from 'node:fs';
 import { basename, delimiter, dirname, isAbsolute, join, sep } from 'node:path';
-import { ALWAYS_HIDDEN_IN_HOME, realPathOf, within } from '../sandbox/policy.js';
+import { ALWAYS_HIDDEN_IN_HOME, realPathOf, within, type RealPaths } from '../sandbox/policy.js';
 import type { NetworkSetting } from '../sandbox/settings.js';
 import type { ExtensionPermissions } from './permissions.js';
 import {
@@ -104,23 +104,37 @@ class ScopeBuilder {
   private readonly home: string;
   /** A program it runs is Node: it loads modules from the node_modules above its directory. */
   private usesNode = false;
+  /** What this build found at each path it looked at: many paths are looked at again. */
+  private readonly realPaths: RealPaths = new Map();
+  private readonly kinds = new Map<string, ReturnType<typeof lstatKind>>();
 
   constructor(private readonly inputs: ScopeInputs) {
-    this.extDir = inputs.extDir === undefined ? undefined : realPathOf(inputs.extDir);
-    this.dataDir = realPathOf(inputs.dataDir);
-    this.home = realPathOf(inputs.home);
+    this.extDir = inputs.extDir === undefined ? undefined : this.real(inputs.extDir);
+    this.dataDir = this.real(inputs.dataDir);
+    this.home = this.real(inputs.home);
     for (const rel of ALWAYS_HIDDEN_IN_HOME)
       this.hidden.push({
-        real: realPathOf(join(inputs.home, rel)),
+        real: this.real(join(inputs.home, rel)),
         why: `~/${rel} (always hidden)`,
       });
     this.hidden.push({
-      real: realPathOf(inputs.zotHome),
+      real: this.real(inputs.zotHome),
       why: '$ZOT_HOME (always hidden: keys, trust, sessions)',
     });
     for (const path of inputs.denyRead ?? [])
-      this.hidden.push({ real: realPathOf(path), why: `sandbox.deny_read: ${path}` });
+      this.hidden.push({ real: this.real(path), why: `sandbox.deny_read: ${path}` });
     for (const path of ETC_HIDDEN) this.hidden.push({ real: path, why: 'private keys in /etc' });
+  }
+
+  private real(path: string): string {
+    return realPathOf(path, this.realPaths);
+  }
+
+  private kind(path: string): ReturnType<typeof lstatKind> {
+    if (this.kinds.has(path)) return this.kinds.get(path);
+    const kind = lstatKind(path);
+    this.kinds.set(path, kind);
+    return kind;
   }
 
   build(): ScopeResult {
@@ -129,7 +143,7 @@ class ScopeBuilder {
     this.runtime(this.inputs.command, `the program it runs (${this.inputs.command})`);
     for (const helper of this.inputs.helpers ?? []) this.runtime(helper, `zot's ${helper}`);
     for (const path of this.inputs.provided?.readOnly ?? [])
-      this.add(realPathOf(path), realPathOf(path), 'read-only', `zot's own ${path}`);
+      this.add(this.real(path), this.real(path), 'read-only', `zot's own ${path}`);
     if (this.extDir !== undefined)
       this.add(this.extDir, this.extDir, 'read-only', 'its own directory', true);
     this.add(this.dataDir, this.dataDir, 'writable', 'its data directory', true);
@@ -172,14 +186,14 @@ class ScopeBuilder {
 
   private system(): void {
     for (const root of SYSTEM_ROOTS) {
-      const kind = lstatKind(root);
+      const kind = this.kind(root);
       if (kind === 'link') this.link(root, 'the system');
       else if (kind === 'dir')
         this.add(root, root, 'read-only', 'the system (programs, libraries)');
     }
-    for (const name of etcEntries()) {
+    for (const { name, kind } of etcEntries()) {
       const path = join('/etc', name);
-      const kind = lstatKind(path);
+      this.kinds.set(path, kind);
       if (kind === 'link') this.link(path, 'system configuration');
       else if (kind) this.add(path, path, 'read-only', 'system configuration');
     }
@@ -197,7 +211,7 @@ class ScopeBuilder {
    * path, left out with a note when it does not exist.
    */
   private declared(path: string, access: MountAccess, why: string): void {
-    const real = realPathOf(path);
+    const real = this.real(path);
     const hidden = this.hiddenOver(real);
     if (hidden) {
       const shown = real === path ? path : `${path} (really ${real})`;
@@ -205,7 +219,7 @@ class ScopeBuilder {
         `${why}: ${shown} is hidden from every sandbox (${hidden.why}); an extension cannot be given it`,
       );
     }
-    if (lstatKind(real) === undefined) {
+    if (this.kind(real) === undefined) {
       this.notes.push(`${why}: ${path} does not exist; it is not in the sandbox`);
       return;
     }
@@ -217,19 +231,19 @@ class ScopeBuilder {
    * mounted and the link recreated, so both names work inside.
    */
   private add(path: string, real: string, access: MountAccess, why: string, own = false): void {
-    const kind = lstatKind(real);
+    const kind = this.kind(real);
     if (kind === undefined || kind === 'link') return;
     if (!own) {
       const hidden = this.hiddenOver(real);
       if (hidden) throw new ScopeError(`${why}: ${real} lies in ${hidden.why}; refused`);
     }
     this.mounts.push({ path: real, access, kind, why });
-    if (path !== real && realPathOf(dirname(path)) === dirname(path)) this.links.set(path, real);
+    if (path !== real && this.real(dirname(path)) === dirname(path)) this.links.set(path, real);
   }
 
   private link(path: string, why: string): void {
-    const real = realPathOf(path);
-    const kind = lstatKind(real);
+    const real = this.real(path);
+    const kind = this.kind(real);
     if (kind === undefined) return;
     this.links.set(path, real);
     if (!this.mounts.some((mount) => within(mount.path, real)))
@@ -244,10 +258,10 @@ class ScopeBuilder {
   private runtime(program: string, why: string, seen = new Set<string>()): void {
     if (seen.has(program) || seen.size > 8) return;
     seen.add(program);
-    const real = realPathOf(program);
+    const real = this.real(program);
     if (/^node(js)?[\d.]*$/.test(basename(real))) this.usesNode = true;
     for (const path of new Set([program, real])) this.installation(path, why);
-    if (program !== real && realPathOf(dirname(program)) === dirname(program))
+    if (program !== real && this.real(dirname(program)) === dirname(program))
       this.links.set(program, real);
     const shebang = shebangOf(real);
     if (!shebang) return;
@@ -268,18 +282,18 @@ class ScopeBuilder {
     // An installation at the home directory (~/bin/tool) or above: the program alone.
     const opensHome = within(parent, this.home) || parent === sep;
     const target = opensHome ? path : parent;
-    const hidden = this.hiddenOver(realPathOf(target));
+    const hidden = this.hiddenOver(this.real(target));
     if (hidden) throw new ScopeError(`${why}: ${target} lies in ${hidden.why}; refused`);
-    this.add(target, realPathOf(target), 'read-only', why);
+    this.add(target, this.real(target), 'read-only', why);
   }
 
   private programs(exec: true | string[], places: ScopePlaces): void {
     if (exec === true) {
       for (const dir of (this.inputs.path ?? '').split(delimiter)) {
         if (!isAbsolute(dir)) continue;
-        const real = realPathOf(dir);
+        const real = this.real(dir);
         // Never the home directory (or above it), never into a hidden one.
-        if (lstatKind(real) !== 'dir' || within(real, this.home) || this.hiddenOver(real)) continue;
+        if (this.kind(real) !== 'dir' || within(real, this.home) || this.hiddenOver(real)) continue;
         if (SYSTEM_ROOTS.some((root) => within(root, real))) continue;
         const up = dirname(real);
         const prefix =
@@ -297,10 +311,10 @@ class ScopeBuilder {
         continue;
       }
       const path = expandPathEntry(entry, places);
-      const real = realPathOf(path);
+      const real = this.real(path);
       const hidden = this.hiddenOver(real);
       if (hidden) throw new ScopeError(`${why}: ${real} lies in ${hidden.why}; refused`);
-      if (lstatKind(real) === undefined) {
+      if (this.kind(real) === undefined) {
         this.notes.push(`${why}: ${path} does not exist; not in the sandbox`);
         continue;
       }
@@ -326,7 +340,7 @@ class ScopeBuilder {
       for (let dir = from; ; dir = dirname(dir)) {
         if (basename(dir) !== 'node_modules') {
           const modules = join(dir, 'node_modules');
-          if (!visited.has(modules) && lstatKind(modules) === 'dir' && !this.hiddenOver(modules)) {
+          if (!visited.has(modules) && this.kind(modules) === 'dir' && !this.hiddenOver(modules)) {
             visited.add(modules);
             if (!within(extDir, modules)) this.add(modules, modules, 'read-only', why, true);
             for (const target of linkedPackages(modules)) {
@@ -339,10 +353,10 @@ class ScopeBuilder {
         if (dirname(dir) === dir) break;
       }
     }
-    if (lstatKind(join(extDir, 'package.json')) !== undefined) return;
+    if (this.kind(join(extDir, 'package.json')) !== undefined) return;
     for (let dir = dirname(extDir); ; dir = dirname(dir)) {
       const manifest = join(dir, 'package.json');
-      if (lstatKind(manifest) === 'file') {
+      if (this.kind(manifest) === 'file') {
         if (!this.hiddenOver(manifest))
           this.add(manifest, manifest, 'read-only', 'its package scope', true);
         break;
@@ -359,7 +373,7 @@ class ScopeBuilder {
       for (const rule of this.hidden) {
         // Its own directories below a hidden one are covered too, then mounted again deeper.
         if (!within(mount.path, rule.real) || rule.real === mount.path) continue;
-        const kind = lstatKind(rule.real);
+        const kind = this.kind(rule.real);
         if (kind !== 'dir' && kind !== 'file') continue;
         covers.push({ path: rule.real, access: 'hidden', kind, why: rule.why });
       }

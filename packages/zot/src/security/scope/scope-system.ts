@@ -1,6 +1,6 @@
 // What every scoped sandbox holds besides its permissions: the system's programs and libraries,
 // the part of /etc programs need, and the few variables every sandboxed program gets.
-import { readdirSync } from 'node:fs';
+import { readdirSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 
 /** The system's programs and libraries: read-only in every scope (or recreated as links). */
@@ -85,13 +85,19 @@ export function scopedEnvironment(
   return out;
 }
 
-export function etcEntries(): string[] {
-  let names: string[];
+/** The /etc entries a scope holds, with what each is (one directory read, no lstat each). */
+export function etcEntries(): Array<{ name: string; kind: 'dir' | 'file' | 'link' }> {
+  let entries: Dirent[];
   try {
-    names = readdirSync('/etc');
+    entries = readdirSync('/etc', { withFileTypes: true });
   } catch {
     return [];
   }
   // Debian's python3.x directories hold the interpreter's sitecustomize.
-  return names.filter((name) => ETC_ENTRIES.includes(name) || /^python3(\.\d+)?$/.test(name));
+  return entries
+    .filter((entry) => ETC_ENTRIES.includes(entry.name) || /^python3(\.\d+)?$/.test(entry.name))
+    .map((entry) => ({
+      name: entry.name,
+      kind: entry.isSymbolicLink() ? 'link' : entry.isDirectory() ? 'dir' : 'file',
+    }));
 }

@@ -83,6 +83,8 @@ export class ProcessTransport implements ExtensionTransport {
         detached: process.platform !== 'win32',
         stdio: ['pipe', 'pipe', stderrFd ?? 'ignore'],
         policy,
+        // Asked only at its exit (below): no shell in front of a scoped extension to say it ran.
+        startKnown: 'at-exit',
       }));
     } catch (error) {
       closeQuietly(stderrFd);

@@ -61,6 +61,13 @@ export interface LaunchRequest {
   /** Its own process group, so the whole tree can be signalled. */
   detached: boolean;
   policy: ProcessPolicy;
+  /**
+   * When the caller needs `started`: 'at-start' (the default: as the program starts, e.g. to
+   * tell the sandbox's messages from the program's), or 'at-exit' (only to describe its end).
+   * With 'at-exit' a scoped bwrap sandbox reports it itself, on its status fd, and no shell is
+   * exec'd in front of the program to write the start byte.
+   */
+  startKnown?: 'at-start' | 'at-exit';
 }
 
 export interface Launched {
@@ -69,7 +76,7 @@ export interface Launched {
   /**
    * True once the program is about to run inside the sandbox; false when the sandbox ended
    * before that (it failed to start: bwrap's message is on the child's stderr). Unsandboxed:
-   * true at once.
+   * true at once. With `startKnown: 'at-exit'` it may settle only once the process has exited.
    */
   started: Promise<boolean>;
 }
@@ -140,9 +147,18 @@ export function launchProcess(request: LaunchRequest): Launched {
     });
     return { child, sandboxed: false, started: Promise.resolve(true) };
   }
-  const { argv, env } = scope
-    ? scopedCommand({ ...request, markedArgv: marked(request), env: scrubbed }, scope)
-    : sandboxedCommand({ ...request, env: scrubbed }, sandbox!);
+  const atExit = request.startKnown === 'at-exit' && !request.markingArgv;
+  const { argv, env, statusFd } = scope
+    ? scopedCommand(
+        {
+          ...request,
+          markedArgv: marked(request),
+          env: scrubbed,
+          ...(atExit ? { statusFd: STATUS_FD } : {}),
+        },
+        scope,
+      )
+    : { ...sandboxedCommand({ ...request, env: scrubbed }, sandbox!), statusFd: undefined };
   const child = nodeChildProcess().spawn(argv[0]!, argv.slice(1), {
     cwd: request.cwd,
     env,
@@ -150,7 +166,46 @@ export function launchProcess(request: LaunchRequest): Launched {
     stdio: [...request.stdio, 'pipe'],
     windowsHide: true,
   });
-  return { child, sandboxed: true, started: startSignal(child) };
+  const started = statusFd === undefined ? startSignal(child) : ranSignal(child);
+  return { child, sandboxed: true, started };
+}
+
+/** The extra pipe after stdin, stdout and stderr: the start byte, or bwrap's status. */
+const STATUS_FD = 3;
+
+/** Most of bwrap's status read (two short JSON lines). */
+const STATUS_BYTES = 4096;
+
+/**
+ * Whether the program ran, from bwrap's status (--json-status-fd): a `{"child-pid": N}` line
+ * once it has made the sandbox's process, an `{"exit-code": N}` line when the program ends, only
+ * if the sandbox was set up and the program exec'd (bwrap 0.3.2 and later; a bwrap that fails
+ * to start writes its reason on stderr and no exit line). bwrap ended by a signal after making
+ * the process (stopped by zot) had the sandbox up or being set up: that is the signal, not a
+ * failure to start. Settles once both the process has exited and the pipe has closed.
+ */
+function ranSignal(child: ChildProcess): Promise<boolean> {
+  const status = child.stdio[STATUS_FD] as NodeJS.ReadableStream | null | undefined;
+  if (!status) return Promise.resolve(false);
+  let text = '';
+  const closed = new Promise<void>((resolve) => {
+    status.on('data', (chunk: Buffer) => {
+      if (text.length < STATUS_BYTES) text += chunk.toString('latin1');
+    });
+    status.once('end', resolve);
+    status.once('error', resolve);
+    status.once('close', resolve);
+  });
+  const exited = new Promise<{ signal: NodeJS.Signals | null } | undefined>((resolve) => {
+    child.once('exit', (_code, signal) => resolve({ signal }));
+    child.once('error', () => resolve(undefined));
+  });
+  return Promise.all([closed, exited]).then(([, exit]) => {
+    (status as unknown as { destroy(): void }).destroy();
+    if (!exit) return false;
+    if (text.includes('"exit-code"')) return true;
+    return exit.signal !== null && text.includes('"child-pid"');
+  });
 }
 
 function startSignal(child: ChildProcess): Promise<boolean> {

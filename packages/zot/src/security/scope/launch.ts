@@ -28,32 +28,54 @@ export interface ScopedRequest {
   markedArgv: readonly string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /**
+   * Whether the program ran is asked only once it has ended: bwrap may say it on `statusFd`
+   * (see ScopedCommand.statusFd) instead of a marker in front of the program.
+   */
+  statusFd?: number;
+}
+
+export interface ScopedCommand {
+  argv: string[];
+  env: NodeJS.ProcessEnv;
+  /**
+   * Set when bwrap reports on this fd (the request's statusFd) instead of the start marker:
+   * bwrap without the network forwarder (which writes the marker itself).
+   */
+  statusFd?: number;
 }
 
 /** Contract: throws only what scopeSeatbeltProfile throws (a path a profile cannot hold). */
-export function scopedCommand(
-  request: ScopedRequest,
-  launch: ScopeLaunch,
-): { argv: string[]; env: NodeJS.ProcessEnv } {
+export function scopedCommand(request: ScopedRequest, launch: ScopeLaunch): ScopedCommand {
   const { scope } = launch;
   const env = scopedEnvironment(request.env, scope.env, scope.dataDir);
   if (launch.kind === 'bwrap') {
     env.TMPDIR = '/tmp';
-    const inner = launch.proxy?.socketPath
+    const forwarded = Boolean(launch.proxy?.socketPath);
+    // No shell exec'd in front of the program when bwrap itself can say it ran.
+    const statusFd = forwarded ? undefined : request.statusFd;
+    const inner = forwarded
       ? forwardedArgv(
           launch.node ?? process.execPath,
           PROXY_DIR_INSIDE,
           scope.network,
           request.argv,
         )
-      : [...request.markedArgv];
+      : statusFd !== undefined
+        ? [...request.argv]
+        : [...request.markedArgv];
     const args = scopeBwrapArgs({
       scope,
       cwd: request.cwd,
       argv: inner,
       ...(launch.proxy?.dir ? { proxyDir: launch.proxy.dir } : {}),
+      ...(statusFd !== undefined ? { statusFd } : {}),
     });
-    return { argv: [launch.program, ...args], env };
+    return {
+      argv: [launch.program, ...args],
+      env,
+      ...(statusFd !== undefined ? { statusFd } : {}),
+    };
   }
   const tempDir = launch.tempDir ?? scope.dataDir;
   env.TMPDIR = tempDir;

@@ -12,6 +12,11 @@ export interface ScopeBwrapCommand {
   /** The host directory holding the proxy's socket, when the network is a host list. */
   proxyDir?: string;
   argv: readonly string[];
+  /**
+   * bwrap's --json-status-fd: a `{"exit-code": N}` line there when the program ends means its
+   * sandbox was set up and it ran (bwrap writes none when setup or exec failed).
+   */
+  statusFd?: number;
 }
 
 /**
@@ -23,6 +28,7 @@ export function scopeBwrapArgs(command: ScopeBwrapCommand): string[] {
   const { scope } = command;
   const head = ['--die-with-parent', '--new-session', '--unshare-all', '--cap-drop', 'ALL'];
   if (scope.network === true) head.push('--share-net');
+  if (command.statusFd !== undefined) head.push('--json-status-fd', String(command.statusFd));
   return bwrapLayoutArgs({
     head,
     fixed: [

@@ -1,6 +1,7 @@
 // Print and JSON runs hold back the extensions zot remembers as intercepting and observing
-// nothing: their processes are spawned once the first model request is out (the answer is a
-// round trip away), so they do not compete with zot's own start for the CPU. Their remembered
+// nothing: their processes are spawned once the first model request has been out for a while
+// (ZOT_EXT_HELD_START_MS; these tests set 0, at once, unless they test the wait), so they do not
+// compete with zot's own start, or a quick answer, for the CPU. Their remembered
 // tools are offered in that request, and a call of one waits for the start. Guards and observers
 // are never held back. The built zot, the fake LLM and real extension processes; what happened
 // when is read from the extension's log, which zot writes in order.
@@ -37,7 +38,8 @@ function setup() {
     runZot([...args, ...flags], {
       home: box.home,
       cwd: box.project,
-      env: { ...FAST_TIMEOUTS, ...extra },
+      // Held extensions start as soon as the request is out, so that the order is certain.
+      env: { ...FAST_TIMEOUTS, ZOT_EXT_HELD_START_MS: '0', ...extra },
     });
   const log = (name: string) => readFileSync(join(box.home, 'logs', `ext-${name}.log`), 'utf8');
   /** The log of the last run only: from its last "starting" decision on. */
@@ -102,7 +104,7 @@ test('a run that never sends a request never spawns it; a slash command starts i
   // No server listens on port 9 of loopback: the request is never written.
   const refused = await runZot(
     ['--json', 'hello', ...fakeLlmFlags('http://127.0.0.1:9'), '--no-session'],
-    { home: box.home, cwd: box.project, env: FAST_TIMEOUTS },
+    { home: box.home, cwd: box.project, env: { ...FAST_TIMEOUTS, ZOT_EXT_HELD_START_MS: '0' } },
   );
   assert.equal(refused.code, 1, refused.stderr);
   assert.equal(pids(pidLog), 1, `never spawned:\n${lastRun('idle')}`);
@@ -115,6 +117,38 @@ test('a run that never sends a request never spawns it; a slash command starts i
   assert.equal(command.stdout.trim(), 'ran idle_cmd x');
   assert.equal(pids(pidLog), 2);
   assert.equal(log('idle').match(/every extension is waited for: starting it/g)?.length, 1);
+});
+
+test('a run answered before the held start is due never spawns it; a call of its tool starts it at once', async (t) => {
+  const { box, root, run, lastRun, pids, results } = setup();
+  t.after(() => box.cleanup());
+  expectNoLeftovers(t, box.home);
+  const pidLog = join(box.home, '..', 'pids');
+  makeExtension(root, 'late', 'well-behaved', { tools: ['late_echo'], pid_log: pidLog });
+  // The environment is part of what zot remembers an extension by: the same in every run.
+  const notYet = { ZOT_EXT_HELD_START_MS: '600000' };
+  llm.script({ text: 'first' });
+  assert.equal((await run(['-p', 'hello'], notYet)).code, 0); // remembered from here on
+  assert.equal(pids(pidLog), 1);
+
+  llm.script({ text: 'second' });
+  const quick = await run(['-p', 'hello'], notYet);
+  assert.equal(quick.code, 0, quick.stderr);
+  assert.equal(quick.stdout.trim(), 'second');
+  assert.match(lastRun('late'), HELD);
+  assert.doesNotMatch(lastRun('late'), /starting it/, 'the answer came first');
+  assert.equal(pids(pidLog), 1, 'never spawned');
+
+  llm.script(
+    { toolCalls: [{ id: 'l1', name: 'late_echo', args: { text: 'hi' } }] },
+    { text: 'done' },
+  );
+  const used = await run(['--json', 'use it'], notYet);
+  assert.equal(used.code, 0, used.stderr);
+  const [result] = results(used.stdout);
+  assert.equal(result?.is_error, false, JSON.stringify(result));
+  assert.match(lastRun('late'), /a call of its tool late_echo needs it: starting it/);
+  assert.equal(pids(pidLog), 2);
 });
 
 test('guards and observers are never held back: they see the first turn', async (t) => {

@@ -72,6 +72,7 @@ export interface HostOptions {
 
 /** Events a host started before anyone listens keeps for its first subscriber, at most. */
 const EARLY_EVENTS = 1000;
+const FIRST_REQUEST_OUT = 'the first model request is out';
 
 export class ExtensionHost {
   readonly timeouts: ExtensionTimeouts;
@@ -256,6 +257,18 @@ export class ExtensionHost {
    */
   startHeld(why: string): void {
     this.lifecycle.startHeld(why);
+  }
+
+  /**
+   * startHeld() once the first model request has been out for the `heldStartMs` timeout: an
+   * answer that is complete sooner (a quick local model, a short reply) ends the run without
+   * spawning processes it never needed, and their start does not compete with reading it.
+   * Contract: never throws; idempotent.
+   */
+  startHeldAfterRequest(): void {
+    const ms = this.timeouts.heldStartMs;
+    const why = ms > 0 ? `the first model request has been out for ${ms} ms` : FIRST_REQUEST_OUT;
+    this.lifecycle.startHeldAfter(why, ms);
   }
 
   /**

@@ -90,6 +90,8 @@ export class ExtensionLifecycle {
   /** The remote extensions' links, read live. */
   private links: Array<() => RemoteLink> = [];
   private exitHook: (() => void) | undefined;
+  /** Pending startHeldAfter(). */
+  private heldTimer: NodeJS.Timeout | undefined;
   /**
    * The memory key of each extension of this start, and the entry's text as last written, or
    * the registrations last read (made into text only when there is something to compare).
@@ -235,7 +237,25 @@ export class ExtensionLifecycle {
    * or a reload needs every one). Contract: never throws; a second call does nothing.
    */
   startHeld(why: string): void {
+    this.cancelHeldStart();
     for (const extension of this.extensions) void extension.release(why);
+  }
+
+  /**
+   * startHeld(why) in `ms` (at once for 0), unless something starts them first or a shutdown
+   * comes: a run whose answer is complete by then never spawns them. Contract: never throws;
+   * while one is pending, later calls change nothing.
+   */
+  startHeldAfter(why: string, ms: number): void {
+    if (ms <= 0) return this.startHeld(why);
+    if (this.heldTimer || !this.extensions.some((extension) => extension.isHeld)) return;
+    this.heldTimer = setTimeout(() => this.startHeld(why), ms);
+    this.heldTimer.unref(); // it must not keep a finished process alive
+  }
+
+  private cancelHeldStart(): void {
+    clearTimeout(this.heldTimer);
+    this.heldTimer = undefined;
   }
 
   /**
@@ -358,6 +378,7 @@ export class ExtensionLifecycle {
 
   /** Shuts every extension down (design D18), in parallel. Contract: never rejects. */
   async shutdown(): Promise<void> {
+    this.cancelHeldStart();
     // Registered after ready (an MCP server listed late): offered at once next time.
     for (const extension of this.extensions) this.save(extension);
     await Promise.all([

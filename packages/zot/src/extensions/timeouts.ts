@@ -12,6 +12,11 @@ export interface ExtensionTimeouts {
   killGraceMs: number;
   /** After its stdout ends, how long zot waits for the exit before a live extension is gone. */
   outputEndGraceMs: number;
+  /**
+   * From the first model request out to the spawn of the extensions held back for it (0: at
+   * once). A run answered sooner never spawns them; a call of one of their tools starts it.
+   */
+  heldStartMs: number;
   /** ZOT_EXT_READY_TIMEOUT_MS is set: it wins over a manifest's `ready_timeout_ms`. */
   readyFromEnv?: boolean;
 }
@@ -26,6 +31,7 @@ const DEFAULTS: ExtensionTimeouts = {
   shutdownGraceMs: 2_000,
   killGraceMs: 1_000,
   outputEndGraceMs: 500,
+  heldStartMs: 100,
 };
 
 const ENV: Partial<Record<Exclude<keyof ExtensionTimeouts, 'readyFromEnv'>, string>> = {
@@ -35,6 +41,7 @@ const ENV: Partial<Record<Exclude<keyof ExtensionTimeouts, 'readyFromEnv'>, stri
   toolMs: 'ZOT_EXT_TOOL_TIMEOUT_MS',
   interceptMs: 'ZOT_EXT_INTERCEPT_TIMEOUT_MS',
   shutdownGraceMs: 'ZOT_EXT_SHUTDOWN_GRACE_MS',
+  heldStartMs: 'ZOT_EXT_HELD_START_MS',
 };
 
 /** Contract: never throws; unparsable or negative values fall back to the default. */

@@ -130,8 +130,8 @@ function extensionHooks(
       return { text: result.value.text, ...(result.value.transcript ? { transcript: true } : {}) };
     },
     holdTextStream: () => host.intercepting('assistant_message'),
-    // Extensions held back so that they do not compete with zot's start start now.
-    modelRequestSent: () => host.startHeld('the first model request is out'),
+    // Extensions held back so that they do not compete with zot's start start soon.
+    modelRequestSent: () => host.startHeldAfterRequest(),
   };
 }
 

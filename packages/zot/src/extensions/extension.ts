@@ -15,6 +15,7 @@ import {
   type ReadyKind,
 } from './extension-context.js';
 import { ExitWatch } from './exit-watch.js';
+import { endProcess, whenNoExitFollows } from './extension-ending.js';
 import { FrameOutbox } from './frame-outbox.js';
 import {
   ArrivalGate,
@@ -255,16 +256,15 @@ export class RunningExtension {
     const gate = new ArrivalGate(loadSchemaCheck(), (error) =>
       this.fail(`zot could not load its tool-schema check: ${errorMessage(error)}`),
     );
-    this.transport.start({
-      onLine: (line) => gate.run(() => this.onLine(line)),
-      onOversize: (bytes) => gate.run(() => this.onOversize(bytes)),
-      onInvalidUtf8: (length, bytes) => {
-        const copy = Uint8Array.from(bytes); // a transport's bytes may be valid during the call only
-        gate.run(() => this.onInvalidUtf8(length, copy));
-      },
-      onOutputEnd: () => gate.run(() => this.onOutputEnd()),
-      onExit: (info) => gate.run(() => this.onExit(info)),
-    });
+    this.transport.start(
+      gate.handlers({
+        onLine: (line) => this.onLine(line),
+        onOversize: (bytes) => this.onOversize(bytes),
+        onInvalidUtf8: (length, bytes) => this.onInvalidUtf8(length, bytes),
+        onOutputEnd: () => this.onOutputEnd(),
+        onExit: (info) => this.onExit(info),
+      }),
+    );
     return done;
   }
 
@@ -331,19 +331,14 @@ export class RunningExtension {
    */
   private onOutputEnd(): void {
     if (this.state === 'failed' || this.state === 'stopped' || this.state === 'exited') return;
-    void this.exited.wait(this.context.timeouts.outputEndGraceMs).then((exited) => {
-      if (exited) return;
-      // After a stalled event loop the exit may be waiting in this turn's poll phase.
-      setImmediate(() => {
-        if (this.exit) return;
-        if (this.state === 'starting') this.fail('closed its stdout before sending hello');
-        else if (this.state === 'handshaking') this.fail('closed its stdout before sending ready');
-        else if (this.state === 'ready') {
-          this.failure = 'closed its stdout';
-          this.log.write('closed its stdout while still running; stopping it');
-          this.gone(this.failure);
-        }
-      });
+    whenNoExitFollows(this.exited, this.context.timeouts.outputEndGraceMs, () => {
+      if (this.state === 'starting') this.fail('closed its stdout before sending hello');
+      else if (this.state === 'handshaking') this.fail('closed its stdout before sending ready');
+      else if (this.state === 'ready') {
+        this.failure = 'closed its stdout';
+        this.log.write('closed its stdout while still running; stopping it');
+        this.gone(this.failure);
+      }
     });
   }
 
@@ -473,14 +468,7 @@ export class RunningExtension {
     if (this.state === 'ready') this.gone(how);
   }
 
-  /**
-   * Design D18: shutdown frame, grace for the exit, stdin closed, SIGTERM then SIGKILL the group.
-   * A process that has not said hello yet (one started in the background once the first model
-   * request was out, say, at a run's end) has been told nothing and answers nothing: its group is
-   * sent SIGKILL, which it cannot refuse, and zot does not wait to see it go.
-   * Contract: never rejects; afterwards no process of the group is left, or (one that never said
-   * hello) every one has been sent SIGKILL.
-   */
+  /** Design D18, in endProcess(). Contract: never rejects; see endProcess(). */
   async shutdown(): Promise<void> {
     const wasRunning = this.running;
     const silent = this.state === 'starting' && !this.held && this.starting !== undefined;
@@ -492,17 +480,15 @@ export class RunningExtension {
     this.cancelOnClose = wasRunning && !this.exit;
     this.peer.close(`extension ${this.name} was shut down`);
     this.cancelOnClose = false;
-    if (wasRunning && !this.exit) {
-      this.send({ type: 'shutdown' });
-      const graceMs = this.context.timeouts.shutdownGraceMs;
-      if (!(await this.exited.wait(graceMs)))
-        this.log.write(`no exit within ${graceMs} ms of shutdown; closing its stdin`);
-    }
-    this.transport.close();
-    if (silent && !this.exit) {
-      this.log.write('shut down before it said hello: killed, its end not awaited');
-      this.transport.terminateNow();
-    } else await this.transport.terminate();
+    await endProcess({
+      told: wasRunning && !this.exit,
+      silent,
+      graceMs: this.context.timeouts.shutdownGraceMs,
+      exited: this.exited,
+      transport: this.transport,
+      log: this.log,
+      sendShutdown: () => void this.send({ type: 'shutdown' }),
+    });
   }
 
   /** Synchronous last resort when the host exits. */

@@ -8,8 +8,12 @@ import {
   frameVersion,
   type FrameFromExtension,
   type ProtocolVersion,
+  type TransportHandlers,
 } from '@zot/protocol';
 import { isReplyType, type ReplyType } from './peer.js';
+
+/** What a transport reports, every kind of it handled. */
+export type GatedHandlers = Required<TransportHandlers>;
 
 export type HelloFrame = Extract<FrameFromExtension, { type: 'hello' }>;
 
@@ -111,6 +115,20 @@ export class ArrivalGate {
         this.open();
       },
     );
+  }
+
+  /** `handlers`, each event run through the gate (invalid bytes copied, valid during the call only). */
+  handlers(handlers: GatedHandlers): GatedHandlers {
+    return {
+      onLine: (line) => this.run(() => handlers.onLine(line)),
+      onOversize: (bytes) => this.run(() => handlers.onOversize(bytes)),
+      onInvalidUtf8: (length, bytes) => {
+        const copy = Uint8Array.from(bytes);
+        this.run(() => handlers.onInvalidUtf8(length, copy));
+      },
+      onOutputEnd: () => this.run(() => handlers.onOutputEnd()),
+      onExit: (info) => this.run(() => handlers.onExit(info)),
+    };
   }
 
   /** Runs `event` now, or in order once the gate opens. */

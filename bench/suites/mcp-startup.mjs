@@ -5,7 +5,9 @@
 // every request with a recorded Anthropic stream and notes when each arrives, on the clock of the
 // spawn. The bridge's cache holds the server's tool list from the warm-up run, so the runs
 // measured are the ones every run after the first is: its tools are registered at once and
-// nothing waits for the server. Report only: a first run (no cache), which must wait for the
+// nothing waits for the server. The local server answers at once, within zot's held-start delay
+// (ZOT_EXT_HELD_START_MS, 100 ms): in these runs the bridge, held back, is never spawned, as in
+// any run answered that quickly. Report only: a first run (no cache), which must wait for the
 // server's listing, against the server's own start (its spawn to its listing, from its stamps);
 // and the floor any extension has, one trivial extension (hello, one command, ready) instead of
 // the bridge, to show how much of the bridge's cost is a second Node process starting at all.

@@ -1,13 +1,13 @@
 // Runs the built zot in a real pseudo-terminal: a detached tmux session of a fixed size on its
 // own server socket, driven with send-keys and read with capture-pane, as a person would.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { hangGuard } from './timing.js';
-import { cleanEnv, ZOT_BIN } from './zot.js';
+import { cleanEnv, stopBeforeSandboxCleanup, ZOT_BIN } from './zot.js';
 
 /** Whether tmux is installed (.ci/run installs it). */
 export const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
@@ -50,6 +50,9 @@ after(() => {
 });
 
 export class TmuxZot {
+  /** The control-mode client waitFor captures through (see ControlClient). */
+  private control: ControlClient | undefined;
+
   private constructor(
     readonly socket: string,
     private readonly env: NodeJS.ProcessEnv,
@@ -69,6 +72,7 @@ export class TmuxZot {
     if (options.raw) script = `IFS= read -r _; ${script}`;
     const session = new TmuxZot(socket, env, options.raw);
     servers.add(socket);
+    stopBeforeSandboxCleanup(options.home, () => session.kill());
     let config = '/dev/null';
     if (options.config) {
       config = join(options.home, '..', `tmux-${socket}.conf`);
@@ -94,6 +98,7 @@ export class TmuxZot {
       session.tmux('pipe-pane', '-t', 'zot', '-o', `cat >> ${quote(options.raw)}`);
       session.tmux('send-keys', '-t', 'zot', 'Enter');
     }
+    session.control = ControlClient.attach(socket, env);
     return session;
   }
 
@@ -147,10 +152,13 @@ export class TmuxZot {
 
   /** The visible screen, or with `scrollback` everything the pane holds. */
   capture(options: { scrollback?: boolean; escapes?: boolean } = {}): string {
-    const args = ['capture-pane', '-p', '-t', 'zot'];
-    if (options.scrollback) args.push('-S', '-');
-    if (options.escapes) args.push('-e');
-    return this.tmux(...args);
+    return this.tmux(...captureArgs(options));
+  }
+
+  /** The same text as capture(), through the control client when it runs (no process started). */
+  private async captureQuickly(options: { scrollback?: boolean; escapes?: boolean }) {
+    const text = await this.control?.run(captureArgs(options));
+    return text ?? this.capture(options);
   }
 
   /**
@@ -169,8 +177,10 @@ export class TmuxZot {
           : what;
     const limit = Date.now() + (options.timeoutMs ?? hangGuard(15_000));
     let text = '';
-    for (;;) {
-      text = this.capture(options);
+    // The first look the usual way: a test that pressed a key just now and waits for what it
+    // brings sees the screen no sooner than it always did (the later looks come 50 ms apart).
+    for (let first = true; ; first = false) {
+      text = first ? this.capture(options) : await this.captureQuickly(options);
       if (test(text)) return text;
       if (Date.now() > limit) break;
       await sleep(50);
@@ -193,7 +203,9 @@ export class TmuxZot {
    * removes its directories next.
    */
   kill(): void {
+    if (!servers.has(this.socket)) return; // ended already
     const zot = this.zotPids();
+    this.control?.close();
     spawnSync('tmux', ['-L', this.socket, 'kill-server'], { env: this.env });
     servers.delete(this.socket);
     const limit = Date.now() + hangGuard(10_000);
@@ -219,6 +231,111 @@ export class TmuxZot {
       .map((line) => Number(line.trim()))
       .filter((pid) => Number.isInteger(pid) && pid > 0);
   }
+}
+
+function captureArgs(options: { scrollback?: boolean; escapes?: boolean }): string[] {
+  const args = ['capture-pane', '-p', '-t', 'zot'];
+  if (options.scrollback) args.push('-S', '-');
+  if (options.escapes) args.push('-e');
+  return args;
+}
+
+/**
+ * One tmux control-mode client (`tmux -C`) per session, for the captures waitFor repeats every
+ * 50 ms: a capture through it is a line on a pipe, where `tmux capture-pane` starts two
+ * processes (about 30 ms of CPU together on this machine, and the synchronous spawn stalls the
+ * test's event loop, the fake model's server included). It asks for no pane output (`no-output`) and
+ * has no size of its own, so the pane and what zot sees stay as they were. Any failure makes
+ * run() answer undefined, and the caller captures the usual way.
+ */
+class ControlClient {
+  private buffer = '';
+  private readonly waiting: Array<(text: string | undefined) => void> = [];
+  /** The output lines of the command being answered; `ours`: a command this client sent. */
+  private block: { lines: string[]; ours: boolean } | undefined;
+  private failed = false;
+
+  private constructor(private readonly child: ChildProcess) {
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (chunk: string) => this.read(chunk));
+    child.on('error', () => this.fail());
+    child.on('exit', () => this.fail());
+    child.stdin!.on('error', () => this.fail());
+    // Never what keeps a test file's process alive.
+    child.unref();
+    (child.stdout as unknown as { unref(): void }).unref();
+    (child.stdin as unknown as { unref(): void }).unref();
+  }
+
+  static attach(socket: string, env: NodeJS.ProcessEnv): ControlClient | undefined {
+    try {
+      const child = spawn('tmux', ['-L', socket, '-C', 'attach-session', '-t', 'zot'], {
+        env,
+        stdio: ['pipe', 'pipe', 'ignore'],
+      });
+      const client = new ControlClient(child);
+      // Its answer comes first, before any capture's (commands are answered in order).
+      client.waiting.push(() => undefined);
+      child.stdin!.write('refresh-client -f no-output\n');
+      return client;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The output of one tmux command, or undefined when it failed or the client is gone. */
+  run(args: string[]): Promise<string | undefined> {
+    if (this.failed) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      // Also what keeps the test's process alive meanwhile (the client's pipes do not).
+      const timer = setTimeout(() => this.fail(), hangGuard(10_000));
+      this.waiting.push((text) => {
+        clearTimeout(timer);
+        resolve(text);
+      });
+      this.child.stdin!.write(args.map(commandWord).join(' ') + '\n');
+    });
+  }
+
+  close(): void {
+    this.fail();
+    this.child.kill();
+  }
+
+  /** Lines between `%begin` and `%end` (or `%error`) are one command's output, in order. */
+  private read(chunk: string): void {
+    this.buffer += chunk;
+    let newline: number;
+    while ((newline = this.buffer.indexOf('\n')) >= 0) {
+      const line = this.buffer.slice(0, newline);
+      this.buffer = this.buffer.slice(newline + 1);
+      if (this.block === undefined) {
+        // Flags 1: a command read from this client; 0: the attach-session it was started with.
+        const begin = /^%begin \d+ \d+ (\d+)$/.exec(line);
+        if (begin) this.block = { lines: [], ours: (Number(begin[1]) & 1) === 1 };
+        continue;
+      }
+      const end = /^%(end|error) \d+ \d+ \d+$/.exec(line);
+      if (!end) {
+        this.block.lines.push(line);
+        continue;
+      }
+      const { lines, ours } = this.block;
+      this.block = undefined;
+      const text = lines.map((l) => `${l}\n`).join('');
+      if (ours) this.waiting.shift()?.(end[1] === 'end' ? text : undefined);
+    }
+  }
+
+  private fail(): void {
+    this.failed = true;
+    for (const resolve of this.waiting.splice(0)) resolve(undefined);
+  }
+}
+
+/** A word of a tmux command line, quoted for tmux's parser. */
+function commandWord(word: string): string {
+  return /^[\w.:\/=-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /** Whether `pid` still runs (a zombie waiting to be reaped does not; Linux tells them apart). */

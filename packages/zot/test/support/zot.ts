@@ -18,6 +18,18 @@ export interface ZotResult {
   stderr: string;
 }
 
+/** What must stop before a sandbox's files go (a zot in tmux), by its ZOT_HOME. */
+const stopBeforeCleanup = new Map<string, Array<() => void>>();
+
+/**
+ * Makes the cleanup() of the sandbox whose ZOT_HOME is `home` call `stop` first: a test's
+ * after-hooks run in the order they were added, and the sandbox's usually comes first, while the
+ * zot it removes files under may still be writing there.
+ */
+export function stopBeforeSandboxCleanup(home: string, stop: () => void): void {
+  stopBeforeCleanup.set(home, [...(stopBeforeCleanup.get(home) ?? []), stop]);
+}
+
 /** A temporary ZOT_HOME and project directory, removed by cleanup(). */
 export function makeSandbox(): { home: string; project: string; cleanup(): void } {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'zot-test-')));
@@ -25,7 +37,12 @@ export function makeSandbox(): { home: string; project: string; cleanup(): void 
   const project = join(base, 'project');
   mkdirSync(home, { recursive: true });
   mkdirSync(project, { recursive: true });
-  return { home, project, cleanup: () => rmSync(base, { recursive: true, force: true }) };
+  const cleanup = () => {
+    for (const stop of stopBeforeCleanup.get(home) ?? []) stop();
+    stopBeforeCleanup.delete(home);
+    rmSync(base, { recursive: true, force: true });
+  };
+  return { home, project, cleanup };
 }
 
 export interface RunOptions {

@@ -12,6 +12,7 @@ import {
 } from './support/extensions.js';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { ZotRpc, type Line } from './support/rpc-client.js';
+import { hangGuard } from './support/timing.js';
 import { jsonLines, makeSandbox, runZot } from './support/zot.js';
 
 let llm: FakeLlm;
@@ -38,7 +39,7 @@ function setup(env: Record<string, string> = {}) {
       home: box.home,
       cwd: box.project,
       env: { ...FAST_TIMEOUTS, ...env },
-      timeoutMs: 60_000,
+      timeoutMs: hangGuard(60_000),
     });
   return { box, root, log, start, run };
 }
@@ -224,7 +225,7 @@ test('an extension that closes its stdout but keeps running is treated as gone: 
 });
 
 test('events for an extension that stops reading its stdin are dropped past the bound, not queued', async (t) => {
-  // The answer is 24 MiB, over the default answer limit.
+  // The answer is 18 MiB, over the default answer limit.
   const { box, root, log, run } = setup({ ZOT_STREAM_MAX_BYTES: String(32 * MB) });
   t.after(() => box.cleanup());
   expectNoLeftovers(t, box.home);
@@ -232,9 +233,10 @@ test('events for an extension that stops reading its stdin are dropped past the 
     subscribe: { events: ['tool_call'] },
     pause_input_ms: 600_000,
   });
-  // 24 tool calls of 1 MiB arguments each: 24 MiB of tool_call events for the deaf extension.
+  // 18 tool calls of 1 MiB arguments each: 18 MiB of tool_call events for the deaf extension,
+  // past its 16 MiB queue bound by more than the pipe holds.
   const big = 'x'.repeat(MB);
-  const calls = Array.from({ length: 24 }, (_, i) => ({
+  const calls = Array.from({ length: 18 }, (_, i) => ({
     id: `c${i}`,
     name: 'no_such_tool',
     args: { blob: big },

@@ -80,13 +80,16 @@ export const TurnEndEventFrameSchema = eventFrame(
   'TurnEndEventFrame',
   'A turn ended.',
 );
+/** The call a `tool_call` event or interception is about (fresh schemas at each use). */
+const toolCallFields = () => ({
+  tool_id: Type.Optional(Type.String()),
+  tool_name: Type.Optional(Type.String()),
+  tool_args: Type.Optional(ToolArgs),
+});
+
 export const ToolCallEventFrameSchema = eventFrame(
   'tool_call',
-  {
-    tool_id: Type.Optional(Type.String()),
-    tool_name: Type.Optional(Type.String()),
-    tool_args: Type.Optional(ToolArgs),
-  },
+  toolCallFields(),
   'ToolCallEventFrame',
   'A tool call is about to run.',
 );
@@ -134,11 +137,7 @@ function interceptFrame<const E extends string, P extends TProperties>(
 
 export const ToolCallInterceptFrameSchema = interceptFrame(
   'tool_call',
-  {
-    tool_id: Type.Optional(Type.String()),
-    tool_name: Type.Optional(Type.String()),
-    tool_args: Type.Optional(ToolArgs),
-  },
+  toolCallFields(),
   'ToolCallInterceptFrame',
   'Block the call or rewrite its args.',
 );

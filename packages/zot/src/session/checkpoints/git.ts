@@ -7,7 +7,7 @@ import { launchProcess } from '../../security/launcher.js';
 const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
 
 /** Settings every checkpoint command runs with, whatever the user's configuration says. */
-const FIXED_CONFIG = [
+export const FIXED_CONFIG = [
   '-c',
   'core.autocrlf=false',
   '-c',
@@ -45,7 +45,7 @@ export interface GitRun {
 }
 
 /** The environment of a checkpoint git command: no inherited GIT_*, no prompts, no pager. */
-function gitEnvironment(extra: Record<string, string> | undefined): NodeJS.ProcessEnv {
+export function gitEnvironment(extra: Record<string, string> | undefined): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (!name.startsWith('GIT_')) env[name] = value;

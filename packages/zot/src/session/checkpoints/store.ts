@@ -22,6 +22,7 @@ import {
   type Skipped,
   type StoredFile,
 } from './tree-list.js';
+import { MIN_SEEDED_FILES, seedFromRepository } from './seed.js';
 import { recordTree, stateFromListing, type TreeState } from './tree-state.js';
 
 /**
@@ -236,6 +237,9 @@ export class CheckpointStore {
     sha1: boolean,
   ): Promise<Partial<TreeState> & { tree: string }> {
     const keep = new Set(listing.files);
+    // A new store of a repository: the blobs the user's repository has are copied first.
+    if (indexed.length === 0 && this.repository && sha1 && keep.size >= MIN_SEEDED_FILES)
+      await seedFromRepository(this.root, this.gitDir, keep, this.limits.maxTotalBytes);
     const stale = indexed.filter((path) => !keep.has(path));
     // A stale path still on disk (ignored now, or skipped) must be forced out of the index;
     // one that is gone leaves with --remove.

@@ -191,12 +191,12 @@ export class ProcessTransport implements ExtensionTransport {
    * of a chunk already read waits too. Contract: a handler may call this re-entrantly.
    */
   setReading(on: boolean): void {
-    this.events.setReading(
-      on,
-      () => this.child?.stdout?.pause(),
-      () => this.child?.stdout?.resume(),
-    );
+    this.events.setReading(on, this.pauseStdout, this.resumeStdout);
   }
+
+  // Made once: setReading runs twice a call (a request added, then settled).
+  private readonly pauseStdout = (): void => void this.child?.stdout?.pause();
+  private readonly resumeStdout = (): void => void this.child?.stdout?.resume();
 
   /** Closes the child's stdin once queued lines are written. */
   close(): void {

@@ -415,15 +415,15 @@ export class HttpTransport implements ExtensionTransport {
 
   /** Pauses or resumes reading the stream: the server's writes back up in TCP. */
   setReading(on: boolean): void {
-    this.events.setReading(
-      on,
-      () => this.response?.pause(),
-      () => {
-        this.lastBytesAt = Date.now();
-        this.response?.resume();
-      },
-    );
+    this.events.setReading(on, this.pauseStream, this.resumeStream);
   }
+
+  // Made once: setReading runs twice a call (a request added, then settled).
+  private readonly pauseStream = (): void => void this.response?.pause();
+  private readonly resumeStream = (): void => {
+    this.lastBytesAt = Date.now();
+    this.response?.resume();
+  };
 
   /** Ends the session once queued frames are sent (a DELETE), as a normal close. */
   close(): void {

@@ -243,12 +243,12 @@ export class WebSocketTransport implements ExtensionTransport {
 
   /** Pauses or resumes reading (the socket itself: the server's sends back up in TCP). */
   setReading(on: boolean): void {
-    this.events.setReading(
-      on,
-      () => this.socket?.pause(),
-      () => this.socket?.resume(),
-    );
+    this.events.setReading(on, this.pauseSocket, this.resumeSocket);
   }
+
+  // Made once: setReading runs twice a call (a request added, then settled).
+  private readonly pauseSocket = (): void => this.socket?.pause();
+  private readonly resumeSocket = (): void => this.socket?.resume();
 
   /** Closes the connection once queued frames are sent (a normal close, 1000). */
   close(): void {

@@ -7,7 +7,9 @@
 //   the network link costs over a pipe, SDK on both ends;
 // - the host over the HTTP transport (POST out, the event stream back) against a raw HTTP echo
 //   (one keep-alive POST whose answer is the reply), same raw server (target <= 1.3).
-// The servers run in processes of their own; calls alternate in blocks in one run.
+// The servers run in processes of their own; calls alternate in blocks in one run. Each row's
+// note also gives the CPU time (user + system) this process spent per call, in the median block:
+// on a loaded machine it moves far less than wall time, and only the client's side runs here.
 import { spawn } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -15,11 +17,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT, row, rounds } from '../lib/common.mjs';
 import {
-  alternateBlocks,
   echoArgs,
   extensionEnv,
   importHost,
   makeExtension,
+  medianOf,
   tempRoot,
   timedToolCall,
 } from '../lib/ext.mjs';
@@ -86,6 +88,35 @@ const ext = createExtension({ name: '${serve ? 'echo-ws' : 'echo-stdio'}', versi
 ext.tool('${serve ? 'echo_ws' : 'echo_stdio'}', 'echo', { type: 'object' }, (args) => text('echo:' + JSON.stringify(args)));
 ${serve ? "const l = await ext.listen({ port: 0 }); process.stdout.write('LISTENING ' + l.url + String.fromCharCode(10));" : 'await ext.run();'}
 `;
+
+/**
+ * Runs `fn(i)` `total` times in blocks of `block`, alternating between named variants (as
+ * alternateBlocks does); returns wall samples (ms) per call and this process's CPU time per call
+ * (µs) per block.
+ */
+async function blocksWithCpu(total, block, variants) {
+  const names = Object.keys(variants);
+  const wall = Object.fromEntries(names.map((name) => [name, []]));
+  const cpu = Object.fromEntries(names.map((name) => [name, []]));
+  for (let done = 0, round = 0; done < total; done += block, round++) {
+    const count = Math.min(block, total - done);
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(round + i) % names.length];
+      const before = process.cpuUsage();
+      for (let k = 0; k < count; k++) wall[name].push(await variants[name](done + k));
+      const used = process.cpuUsage(before);
+      cpu[name].push((used.user + used.system) / count);
+    }
+  }
+  return { wall, cpu };
+}
+
+/** "CPU per call: raw 40.1 µs, host 52.3 µs (1.30x)", from the median block of each. */
+function cpuNote(cpu, baseline, subject) {
+  const base = medianOf(cpu[baseline]);
+  const host = medianOf(cpu[subject]);
+  return `CPU per call (this process, median block): ${baseline} ${base.toFixed(1)} µs, ${subject} ${host.toFixed(1)} µs (${(host / base).toFixed(2)}x)`;
+}
 
 /** Starts `file` with node; resolves with the URL it prints and the child. */
 function startServer(file, cwd) {
@@ -213,26 +244,29 @@ export async function run(options) {
       hostWs: viaHost('echo_ws'),
       hostStdio: viaHost('echo_stdio'),
     };
-    await alternateBlocks(warmup, BLOCK, variants);
+    await blocksWithCpu(warmup, BLOCK, variants);
     const load = loadavg()
       .map((value) => value.toFixed(2))
       .join(' ');
-    const samples = await alternateBlocks(calls, BLOCK, variants);
-    const note = { note: `load average ${load} (1, 5, 15 min) when the samples began` };
+    const { wall: samples, cpu } = await blocksWithCpu(calls, BLOCK, variants);
+    const loadNote = `load average ${load} (1, 5, 15 min) when the samples began`;
+    const note = (baseline, subject) => ({
+      note: `${loadNote}; ${cpuNote(cpu, baseline, subject)}`,
+    });
     rows.push(
       row(
         'remote tool round trip: host over WebSocket vs a raw ws client, same raw echo server',
         samples.raw,
         samples.hostRaw,
         TARGET,
-        note,
+        note('raw', 'hostRaw'),
       ),
       row(
         'remote tool round trip: host over HTTP (POST + event stream) vs a raw HTTP POST echo, same server',
         samples.rawHttp,
         samples.hostHttp,
         TARGET,
-        note,
+        note('rawHttp', 'hostHttp'),
       ),
       {
         ...row(
@@ -240,7 +274,7 @@ export async function run(options) {
           samples.hostStdio,
           samples.hostWs,
           { maxRatio: Infinity },
-          note,
+          note('hostStdio', 'hostWs'),
         ),
         target: 'none (report)',
         pass: null,

@@ -145,3 +145,11 @@ export function decodeFromHost(line: string): DecodeResult<FrameFromHost> {
 export function encodeFrame<F extends { readonly type: string }>(frame: F): string {
   return JSON.stringify(frame) + '\n';
 }
+
+/**
+ * One frame as one message of a message-based transport (WebSocket): the wire line without its
+ * LF. Contract: as encodeFrame.
+ */
+export function encodeFrameMessage<F extends { readonly type: string }>(frame: F): string {
+  return JSON.stringify(frame);
+}

@@ -96,6 +96,7 @@ export {
   decodeFromExtension,
   decodeFromHost,
   encodeFrame,
+  encodeFrameMessage,
   type DecodeFailure,
   type DecodeFailureKind,
   type DecodeResult,

@@ -1,7 +1,9 @@
 // The peer takes a reply only when its type is the one its request expects.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { getEventListeners } from 'node:events';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import type { FrameFromHost } from '@zot/protocol';
 import { Peer, RequestError } from './peer.js';
 
@@ -144,4 +146,90 @@ test('a request that settles leaves nothing on its signal: a later abort fails o
   controller.abort();
   await assert.rejects(last, (error: RequestError) => error.reason === 'aborted');
   assert.equal(p.pendingCount, 0);
+});
+
+test('requests share one deadline timer: a hundred waiting hold one Timeout, none once they settle', async () => {
+  const timeouts = () =>
+    process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+  const before = timeouts();
+  const { sent, peer: p } = peer();
+  const calls = Array.from({ length: 100 }, (_, i) =>
+    p.request({ type: 'tool_call', name: 't', args: { i } }, `tool t${i}`, 60_000 + i),
+  );
+  assert.equal(timeouts() - before, 1);
+  for (const frame of sent) p.resolve({ type: 'tool_result', id: (frame as { id: string }).id });
+  await Promise.all(calls);
+  // The timer may stay armed, unreferenced: it no longer counts as keeping the process alive.
+  assert.equal(timeouts() - before, 0);
+});
+
+test('deadlines of different lengths each expire on time, the shorter first, whatever the order sent', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+  const { sent, peer: p } = peer();
+  const outcome: string[] = [];
+  const track = (name: string, call: Promise<unknown>) =>
+    call.then(
+      () => outcome.push(`${name} ok`),
+      (error: RequestError) => outcome.push(`${name} ${error.reason}`),
+    );
+  const long = track('long', p.request({ type: 'tool_call', name: 't' }, 'tool long', 1_000));
+  t.mock.timers.tick(100);
+  const short = track('short', p.request({ type: 'tool_call', name: 't' }, 'tool short', 200));
+  const kept = track('kept', p.request({ type: 'tool_call', name: 't' }, 'tool kept', 500));
+  t.mock.timers.tick(199);
+  await Promise.resolve();
+  assert.deepEqual(outcome, []);
+  t.mock.timers.tick(1);
+  await short;
+  assert.deepEqual(outcome, ['short timeout']);
+  p.resolve({ type: 'tool_result', id: (sent[2] as { id: string }).id });
+  await kept;
+  t.mock.timers.tick(699);
+  await Promise.resolve();
+  assert.deepEqual(outcome, ['short timeout', 'kept ok'], 'long has 1 ms left');
+  t.mock.timers.tick(1);
+  await long;
+  assert.deepEqual(outcome, ['short timeout', 'kept ok', 'long timeout']);
+  assert.equal(p.pendingCount, 0);
+});
+
+test('a request goes out with its type and id first, and a caller cannot choose its id', async () => {
+  const { sent, peer: p } = peer();
+  const first = p.request({ type: 'tool_call', name: 't', args: {} }, 'tool t', 60_000);
+  const sneaky = { type: 'tool_call', name: 't', args: {}, id: 'mine' } as unknown as {
+    type: 'tool_call';
+    name: string;
+  };
+  const second = p.request(sneaky, 'tool t', 60_000);
+  assert.deepEqual(Object.keys(sent[0]!), ['type', 'id', 'name', 'args']);
+  assert.equal((sent[1] as { id: string }).id, '2');
+  p.close('done');
+  await Promise.allSettled([first, second]);
+});
+
+/** Runs `body` (an ES module using Peer) in a node process of its own; its stdout and status. */
+function runAlone(body: string): { stdout: string; status: number | null } {
+  const script = `import { Peer } from '@zot/protocol';\n${body}`;
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: fileURLToPath(new URL('.', import.meta.url)),
+    encoding: 'utf8',
+    timeout: 60_000, // a hang guard: the process should end in well under a second
+  });
+  return { stdout: result.stdout, status: result.status };
+}
+
+test('a waiting request keeps its process alive until its deadline; a settled one holds nothing', () => {
+  const waiting = runAlone(`
+    const p = new Peer(() => undefined);
+    const started = Date.now();
+    p.request({ type: 'tool_call', name: 't' }, 'tool t', 300).catch((error) =>
+      console.log(error.reason, Date.now() - started >= 300));
+  `);
+  assert.deepEqual(waiting, { stdout: 'timeout true\n', status: 0 });
+  // The deadline is ten minutes away: the process ends at once all the same.
+  const settled = runAlone(`
+    const p = new Peer((frame) => void queueMicrotask(() => p.resolve({ type: 'tool_result', id: frame.id })));
+    p.request({ type: 'tool_call', name: 't' }, 'tool t', 600_000).then(() => console.log('settled'));
+  `);
+  assert.deepEqual(settled, { stdout: 'settled\n', status: 0 });
 });

@@ -6,7 +6,7 @@ import { isUtf8 } from 'node:buffer';
 import type { Agent } from 'node:http';
 import { createRequire } from 'node:module';
 import {
-  encodeFrame,
+  encodeFrameMessage,
   MAX_FRAME_BYTES,
   type FrameFromHost,
   type SendOptions,
@@ -218,10 +218,13 @@ export class WebSocketTransport implements ExtensionTransport {
   send(frame: FrameFromHost, options: SendOptions = {}): boolean {
     if (this.exited) return true;
     if (options.droppable && this.backlogBytes() > MAX_QUEUED_BYTES) return false;
-    const line = encodeFrame(frame);
-    // One frame per message: without the LF encodeFrame ends it with.
-    this.queue.push(line.endsWith('\n') ? line.slice(0, -1) : line);
-    if (this.open) this.flush();
+    const message = encodeFrameMessage(frame);
+    // The usual case goes straight out; order is kept (nothing queued goes after it).
+    if (this.open && this.queue.length === 0) this.socket!.send(message);
+    else {
+      this.queue.push(message);
+      if (this.open) this.flush();
+    }
     return true;
   }
 

@@ -29,6 +29,7 @@ import {
   type WireTarget,
 } from './http-wire.js';
 import { HeldEvents } from '../held-events.js';
+import { PostWatch } from './post-watch.js';
 
 /** Most bytes of frames in one POST (a larger single frame goes alone). */
 const BATCH_BYTES = 1024 * 1024;
@@ -68,6 +69,8 @@ export class HttpTransport implements ExtensionTransport {
   private lastBytesAt = 0;
   private response: IncomingMessage | undefined;
   private readonly events = new HeldEvents();
+  /** A POST whose connection moves nothing for the connection timeout is dropped and sent again. */
+  private readonly postWatch: PostWatch;
   private readonly closed: Promise<void>;
   private markClosed!: () => void;
 
@@ -76,6 +79,7 @@ export class HttpTransport implements ExtensionTransport {
     private readonly log: ExtensionLog,
   ) {
     this.closed = new Promise((resolve) => (this.markClosed = resolve));
+    this.postWatch = new PostWatch(spec.connectTimeoutMs);
   }
 
   private get shown(): string {
@@ -323,10 +327,9 @@ export class HttpTransport implements ExtensionTransport {
       'content-length': String(inflight.body.length),
     });
     inflight.request = request;
-    request.setTimeout(this.spec.connectTimeoutMs, () =>
-      request.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })),
-    );
+    this.postWatch.watch(request);
     request.on('response', (res) => {
+      this.postWatch.done(request);
       if (this.inflight !== inflight || this.exited) return void res.resume();
       const status = res.statusCode ?? 0;
       if (status < 200 || status > 299) {
@@ -350,7 +353,8 @@ export class HttpTransport implements ExtensionTransport {
   }
 
   /** A POST that failed on the way is sent again (same offset) until the connection timeout. */
-  private postFailed(inflight: { body: Buffer }, error: unknown): void {
+  private postFailed(inflight: { body: Buffer; request?: ClientRequest }, error: unknown): void {
+    this.postWatch.done(inflight.request);
     if (this.inflight !== inflight || this.exited) return;
     const why = networkProblem(error, this.target!);
     if ((error as NodeJS.ErrnoException).code === 'ECONNREFUSED')
@@ -383,6 +387,7 @@ export class HttpTransport implements ExtensionTransport {
     clearTimeout(this.ackTimer);
     clearTimeout(this.retryTimer);
     clearInterval(this.idleTimer);
+    this.postWatch.stop();
     this.exited = { code: null, signal: null, ...info };
     this.log.write(`${this.shown}: ${info.disconnected}`);
     this.open = false;

@@ -5,8 +5,10 @@ import {
   type Agent,
   type ClientRequest,
   type IncomingMessage,
+  type RequestOptions,
 } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import { displayUrl, type RemoteConfig } from '../../ext-setup/remote-config.js';
 import { connectionProblem } from './remote-connect.js';
 
@@ -32,7 +34,8 @@ export interface WireTarget {
  * again each time cost microseconds a call (a spread then a new key is a slow path in V8).
  */
 interface Prepared {
-  url: URL;
+  /** The URL as request options (what http.request would work out from it on every call). */
+  options: RequestOptions;
   make: typeof httpRequest;
   /** The configured headers, then the token's; a request's own headers come between. */
   configured: Record<string, string>;
@@ -45,7 +48,7 @@ function prepare(target: WireTarget): Prepared {
   if (ready === undefined) {
     const url = new URL(target.config.url);
     ready = {
-      url,
+      options: Object.assign(urlToHttpOptions(url), target.agent ? { agent: target.agent } : {}),
       make: url.protocol === 'https:' ? httpsRequest : httpRequest,
       configured: { ...target.config.headers },
       authorization: target.token ? { authorization: `Bearer ${target.token}` } : {},
@@ -61,10 +64,10 @@ export function startRequest(
   method: 'GET' | 'POST' | 'DELETE',
   headers: Record<string, string>,
 ): ClientRequest {
-  const { url, make, configured, authorization } = prepare(target);
+  const { options, make, configured, authorization } = prepare(target);
   // In this order, as before: configured headers, the request's own, then the token.
   const all: Record<string, string> = Object.assign({}, configured, headers, authorization);
-  return make(url, { method, headers: all, ...(target.agent ? { agent: target.agent } : {}) });
+  return make(Object.assign({}, options, { method, headers: all }));
 }
 
 /** Reads at most MAX_ANSWER_BYTES of `res` as text for a message, printable ASCII only. */

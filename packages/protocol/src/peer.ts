@@ -70,7 +70,7 @@ interface Pending {
   readonly signal: AbortSignal | undefined;
   readonly resolve: (reply: ReplyFrame) => void;
   readonly reject: (error: RequestError) => void;
-  /** Date.now() when its deadline runs out; while paused, when the pause's budget does. */
+  /** When its deadline runs out (the peer's clock); while paused, when the pause's budget does. */
   dueAt: number;
   /** While paused: the deadline's time left, and when the pause began. */
   leftMs: number;
@@ -92,7 +92,7 @@ export class Peer {
   private readonly pending = new Map<string, Pending>();
   private closedReason: string | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
-  /** When the timer fires (Date.now() time); Infinity when there is none. */
+  /** When the timer fires (the peer's clock); Infinity when there is none. */
   private timerDueAt = Infinity;
   private readonly watched = new WeakSet<AbortSignal>();
 
@@ -107,6 +107,8 @@ export class Peer {
     /** Runs when a sent request is given up without its reply (the other side may be told). */
     private readonly onAbandon: (frame: RequestFrame, reason: AbandonReason) => void = () =>
       undefined,
+    /** The deadlines' clock: monotonic, so that a change of the system time moves none. */
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   /** The requests awaiting a reply, as sent. */
@@ -152,7 +154,7 @@ export class Peer {
         signal,
         resolve: resolve as (reply: ReplyFrame) => void, // its type is checked in resolve()
         reject,
-        dueAt: Date.now() + timeoutMs,
+        dueAt: this.now() + timeoutMs,
         leftMs: timeoutMs,
         pausedAt: undefined,
         pausedMs: 0,
@@ -179,7 +181,7 @@ export class Peer {
     if (!entry || entry.pausedAt !== undefined) return false;
     const budget = budgetMs - entry.pausedMs;
     if (budget <= 0) return false;
-    const now = Date.now();
+    const now = this.now();
     entry.leftMs = Math.max(0, entry.dueAt - now);
     entry.pausedAt = now;
     entry.dueAt = now + budget;
@@ -191,7 +193,7 @@ export class Peer {
   resume(id: string): boolean {
     const entry = this.pending.get(id);
     if (!entry || entry.pausedAt === undefined) return false;
-    this.restartClock(entry, Date.now());
+    this.restartClock(entry, this.now());
     this.armFor(entry.dueAt);
     return true;
   }
@@ -249,7 +251,7 @@ export class Peer {
     }
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timerDueAt = dueAt;
-    const delay = Math.min(MAX_TIMER_MS, Math.max(1, dueAt - Date.now()));
+    const delay = Math.min(MAX_TIMER_MS, Math.max(1, dueAt - this.now()));
     this.timer = setTimeout(this.onTimer, delay);
   }
 
@@ -261,7 +263,7 @@ export class Peer {
   private readonly onTimer = (): void => {
     this.timer = undefined;
     this.timerDueAt = Infinity;
-    const now = Date.now();
+    const now = this.now();
     const due: Pending[] = [];
     for (const entry of this.pending.values()) if (entry.dueAt <= now) due.push(entry);
     for (const entry of due) {

@@ -9,7 +9,9 @@ import { Peer, RequestError } from './peer.js';
 
 function peer() {
   const sent: FrameFromHost[] = [];
-  return { sent, peer: new Peer((frame) => void sent.push(frame)) };
+  // Its clock is Date.now(), which the tests that mock timers drive (performance.now is not mocked).
+  const clock = () => Date.now();
+  return { sent, peer: new Peer((frame) => void sent.push(frame), undefined, undefined, clock) };
 }
 
 test('a reply of the wrong type is refused and the request keeps waiting for its own', async () => {

@@ -15,7 +15,13 @@ function fakeExtension(name = 'asker') {
     running: true,
     log: { write: (line: string) => void log.push(line) },
     send: (frame: FrameFromHost) => void sent.push(frame),
-    peer: new Peer(() => undefined),
+    // Its clock is Date.now(), which the tests that mock timers drive.
+    peer: new Peer(
+      () => undefined,
+      undefined,
+      undefined,
+      () => Date.now(),
+    ),
   };
   return { extension: extension as unknown as RunningExtension, sent, log, raw: extension };
 }

@@ -67,7 +67,7 @@ try {
     const extension = childrenOf(process.pid).find((pid) => !before.has(pid));
     const mcpServer = childrenOf(extension)[0];
     const bridged = host.toolSource.find(`mcp__s__${tool}`);
-    sides.push({ name, host, extension, mcpServer, bridged, cpu: [0, 0, 0], calls: 0 });
+    sides.push({ name, host, extension, mcpServer, bridged, cpu: [0, 0, 0], calls: 0, wall: [] });
   }
   const signal = new AbortController().signal;
   const load = [loadavg()[0]];
@@ -78,7 +78,9 @@ try {
       const srv = cpuOf(side.mcpServer);
       for (let i = 0; i < BLOCK; i++) {
         const options = { cwd: root.dir, toolCallId: `c${i}`, signal, onProgress: () => undefined };
+        const start = performance.now();
         await side.bridged.execute(args, options);
+        if (block >= 0) side.wall.push(performance.now() - start);
       }
       if (block < 0) continue; // warm-up
       const used = process.cpuUsage(own);
@@ -94,7 +96,10 @@ try {
   );
   for (const side of sides) {
     const [host, ext, srv] = side.cpu.map((us) => (us / side.calls).toFixed(0).padStart(5));
-    console.log(`  ${side.name.padEnd(10)} host ${host}  extension ${ext}  server ${srv}`);
+    const wall = side.wall.sort((a, b) => a - b)[Math.floor(side.wall.length / 2)];
+    console.log(
+      `  ${side.name.padEnd(10)} host ${host}  extension ${ext}  server ${srv}  wall median ${(wall * 1000).toFixed(0)} µs`,
+    );
   }
 } finally {
   for (const side of sides) await side.host.shutdown();

@@ -331,3 +331,61 @@ test('replies are checked at the boundary: an invalid result becomes an error re
   );
   assert.throws(() => h.ext.notify('loud' as never, 'x'), /notify: \/level must be/);
 });
+
+test('cancel: onCancel listeners run once, a late one at once, a throwing one is logged; signal read late is aborted', async () => {
+  const h = new TestHost();
+  const heard: string[] = [];
+  let cancelled!: () => void;
+  const gate = new Promise<void>((resolve) => (cancelled = resolve));
+  let lateSignal: AbortSignal | undefined;
+  h.ext.tool('wait', 'waits for its cancel', { type: 'object' }, async (_args, call) => {
+    call.onCancel((reason) => heard.push(`first: ${reason.message}`));
+    call.onCancel(() => {
+      throw new Error('listener kaput');
+    });
+    call.onCancel(() => cancelled());
+    await gate;
+    call.onCancel((reason) => heard.push(`late: ${reason.message}`));
+    lateSignal = call.signal;
+    return 'stopped';
+  });
+  await h.start();
+  const from = h.frames.length;
+  h.send({ type: 'tool_call', id: 'w', name: 'wait', args: {} });
+  h.send({ type: 'cancel', id: 'w' });
+  h.send({ type: 'cancel', id: 'w' });
+  await h.waitFor((f): f is Received => 'id' in f && f.id === 'w', from);
+  assert.deepEqual(heard, ['first: cancelled by zot', 'late: cancelled by zot']);
+  assert.equal(lateSignal?.aborted, true);
+  assert.equal((lateSignal?.reason as Error).message, 'cancelled by zot');
+  assert.match(h.stderr.join(''), /onCancel listener failed: Error: listener kaput/);
+});
+
+test('cancel: a signal read before the cancel aborts with it; a call not cancelled keeps it unaborted', async () => {
+  const h = new TestHost();
+  const signals: AbortSignal[] = [];
+  let entered!: () => void;
+  const inside = new Promise<void>((resolve) => (entered = resolve));
+  h.ext.tool('watch', 'reads its signal at once', { type: 'object' }, (_args, call) => {
+    signals.push(call.signal);
+    entered();
+    return new Promise<string>((resolve) =>
+      call.signal.addEventListener('abort', () => resolve('aborted')),
+    );
+  });
+  h.ext.tool('quick', 'answers at once', { type: 'object' }, (_args, call) => {
+    signals.push(call.signal);
+    return 'quick';
+  });
+  await h.start();
+  const from = h.frames.length;
+  assert.deepEqual((await h.request({ type: 'tool_call', name: 'quick', args: {} })).content, [
+    { type: 'text', text: 'quick' },
+  ]);
+  h.send({ type: 'tool_call', id: 'w', name: 'watch', args: {} });
+  await inside;
+  h.send({ type: 'cancel', id: 'w' });
+  await h.waitFor((f): f is Received => 'id' in f && f.id === 'w', from);
+  assert.equal(signals[0]!.aborted, false, 'the quick call was never cancelled');
+  assert.equal(signals[1]!.aborted, true);
+});

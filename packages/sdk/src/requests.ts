@@ -20,6 +20,7 @@ import type {
   ToolHandler,
   ToolReturn,
 } from './extension-types.js';
+import { Cancellation } from './cancellation.js';
 import { runChain } from './interception.js';
 import { commandBody, refusal, toolBody } from './replies.js';
 import type { JsonSchema } from './schema-types.js';
@@ -75,7 +76,7 @@ export class Requests {
   /** Requests being handled: shutdown lets them answer first (within the budget). */
   readonly inFlight = new Set<Promise<void>>();
   /** The requests being handled, by id: `cancel` aborts its signal. */
-  private readonly cancellers = new Map<string, AbortController>();
+  private readonly cancellers = new Map<string, Cancellation>();
   /** The activations of the tool call whose handler is running synchronously right now. */
   private currentActivations: string[] | undefined;
   private pendingActivations: string[] = [];
@@ -89,7 +90,7 @@ export class Requests {
 
   /** zot stopped waiting for request `id`: its handler's signal aborts. */
   cancel(id: string): void {
-    this.cancellers.get(id)?.abort(new Error('cancelled by zot'));
+    this.cancellers.get(id)?.cancel(new Error('cancelled by zot'));
   }
 
   command(frame: CommandInvokedFrame): void {
@@ -101,8 +102,15 @@ export class Requests {
       });
       return;
     }
-    const { signal, release } = this.cancellable(frame.id);
-    const context = { id: frame.id, name: entry.name, host: this.o.host(), signal };
+    const { cancellation, release } = this.cancellable(frame.id);
+    const context = {
+      id: frame.id,
+      name: entry.name,
+      host: this.o.host(),
+      get signal() {
+        return cancellation.signal;
+      },
+    };
     this.settle(
       () => entry.handler(frame.args ?? '', context),
       (result) => {
@@ -127,17 +135,20 @@ export class Requests {
       return;
     }
     const activations: string[] = [];
-    const { signal, release } = this.cancellable(frame.id);
+    const { cancellation, release } = this.cancellable(frame.id);
     let finished = false;
     const context: ToolContext = {
       id: frame.id,
       name: frame.name,
       host: this.o.host(),
       activateTools: (names) => void activations.push(...names),
-      signal,
+      get signal() {
+        return cancellation.signal;
+      },
+      onCancel: (listener) => cancellation.onCancel(listener),
       progress: (text) => {
         // Progress after the answer (or a cancel) reaches no call: not sent.
-        if (finished || signal.aborted) return;
+        if (finished || cancellation.reason) return;
         this.o.emit({ type: 'tool_progress', id: frame.id, text: String(text).slice(0, 4096) });
       },
     };
@@ -200,14 +211,14 @@ export class Requests {
     this.reply(frame, body);
   }
 
-  /** A signal for request `id`, aborted by zot's `cancel`; `release` once it is answered. */
-  private cancellable(id: string): { signal: AbortSignal; release: () => void } {
-    const controller = new AbortController();
-    this.cancellers.set(id, controller);
+  /** The cancel of request `id`, which zot's `cancel` triggers; `release` once it is answered. */
+  private cancellable(id: string): { cancellation: Cancellation; release: () => void } {
+    const cancellation = new Cancellation((error) => this.logFailure('onCancel listener', error));
+    this.cancellers.set(id, cancellation);
     return {
-      signal: controller.signal,
+      cancellation,
       release: () => {
-        if (this.cancellers.get(id) === controller) this.cancellers.delete(id);
+        if (this.cancellers.get(id) === cancellation) this.cancellers.delete(id);
       },
     };
   }

@@ -1,6 +1,6 @@
 // The bridge: servers from the configuration, their tools registered as zot tools (directly, or
 // deferred behind mcp_search for servers with many tools), and every call routed to its server.
-import type { Extension, ToolResult } from '@zot/sdk';
+import type { Extension, ToolContext, ToolResult } from '@zot/sdk';
 import { text, toolError } from '@zot/sdk';
 import {
   projectConfigPath,
@@ -11,6 +11,7 @@ import {
   type ServerConfig,
 } from './config.js';
 import { cacheKey, readCachedTools, writeCachedTools } from './cache.js';
+import { cancelSignal } from './cancel-signal.js';
 import { approvalHash, projectPins, type ProjectPins } from './pins.js';
 import { mapResult } from './results.js';
 import { searchTools, SEARCH_SCHEMA } from './search.js';
@@ -308,7 +309,7 @@ export class Bridge {
         tool.zotName,
         tool.description,
         tool.schema,
-        (args, call) => this.call(tool.zotName, args as Record<string, unknown>, call.signal),
+        (args, call) => this.call(tool.zotName, args as Record<string, unknown>, call),
         { deferred: server.deferred },
       );
     }
@@ -341,7 +342,7 @@ export class Bridge {
   private async call(
     zotName: string,
     args: Record<string, unknown>,
-    signal: AbortSignal,
+    context: Pick<ToolContext, 'onCancel'>,
   ): Promise<ToolResult> {
     const route = this.routes.get(zotName);
     if (!route) return toolError(`${zotName}: no such MCP tool`);
@@ -377,7 +378,9 @@ export class Bridge {
     }
     try {
       const left = Math.max(1, Math.floor(deadline - performance.now()));
-      const result = mapResult(await server.call(tool.mcpName, args, left, signal));
+      const result = mapResult(
+        await server.call(tool.mcpName, args, left, cancelSignal(context.onCancel)),
+      );
       if (server.relistingTools) await server.toolsSettled(SETTLE_WAIT_MS);
       return result.isError
         ? { content: result.content, isError: true }

@@ -3,6 +3,8 @@
 // CPU a call (measured at load 1), which a handler that passes the cancel on with `onCancel`
 // (or ignores it) need not pay.
 
+import type { HostInfo } from './extension-types.js';
+
 export class Cancellation {
   private controller: AbortController | undefined;
   private listeners: Array<(reason: Error) => void> | undefined;
@@ -41,5 +43,44 @@ export class Cancellation {
     } catch (error) {
       this.onListenerError(error);
     }
+  }
+}
+
+/**
+ * A handler's context: the request's fields and its cancel. A class, so that `signal` can be
+ * made on first read at no cost: an object literal with a getter costs about 1.5 µs to build.
+ */
+export class CallContext {
+  readonly #cancellation: Cancellation;
+
+  constructor(
+    readonly id: string,
+    readonly name: string,
+    readonly host: HostInfo,
+    cancellation: Cancellation,
+  ) {
+    this.#cancellation = cancellation;
+  }
+
+  get signal(): AbortSignal {
+    return this.#cancellation.signal;
+  }
+
+  /** A property, not a method: handlers may pass it on unbound (`cancelSignal(call.onCancel)`). */
+  readonly onCancel = (listener: (reason: Error) => void): void =>
+    this.#cancellation.onCancel(listener);
+}
+
+/** A tool handler's context (ToolContext). */
+export class ToolCallContext extends CallContext {
+  constructor(
+    id: string,
+    name: string,
+    host: HostInfo,
+    cancellation: Cancellation,
+    readonly activateTools: (names: readonly string[]) => void,
+    readonly progress: (text: string) => void,
+  ) {
+    super(id, name, host, cancellation);
   }
 }

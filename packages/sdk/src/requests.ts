@@ -20,7 +20,7 @@ import type {
   ToolHandler,
   ToolReturn,
 } from './extension-types.js';
-import { Cancellation } from './cancellation.js';
+import { CallContext, Cancellation, ToolCallContext } from './cancellation.js';
 import { runChain } from './interception.js';
 import { commandBody, refusal, toolBody } from './replies.js';
 import type { JsonSchema } from './schema-types.js';
@@ -103,14 +103,7 @@ export class Requests {
       return;
     }
     const { cancellation, release } = this.cancellable(frame.id);
-    const context = {
-      id: frame.id,
-      name: entry.name,
-      host: this.o.host(),
-      get signal() {
-        return cancellation.signal;
-      },
-    };
+    const context = new CallContext(frame.id, entry.name, this.o.host(), cancellation);
     this.settle(
       () => entry.handler(frame.args ?? '', context),
       (result) => {
@@ -137,21 +130,18 @@ export class Requests {
     const activations: string[] = [];
     const { cancellation, release } = this.cancellable(frame.id);
     let finished = false;
-    const context: ToolContext = {
-      id: frame.id,
-      name: frame.name,
-      host: this.o.host(),
-      activateTools: (names) => void activations.push(...names),
-      get signal() {
-        return cancellation.signal;
-      },
-      onCancel: (listener) => cancellation.onCancel(listener),
-      progress: (text) => {
+    const context: ToolContext = new ToolCallContext(
+      frame.id,
+      frame.name,
+      this.o.host(),
+      cancellation,
+      (names) => void activations.push(...names),
+      (text) => {
         // Progress after the answer (or a cancel) reaches no call: not sent.
         if (finished || cancellation.reason) return;
         this.o.emit({ type: 'tool_progress', id: frame.id, text: String(text).slice(0, 4096) });
       },
-    };
+    );
     const finish = (result: ToolReturn) => {
       finished = true;
       release();

@@ -12,6 +12,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../lib/common.mjs';
 import { extensionEnv, startHost, tempRoot } from '../lib/ext.mjs';
+import { benchCall } from '../lib/mcp-call.mjs';
 
 const BLOCK = 200;
 const blocks = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 10);
@@ -20,24 +21,7 @@ const extra = process.argv.filter((a) => a.startsWith('--ext=')).map((a) => a.sl
 const root = tempRoot('mcp-call-cpu');
 const files = join(root.dir, 'files');
 mkdirSync(files, { recursive: true });
-writeFileSync(join(files, 'notes.txt'), 'zot bench line\n'.repeat(128).slice(0, 2048));
-const server = echo
-  ? {
-      command: process.execPath,
-      args: [
-        join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'),
-        'stdio',
-      ],
-    }
-  : {
-      command: process.execPath,
-      args: [
-        join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'),
-        files,
-      ],
-    };
-const tool = echo ? 'echo' : 'read_text_file';
-const args = echo ? { message: 'hello' } : { path: join(files, 'notes.txt') };
+const { server, tool, args } = benchCall(files, echo);
 
 /** CPU µs a process has used (utime + stime, in clock ticks of 10 ms). */
 function cpuOf(pid) {

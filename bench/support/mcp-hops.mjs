@@ -14,6 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ROOT } from '../lib/common.mjs';
 import { extensionEnv, startHost, tempRoot } from '../lib/ext.mjs';
+import { benchCall } from '../lib/mcp-call.mjs';
 
 const PRELOAD = fileURLToPath(new URL('./hop-stamps.mjs', import.meta.url));
 if (globalThis.__hopStamp === undefined) {
@@ -36,22 +37,7 @@ const files = join(work, 'files');
 const home = join(work, 'zot-home');
 mkdirSync(files, { recursive: true });
 mkdirSync(home, { recursive: true });
-writeFileSync(join(files, 'notes.txt'), 'zot bench line\n'.repeat(128).slice(0, 2048));
-const server = echo
-  ? {
-      command: process.execPath,
-      args: [
-        join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'),
-        'stdio',
-      ],
-    }
-  : {
-      command: process.execPath,
-      args: [
-        join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'),
-        files,
-      ],
-    };
+const { server, tool, args } = benchCall(files, echo);
 writeFileSync(join(home, 'mcp.json'), JSON.stringify({ mcpServers: { s: server } }));
 const env = {
   ...extensionEnv(),
@@ -60,8 +46,6 @@ const env = {
   NODE_OPTIONS: `--import ${PRELOAD}`,
   HOP_STAMPS_DIR: stampsDir,
 };
-const tool = echo ? 'echo' : 'read_text_file';
-const args = echo ? { message: 'hello' } : { path: join(files, 'notes.txt') };
 
 const transport = new StdioClientTransport({ ...server, env, cwd: work, stderr: 'ignore' });
 const client = new Client({ name: 'hops', version: '1.0.0' });

@@ -109,7 +109,10 @@ test(
     // Newest first: turn 2 is highlighted; down picks turn 1.
     zot.press('Down');
     zot.press('Enter');
-    const plan = await zot.waitFor('Rewind to before turn 1: change the files');
+    // The whole dialog (a look can land between the writes of one redraw): its last line too.
+    const plan = await zot.waitFor(
+      (s) => s.includes('Rewind to before turn 1: change the files') && /1\. Restore code/.test(s),
+    );
     assert.match(plan, /Restoring the code changes 4 files:/);
     assert.match(plan, /restore\s+a\.txt\s+\(\+1 −2\)/);
     assert.match(plan, /restore\s+b\.txt\s+\(\+0 −1\)/);

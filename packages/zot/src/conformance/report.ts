@@ -53,7 +53,7 @@ export interface ReportJson {
   extension: {
     name: string | null;
     version: string | null;
-    /** A remote extension's: its URL, credentials elided. */
+    /** The extension's directory; for a remote one (`--url`), its URL with credentials elided. */
     dir: string;
     /** Null for a remote extension (`--url`): it has none. */
     manifest: string | null;

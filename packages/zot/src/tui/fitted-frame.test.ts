@@ -2,8 +2,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Text, TUI, visibleWidth } from '@mariozechner/pi-tui';
-import { FittedFrame, fitLine, fitsWidth } from './fitted-frame.js';
+import { FittedFrame, fitLine, fitsWidth, leadingSame } from './fitted-frame.js';
 import { memoizeFrames } from './frame-memo.js';
+import { SettledLog } from './settled-log.js';
 import { VirtualTerminal } from './testing/virtual-terminal.js';
 
 for (const memo of [false, true]) {
@@ -71,4 +72,53 @@ test('a child that returns the same lines is not measured again; a nested frame 
   const first = frame.render(10);
   assert.notEqual(frame.render(10), first, 'pi-tui gets an array of its own every frame');
   assert.equal(calls, 3);
+});
+
+test('the leading lines a frame vouches for are the very strings of the frame before it', () => {
+  // A transcript as the chat has it: a log of blocks (settling as they finish) in a nested
+  // frame, and a status line below that changes every frame.
+  const frame = new FittedFrame();
+  const chat = new FittedFrame();
+  const log = new SettledLog();
+  chat.addChild(log);
+  frame.addChild(chat);
+  let tick = 0;
+  frame.addChild({ render: () => [`status ${tick}`], invalidate() {} });
+  /** A block whose text grows, as a streamed answer's does. */
+  class Block {
+    constructor(public text: string) {}
+    render = () => this.text.split('\n');
+    invalidate() {}
+  }
+  const blocks: Block[] = [];
+  let previous = frame.render(40);
+  let vouched = 0;
+  const check = (width = 40) => {
+    const lines = frame.render(width);
+    const same = leadingSame(lines, previous);
+    for (let i = 0; i < same; i++) assert.equal(lines[i], previous[i], `line ${i} of ${same}`);
+    previous = lines;
+    return same;
+  };
+  for (let step = 0; step < 60; step++) {
+    tick++;
+    const live = blocks.at(-1);
+    if (step % 6 === 0) {
+      if (live) log.settle(live);
+      const block = new Block(`block ${step}`);
+      blocks.push(block);
+      log.add(block);
+    } else live!.text += `\nmore ${step}`;
+    vouched = Math.max(vouched, check());
+  }
+  assert.ok(vouched > 10, `a growing transcript vouches for its settled lines (${vouched})`);
+  // A change above the end (an early block drawn again), a removal and a new width: whatever the
+  // frame vouches for still holds.
+  log.changed(blocks[1]!);
+  blocks[1]!.text = 'changed early';
+  check();
+  log.remove(blocks[2]!);
+  check();
+  assert.equal(check(30), 0, 'a new width vouches for nothing');
+  assert.equal(leadingSame(frame.render(30), ['unrelated']), 0, 'nor does an unknown frame');
 });

@@ -14,6 +14,34 @@ import {
 
 const KITTY_PREFIX = '\x1b_G';
 
+/**
+ * How many leading lines of a rendered frame are the very strings of the frame rendered before
+ * it, when its maker knows (a long transcript changes only at its end): a frame's later steps
+ * then need not compare those lines one by one. Kept per frame array, weakly.
+ */
+const leadingSameOf = new WeakMap<readonly string[], { previous: readonly string[]; count: number }>();
+
+/** Records that the first `count` lines of `lines` are the very strings of `previous`'s. */
+export function noteLeadingSame(
+  lines: readonly string[],
+  previous: readonly string[],
+  count: number,
+): void {
+  if (count > 0 && lines !== previous) leadingSameOf.set(lines, { previous, count });
+}
+
+/**
+ * How many leading lines of `lines` are known to be the very strings of `previous`'s (0 when
+ * nothing is known). Contract: for i below the result, `lines[i] === previous[i]`.
+ */
+export function leadingSame(lines: readonly string[], previous: readonly string[]): number {
+  if (lines === previous) return lines.length;
+  const known = leadingSameOf.get(lines);
+  return known && known.previous === previous
+    ? Math.min(known.count, lines.length, previous.length)
+    : 0;
+}
+
 /** A component whose every line already fits the width it was rendered for. */
 export interface FittingComponent extends Component {
   readonly fitsWidth: true;
@@ -100,12 +128,29 @@ export function fitLines(raw: readonly string[], width: number, memo?: FitMemo):
 export class FittedFrame extends Container implements FittingComponent {
   readonly fitsWidth = true;
   private memos = new WeakMap<Component, FitMemo>();
+  /** The parts and the lines of the last render. */
+  private lastParts: (readonly string[])[] = [];
+  private lastLines: readonly string[] = [];
 
   override render(width: number): string[] {
     const parts: (readonly string[])[] = [];
     this.renderParts(width, parts);
     // pi-tui keeps the frame it is given as the last frame: it must be an array of its own.
-    return ([] as string[]).concat(...parts);
+    const lines = ([] as string[]).concat(...parts);
+    // Parts that are the very arrays of last render (an array a render returned is never
+    // changed) are the same lines at the same places; the first other part says what it knows.
+    let same = 0;
+    for (let k = 0; k < parts.length; k++) {
+      const part = parts[k]!;
+      const before = this.lastParts[k];
+      if (before === undefined) break;
+      same += leadingSame(part, before);
+      if (part !== before) break;
+    }
+    noteLeadingSame(lines, this.lastLines, same);
+    this.lastParts = parts;
+    this.lastLines = lines;
+    return lines;
   }
 
   /** Each child's fitted lines, in order; a frame inside this one adds its own parts (no copy). */

@@ -3,7 +3,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Text, TUI } from '@mariozechner/pi-tui';
+import { FittedFrame } from './fitted-frame.js';
 import { memoizeFrames } from './frame-memo.js';
+import { SettledLog } from './settled-log.js';
 import { VirtualTerminal } from './testing/virtual-terminal.js';
 
 async function draw(memo: boolean): Promise<{ screen: string[]; bytes: number }> {
@@ -70,4 +72,59 @@ test('a pi-tui whose frame steps changed is left unpatched, with one note, and d
   assert.equal(terminal.screen()[0], 'still drawn');
   tui.stop();
   terminal.dispose();
+});
+
+test('a growing transcript: every frame holds the lines pi-tui makes without the memo', async () => {
+  // The chat's shape: a log whose settled lines the frame vouches for, and a status line that
+  // changes every frame; blocks stream, settle, change early, go away, and the width changes.
+  class Block {
+    constructor(public text: string) {}
+    render = (width: number) => this.text.split('\n').map((line) => line.slice(0, width));
+    invalidate() {}
+  }
+  const screens = [false, true].map((memo) => {
+    const terminal = new VirtualTerminal({ columns: 40, rows: 8, scrollback: 400 });
+    const tui = new TUI(terminal);
+    if (memo) assert.equal(memoizeFrames(tui), true);
+    const root = new FittedFrame();
+    const chat = new FittedFrame();
+    const log = new SettledLog();
+    chat.addChild(log);
+    root.addChild(chat);
+    let tick = 0;
+    root.addChild({ render: () => [`\x1b[2mstatus ${tick}\x1b[22m`], invalidate() {} });
+    root.mount(tui);
+    const internals = tui as unknown as { doRender(): void; previousLines: string[] };
+    return { terminal, tui, log, internals, next: () => tick++ };
+  });
+  const blocks: Block[][] = [[], []];
+  const step = (change: (log: SettledLog, blocks: Block[]) => void, width?: number) => {
+    screens.forEach((screen, k) => {
+      screen.next();
+      change(screen.log, blocks[k]!);
+      if (width !== undefined) screen.terminal.resize(width, 8);
+      screen.internals.doRender();
+    });
+    assert.deepEqual(screens[1]!.internals.previousLines, screens[0]!.internals.previousLines);
+  };
+  for (let i = 0; i < 80; i++) {
+    step((log, list) => {
+      const live = list.at(-1);
+      if (i % 7 === 0 || !live) {
+        if (live) log.settle(live);
+        list.push(new Block(`\x1b[1mblock ${i}\x1b[22m`));
+        log.add(list.at(-1)!);
+      } else live.text += `\nline ${i} of the answer`;
+    });
+    if (i === 40) step((log, list) => (log.changed(list[1]!), (list[1]!.text = 'changed early')));
+    if (i === 50) step((log, list) => log.remove(list[3]!));
+    if (i === 60) step(() => {}, 30);
+  }
+  for (const { terminal } of screens) await terminal.flush();
+  assert.deepEqual(screens[1]!.terminal.allLines(), screens[0]!.terminal.allLines());
+  assert.match(screens[1]!.terminal.allLines().join('\n'), /line 79 of the answer/);
+  for (const { tui, terminal } of screens) {
+    tui.stop();
+    terminal.dispose();
+  }
 });

@@ -7,6 +7,7 @@
 // without it (a pi-tui whose private methods changed) frames are the same, only slower.
 import type { TUI } from '@mariozechner/pi-tui';
 import { wrapFrameSteps } from './pi-tui-internals.js';
+import { leadingSame } from './fitted-frame.js';
 import { SparseWrites } from './sparse-writes.js';
 
 const KITTY_PREFIX = '\x1b_G';
@@ -30,34 +31,42 @@ export function memoizeFrames(tui: TUI, warn?: (line: string) => void): boolean 
       let lastRaw: readonly string[] = [];
       let lastDone: readonly string[] = [];
       // The frame pi-tui is about to write, with the one on screen: what the write will hold.
-      const expect = (lines: string[]): string[] => {
+      // `same` leading lines are last frame's finished lines, which the scan can skip when
+      // pi-tui still holds that frame.
+      const expect = (lines: string[], same: number, last: readonly string[]): string[] => {
         const previous = state.lastFrame();
         // pi-tui draws a first frame whole (nothing to skip); an image line is left to pi-tui.
         if (imageLines.size === 0 && previous.length > 0)
-          sparse.expect(previous, lines, tui.terminal.rows);
+          sparse.expect(previous, lines, tui.terminal.rows, previous === last ? same : 0);
         return lines;
       };
       return {
         applyLineResets(lines: string[]): string[] {
-          const raw = lines.slice();
+          // A long transcript changes only at its end. The leading lines that are the very
+          // strings of last frame (those its maker vouches for, then found by a scan that
+          // writes nothing) keep their finished lines, copied in one block: a frame's cost
+          // hardly grows with the transcript.
+          const limit = Math.min(lines.length, lastRaw.length);
+          let same = leadingSame(lines, lastRaw);
+          while (same < limit && lines[same] === lastRaw[same]) same++;
+          const done = lastDone.slice(0, same);
           const fresh: string[] = [];
           const freshAt: number[] = [];
-          for (let i = 0; i < lines.length; i++) {
-            // Most lines are the very string they were at the same place last frame: no lookup.
-            if (raw[i] === lastRaw[i]) {
-              lines[i] = lastDone[i]!;
-              continue;
-            }
-            const done = finished.get(lines[i]!);
-            if (done !== undefined) lines[i] = done;
+          for (let i = same; i < lines.length; i++) {
+            const line = lines[i]!;
+            const known = line === lastRaw[i] ? lastDone[i] : finished.get(line);
+            if (known !== undefined) done.push(known);
             else {
-              fresh.push(lines[i]!);
+              fresh.push(line);
               freshAt.push(i);
+              done.push(line);
             }
           }
-          lastRaw = raw;
-          lastDone = lines;
-          if (fresh.length === 0) return expect(lines);
+          const last = lastDone;
+          // `lines` is pi-tui's frame of this draw only: it is kept, never changed.
+          lastRaw = lines;
+          lastDone = done;
+          if (fresh.length === 0) return expect(done, same, last);
           if (finished.size + fresh.length > 2 * lines.length + 64) {
             finished.clear();
             imageLines.clear();
@@ -66,9 +75,9 @@ export function memoizeFrames(tui: TUI, warn?: (line: string) => void): boolean 
           for (let k = 0; k < fresh.length; k++) {
             finished.set(fresh[k]!, made[k]!);
             if (made[k]!.includes(KITTY_PREFIX)) imageLines.add(made[k]!);
-            lines[freshAt[k]!] = made[k]!;
+            done[freshAt[k]!] = made[k]!;
           }
-          return expect(lines);
+          return expect(done, same, last);
         },
         collectKittyImageIds(lines: string[]): Set<number> {
           if (imageLines.size === 0) return new Set();

@@ -8,7 +8,7 @@
 // later frame, rendered meanwhile in slices (the oldest block of the first frame may show only
 // its last lines, as a scrolled screen would).
 import type { Component } from '@mariozechner/pi-tui';
-import { fitLines, type FitMemo, type FittingComponent } from './fitted-frame.js';
+import { fitLines, noteLeadingSame, type FitMemo, type FittingComponent } from './fitted-frame.js';
 
 interface Block {
   component: Component;
@@ -206,11 +206,15 @@ export class SettledLog implements FittingComponent {
       sameLines(tail, this.lastTail)
     )
       return this.last;
+    // The joined lines only grow in place: those the last frame held are still its first lines.
+    const same = joined.lines === this.lastJoined ? this.lastJoinedLength : 0;
     this.lastJoined = joined.lines;
     this.lastJoinedLength = joinedLength;
     this.lastTail = tail;
     // Always a copy (a plain copy of references): the joined lines then grow in place.
+    const previous = this.last;
     this.last = joined.lines.concat(tail);
+    noteLeadingSame(this.last, previous, same);
     return this.last;
   }
 }

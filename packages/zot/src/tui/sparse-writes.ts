@@ -8,15 +8,19 @@
 
 const CLEAR_LINE = '\x1b[2K';
 
-/** The lines pi-tui rewrites from `previous` to `next`, or undefined when there is no change. */
+/**
+ * The lines pi-tui rewrites from `previous` to `next`, or undefined when there is no change.
+ * `same` leading lines are known to be the same strings in both (the scan starts after them).
+ */
 export function changedRange(
   previous: readonly string[],
   next: readonly string[],
+  same = 0,
 ): { first: number; end: number } | undefined {
   let first = -1;
   let last = -1;
   const count = Math.max(previous.length, next.length);
-  for (let i = 0; i < count; i++) {
+  for (let i = Math.min(same, count); i < count; i++) {
     if ((previous[i] ?? '') !== (next[i] ?? '')) {
       if (first === -1) first = i;
       last = i;
@@ -73,8 +77,9 @@ export function sparseRewrite(
 export class SparseWrites {
   private pending: { full: string; sparse: string } | undefined;
 
-  expect(previous: readonly string[], next: readonly string[], rows: number): void {
-    const range = changedRange(previous, next);
+  /** `same` leading lines of `next` are known to be those of `previous` (0: none known). */
+  expect(previous: readonly string[], next: readonly string[], rows: number, same = 0): void {
+    const range = changedRange(previous, next, same);
     // A change above the screen's top is drawn whole by pi-tui: there is nothing to replace.
     const onScreen = range && range.first >= previous.length - rows;
     this.pending = onScreen ? sparseRewrite(previous, next, range) : undefined;

@@ -19,7 +19,10 @@ const KITTY_PREFIX = '\x1b_G';
  * it, when its maker knows (a long transcript changes only at its end): a frame's later steps
  * then need not compare those lines one by one. Kept per frame array, weakly.
  */
-const leadingSameOf = new WeakMap<readonly string[], { previous: readonly string[]; count: number }>();
+const leadingSameOf = new WeakMap<
+  readonly string[],
+  { previous: readonly string[]; count: number }
+>();
 
 /** Records that the first `count` lines of `lines` are the very strings of `previous`'s. */
 export function noteLeadingSame(

@@ -1,7 +1,7 @@
 // The permission rules of a run, from their three sources. A project's file can only restrict
 // until the user trusts its allow rules: that trust is pinned in trust.json to a hash of the
 // allow list, as a project extension's is to its content, so a changed list is untrusted again.
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type { ZotPaths } from '../config/paths.js';
 import { TrustStore, trustAllFromEnv } from '../ext-setup/trust.js';
 import { RuleEngine } from '../security/rules/engine.js';
@@ -10,6 +10,7 @@ import { projectSettingsPath } from '../security/sandbox/load.js';
 import type { Rule } from '../security/rules/parse.js';
 import { nodeCrypto } from '../util/builtins.js';
 import { UsageError } from '../util/errors.js';
+import { realPathOr } from '../util/real-path.js';
 import type { CliOptions } from './args.js';
 
 /** The trust record's name for a project's allow rules (trust.json is keyed by path). */
@@ -24,13 +25,7 @@ export function allowHash(rules: readonly Rule[]): string {
 }
 
 /** trust.json's key for a settings file: its real path. */
-function trustKey(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
-    return file;
-  }
-}
+const trustKey = realPathOr;
 
 export type ProjectAllowState = 'none' | 'trusted' | 'untrusted' | 'changed';
 

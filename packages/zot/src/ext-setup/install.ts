@@ -17,6 +17,7 @@ import {
 } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { errorMessage } from '../util/errors.js';
+import { realPathOr } from '../util/real-path.js';
 import { launchProcess } from '../security/launcher.js';
 import { redactUrl, redactUrlsIn } from '../util/redact.js';
 import { resolveExec } from './exec-resolve.js';
@@ -162,7 +163,7 @@ function checkPathSource(dir: string, extensionsDir: string, request: InstallReq
   }
   const manifest = readManifest(real);
   if (!manifest.ok) throw new InstallError(`${manifest.error}; nothing was installed`);
-  const realExtensions = realOr(extensionsDir);
+  const realExtensions = realPathOr(extensionsDir);
   if (isInside(real, realExtensions)) {
     throw new InstallError(
       `${dir} contains the extensions directory ${extensionsDir}; refusing to copy it into itself`,
@@ -380,12 +381,4 @@ export function removeExtension(extensionsDir: string, name: string): RemoveResu
     return { ok: false, error: `cannot delete ${located.dir}: ${errorMessage(error)}` };
   }
   return located;
-}
-
-function realOr(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }

@@ -5,8 +5,8 @@
 // Such a start is refused, naming the path, rather than hashed: the review could not show that
 // code, and hashing a whole virtual environment or source tree at every start would pin far
 // more than the extension and change with every install.
-import { realpathSync } from 'node:fs';
 import { delimiter, resolve } from 'node:path';
+import { realPathOr } from '../util/real-path.js';
 import type { DiscoveredExtension } from './discovery.js';
 import { isInside } from './manifest.js';
 import { trustBoundary } from './trust-hash.js';
@@ -25,10 +25,10 @@ export function projectRuntimeProblem(
 ): string | undefined {
   if (entry.scope !== 'project' || entry.projectRoot === undefined || !entry.manifest)
     return undefined;
-  const dir = realOr(entry.dir);
+  const dir = realPathOr(entry.dir);
   const boundary = trustBoundary(entry.projectRoot);
   const unpinned = (path: string) =>
-    [path, realOr(path)].some((p) => isInside(boundary, p) && !isInside(dir, p));
+    [path, realPathOr(path)].some((p) => isInside(boundary, p) && !isInside(dir, p));
   const { exec, manifestPath } = entry.manifest;
   const where = `inside ${boundary}, which trust does not pin for ${entry.dir}`;
   if (exec !== undefined && !/[\\/]/.test(exec) && unpinned(command)) {
@@ -51,12 +51,4 @@ export function projectRuntimeProblem(
     }
   }
   return undefined;
-}
-
-function realOr(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }

@@ -15,18 +15,26 @@ function compactJson(args: Record<string, unknown>): string {
   return text.length > PREVIEW_JSON_CHARS ? `${text.slice(0, PREVIEW_JSON_CHARS - 1)}…` : text;
 }
 
+/** What the tool's own `preview` or `detail` returns: undefined when it has none or it throws. */
+function toolsOwn(
+  tool: Tool | undefined,
+  which: 'preview' | 'detail',
+  args: Record<string, unknown>,
+): unknown {
+  try {
+    return tool?.[which]?.(args);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The tool's own preview, else (unknown tool, no preview, a throw, not a string) the
  * arguments as compact JSON cut to PREVIEW_JSON_CHARS.
  * Contract: never throws; always one line (line breaks become ` ↵ `).
  */
 export function previewCall(tool: Tool | undefined, args: Record<string, unknown>): string {
-  let text: unknown;
-  try {
-    text = tool?.preview?.(args);
-  } catch {
-    text = undefined;
-  }
+  const text = toolsOwn(tool, 'preview', args);
   if (typeof text !== 'string') return compactJson(args);
   return text.replace(/\s*[\r\n]+\s*/g, ' ↵ ');
 }
@@ -41,12 +49,7 @@ export const MAX_DETAIL_CHARS = 64 * 1024;
  * Contract: never throws.
  */
 export function detailCall(tool: Tool | undefined, args: Record<string, unknown>): string {
-  let text: unknown;
-  try {
-    text = tool?.detail?.(args);
-  } catch {
-    text = undefined;
-  }
+  let text = toolsOwn(tool, 'detail', args);
   if (typeof text !== 'string') {
     try {
       text = JSON.stringify(args, null, 2) ?? '{}';

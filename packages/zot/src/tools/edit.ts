@@ -2,17 +2,10 @@
 import { promises as fsp } from 'node:fs';
 import type { Tool, ToolOutput } from '../agent/tool.js';
 import { errorMessage } from '../util/errors.js';
-import {
-  errorOutput,
-  fsErrorText,
-  resolvePath,
-  stringArg,
-  textOutput,
-  type FileToolOptions,
-} from './common.js';
+import { errorOutput, fsErrorText, stringArg, textOutput, type FileToolOptions } from './common.js';
 import { applyEdits, detectEol, type TextEdit } from './edit-apply.js';
 import { diffOf, type DiffOptions } from './edit-diff.js';
-import { existingFile, replaceFile, writeTarget } from './write.js';
+import { replaceFile, writableFile } from './write.js';
 import { argsValidator } from './arg-validators.js';
 
 export interface EditToolOptions extends DiffOptions, FileToolOptions {}
@@ -79,11 +72,9 @@ async function editTool(
   const edits = parseEdits(args.edits);
   if (typeof edits === 'string') return errorOutput(`edit: ${edits} (${path})`);
 
-  const target = await writeTarget(resolvePath(cwd, path, options.homeDir));
-  const denied = options.guard?.('edit', target, 'write');
-  if (denied) return errorOutput(denied);
-  const existing = await existingFile('edit', path, target);
+  const existing = await writableFile('edit', path, cwd, options);
   if (existing.error) return existing.error;
+  const { target } = existing;
   if (!existing.stats) return errorOutput(`edit: no such file: ${path} (use write to create it)`);
 
   const editor = options.route?.editor;

@@ -40,8 +40,25 @@ export function createWriteTool(options: WriteToolOptions = {}): Tool {
   };
 }
 
+/**
+ * What write and edit change: the file `path` names (a symlink is written through), once the
+ * sandbox's guard allows writing it, with the file there now if any; else the error result.
+ */
+export async function writableFile(
+  tool: 'write' | 'edit',
+  path: string,
+  cwd: string,
+  options: FileToolOptions,
+): Promise<{ target: string; stats?: Stats; error?: undefined } | { error: ToolOutput }> {
+  const target = await writeTarget(resolvePath(cwd, path, options.homeDir));
+  const denied = options.guard?.(tool, target, 'write');
+  if (denied) return { error: errorOutput(denied) };
+  const existing = await existingFile(tool, path, target);
+  return existing.error ? { error: existing.error } : { target, stats: existing.stats };
+}
+
 /** A symlink is written through (its target changes); a missing file resolves to itself. */
-export async function writeTarget(abs: string): Promise<string> {
+async function writeTarget(abs: string): Promise<string> {
   try {
     return await fsp.realpath(abs);
   } catch {
@@ -50,7 +67,7 @@ export async function writeTarget(abs: string): Promise<string> {
 }
 
 /** The existing file at `target`, undefined when there is none, or an error result. */
-export async function existingFile(
+async function existingFile(
   tool: string,
   path: string,
   target: string,
@@ -83,11 +100,9 @@ async function writeTool(
   const path = stringArg(args, 'path');
   const content = stringArg(args, 'content');
   if (path === '') return errorOutput('write: path is empty');
-  const target = await writeTarget(resolvePath(cwd, path, options.homeDir));
-  const denied = options.guard?.('write', target, 'write');
-  if (denied) return errorOutput(denied);
-  const existing = await existingFile('write', path, target);
+  const existing = await writableFile('write', path, cwd, options);
   if (existing.error) return existing.error;
+  const { target } = existing;
   const toEditor = options.route?.editor?.writeText;
   try {
     if (toEditor) await toEditor(target, content);

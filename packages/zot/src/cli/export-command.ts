@@ -2,7 +2,14 @@
 // as Markdown (docs/export.md).
 import { resolve } from 'node:path';
 import { zotPaths } from '../config/paths.js';
-import { writeData, writeLine, type ModeIO } from '../modes/io.js';
+import {
+  printFailure,
+  printHelp,
+  writeData,
+  writeDiagnostic,
+  writeLine,
+  type ModeIO,
+} from '../modes/io.js';
 import {
   defaultExportName,
   documentOfFile,
@@ -73,14 +80,8 @@ function parseExportArgs(options: CliOptions): ExportArgs | 'help' {
 
 export async function runExportCommand(options: CliOptions, io: ModeIO): Promise<number> {
   const args = parseExportArgs(options);
-  if (args === 'help') {
-    writeLine(io.stdout, EXPORT_HELP);
-    return 0;
-  }
-  const fail = (message: string) => {
-    writeLine(io.stderr, terminalSafe(`zot: ${message}`));
-    return 1;
-  };
+  if (args === 'help') return printHelp(io, EXPORT_HELP);
+  const fail = (message: string) => printFailure(io, message);
   const paths = zotPaths();
   try {
     const file = args.session
@@ -91,8 +92,7 @@ export async function runExportCommand(options: CliOptions, io: ModeIO): Promise
       args.format ??
       (args.output !== undefined && args.output !== '-' ? formatOfPath(args.output) : 'html');
     const doc = documentOfFile(file);
-    for (const warning of doc.warnings)
-      writeLine(io.stderr, terminalSafe(`zot: warning: ${warning}`));
+    for (const warning of doc.warnings) writeDiagnostic(io.stderr, `zot: warning: ${warning}`);
     const text = renderExport(doc, format);
     const output = args.output ?? (format === 'md' ? '-' : defaultExportName(file, format));
     if (output === '-') {

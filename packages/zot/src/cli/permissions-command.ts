@@ -2,7 +2,7 @@
 // sources; trusting the project's allow rules (pinned to their hash).
 import { resolve } from 'node:path';
 import { zotPaths } from '../config/paths.js';
-import { writeLine, type ModeIO } from '../modes/io.js';
+import { printHelp, writeDiagnostic, writeLine, type ModeIO } from '../modes/io.js';
 import { terminalSafe } from '../util/terminal-text.js';
 import { UsageError } from '../util/errors.js';
 import type { CliOptions } from './args.js';
@@ -25,10 +25,8 @@ export function runPermissionsCommand(options: CliOptions, io: ModeIO): number {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     if (arg === '--cwd') cwd = resolve(args[++i] ?? '');
-    else if (arg === '-h' || arg === '--help') {
-      writeLine(io.stdout, PERMISSIONS_HELP);
-      return 0;
-    } else if (['list', 'trust', 'untrust'].includes(arg)) action = arg;
+    else if (arg === '-h' || arg === '--help') return printHelp(io, PERMISSIONS_HELP);
+    else if (['list', 'trust', 'untrust'].includes(arg)) action = arg;
     else throw new UsageError(`permissions: unknown argument ${arg} (see zot permissions --help)`);
   }
   const paths = zotPaths();
@@ -37,8 +35,7 @@ export function runPermissionsCommand(options: CliOptions, io: ModeIO): number {
     return 0;
   }
   const loaded = loadPermissions(options, cwd, paths);
-  for (const problem of loaded.problems)
-    writeLine(io.stderr, terminalSafe(`zot: warning: ${problem}`));
+  for (const problem of loaded.problems) writeDiagnostic(io.stderr, `zot: warning: ${problem}`);
   if (loaded.rules.length === 0 && loaded.untrustedAllow.length === 0) {
     writeLine(io.stdout, 'no permission rules (every tool call follows the mode: see zot --help)');
     return 0;

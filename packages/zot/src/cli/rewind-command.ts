@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadCheckpointSettings } from '../config/checkpoint-settings.js';
 import { zotPaths } from '../config/paths.js';
-import { writeLine, type ModeIO } from '../modes/io.js';
+import { printFailure, printHelp, writeDiagnostic, writeLine, type ModeIO } from '../modes/io.js';
 import { Checkpointer, type CheckpointTurn } from '../session/checkpoints/checkpointer.js';
 import { CheckpointStore } from '../session/checkpoints/store.js';
 import { leftBranch } from '../session/branches.js';
@@ -105,14 +105,8 @@ function printTurns(turns: CheckpointTurn[], io: ModeIO): void {
 
 export async function runRewindCommand(options: CliOptions, io: ModeIO): Promise<number> {
   const args = parseRewindArgs(options);
-  if (args === 'help') {
-    writeLine(io.stdout, REWIND_HELP);
-    return 0;
-  }
-  const fail = (message: string) => {
-    writeLine(io.stderr, terminalSafe(`zot: ${message}`));
-    return 1;
-  };
+  if (args === 'help') return printHelp(io, REWIND_HELP);
+  const fail = (message: string) => printFailure(io, message);
   const paths = zotPaths();
   const file = args.session ?? newestSession(paths.sessions, args.cwd);
   if (!file) return fail(`no session of ${args.cwd} to rewind (give one with --session FILE)`);
@@ -120,7 +114,7 @@ export async function runRewindCommand(options: CliOptions, io: ModeIO): Promise
   const loaded = loadSession(file);
   const { settings, warnings } = loadCheckpointSettings(paths.config);
   for (const warning of [...warnings, ...loaded.warnings])
-    writeLine(io.stderr, terminalSafe(`zot: warning: ${warning}`));
+    writeDiagnostic(io.stderr, `zot: warning: ${warning}`);
   const store = CheckpointStore.for(args.cwd, paths.home, {
     maxFileBytes: settings.maxFileBytes,
     maxTotalBytes: settings.maxTotalBytes,
@@ -137,7 +131,7 @@ export async function runRewindCommand(options: CliOptions, io: ModeIO): Promise
     store,
     sessionKey: file.replace(/^.*[\\/]/, '').replace(/\.jsonl$/, ''),
     record: (entry) => writer.append(entry),
-    warn: (message) => writeLine(io.stderr, terminalSafe(`zot: ${message}`)),
+    warn: (message) => writeDiagnostic(io.stderr, `zot: ${message}`),
     ...(loaded.checkpoints ? { recorded: loaded.checkpoints } : {}),
     prune: { keepDays: settings.keepDays, maxStoreBytes: settings.maxStoreBytes },
   });

@@ -20,6 +20,18 @@ export function writeDiagnostic(stream: NodeJS.WritableStream, text: string): vo
   writeLine(stream, terminalSafe(text));
 }
 
+/** A command's help on stdout; returns its exit code, 0. */
+export function printHelp(io: ModeIO, help: string): number {
+  writeLine(io.stdout, help);
+  return 0;
+}
+
+/** `zot: message` on stderr as a diagnostic; returns the failure exit code, 1. */
+export function printFailure(io: ModeIO, message: string): number {
+  writeDiagnostic(io.stderr, `zot: ${message}`);
+  return 1;
+}
+
 /**
  * Data on stdout: raw into a pipe or a file (it is data, and scripts get it unchanged), made
  * inert when a terminal renders it (model and extension text must not drive the terminal).

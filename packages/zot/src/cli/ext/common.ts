@@ -40,10 +40,6 @@ export interface Parsed {
   positionals: string[];
 }
 
-/**
- * Parses `args` against `options`; `--x=v` and `--x v` both work, `--` ends options.
- * Contract: throws UsageError naming the command and the option for anything unknown.
- */
 /** The extensions `zot ext` sees from here: installed and the project's, as a run finds them. */
 export function discoverHere(context: ExtContext): DiscoveredExtension[] {
   return discoverExtensions({
@@ -73,6 +69,10 @@ export function extChildEnvironment(
   return runChildEnvironment(context.paths, { tokenNames: names });
 }
 
+/**
+ * Parses `args` against `options`; `--x=v` and `--x v` both work, `--` ends options.
+ * Contract: throws UsageError naming the command and the option for anything unknown.
+ */
 export function parseOptions(command: string, args: string[], options: OptionSpec[]): Parsed {
   const parsed: Parsed = { flags: new Set(), values: new Map(), lists: new Map(), positionals: [] };
   scanArgs(args, options, {
@@ -124,6 +124,12 @@ export function requireName(command: string, name: string): string {
   const error = checkExtensionName(name);
   if (error) throw new UsageError(`ext ${command}: ${error}`);
   return name;
+}
+
+/** The one positional argument `<name>` of `command`, checked like requireName. */
+export function nameArgument(command: string, parsed: Parsed): string {
+  const [name] = positionals(command, parsed, ['name']);
+  return requireName(command, name!);
 }
 
 // Everything a `zot ext` command prints for people goes through fail/info/out, which escape

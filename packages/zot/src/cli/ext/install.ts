@@ -4,10 +4,10 @@ import {
   confirm,
   fail,
   info,
+  nameArgument,
   out,
   parseOptions,
   positionals,
-  requireName,
   type ExtCommand,
 } from './common.js';
 
@@ -61,9 +61,8 @@ Options:
 `,
   async run(args, context) {
     const parsed = parseOptions('remove', args, [{ names: ['-y', '--yes'], kind: 'bool' }]);
-    const [name] = positionals('remove', parsed, ['name']);
-    requireName('remove', name!);
-    const located = locateInstalled(context.paths.extensions, name!);
+    const name = nameArgument('remove', parsed);
+    const located = locateInstalled(context.paths.extensions, name);
     if (!located.ok) return fail(context, located.error);
     if (!parsed.flags.has('--yes')) {
       if (!(await confirm(context, `Remove the extension ${name} (${located.dir})?`))) {
@@ -71,7 +70,7 @@ Options:
         return 1;
       }
     }
-    const result = removeExtension(context.paths.extensions, name!);
+    const result = removeExtension(context.paths.extensions, name);
     if (!result.ok) return fail(context, result.error);
     out(context, `removed ${name} (${result.dir})`);
     return 0;

@@ -10,9 +10,8 @@ import { terminalSafeBlock } from '../../util/terminal-text.js';
 import {
   fail,
   info,
+  nameArgument,
   parseOptions,
-  positionals,
-  requireName,
   type ExtCommand,
   type ExtContext,
 } from './common.js';
@@ -127,9 +126,8 @@ Options:
 `,
   async run(args, context) {
     const parsed = parseOptions('logs', args, [{ names: ['-f', '--follow'], kind: 'bool' }]);
-    const [name] = positionals('logs', parsed, ['name']);
-    requireName('logs', name!);
-    const opened = openLog(context.paths.logs, name!);
+    const name = nameArgument('logs', parsed);
+    const opened = openLog(context.paths.logs, name);
     if (!opened.ok) return fail(context, opened.error);
     try {
       const sink = logSink(context.stdout);

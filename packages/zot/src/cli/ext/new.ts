@@ -12,7 +12,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError, errorMessage } from '../../util/errors.js';
-import { fail, out, parseOptions, positionals, requireName, type ExtCommand } from './common.js';
+import { fail, nameArgument, out, parseOptions, type ExtCommand } from './common.js';
 import { nodeProgram, sdkFiles, toolNameFor, tsCompiled, tsProgram } from './scaffold-js.js';
 import { pythonFiles } from './scaffold-python.js';
 
@@ -224,12 +224,11 @@ Options:
       { names: ['--lang'], kind: 'value' },
       { names: ['--dir'], kind: 'value' },
     ]);
-    const [name] = positionals('new', parsed, ['name']);
-    requireName('new', name!);
+    const name = nameArgument('new', parsed);
     const langArg = parsed.values.get('--lang') ?? 'node';
     const lang = LANGS[langArg.toLowerCase()];
     if (!lang) throw new UsageError(`ext new: --lang must be node, ts or python; got "${langArg}"`);
-    const dir = resolve(context.cwd, parsed.values.get('--dir') ?? name!);
+    const dir = resolve(context.cwd, parsed.values.get('--dir') ?? name);
     let exists = false;
     try {
       statSync(dir);
@@ -245,7 +244,7 @@ Options:
     }
     let content: File[];
     try {
-      content = files(name!, lang);
+      content = files(name, lang);
     } catch (error) {
       return fail(context, `cannot create ${name}: ${errorMessage(error)}`);
     }

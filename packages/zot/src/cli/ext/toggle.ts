@@ -5,10 +5,9 @@ import { errorMessage } from '../../util/errors.js';
 import {
   discoverHere,
   fail,
+  nameArgument,
   out,
   parseOptions,
-  positionals,
-  requireName,
   type ExtCommand,
   type ExtContext,
 } from './common.js';
@@ -16,8 +15,7 @@ import {
 async function setEnabled(args: string[], context: ExtContext, enabled: boolean): Promise<number> {
   const command = enabled ? 'enable' : 'disable';
   const parsed = parseOptions(command, args, []);
-  const [name] = positionals(command, parsed, ['name']);
-  requireName(command, name!);
+  const name = nameArgument(command, parsed);
   const entries = discoverHere(context);
   // The entry that claims the name is the one that would run (a project entry that gave way
   // to the global one of its name is not it).
@@ -26,8 +24,8 @@ async function setEnabled(args: string[], context: ExtContext, enabled: boolean)
     entries.find((e) => e.manifest?.name === name);
   if (!entry?.manifest) {
     const broken = [
-      join(context.paths.extensions, name!),
-      join(context.cwd, '.zot', 'extensions', name!),
+      join(context.paths.extensions, name),
+      join(context.cwd, '.zot', 'extensions', name),
     ]
       .map((dir) => readManifest(dir))
       .find((read) => !read.ok && !read.error.includes('not found'));
@@ -58,25 +56,19 @@ async function setEnabled(args: string[], context: ExtContext, enabled: boolean)
   return 0;
 }
 
-const scopeNote = `The extension is looked up like zot does at start-up: ./.zot/extensions first,
-then $ZOT_HOME/extensions; the first one with that name is changed.`;
+function toggleCommand(enabled: boolean): ExtCommand {
+  const name = enabled ? 'enable' : 'disable';
+  return {
+    name,
+    help: `Usage: zot ext ${name} <name>
 
-export const enableCommand: ExtCommand = {
-  name: 'enable',
-  help: `Usage: zot ext enable <name>
-
-Sets "enabled": true in the extension's extension.json, keeping every other field.
-${scopeNote}
+Sets "enabled": ${enabled} in the extension's extension.json, keeping every other field.
+The extension is looked up like zot does at start-up: ./.zot/extensions first,
+then $ZOT_HOME/extensions; the first one with that name is changed.
 `,
-  run: (args, context) => setEnabled(args, context, true),
-};
+    run: (args, context) => setEnabled(args, context, enabled),
+  };
+}
 
-export const disableCommand: ExtCommand = {
-  name: 'disable',
-  help: `Usage: zot ext disable <name>
-
-Sets "enabled": false in the extension's extension.json, keeping every other field.
-${scopeNote}
-`,
-  run: (args, context) => setEnabled(args, context, false),
-};
+export const enableCommand = toggleCommand(true);
+export const disableCommand = toggleCommand(false);

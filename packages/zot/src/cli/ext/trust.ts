@@ -1,6 +1,5 @@
 // `zot ext trust [name|--all]` and `zot ext untrust <name>`: what a project extension would
 // run, pinned by content hash in $ZOT_HOME/trust.json.
-import { realpathSync } from 'node:fs';
 import { projectExtensionsDir, type DiscoveredExtension } from '../../ext-setup/discovery.js';
 import { argumentOutside, resolveExec } from '../../ext-setup/exec-resolve.js';
 import { projectRuntimeProblem } from '../../ext-setup/project-runtime.js';
@@ -10,6 +9,7 @@ import { hashExtension, type CoveredPath, type HashedEntry } from '../../ext-set
 import { TrustStore, trustStateOf, widenedSinceTrust } from '../../ext-setup/trust.js';
 import { canonicalPermissions, describePermissions } from '../../security/scope/permissions.js';
 import { errorMessage, UsageError } from '../../util/errors.js';
+import { realPathOr } from '../../util/real-path.js';
 import { shellQuote } from '../../util/shell-words.js';
 import { terminalSafe } from '../../util/terminal-text.js';
 import {
@@ -17,6 +17,7 @@ import {
   confirm,
   fail,
   info,
+  nameArgument,
   out,
   parseOptions,
   positionals,
@@ -343,18 +344,13 @@ $ZOT_HOME/trust.json; it will not run again until trusted.
 `,
   async run(args, context) {
     const parsed = parseOptions('untrust', args, []);
-    const [name] = positionals('untrust', parsed, ['name']);
-    requireName('untrust', name!);
+    const name = nameArgument('untrust', parsed);
     const store = new TrustStore(context.paths.trust);
     const read = store.read();
     if (!read.ok) return fail(context, read.error);
     const root = projectExtensionsDir(context.cwd);
-    let realRoot = root;
-    try {
-      realRoot = realpathSync(root);
-    } catch {
-      // No project extensions directory any more: records under its path still match.
-    }
+    // With no project extensions directory any more, records under its path still match.
+    const realRoot = realPathOr(root);
     const current = discoverHere(context)
       .filter((e) => e.scope === 'project' && e.manifest?.name === name)
       .map((e) => e.dir);

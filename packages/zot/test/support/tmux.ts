@@ -41,6 +41,9 @@ export interface WaitOptions {
   timeoutMs?: number;
 }
 
+/** How long after a matching look waitFor looks again (frames of one change come closer). */
+const SETTLE_MS = 40;
+
 const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
 
 // A test that fails half-way leaves its server running: end them all with the file.
@@ -181,11 +184,27 @@ export class TmuxZot {
     // brings sees the screen no sooner than it always did (the later looks come 50 ms apart).
     for (let first = true; ; first = false) {
       text = first ? this.capture(options) : await this.captureQuickly(options);
-      if (test(text)) return text;
+      if (test(text)) return this.lookAgain(text, test, options);
       if (Date.now() > limit) break;
       await sleep(50);
     }
     throw new Error(`the pane never showed ${String(what)}; it shows:\n${text}`);
+  }
+
+  /**
+   * One change can take more than one frame (a note drawn, then the editor below it), and a look
+   * can land between them: what was waited for shows, the rest of the change not yet. A second
+   * look a moment later is returned when it still shows what was waited for (a state that is
+   * already gone again, like a passing spinner frame, returns the first look).
+   */
+  private async lookAgain(
+    text: string,
+    test: (text: string) => boolean,
+    options: WaitOptions,
+  ): Promise<string> {
+    await sleep(SETTLE_MS);
+    const again = await this.captureQuickly(options);
+    return test(again) ? again : text;
   }
 
   /** Waits for zot to exit; returns its exit code. */

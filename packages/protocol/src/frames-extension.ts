@@ -60,10 +60,7 @@ export const HelloFrameSchema = frame(
       }),
     ),
   },
-  {
-    title: 'HelloFrame',
-    description: 'Required first frame on stdout; the host replies hello_ack.',
-  },
+  'Required first frame on stdout; the host replies hello_ack.',
 );
 
 export const RegisterCommandFrameSchema = frame(
@@ -72,7 +69,7 @@ export const RegisterCommandFrameSchema = frame(
     name: Type.String({ description: 'Slash command name, matched case-insensitively.' }),
     description: Type.Optional(Type.String()),
   },
-  { title: 'RegisterCommandFrame', description: 'Registers a slash command.' },
+  'Registers a slash command.',
 );
 
 export const RegisterToolFrameSchema = frame(
@@ -87,14 +84,10 @@ export const RegisterToolFrameSchema = frame(
       Type.Boolean({ description: 'Register without advertising until named in activate_tools.' }),
     ),
   },
-  { title: 'RegisterToolFrame', description: 'Registers a tool the model can call.' },
+  'Registers a tool the model can call.',
 );
 
-export const ReadyFrameSchema = frame(
-  'ready',
-  {},
-  { title: 'ReadyFrame', description: 'All initial registrations are flushed.' },
-);
+export const ReadyFrameSchema = frame('ready', {}, 'All initial registrations are flushed.');
 
 export const ToolResultFrameSchema = frame(
   'tool_result',
@@ -112,7 +105,7 @@ export const ToolResultFrameSchema = frame(
       }),
     ),
   },
-  { title: 'ToolResultFrame', description: 'Reply to a tool_call.' },
+  'Reply to a tool_call.',
 );
 
 export const SubscribeFrameSchema = frame(
@@ -125,7 +118,7 @@ export const SubscribeFrameSchema = frame(
       Type.Array(Type.String(), { description: 'Events to intercept; unknown names are ignored.' }),
     ),
   },
-  { title: 'SubscribeFrame', description: 'Declares observed and intercepted lifecycle events.' },
+  'Declares observed and intercepted lifecycle events.',
 );
 
 export const EventInterceptResponseFrameSchema = frame(
@@ -170,11 +163,7 @@ export const EventInterceptResponseFrameSchema = frame(
       }),
     ),
   },
-  {
-    title: 'EventInterceptResponseFrame',
-    description:
-      'Reply to an event_intercept; every field defaults to allow, unmodified. With `error` set it is a failure, not a decision.',
-  },
+  'Reply to an event_intercept; every field defaults to allow, unmodified. With `error` set it is a failure, not a decision.',
 );
 
 export const CommandResponseFrameSchema = frame(
@@ -190,13 +179,13 @@ export const CommandResponseFrameSchema = frame(
       Type.String({ description: 'When non-empty: shown in red; the action is not applied.' }),
     ),
   },
-  { title: 'CommandResponseFrame', description: 'Reply to a command_invoked.' },
+  'Reply to a command_invoked.',
 );
 
 export const SubmitFrameSchema = frame(
   'submit',
   { text: Type.Optional(Type.String({ description: 'Prompt text; blank text is ignored.' })) },
-  { title: 'SubmitFrame', description: 'Submits (or queues) a user prompt in the TUI.' },
+  'Submits (or queues) a user prompt in the TUI.',
 );
 
 export const PanelRenderFrameSchema = frame(
@@ -207,25 +196,21 @@ export const PanelRenderFrameSchema = frame(
     lines: Type.Optional(PanelLines),
     footer: Type.Optional(Type.String()),
   },
-  { title: 'PanelRenderFrame', description: 'Redraws an open panel.' },
+  'Redraws an open panel.',
 );
 
 /** zot's addition to the spec: a panel opened without a command (an approval during a tool call). */
 export const OpenPanelFrameSchema = frame(
   'open_panel',
   { panel: PanelSpecSchema },
-  {
-    title: 'OpenPanelFrame',
-    description:
-      "zot's addition: opens a panel on the extension's own initiative (e.g. to ask during a tool call); as a command's open_panel.",
-  },
+  "zot's addition: opens a panel on the extension's own initiative (e.g. to ask during a tool call); as a command's open_panel.",
 );
 
 /** Same shape in both directions: the extension closes its panel, or the host reports a close. */
 export const PanelCloseFrameSchema = frame(
   'panel_close',
   { panel_id: PanelId },
-  { title: 'PanelCloseFrame', description: 'A panel was closed (by either side).' },
+  'A panel was closed (by either side).',
 );
 
 export const NotifyFrameSchema = frame(
@@ -234,25 +219,25 @@ export const NotifyFrameSchema = frame(
     level: Type.Optional(literalUnion(NOTIFY_LEVELS, { description: 'Defaults to "info".' })),
     message: Type.Optional(Type.String()),
   },
-  { title: 'NotifyFrame', description: 'A one-shot note shown below the transcript.' },
+  'A one-shot note shown below the transcript.',
 );
 
 export const DisplayFrameSchema = frame(
   'display',
   { text: Type.Optional(Type.String()) },
-  { title: 'DisplayFrame', description: 'A one-shot styled note (ext_display in JSON/RPC).' },
+  'A one-shot styled note (ext_display in JSON/RPC).',
 );
 
 export const ClearNotesFrameSchema = frame(
   'clear_notes',
   {},
-  { title: 'ClearNotesFrame', description: 'Removes every note this extension pushed.' },
+  'Removes every note this extension pushed.',
 );
 
 export const ShutdownAckFrameSchema = frame(
   'shutdown_ack',
   {},
-  { title: 'ShutdownAckFrame', description: 'Reply to shutdown; exit promptly after.' },
+  'Reply to shutdown; exit promptly after.',
 );
 
 export type TextBlock = Static<typeof TextBlockSchema>;

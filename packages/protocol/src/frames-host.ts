@@ -5,7 +5,7 @@ import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { PANEL_KEYS, PROMPT_SOURCES, TURN_END_STOPS } from './constants.js';
 import { ContentBlockSchema, PanelCloseFrameSchema } from './frames-extension.js';
 import { CancelFrameSchema, UiResponseFrameSchema } from './frames-v2.js';
-import { frame, jsonObject, literalUnion, orNull } from './schema-util.js';
+import { frame, jsonObject, literalUnion, orNull, pascalCase } from './schema-util.js';
 
 const Id = Type.String({ description: 'Request id; echo it in the reply.' });
 const ToolArgs = jsonObject({ description: 'Parsed JSON arguments of the tool call.' });
@@ -25,7 +25,7 @@ export const HelloAckFrameSchema = frame(
     extension_dir: Type.Optional(Type.String({ description: "The extension's own directory." })),
     data_dir: Type.Optional(Type.String({ description: 'Where the extension keeps its state.' })),
   },
-  { title: 'HelloAckFrame', description: 'Reply to hello with host metadata.' },
+  'Reply to hello with host metadata.',
 );
 
 export const CommandInvokedFrameSchema = frame(
@@ -35,7 +35,7 @@ export const CommandInvokedFrameSchema = frame(
     name: Type.String({ description: 'The command name as registered.' }),
     args: Type.Optional(Type.String({ description: 'Text after the command name, trimmed.' })),
   },
-  { title: 'CommandInvokedFrame', description: 'The user ran a registered slash command.' },
+  'The user ran a registered slash command.',
 );
 
 export const ToolCallFrameSchema = frame(
@@ -45,28 +45,23 @@ export const ToolCallFrameSchema = frame(
     name: Type.String({ description: 'The tool name as registered.' }),
     args: Type.Optional(orNull(ToolArgs)),
   },
-  { title: 'ToolCallFrame', description: 'The model called a registered tool; reply tool_result.' },
+  'The model called a registered tool; reply tool_result.',
 );
 
+/** An `event` frame, titled after its event: `turn_start` -> `TurnStartEventFrame`. */
 function eventFrame<const E extends string, P extends TProperties>(
   event: E,
   properties: P,
-  title: string,
   description: string,
 ) {
-  return frame('event', { event: Type.Literal(event), ...properties }, { title, description });
+  const props = { event: Type.Literal(event), ...properties };
+  return frame('event', props, description, `${pascalCase(event)}EventFrame`);
 }
 
-export const SessionStartEventFrameSchema = eventFrame(
-  'session_start',
-  {},
-  'SessionStartEventFrame',
-  'A session started.',
-);
+export const SessionStartEventFrameSchema = eventFrame('session_start', {}, 'A session started.');
 export const TurnStartEventFrameSchema = eventFrame(
   'turn_start',
   { step: Type.Optional(Step) },
-  'TurnStartEventFrame',
   'A turn is about to call the model.',
 );
 export const TurnEndEventFrameSchema = eventFrame(
@@ -77,7 +72,6 @@ export const TurnEndEventFrameSchema = eventFrame(
       Type.String({ description: 'Why the turn failed, when stop is "error".' }),
     ),
   },
-  'TurnEndEventFrame',
   'A turn ended.',
 );
 /** The call a `tool_call` event or interception is about (fresh schemas at each use). */
@@ -90,7 +84,6 @@ const toolCallFields = () => ({
 export const ToolCallEventFrameSchema = eventFrame(
   'tool_call',
   toolCallFields(),
-  'ToolCallEventFrame',
   'A tool call is about to run.',
 );
 export const ToolConfirmationRequestedEventFrameSchema = eventFrame(
@@ -100,13 +93,11 @@ export const ToolConfirmationRequestedEventFrameSchema = eventFrame(
     tool_name: Type.Optional(Type.String()),
     tool_preview: Type.Optional(Type.String({ description: 'Preview shown in the dialog.' })),
   },
-  'ToolConfirmationRequestedEventFrame',
   'The host waits for interactive approval of a tool call.',
 );
 export const AssistantMessageEventFrameSchema = eventFrame(
   'assistant_message',
   { text: Type.Optional(Type.String()) },
-  'AssistantMessageEventFrame',
   'The assistant finished a message.',
 );
 
@@ -125,32 +116,29 @@ export const EventFrameSchema = Type.Union(
   },
 );
 
+/** An `event_intercept` frame: `turn_start` -> `TurnStartInterceptFrame`. */
 function interceptFrame<const E extends string, P extends TProperties>(
   event: E,
   properties: P,
-  title: string,
   description: string,
 ) {
   const props = { id: Id, event: Type.Literal(event), ...properties };
-  return frame('event_intercept', props, { title, description });
+  return frame('event_intercept', props, description, `${pascalCase(event)}InterceptFrame`);
 }
 
 export const ToolCallInterceptFrameSchema = interceptFrame(
   'tool_call',
   toolCallFields(),
-  'ToolCallInterceptFrame',
   'Block the call or rewrite its args.',
 );
 export const TurnStartInterceptFrameSchema = interceptFrame(
   'turn_start',
   { step: Type.Optional(Step) },
-  'TurnStartInterceptFrame',
   'Block the turn before the model is called.',
 );
 export const AssistantMessageInterceptFrameSchema = interceptFrame(
   'assistant_message',
   { text: Type.Optional(Type.String({ description: 'The assembled assistant text.' })) },
-  'AssistantMessageInterceptFrame',
   'Suppress or rewrite the user-visible text.',
 );
 
@@ -165,7 +153,6 @@ export const ToolResultInterceptFrameSchema = interceptFrame(
     ),
     is_error: Type.Optional(Type.Boolean()),
   },
-  'ToolResultInterceptFrame',
   'Version 2: allow, replace the content (replace_content), or block (the model gets an error with the reason) a tool result before the model sees it.',
 );
 export const UserPromptInterceptFrameSchema = interceptFrame(
@@ -178,7 +165,6 @@ export const UserPromptInterceptFrameSchema = interceptFrame(
       }),
     ),
   },
-  'UserPromptInterceptFrame',
   'Version 2: allow, rewrite (modified_text) or block (the reason is shown to the user) a prompt.',
 );
 
@@ -203,13 +189,13 @@ export const PanelKeyFrameSchema = frame(
     key: literalUnion(PANEL_KEYS, { description: 'Normalized key name.' }),
     text: Type.Optional(Type.String({ description: 'The typed character when key is "rune".' })),
   },
-  { title: 'PanelKeyFrame', description: 'A key pressed while the panel is focused.' },
+  'A key pressed while the panel is focused.',
 );
 
 export const ShutdownFrameSchema = frame(
   'shutdown',
   {},
-  { title: 'ShutdownFrame', description: 'Graceful exit: reply shutdown_ack, then exit.' },
+  'Graceful exit: reply shutdown_ack, then exit.',
 );
 
 export type HelloAckFrame = Static<typeof HelloAckFrameSchema>;

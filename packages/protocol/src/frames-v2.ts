@@ -12,11 +12,7 @@ export const CancelFrameSchema = frame(
       description: 'The id of the tool_call or command_invoked the host no longer waits for.',
     }),
   },
-  {
-    title: 'CancelFrame',
-    description:
-      'Version 2: the call was aborted (Esc, RPC abort, timeout, shutdown); stop its work. A reply sent after it is ignored.',
-  },
+  'Version 2: the call was aborted (Esc, RPC abort, timeout, shutdown); stop its work. A reply sent after it is ignored.',
 );
 
 export const ToolProgressFrameSchema = frame(
@@ -25,11 +21,7 @@ export const ToolProgressFrameSchema = frame(
     id: Type.String({ description: 'The id of the tool_call in flight.' }),
     text: Type.String({ maxLength: V2_LIMITS.progressText, description: 'One progress line.' }),
   },
-  {
-    title: 'ToolProgressFrame',
-    description:
-      'Version 2: a progress line for a tool call in flight (shown live; rate-limited by the host).',
-  },
+  'Version 2: a progress line for a tool call in flight (shown live; rate-limited by the host).',
 );
 
 export const UiRequestFrameSchema = frame(
@@ -54,10 +46,7 @@ export const UiRequestFrameSchema = frame(
       }),
     ),
   },
-  {
-    title: 'UiRequestFrame',
-    description: 'Version 2: asks the user; the host answers ui_response with the same id.',
-  },
+  'Version 2: asks the user; the host answers ui_response with the same id.',
 );
 
 export const UiResponseFrameSchema = frame(
@@ -74,19 +63,13 @@ export const UiResponseFrameSchema = frame(
       Type.Boolean({ description: 'Nobody can answer (print and JSON runs).' }),
     ),
   },
-  {
-    title: 'UiResponseFrame',
-    description: 'Version 2: the answer to a ui_request: value, or cancelled, or unavailable.',
-  },
+  'Version 2: the answer to a ui_request: value, or cancelled, or unavailable.',
 );
 
 export const UnregisterToolFrameSchema = frame(
   'unregister_tool',
   { name: Type.String({ description: 'A tool this extension registered.' }) },
-  {
-    title: 'UnregisterToolFrame',
-    description: 'Version 2: removes a tool this extension registered.',
-  },
+  'Version 2: removes a tool this extension registered.',
 );
 
 export type CancelFrame = Static<typeof CancelFrameSchema>;

@@ -35,11 +35,20 @@ export function orNull<T extends TSchema>(schema: T, options?: SchemaOptions): T
   return Type.Union([schema, Type.Null()], options);
 }
 
-/** A frame object: `type` literal first, then the frame's fields; unknown fields allowed. */
+/** The PascalCase of a snake_case wire name: `tool_call` -> `ToolCall`. */
+export function pascalCase(name: string): string {
+  return name.replace(/(?:^|_)([a-z])/g, (_, letter: string) => letter.toUpperCase());
+}
+
+/**
+ * A frame object: `type` literal first, then the frame's fields; unknown fields allowed. Its
+ * title is the wire name's: `tool_call` -> `ToolCallFrame`.
+ */
 export function frame<const Name extends string, P extends TProperties>(
   name: Name,
   properties: P,
-  options: SchemaOptions & { title: string; description: string },
+  description: string,
+  title = `${pascalCase(name)}Frame`,
 ): TObject<{ type: TLiteral<Name> } & P> {
-  return Type.Object({ type: Type.Literal(name), ...properties }, options);
+  return Type.Object({ type: Type.Literal(name), ...properties }, { title, description });
 }

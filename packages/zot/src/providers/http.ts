@@ -2,7 +2,7 @@
 import { redactUrlsIn } from '../util/redact.js';
 import { SseParser, type SseEvent } from './sse.js';
 import { CallEndedError, send, streamIdleMs, type Reply } from './transport.js';
-import type { ProviderErrorEvent, ProviderEvent, StreamRequest } from './types.js';
+import type { ProviderErrorEvent, ProviderEvent, StreamFn, StreamRequest } from './types.js';
 import type { MessageAssembly } from './assemble.js';
 import type { ErrorKind } from '../contract/errors.js';
 import { httpErrorKind } from './error-kind.js';
@@ -272,4 +272,17 @@ export function bearerHeaders(apiKey: string | undefined): Record<string, string
     'content-type': 'application/json',
     ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
   };
+}
+
+/**
+ * The StreamFn of an OpenAI-style API: POSTs `body(request)` to `path` with the bearer key and
+ * decodes the stream with a fresh `decoder()`. Contract: the StreamFn contract.
+ */
+export function bearerStream(
+  path: string,
+  body: (request: StreamRequest) => unknown,
+  decoder: () => WireDecoder,
+): StreamFn {
+  return (request) =>
+    runSse(sseCallOf(request, path, bearerHeaders(request.apiKey), body(request)), decoder());
 }

@@ -1,14 +1,13 @@
 // OpenAI Chat Completions (also ollama, kimi and other OpenAI-compatible servers).
 import { reportedErrorKind } from './error-kind.js';
 import { MessageAssembly, parseJson } from './assemble.js';
-import { bearerHeaders, runSse, sseCallOf, type WireDecoder } from './http.js';
+import { bearerStream, type WireDecoder } from './http.js';
 import type { SseEvent } from './sse.js';
 import type {
   ImageBlock,
   Message,
   ProviderEvent,
   StopReason,
-  StreamFn,
   StreamRequest,
   TextBlock,
   ToolResultBlock,
@@ -20,11 +19,7 @@ type Json = Record<string, unknown>;
  * Streams one call to the Chat Completions API.
  * Contract: the StreamFn contract (never throws; ends with one done or error).
  */
-export const streamOpenAIChat: StreamFn = (request) =>
-  runSse(
-    sseCallOf(request, 'chat/completions', bearerHeaders(request.apiKey), chatBody(request)),
-    new ChatDecoder(),
-  );
+export const streamOpenAIChat = bearerStream('chat/completions', chatBody, () => new ChatDecoder());
 
 function chatBody(request: StreamRequest): Json {
   const { model } = request;

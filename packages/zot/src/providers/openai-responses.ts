@@ -1,7 +1,7 @@
 // OpenAI Responses API: request body, SSE decoding.
 import { reportedErrorKind } from './error-kind.js';
 import { MessageAssembly, parseJson } from './assemble.js';
-import { bearerHeaders, runSse, sseCallOf, type WireDecoder } from './http.js';
+import { bearerStream, type WireDecoder } from './http.js';
 import { dataUrl, imagesOfResults, joinText } from './openai-chat.js';
 import type { SseEvent } from './sse.js';
 import type {
@@ -9,7 +9,6 @@ import type {
   Message,
   ProviderEvent,
   StopReason,
-  StreamFn,
   StreamRequest,
   TextBlock,
 } from './types.js';
@@ -20,11 +19,11 @@ type Json = Record<string, unknown>;
  * Streams one call to the Responses API (stateless: `store: false`, full input each time).
  * Contract: the StreamFn contract (never throws; ends with one done or error).
  */
-export const streamOpenAIResponses: StreamFn = (request) =>
-  runSse(
-    sseCallOf(request, 'responses', bearerHeaders(request.apiKey), responsesBody(request)),
-    new ResponsesDecoder(),
-  );
+export const streamOpenAIResponses = bearerStream(
+  'responses',
+  responsesBody,
+  () => new ResponsesDecoder(),
+);
 
 function responsesBody(request: StreamRequest): Json {
   const { model } = request;

@@ -12,7 +12,7 @@ import {
   type OverlayOptions,
   type TUI,
 } from '@mariozechner/pi-tui';
-import { cut, DIALOG_OVERLAY, footerLines, innerWidth, renderDialogFrame } from './dialog-frame.js';
+import { cut, footerLines, innerWidth, renderDialogFrame, showDialog } from './dialog-frame.js';
 import { revealText, type Revealed } from './reveal-text.js';
 import type { Theme } from './theme.js';
 
@@ -194,22 +194,23 @@ export function showChoiceDialog<T>(
   tui: TUI,
   options: ShowChoiceDialogOptions<T>,
 ): { dialog: ChoiceDialog<T>; result: Promise<T> } {
-  let resolve!: (choice: T) => void;
-  const result = new Promise<T>((r) => (resolve = r));
-  const onAbort = () => dialog.answer();
-  const dialog = new ChoiceDialog<T>({
-    ...options,
-    maxPreviewRows: options.maxPreviewRows ?? (() => previewRoom(tui.terminal.rows, options)),
-    onChoice: (choice) => {
-      options.signal?.removeEventListener('abort', onAbort);
-      handle.hide();
-      resolve(choice);
-    },
-  });
-  const handle = tui.showOverlay(dialog, options.overlay ?? DIALOG_OVERLAY);
+  const onAbort = () => shown.dialog.answer();
+  const shown = showDialog(
+    tui,
+    options.overlay,
+    (close: (choice: T) => void) =>
+      new ChoiceDialog<T>({
+        ...options,
+        maxPreviewRows: options.maxPreviewRows ?? (() => previewRoom(tui.terminal.rows, options)),
+        onChoice: (choice) => {
+          options.signal?.removeEventListener('abort', onAbort);
+          close(choice);
+        },
+      }),
+  );
   if (options.signal?.aborted) onAbort();
   else options.signal?.addEventListener('abort', onAbort, { once: true });
-  return { dialog, result };
+  return shown;
 }
 
 /**

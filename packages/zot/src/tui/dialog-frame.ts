@@ -1,7 +1,13 @@
 // The bordered frame every dialog draws in (title, body, key legend), and the small text helpers
 // dialogs and views share: cut plain text to a width with `…`, pad, and make untrusted text one
 // safe line.
-import { visibleWidth, type OverlayOptions } from '@mariozechner/pi-tui';
+import {
+  visibleWidth,
+  type Component,
+  type OverlayHandle,
+  type OverlayOptions,
+  type TUI,
+} from '@mariozechner/pi-tui';
 import { terminalSafe } from '../util/terminal-text.js';
 import type { Theme } from './theme.js';
 
@@ -148,6 +154,26 @@ export const DIALOG_OVERLAY: OverlayOptions = {
   minWidth: 56,
   maxHeight: '90%',
 };
+
+/**
+ * Shows the dialog `make` builds as an overlay (DIALOG_OVERLAY unless `overlay` is given).
+ * `close(value)` hides it, which gives focus back, then resolves `result` with `value`.
+ */
+export function showDialog<D extends Component, R>(
+  tui: TUI,
+  overlay: OverlayOptions | undefined,
+  make: (close: (value: R) => void) => D,
+): { dialog: D; result: Promise<R> } {
+  let resolve!: (value: R) => void;
+  const result = new Promise<R>((r) => (resolve = r));
+  let handle: OverlayHandle | undefined;
+  const dialog = make((value) => {
+    handle?.hide();
+    resolve(value);
+  });
+  handle = tui.showOverlay(dialog, overlay ?? DIALOG_OVERLAY);
+  return { dialog, result };
+}
 
 /** The list rows that fit a terminal of `terminalRows` beside `chrome` fixed rows (3 to `wanted`). */
 export function listRowsFor(terminalRows: number, chrome: number, wanted: number): number {

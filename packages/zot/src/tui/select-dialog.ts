@@ -16,13 +16,13 @@ import {
 import { SafeInput } from './safe-input.js';
 import {
   cut,
-  DIALOG_OVERLAY,
   footerLines,
   innerWidth,
   listRowsFor,
   oneLine,
   pad,
   renderDialogFrame,
+  showDialog,
 } from './dialog-frame.js';
 import type { Theme } from './theme.js';
 
@@ -323,25 +323,20 @@ export function showSelectDialog<T>(
   tui: TUI,
   options: ShowSelectDialogOptions<T>,
 ): { dialog: SelectDialog<T>; result: Promise<SelectDialogItem<T> | undefined> } {
-  let resolve!: (item: SelectDialogItem<T> | undefined) => void;
-  const result = new Promise<SelectDialogItem<T> | undefined>((r) => (resolve = r));
-  const dialog = new SelectDialog<T>({
-    ...options,
-    // Frame (4 rows), search line, and a little room above and below (and the message's rows).
-    maxVisible: listRowsFor(
-      tui.terminal.rows,
-      8 + (options.message !== undefined ? MESSAGE_ROWS + 1 : 0),
-      options.maxVisible ?? 12,
-    ),
-    onSelect: (item) => {
-      handle.hide();
-      resolve(item);
-    },
-    onCancel: () => {
-      handle.hide();
-      resolve(undefined);
-    },
-  });
-  const handle = tui.showOverlay(dialog, options.overlay ?? DIALOG_OVERLAY);
-  return { dialog, result };
+  return showDialog(
+    tui,
+    options.overlay,
+    (close: (item: SelectDialogItem<T> | undefined) => void) =>
+      new SelectDialog<T>({
+        ...options,
+        // Frame (4 rows), search line, a little room above and below (and the message's rows).
+        maxVisible: listRowsFor(
+          tui.terminal.rows,
+          8 + (options.message !== undefined ? MESSAGE_ROWS + 1 : 0),
+          options.maxVisible ?? 12,
+        ),
+        onSelect: close,
+        onCancel: () => close(undefined),
+      }),
+  );
 }

@@ -11,12 +11,12 @@ import {
 import { SafeInput } from './safe-input.js';
 import {
   cut,
-  DIALOG_OVERLAY,
   footerLine,
   innerWidth,
   legend,
   oneLine,
   renderDialogFrame,
+  showDialog,
 } from './dialog-frame.js';
 import type { Theme } from './theme.js';
 
@@ -185,20 +185,15 @@ export function showTextPrompt(
   tui: TUI,
   options: ShowTextPromptOptions,
 ): { dialog: TextPromptDialog; result: Promise<string | undefined> } {
-  let resolve!: (value: string | undefined) => void;
-  const result = new Promise<string | undefined>((r) => (resolve = r));
-  const dialog = new TextPromptDialog({
-    requestRender: () => tui.requestRender(),
-    ...options,
-    onSubmit: (value) => {
-      handle.hide();
-      resolve(value);
-    },
-    onCancel: () => {
-      handle.hide();
-      resolve(undefined);
-    },
-  });
-  const handle = tui.showOverlay(dialog, options.overlay ?? DIALOG_OVERLAY);
-  return { dialog, result };
+  return showDialog(
+    tui,
+    options.overlay,
+    (close: (value: string | undefined) => void) =>
+      new TextPromptDialog({
+        requestRender: () => tui.requestRender(),
+        ...options,
+        onSubmit: close,
+        onCancel: () => close(undefined),
+      }),
+  );
 }

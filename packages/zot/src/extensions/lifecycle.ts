@@ -12,7 +12,7 @@ import {
   planAll,
   type ExtensionReport,
   type RemoteLink,
-  type PlannedExtension,
+  type PlanIdentity,
   type TransportFactory,
 } from './load-plan.js';
 import {
@@ -32,8 +32,6 @@ import type { ExtensionScopes } from './scopes.js';
 import { restartBackoffMs, systemClock, type SupervisorClock } from './restart-budget.js';
 import { Supervisor } from './supervisor.js';
 import type { AgentFor } from './transports/remote-connect.js';
-
-type PlanIdentity = NonNullable<Extract<PlannedExtension, { extension: unknown }>['identity']>;
 
 export interface LifecycleDeps {
   cwd: string;

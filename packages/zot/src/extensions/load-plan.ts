@@ -4,6 +4,7 @@ import type { DiscoveredExtension } from '../ext-setup/discovery.js';
 import { argumentOutside, resolveExec } from '../ext-setup/exec-resolve.js';
 import { RunningExtension, type ExtensionContext } from './extension.js';
 import { ExtensionLog, extensionLogPath } from './log.js';
+import type { MemoryIdentity } from './remembered.js';
 import type { ExtensionScopes } from './scopes.js';
 import { ProcessTransport, type ProcessSpec } from './process-transport.js';
 import { projectRuntimeProblem } from '../ext-setup/project-runtime.js';
@@ -54,6 +55,12 @@ export interface PlanDeps {
   };
 }
 
+/** What, besides its files, decides what a spawned extension registers (remembered.ts). */
+export type PlanIdentity = Pick<MemoryIdentity, 'dir' | 'manifest' | 'command' | 'args' | 'env'> & {
+  /** As the manifest gives them, `$ZOT_HOME/` or `$CWD/` not yet resolved. */
+  inputs: readonly string[];
+};
+
 /**
  * A spawned extension (its report reads its state later) with the means to spawn it again
  * (a restart after a crash: same command, environment and log; or the trust gate's refusal),
@@ -66,17 +73,8 @@ export type PlannedExtension =
       report(): ExtensionReport;
       /** A remote extension's link as it is now. */
       link?(): RemoteLink;
-      /** What, besides its files, decides what it registers (remembered.ts). */
       /** Absent for a remote extension: its code is elsewhere, nothing of it is remembered. */
-      identity?: {
-        dir: string;
-        manifest: unknown;
-        command: string;
-        args: readonly string[];
-        env: NodeJS.ProcessEnv;
-        /** As the manifest gives them, `$ZOT_HOME/` or `$CWD/` not yet resolved. */
-        inputs: readonly string[];
-      };
+      identity?: PlanIdentity;
     }
   | { report(): ExtensionReport; link?(): RemoteLink };
 

@@ -202,8 +202,11 @@ class WebSocketServerTest(unittest.TestCase):
         client = self.session()
         self.listening.close()
         self.assertTrue(client.eof())
+        # Refused, as a rule; should another process have taken the port meanwhile, it does
+        # not answer as this server would (and the socket is closed either way).
         with self.assertRaises(OSError):
-            socket.create_connection(("127.0.0.1", self.listening.port), timeout=2).recv(1)
+            with socket.create_connection(("127.0.0.1", self.listening.port), timeout=2) as late:
+                late.recv(1)
 
 
 @unittest.skipIf(shutil.which("openssl") is None, "openssl makes the test certificate")

@@ -5,8 +5,9 @@
 //   parsed): what zot's host adds over the bare library (target <= 1.3);
 // - the same echo tool served by @zot/sdk over stdio, run by the same host (report only): what
 //   the network link costs over a pipe, SDK on both ends;
-// - the host over the HTTP transport (POST out, the event stream back) against a raw HTTP echo
-//   (one keep-alive POST whose answer is the reply), same raw server (target <= 1.3).
+// - the host over the HTTP transport (the tool_call POSTed; the result in the POST's answer, as
+//   a server answers when it has the result by its next turn, else on the event stream) against
+//   a raw HTTP echo (one keep-alive POST whose answer is the reply), same raw server (target <= 1.3).
 // The servers run in processes of their own; calls alternate in blocks in one run. Each row's
 // note also gives the CPU time (user + system) this process spent per call, in the median block:
 // on a loaded machine it moves far less than wall time, and only the client's side runs here.
@@ -50,11 +51,16 @@ wss.on('connection', (socket) => {
 });
 `;
 
-/** A raw HTTP server: the HTTP transport's wire by hand (/raw-http), and a plain echo (/echo). */
+/**
+ * A raw HTTP server: the HTTP transport's wire by hand (/raw-http: frames sent while a POST is
+ * handled go in its answer when the POST accepts events, as the SDK's server does; others on
+ * the stream), and a plain echo (/echo).
+ */
 const RAW_HTTP_SERVER = `import { createServer } from 'node:http';
 let stream;
 let id = 0;
-const send = (frame) => stream.write('id: ' + ++id + '\\ndata: ' + JSON.stringify(frame) + '\\n\\n');
+const event = (frame) => 'id: ' + ++id + '\\ndata: ' + JSON.stringify(frame) + '\\n\\n';
+const send = (frame) => stream.write(event(frame));
 const reply = (frame) => ({ type: 'tool_result', id: frame.id, content: [{ type: 'text', text: 'echo:' + JSON.stringify(frame.args) }] });
 const server = createServer((req, res) => {
   if (req.method === 'GET') {
@@ -69,15 +75,23 @@ const server = createServer((req, res) => {
       const out = JSON.stringify(reply(JSON.parse(body)));
       return res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out) }).end(out);
     }
-    res.writeHead(204).end();
+    const answer = (req.headers.accept ?? '').includes('text/event-stream') ? [] : undefined;
+    const emit = (frame) => (answer ? answer.push(event(frame)) : send(frame));
+    let end = false;
     for (const line of body.split('\\n').filter(Boolean)) {
       const frame = JSON.parse(line);
       if (frame.type === 'hello_ack') {
-        send({ type: 'register_tool', name: 'echo_http', description: 'echo', schema: { type: 'object' } });
-        send({ type: 'ready' });
-      } else if (frame.type === 'tool_call') send(reply(frame));
-      else if (frame.type === 'shutdown') { send({ type: 'shutdown_ack' }); stream.end('event: end\\n\\n'); }
+        emit({ type: 'register_tool', name: 'echo_http', description: 'echo', schema: { type: 'object' } });
+        emit({ type: 'ready' });
+      } else if (frame.type === 'tool_call') emit(reply(frame));
+      else if (frame.type === 'shutdown') { emit({ type: 'shutdown_ack' }); end = true; }
     }
+    if (!answer?.length) res.writeHead(204).end();
+    else {
+      const out = answer.join('');
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'content-length': Buffer.byteLength(out) }).end(out);
+    }
+    if (end) stream.end('event: end\\n\\n');
   });
 });
 server.listen(0, '127.0.0.1', () => console.log('LISTENING http://127.0.0.1:' + server.address().port + '/raw-http'));

@@ -1,8 +1,11 @@
 // Serving an extension over HTTP (ext.listen({transport: 'http'})), with Node's http module
 // only. zot opens a session with a GET and reads our frames from its event stream (`id: N`,
 // `data: <frame>`); it POSTs its own as NDJSON, each POST saying where in its byte stream the
-// body starts (so a POST sent again is not read twice). A stream that drops is resumed with
-// Last-Event-ID: we resend what came after it, from frames kept until zot acknowledges them.
+// body starts (so a POST sent again is not read twice). The frames our handlers send while a
+// POST is handled (until our next turn) go in its answer instead of the stream, numbered in the
+// same sequence: a tool call and its result are one request and its answer. A stream that drops
+// is resumed with Last-Event-ID: we resend what came after it, from frames kept until zot
+// acknowledges them; an answer that was lost is resent in the next POST's answer.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import {
@@ -17,6 +20,7 @@ import { bearerMatches, startListening, type Listening, type ListenOptions } fro
 const SESSION_HEADER = 'zot-session';
 const OFFSET_HEADER = 'zot-offset';
 const ACK_HEADER = 'zot-ack';
+const EVENT_STREAM = 'text/event-stream';
 /** A POST body larger than this is refused (413): a frame is at most 32 MiB. */
 const MAX_POST_BYTES = 2 * MAX_FRAME_BYTES;
 /** Frames kept for a resume; past this the oldest are forgotten (a resume before them: 410). */
@@ -25,18 +29,27 @@ const KEEPALIVE_MS = 15_000;
 /** How long a session whose stream dropped waits for zot to resume it (default). */
 const RESUME_WINDOW_MS = 30_000;
 
+/** A POST's answer being gathered: the events that will go in it. */
+interface Answer {
+  res: ServerResponse;
+  texts: string[];
+}
+
 /** One zot's session as the extension's Transport. Contract: as Transport. */
 export class HttpSession<Out extends { readonly type: string }> implements Transport<Out> {
   readonly id = randomBytes(18).toString('base64url');
   private handlers: TransportHandlers | undefined;
   private readonly splitter: LineSplitter;
-  private kept: Array<{ id: number; text: string }> = [];
+  /** Frames zot has not acknowledged; `answered`: first sent in a POST's answer. */
+  private kept: Array<{ id: number; text: string; answered: boolean }> = [];
   private keptBytes = 0;
   /** The highest id forgotten before zot acknowledged it. */
   private forgotten = 0;
   private nextId = 1;
   private stream: ServerResponse | undefined;
   private post: IncomingMessage | undefined;
+  /** The answer of the POST being read: frames sent until our turn after its end go in it. */
+  private answer: Answer | undefined;
   private received = 0;
   private wantReading = true;
   private backedUp = false;
@@ -73,7 +86,7 @@ export class HttpSession<Out extends { readonly type: string }> implements Trans
     old?.destroy();
     clearTimeout(this.orphanTimer);
     res.writeHead(200, {
-      'content-type': 'text/event-stream',
+      'content-type': EVENT_STREAM,
       'cache-control': 'no-cache, no-transform',
       'x-accel-buffering': 'no',
       [SESSION_HEADER]: this.id,
@@ -131,12 +144,19 @@ export class HttpSession<Out extends { readonly type: string }> implements Trans
       this.received += fresh.length;
       this.splitter.push(fresh);
     });
+    // A host that reads events in answers says so; without that, 204 and everything on the stream.
+    const answer = (req.headers.accept ?? '').includes(EVENT_STREAM)
+      ? this.openAnswer(res)
+      : undefined;
     req.on('end', () => {
       if (this.post === req) this.post = undefined;
-      if (!res.headersSent) res.writeHead(204).end();
+      if (answer) setImmediate(() => this.sendAnswer(answer));
+      else if (!res.headersSent) res.writeHead(204).end();
     });
     req.on('close', () => {
       if (this.post === req) this.post = undefined;
+      // Cut short: what went in the answer is sent again in the next one (it stays `answered`).
+      if (this.answer === answer && !req.complete) this.answer = undefined;
     });
     this.applyReading();
   }
@@ -146,14 +166,16 @@ export class HttpSession<Out extends { readonly type: string }> implements Trans
     const line = encodeFrame(frame);
     const id = this.nextId++;
     const text = `id: ${id}\ndata: ${line.endsWith('\n') ? line.slice(0, -1) : line}\n\n`;
-    this.kept.push({ id, text });
+    const answer = this.answer;
+    this.kept.push({ id, text, answered: answer !== undefined });
     this.keptBytes += text.length;
     while (this.keptBytes > MAX_KEPT_BYTES && this.kept.length > 1) {
       const oldest = this.kept.shift()!;
       this.keptBytes -= oldest.text.length;
       this.forgotten = oldest.id;
     }
-    this.write(text);
+    if (answer) answer.texts.push(text);
+    else this.write(text);
     return true;
   }
 
@@ -165,6 +187,7 @@ export class HttpSession<Out extends { readonly type: string }> implements Trans
   /** Ends the session: zot reads `event: end` (a normal close, not a drop to resume). */
   close(): void {
     if (this.exited) return;
+    if (this.answer) this.sendAnswer(this.answer); // zot reads it before it ends the session
     this.stream?.end('event: end\n\n');
     this.stream = undefined;
     this.exit('connection closed');
@@ -175,6 +198,35 @@ export class HttpSession<Out extends { readonly type: string }> implements Trans
     this.stream = undefined;
     this.exit('connection closed');
     return Promise.resolve();
+  }
+
+  /**
+   * Opens the answer of a POST: frames sent from now until our turn after its body was read go
+   * in it, after the frames first sent in an answer that zot did not acknowledge (lost on the
+   * way: this POST's zot-ack says what it received).
+   */
+  private openAnswer(res: ServerResponse): Answer {
+    const texts: string[] = [];
+    for (const event of this.kept) if (event.answered) texts.push(event.text);
+    const answer = { res, texts };
+    this.answer = answer;
+    return answer;
+  }
+
+  /** 200 with the frames as events, or 204 when there are none. */
+  private sendAnswer(answer: Answer): void {
+    if (this.answer === answer) this.answer = undefined;
+    const { res, texts } = answer;
+    if (res.headersSent || res.destroyed) return;
+    if (texts.length === 0) return void res.writeHead(204).end();
+    const body = texts.join('');
+    res
+      .writeHead(200, {
+        'content-type': EVENT_STREAM,
+        'cache-control': 'no-cache, no-transform',
+        'content-length': Buffer.byteLength(body),
+      })
+      .end(body);
   }
 
   private write(text: string): void {

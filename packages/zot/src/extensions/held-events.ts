@@ -1,6 +1,10 @@
 // What a transport has read, handed to its handlers in order while the reader may pause it: an
 // event runs at once while reading and nothing is held, otherwise after the ones held. The
 // process, WebSocket and HTTP transports share it; each pauses and resumes its own source.
+import type { TransportHandlers } from '@zot/protocol';
+
+/** What a reader of lines (the protocol's LineSplitter, the event stream's reader) calls. */
+export type LineSink = Required<Pick<TransportHandlers, 'onLine' | 'onOversize' | 'onInvalidUtf8'>>;
 
 export class HeldEvents {
   private on = true;
@@ -21,6 +25,27 @@ export class HeldEvents {
   deliver(event: () => void): void {
     if (this.runsNow) event();
     else this.held.push(event);
+  }
+
+  /**
+   * What a reader calls to hand lines to `handlers` through these held events (a line that is
+   * not UTF-8 is copied: its bytes are only valid during the call).
+   */
+  sinkFor(handlers: TransportHandlers): LineSink {
+    return {
+      // No closure per line unless reading is paused: this runs for every frame of a flood.
+      onLine: (line) =>
+        this.runsNow ? handlers.onLine(line) : this.deliver(() => handlers.onLine(line)),
+      onOversize: (bytes) => this.deliver(() => handlers.onOversize?.(bytes)),
+      onInvalidUtf8: (length, bytes) => {
+        const copy = Buffer.from(bytes);
+        this.deliver(() =>
+          handlers.onInvalidUtf8
+            ? handlers.onInvalidUtf8(length, copy)
+            : handlers.onLine(copy.toString('utf8')),
+        );
+      },
+    };
   }
 
   /**

@@ -93,22 +93,7 @@ export class ProcessTransport implements ExtensionTransport {
     }
     closeQuietly(stderrFd);
     this.child = child;
-    const splitter = new LineSplitter({
-      // No closure per line unless reading is paused: this runs for every frame of a flood.
-      onLine: (line) =>
-        this.events.runsNow
-          ? handlers.onLine(line)
-          : this.events.deliver(() => handlers.onLine(line)),
-      onOversize: (bytes) => this.deliver(() => handlers.onOversize?.(bytes)),
-      onInvalidUtf8: (length, bytes) => {
-        const copy = Buffer.from(bytes); // only valid during this call
-        this.deliver(() =>
-          handlers.onInvalidUtf8
-            ? handlers.onInvalidUtf8(length, copy)
-            : handlers.onLine(copy.toString('utf8')),
-        );
-      },
-    });
+    const splitter = new LineSplitter(this.events.sinkFor(handlers));
     let outputEnded = false;
     const outputEnd = () => {
       if (outputEnded) return;

@@ -79,8 +79,13 @@ export interface ScriptedStream {
   close(): Promise<void>;
 }
 
-/** An HTTP "extension" whose event stream the test writes: session `s-test-0001`. */
-export async function startScriptedStream(): Promise<ScriptedStream> {
+/**
+ * An HTTP "extension" whose event stream the test writes: session `s-test-0001`. POSTs are
+ * answered by `answer` (the body read, and the request for its headers), 204 without one.
+ */
+export async function startScriptedStream(
+  answer?: (body: string, res: ServerResponse, req: IncomingMessage) => void,
+): Promise<ScriptedStream> {
   const posts: string[] = [];
   let give!: (res: ServerResponse) => void;
   const stream = new Promise<ServerResponse>((resolve) => (give = resolve));
@@ -94,7 +99,8 @@ export async function startScriptedStream(): Promise<ScriptedStream> {
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
       if (req.method === 'POST') posts.push(body);
-      res.writeHead(204).end();
+      if (req.method === 'POST' && answer) answer(body, res, req);
+      else res.writeHead(204).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -5,7 +5,6 @@ import {
   type Agent,
   type ClientRequest,
   type IncomingMessage,
-  type RequestOptions,
 } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { urlToHttpOptions } from 'node:url';
@@ -19,6 +18,8 @@ export const OFFSET_HEADER = 'zot-offset';
 /** On a POST: the last event id the host received (the server may forget up to it). */
 export const ACK_HEADER = 'zot-ack';
 export const SESSION_ID = /^[A-Za-z0-9._~-]{8,128}$/;
+/** The type of the event stream, and of a POST's answer that carries events. */
+export const EVENT_STREAM = 'text/event-stream';
 /** Most bytes of an error answer read for its message. */
 const MAX_ANSWER_BYTES = 4096;
 
@@ -31,15 +32,24 @@ export interface WireTarget {
 /**
  * What every request to a target shares, worked out once: its URL parsed, and the configured
  * headers with the token. Each tool call is a POST; parsing the URL and copying the headers
- * again each time cost microseconds a call (a spread then a new key is a slow path in V8).
+ * again each time cost microseconds a call.
  */
 interface Prepared {
-  /** The URL as request options (what http.request would work out from it on every call). */
-  options: RequestOptions;
+  /**
+   * The URL as request options, in a plain object of our own: urlToHttpOptions gives one
+   * without a prototype, in V8's dictionary mode, and copying from it cost 3 µs a request.
+   */
+  protocol: string;
+  hostname: string;
+  port: number | undefined;
+  path: string;
+  agent: Agent | undefined;
   make: typeof httpRequest;
   /** The configured headers, then the token's; a request's own headers come between. */
   configured: Record<string, string>;
   authorization: Record<string, string>;
+  /** Neither: a request's own headers are all it sends. */
+  ownHeadersOnly: boolean;
 }
 const prepared = new WeakMap<WireTarget, Prepared>();
 
@@ -47,11 +57,18 @@ function prepare(target: WireTarget): Prepared {
   let ready = prepared.get(target);
   if (ready === undefined) {
     const url = new URL(target.config.url);
+    const { protocol, hostname, port, path } = urlToHttpOptions(url);
+    const configured = { ...target.config.headers };
     ready = {
-      options: Object.assign(urlToHttpOptions(url), target.agent ? { agent: target.agent } : {}),
+      protocol: protocol!,
+      hostname: hostname!,
+      port: port === undefined || port === '' ? undefined : Number(port),
+      path: path!,
+      agent: target.agent,
       make: url.protocol === 'https:' ? httpsRequest : httpRequest,
-      configured: { ...target.config.headers },
+      configured,
       authorization: target.token ? { authorization: `Bearer ${target.token}` } : {},
+      ownHeadersOnly: !target.token && Object.keys(configured).length === 0,
     };
     prepared.set(target, ready);
   }
@@ -64,10 +81,13 @@ export function startRequest(
   method: 'GET' | 'POST' | 'DELETE',
   headers: Record<string, string>,
 ): ClientRequest {
-  const { options, make, configured, authorization } = prepare(target);
-  // In this order, as before: configured headers, the request's own, then the token.
-  const all: Record<string, string> = Object.assign({}, configured, headers, authorization);
-  return make(Object.assign({}, options, { method, headers: all }));
+  const ready = prepare(target);
+  // In this order: configured headers, the request's own, then the token.
+  const all: Record<string, string> = ready.ownHeadersOnly
+    ? headers
+    : Object.assign({}, ready.configured, headers, ready.authorization);
+  const { protocol, hostname, port, path, agent } = ready;
+  return ready.make({ protocol, hostname, port, path, agent, method, headers: all });
 }
 
 /** Reads at most MAX_ANSWER_BYTES of `res` as text for a message, printable ASCII only. */
@@ -116,4 +136,35 @@ export function statusProblem(
 /** A network error's meaning, as for the WebSocket transport. */
 export function networkProblem(error: unknown, target: WireTarget): string {
   return connectionProblem(error, target.config, target.token !== undefined);
+}
+
+export function isEventStream(res: IncomingMessage): boolean {
+  const type = res.headers['content-type'];
+  return type !== undefined && type.toLowerCase().startsWith(EVENT_STREAM);
+}
+
+/**
+ * What is wrong with the answer to a GET of the event stream, if anything: a status, a type or
+ * a session header that is not an open stream (of `resumed`, the session being resumed).
+ */
+export async function streamProblem(
+  res: IncomingMessage,
+  target: WireTarget,
+  resumed: string | undefined,
+): Promise<string | undefined> {
+  const shown = displayUrl(target.config.url);
+  const session = res.headers[SESSION_HEADER];
+  if (res.statusCode !== 200) {
+    const said = await readAnswer(res);
+    return statusProblem(res.statusCode ?? 0, said, target, resumed ? 'a resume' : 'open');
+  }
+  if (!isEventStream(res)) {
+    const type = String(res.headers['content-type'] ?? '');
+    return `${shown} answered with ${JSON.stringify(type.slice(0, 60))} instead of an event stream; is this the URL of an HTTP extension?`;
+  }
+  if (typeof session !== 'string' || !SESSION_ID.test(session))
+    return `${shown} answered without a valid ${SESSION_HEADER} header`;
+  if (resumed !== undefined && session !== resumed)
+    return `${shown} resumed another session than this one`;
+  return undefined;
 }

@@ -2,8 +2,10 @@
 // GET whose answer is a long-lived event stream (the extension's frames, numbered `id: N`), and
 // sends its own frames as POSTs of NDJSON. A dropped stream is resumed (GET again with the
 // session and Last-Event-ID; the server resends what came after); a POST that failed is sent
-// again with the same offset, and the server skips what it already read. Frames are delivered
-// once and in order both ways; a drop that cannot be resumed is an exit (a crash).
+// again with the same offset, and the server skips what it already read. A POST's answer may
+// carry the events the server sent while handling it (a tool's result: one request, one answer);
+// events from both carriers are put back in order by id. Frames are delivered once and in order
+// both ways; a drop that cannot be resumed is an exit (a crash).
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import {
   encodeFrame,
@@ -17,18 +19,21 @@ import { MAX_QUEUED_BYTES, type ExtensionTransport } from '../transport.js';
 import { displayUrl } from '../../ext-setup/remote-config.js';
 import type { RemoteSpec } from './websocket.js';
 import { SseReader, type EventItem } from './sse-reader.js';
+import { EventOrder, type Carrier } from './event-order.js';
 import {
   ACK_HEADER,
+  EVENT_STREAM,
+  isEventStream,
   networkProblem,
   OFFSET_HEADER,
   readAnswer,
   SESSION_HEADER,
-  SESSION_ID,
   startRequest,
   statusProblem,
+  streamProblem,
   type WireTarget,
 } from './http-wire.js';
-import { HeldEvents } from '../held-events.js';
+import { HeldEvents, type LineSink } from '../held-events.js';
 import { PostWatch } from './post-watch.js';
 
 /** Most bytes of frames in one POST (a larger single frame goes alone). */
@@ -39,27 +44,38 @@ const ACK_DELAY_MS = 1000;
 /** The server comments every 15 s; a stream silent for this long is dead and is resumed. */
 const STREAM_IDLE_MS = 45_000;
 
+/** A POST of frames: its body, and the request carrying it (one attempt at a time). */
+interface Inflight {
+  body: Buffer;
+  request?: ClientRequest;
+}
+
 /** Contract: as WebSocketTransport (transport.ts); the token is never written anywhere. */
 export class HttpTransport implements ExtensionTransport {
   readonly pid = undefined;
   private handlers: TransportHandlers | undefined;
+  private sink: LineSink | undefined;
   private target: WireTarget | undefined;
   private session: string | undefined;
   private stream: ClientRequest | undefined;
   private open = false;
   private serverEnded = false;
+  /** The server ended the session while a POST's answer was still to be read. */
+  private endAfterPost = false;
   private closing = false;
   private deleting = false;
   private exited: TransportExit | undefined;
-  /** The last event id accepted, and the last one a POST told the server about. */
-  private lastId = 0;
+  /** Events from the stream and POST answers, in order; the last id a POST acknowledged. */
+  private readonly order = new EventOrder((items) => {
+    for (const item of items) this.deliverItem(item);
+  });
   private ackedId = 0;
   private ackTimer: NodeJS.Timeout | undefined;
   private readonly queue: string[] = [];
   private queuedBytes = 0;
   /** Bytes of zot's frame stream the server confirmed; the POST in flight, if any. */
   private posted = 0;
-  private inflight: { body: Buffer; request?: ClientRequest } | undefined;
+  private inflight: Inflight | undefined;
   private postFailingSince: number | undefined;
   private postFailures = 0;
   private resumingSince: number | undefined;
@@ -68,6 +84,8 @@ export class HttpTransport implements ExtensionTransport {
   private idleTimer: NodeJS.Timeout | undefined;
   private lastBytesAt = 0;
   private response: IncomingMessage | undefined;
+  /** The answer of the POST in flight, while its events are read. */
+  private answer: IncomingMessage | undefined;
   private readonly events = new HeldEvents();
   /** A POST whose connection moves nothing for the connection timeout is dropped and sent again. */
   private readonly postWatch: PostWatch;
@@ -88,6 +106,7 @@ export class HttpTransport implements ExtensionTransport {
 
   start(handlers: TransportHandlers): void {
     this.handlers = handlers;
+    this.sink = this.events.sinkFor(handlers);
     this.log.write(`connecting to ${this.shown}`);
     void this.begin();
   }
@@ -111,7 +130,7 @@ export class HttpTransport implements ExtensionTransport {
     const headers: Record<string, string> = { accept: 'text/event-stream' };
     if (resume) {
       headers[SESSION_HEADER] = this.session!;
-      headers['last-event-id'] = String(this.lastId);
+      headers['last-event-id'] = String(this.order.lastId);
     }
     let request: ClientRequest;
     try {
@@ -140,23 +159,7 @@ export class HttpTransport implements ExtensionTransport {
     res: IncomingMessage,
     resume: boolean,
   ): Promise<void> {
-    const type = String(res.headers['content-type'] ?? '');
-    const session = res.headers[SESSION_HEADER];
-    let problem: string | undefined;
-    if (res.statusCode !== 200) {
-      const said = await readAnswer(res);
-      problem = statusProblem(
-        res.statusCode ?? 0,
-        said,
-        this.target!,
-        resume ? 'a resume' : 'open',
-      );
-    } else if (!type.toLowerCase().startsWith('text/event-stream'))
-      problem = `${this.shown} answered with ${JSON.stringify(type.slice(0, 60))} instead of an event stream; is this the URL of an HTTP extension?`;
-    else if (typeof session !== 'string' || !SESSION_ID.test(session))
-      problem = `${this.shown} answered without a valid ${SESSION_HEADER} header`;
-    else if (resume && session !== this.session)
-      problem = `${this.shown} resumed another session than this one`;
+    const problem = await streamProblem(res, this.target!, resume ? this.session : undefined);
     if (this.exited || this.stream !== request) return void res.destroy();
     if (problem !== undefined) {
       res.destroy();
@@ -165,10 +168,10 @@ export class HttpTransport implements ExtensionTransport {
         ? this.finish({ disconnected: `lost: the stream dropped and could not resume: ${problem}` })
         : this.finish({ spawnError: problem, disconnected: `could not connect: ${problem}` });
     }
-    this.session = session as string;
+    this.session = res.headers[SESSION_HEADER] as string;
     this.response = res;
     this.lastBytesAt = Date.now();
-    const reader = this.reader(request);
+    const reader = this.reader('stream', () => request.destroy());
     res.on('data', (chunk: Buffer) => {
       this.lastBytesAt = Date.now();
       if (this.stream === request) reader.push(chunk);
@@ -179,7 +182,7 @@ export class HttpTransport implements ExtensionTransport {
     if (!this.events.reading) res.pause();
     this.watchIdle();
     if (resume) {
-      this.log.write(`resumed the stream of ${this.shown} after event ${this.lastId}`);
+      this.log.write(`resumed the stream of ${this.shown} after event ${this.order.lastId}`);
       this.resumingSince = undefined;
       this.resumeAttempts = 0;
       this.pump();
@@ -190,29 +193,31 @@ export class HttpTransport implements ExtensionTransport {
     this.pump();
   }
 
-  /** The event stream's reader: each event's id checked, so nothing is delivered twice. */
-  private reader(request: ClientRequest): SseReader {
+  /**
+   * A reader of the events on `carrier` (the stream, or a POST's answer), each put in order by
+   * id, so nothing is delivered twice; `drop` closes the connection it reads.
+   */
+  private reader(carrier: Carrier, drop: () => void): SseReader {
     let duplicates = 0;
     return new SseReader({
       onEvent: (id, items) => {
         if (id === undefined) return this.log.write('dropped an event without an id');
-        if (id <= this.lastId) {
+        const accepted = this.order.accept(id, items, carrier, this.inflight !== undefined);
+        if (accepted === 'delivered') this.ackSoon();
+        else if (accepted === 'duplicate') {
           if (duplicates++ === 0) this.log.write(`ignored event ${id}: already received`);
-          return;
+        } else if (accepted !== 'held') {
+          drop();
+          this.finish({ disconnected: `lost: ${accepted.lost}` });
         }
-        if (id !== this.lastId + 1) {
-          request.destroy();
-          const gap = id === this.lastId + 2 ? `${id - 1}` : `${this.lastId + 1} to ${id - 1}`;
-          return this.finish({ disconnected: `lost: events ${gap} never arrived` });
-        }
-        this.lastId = id;
-        for (const item of items) this.deliverItem(item);
-        this.ackSoon();
       },
-      onEnd: () => (this.serverEnded = true),
+      onEnd: () =>
+        carrier === 'stream'
+          ? (this.serverEnded = true)
+          : this.log.write('dropped an end event in the answer to a POST'),
       onGarbage: (what) => this.log.write(`dropped ${what}`),
       onOverflow: (bytes) => {
-        request.destroy();
+        drop();
         this.finish({
           disconnected: `lost: sent an event of over ${bytes} bytes (frames are at most 32 MiB); connection closed`,
         });
@@ -221,23 +226,18 @@ export class HttpTransport implements ExtensionTransport {
   }
 
   private deliverItem(item: EventItem): void {
-    const handlers = this.handlers!;
-    if (item.kind === 'line') {
-      if (this.events.runsNow) handlers.onLine(item.text);
-      else this.events.deliver(() => handlers.onLine(item.text));
-    } else if (item.kind === 'oversize') this.deliver(() => handlers.onOversize?.(item.bytes));
-    else
-      this.deliver(() =>
-        handlers.onInvalidUtf8
-          ? handlers.onInvalidUtf8(item.length, item.bytes)
-          : handlers.onLine(item.bytes.toString('utf8')),
-      );
+    const sink = this.sink!;
+    if (item.kind === 'line') sink.onLine(item.text);
+    else if (item.kind === 'oversize') sink.onOversize(item.bytes);
+    else sink.onInvalidUtf8(item.length, item.bytes);
   }
 
   private streamEnded(request: ClientRequest): void {
     if (this.stream !== request || this.exited) return;
     this.stream = undefined;
     this.response = undefined;
+    // The server's last events may be in the answer to the POST in flight: read it first.
+    if (this.serverEnded && this.inflight) return void (this.endAfterPost = true);
     if (this.serverEnded || this.closing) return this.finish({ disconnected: 'connection closed' });
     this.resume(undefined);
   }
@@ -263,7 +263,7 @@ export class HttpTransport implements ExtensionTransport {
     const now = Date.now();
     if (this.resumingSince === undefined) {
       this.resumingSince = now;
-      this.log.write(`the stream dropped after event ${this.lastId} (${why}); resuming`);
+      this.log.write(`the stream dropped after event ${this.order.lastId} (${why}); resuming`);
     } else if (now - this.resumingSince > this.spec.connectTimeoutMs) {
       const seconds = Math.round(this.spec.connectTimeoutMs / 1000);
       return this.finish({
@@ -287,7 +287,7 @@ export class HttpTransport implements ExtensionTransport {
 
   /** Tells the server, on the next POST or a bare one soon, which events it may forget. */
   private ackSoon(): void {
-    if (this.lastId - this.ackedId >= ACK_EVERY_EVENTS) return this.pump(true);
+    if (this.order.lastId - this.ackedId >= ACK_EVERY_EVENTS) return this.pump(true);
     this.ackTimer ??= setTimeout(() => {
       this.ackTimer = undefined;
       this.pump(true);
@@ -298,7 +298,7 @@ export class HttpTransport implements ExtensionTransport {
   private pump(ack = false): void {
     if (!this.open || this.exited || this.inflight || this.stream === undefined) return;
     if (this.queue.length === 0) {
-      if (ack && this.lastId > this.ackedId) this.post({ body: Buffer.alloc(0) });
+      if (ack && this.order.lastId > this.ackedId) this.post({ body: Buffer.alloc(0) });
       else if (this.closing && !this.deleting) this.sendDelete();
       return;
     }
@@ -316,23 +316,24 @@ export class HttpTransport implements ExtensionTransport {
     this.post({ body: Buffer.from(lines.join(''), 'utf8') });
   }
 
-  private post(inflight: { body: Buffer; request?: ClientRequest }): void {
+  private post(inflight: Inflight): void {
     this.inflight = inflight;
-    const ack = this.lastId;
+    const ack = this.order.lastId;
     const request = startRequest(this.target!, 'POST', {
       [SESSION_HEADER]: this.session!,
       [OFFSET_HEADER]: String(this.posted),
       [ACK_HEADER]: String(ack),
+      accept: EVENT_STREAM,
       'content-type': 'application/x-ndjson',
       'content-length': String(inflight.body.length),
     });
     inflight.request = request;
     this.postWatch.watch(request);
     request.on('response', (res) => {
-      this.postWatch.done(request);
       if (this.inflight !== inflight || this.exited) return void res.resume();
       const status = res.statusCode ?? 0;
       if (status < 200 || status > 299) {
+        this.postWatch.done(request);
         void readAnswer(res).then((said) =>
           this.finish({
             disconnected: `lost: ${statusProblem(status, said, this.target!, 'a POST of frames')}`,
@@ -340,22 +341,57 @@ export class HttpTransport implements ExtensionTransport {
         );
         return;
       }
+      if (isEventStream(res)) return this.readPostAnswer(inflight, ack, res);
       res.resume();
-      this.posted += inflight.body.length;
-      this.ackedId = Math.max(this.ackedId, ack);
-      this.inflight = undefined;
-      this.postFailingSince = undefined;
-      this.postFailures = 0;
-      this.pump(this.lastId - this.ackedId >= ACK_EVERY_EVENTS);
+      this.postDone(inflight, ack);
     });
     request.on('error', (error) => this.postFailed(inflight, error));
     request.end(inflight.body);
   }
 
-  /** A POST that failed on the way is sent again (same offset) until the connection timeout. */
-  private postFailed(inflight: { body: Buffer; request?: ClientRequest }, error: unknown): void {
+  /** Reads the events a POST was answered with; the POST is done at the answer's end. */
+  private readPostAnswer(inflight: Inflight, ack: number, res: IncomingMessage): void {
+    this.answer = res;
+    const reader = this.reader('answer', () => inflight.request?.destroy());
+    res.on('data', (chunk: Buffer) => {
+      if (this.answer === res) reader.push(chunk);
+    });
+    res.on('end', () => {
+      if (this.answer !== res) return;
+      this.answer = undefined;
+      this.postDone(inflight, ack);
+    });
+    res.on('close', () => {
+      if (this.answer !== res) return;
+      this.answer = undefined;
+      this.postFailed(inflight, new Error('the answer to a POST was cut short'));
+    });
+    if (!this.events.reading) res.pause();
+  }
+
+  /** The server read the POST and its answer was read: the next one may go. */
+  private postDone(inflight: Inflight, ack: number): void {
     this.postWatch.done(inflight.request);
     if (this.inflight !== inflight || this.exited) return;
+    this.posted += inflight.body.length;
+    this.ackedId = Math.max(this.ackedId, ack);
+    this.inflight = undefined;
+    this.postFailingSince = undefined;
+    this.postFailures = 0;
+    const lost = this.order.answerRead();
+    if (lost !== undefined) {
+      this.stream?.destroy();
+      return this.finish({ disconnected: `lost: ${lost}` });
+    }
+    if (this.endAfterPost) return this.finish({ disconnected: 'connection closed' });
+    this.pump(this.order.lastId - this.ackedId >= ACK_EVERY_EVENTS);
+  }
+
+  /** A POST that failed on the way is sent again (same offset) until the connection timeout. */
+  private postFailed(inflight: Inflight, error: unknown): void {
+    this.postWatch.done(inflight.request);
+    if (this.inflight !== inflight || this.exited) return;
+    if (this.endAfterPost) return this.finish({ disconnected: 'connection closed' });
     const why = networkProblem(error, this.target!);
     if ((error as NodeJS.ErrnoException).code === 'ECONNREFUSED')
       return this.finish({ disconnected: `lost: ${why}` });
@@ -414,20 +450,20 @@ export class HttpTransport implements ExtensionTransport {
     return this.queuedBytes + (this.inflight?.body.length ?? 0);
   }
 
-  private deliver(event: () => void): void {
-    this.events.deliver(event);
-  }
-
   /** Pauses or resumes reading the stream: the server's writes back up in TCP. */
   setReading(on: boolean): void {
     this.events.setReading(on, this.pauseStream, this.resumeStream);
   }
 
   // Made once: setReading runs twice a call (a request added, then settled).
-  private readonly pauseStream = (): void => void this.response?.pause();
+  private readonly pauseStream = (): void => {
+    this.response?.pause();
+    this.answer?.pause();
+  };
   private readonly resumeStream = (): void => {
     this.lastBytesAt = Date.now();
     this.response?.resume();
+    this.answer?.resume();
   };
 
   /** Ends the session once queued frames are sent (a DELETE), as a normal close. */

@@ -116,21 +116,7 @@ export class WebSocketTransport implements ExtensionTransport {
       return this.finish({ spawnError: why, disconnected: `could not connect: ${why}` });
     }
     this.socket = socket;
-    this.splitter = new LineSplitter({
-      onLine: (line) =>
-        this.events.runsNow
-          ? handlers.onLine(line)
-          : this.events.deliver(() => handlers.onLine(line)),
-      onOversize: (bytes) => this.deliver(() => handlers.onOversize?.(bytes)),
-      onInvalidUtf8: (length, bytes) => {
-        const copy = Buffer.from(bytes);
-        this.deliver(() =>
-          handlers.onInvalidUtf8
-            ? handlers.onInvalidUtf8(length, copy)
-            : handlers.onLine(copy.toString('utf8')),
-        );
-      },
-    });
+    this.splitter = new LineSplitter(this.events.sinkFor(handlers));
     let failure: string | undefined;
     socket.on('open', () => {
       this.open = true;
@@ -238,10 +224,6 @@ export class WebSocketTransport implements ExtensionTransport {
     const socket = this.socket;
     if (!socket || !this.open) return;
     while (this.queue.length > 0) socket.send(this.queue.shift()!);
-  }
-
-  private deliver(event: () => void): void {
-    this.events.deliver(event);
   }
 
   /** Pauses or resumes reading (the socket itself: the server's sends back up in TCP). */

@@ -9,13 +9,19 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import {
-  encodeFrame,
-  LineSplitter,
+  encodeFrameMessage,
   MAX_FRAME_BYTES,
+  type LineSplitter,
   type Transport,
   type TransportHandlers,
 } from '@zot/protocol';
-import { bearerMatches, startListening, type Listening, type ListenOptions } from './listen.js';
+import {
+  bearerMatches,
+  linesTo,
+  startListening,
+  type Listening,
+  type ListenOptions,
+} from './listen.js';
 
 const SESSION_HEADER = 'zot-session';
 const OFFSET_HEADER = 'zot-offset';
@@ -39,7 +45,7 @@ interface Answer {
 export class HttpSession<Out extends { readonly type: string }> implements Transport<Out> {
   readonly id = randomBytes(18).toString('base64url');
   private handlers: TransportHandlers | undefined;
-  private readonly splitter: LineSplitter;
+  private splitter: LineSplitter | undefined;
   /** Frames zot has not acknowledged; `answered`: first sent in a POST's answer. */
   private kept: Array<{ id: number; text: string; answered: boolean }> = [];
   private keptBytes = 0;
@@ -60,16 +66,11 @@ export class HttpSession<Out extends { readonly type: string }> implements Trans
   constructor(
     private readonly resumeWindowMs: number,
     private readonly forget: () => void,
-  ) {
-    this.splitter = new LineSplitter({
-      onLine: (line) => this.handlers?.onLine(line),
-      onOversize: (n) => this.handlers?.onOversize?.(n),
-      onInvalidUtf8: (n, bytes) => this.handlers?.onInvalidUtf8?.(n, bytes),
-    });
-  }
+  ) {}
 
   start(handlers: TransportHandlers): void {
     this.handlers = handlers;
+    this.splitter = linesTo(handlers);
   }
 
   /** A GET: the stream from now on, after resending what came after `lastId` (a resume). */
@@ -142,7 +143,7 @@ export class HttpSession<Out extends { readonly type: string }> implements Trans
       const fresh = skip > 0 ? chunk.subarray(skip) : chunk;
       skip = 0;
       this.received += fresh.length;
-      this.splitter.push(fresh);
+      this.splitter?.push(fresh);
     });
     // A host that reads events in answers says so; without that, 204 and everything on the stream.
     const answer = (req.headers.accept ?? '').includes(EVENT_STREAM)
@@ -163,9 +164,8 @@ export class HttpSession<Out extends { readonly type: string }> implements Trans
 
   send(frame: Out): boolean {
     if (this.exited) return true;
-    const line = encodeFrame(frame);
     const id = this.nextId++;
-    const text = `id: ${id}\ndata: ${line.endsWith('\n') ? line.slice(0, -1) : line}\n\n`;
+    const text = `id: ${id}\ndata: ${encodeFrameMessage(frame)}\n\n`;
     const answer = this.answer;
     this.kept.push({ id, text, answered: answer !== undefined });
     this.keptBytes += text.length;
@@ -256,7 +256,7 @@ export class HttpSession<Out extends { readonly type: string }> implements Trans
     clearTimeout(this.orphanTimer);
     clearInterval(this.keepalive);
     this.post?.destroy();
-    this.splitter.end();
+    this.splitter?.end();
     this.forget();
     this.handlers?.onExit({ code: null, signal: null, disconnected: why });
   }

@@ -7,7 +7,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import {
-  encodeFrame,
+  encodeFrameMessage,
   LineSplitter,
   MAX_FRAME_BYTES,
   type Transport,
@@ -63,11 +63,7 @@ export class WebSocketConnection<Out extends { readonly type: string }> implemen
   constructor(private readonly socket: WsSocket) {}
 
   start(handlers: TransportHandlers): void {
-    const splitter = new LineSplitter({
-      onLine: (line) => handlers.onLine(line),
-      onOversize: (n) => handlers.onOversize?.(n),
-      onInvalidUtf8: (n, bytes) => handlers.onInvalidUtf8?.(n, bytes),
-    });
+    const splitter = linesTo(handlers);
     this.socket.on('message', (data, isBinary) => {
       if (isBinary) return; // frames are text messages
       if (Buffer.isBuffer(data)) splitter.push(data);
@@ -85,8 +81,7 @@ export class WebSocketConnection<Out extends { readonly type: string }> implemen
 
   send(frame: Out): boolean {
     if (this.exited) return true;
-    const line = encodeFrame(frame);
-    this.socket.send(line.endsWith('\n') ? line.slice(0, -1) : line);
+    this.socket.send(encodeFrameMessage(frame));
     return true;
   }
 
@@ -104,6 +99,15 @@ export class WebSocketConnection<Out extends { readonly type: string }> implemen
     this.socket.terminate();
     return Promise.resolve();
   }
+}
+
+/** A splitter handing zot's lines to `handlers`, with stdio's bounds and UTF-8 check. */
+export function linesTo(handlers: TransportHandlers): LineSplitter {
+  return new LineSplitter({
+    onLine: (line) => handlers.onLine(line),
+    onOversize: (n) => handlers.onOversize?.(n),
+    onInvalidUtf8: (n, bytes) => handlers.onInvalidUtf8?.(n, bytes),
+  });
 }
 
 /** Whether `header` is `Bearer <token>`, compared in constant time. */

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import type { FrameFromHost } from '@zot/protocol';
 import { startSdkServer } from './support/remote-servers.js';
 import { startScriptedStream } from './support/http-servers.js';
-import { ACK, connect, scratch } from './support/http-link.js';
+import { ACK, connect, scratch } from './support/remote-link.js';
 
 const SDK_TOOLS = `
 import { createExtension, text } from '@zot/sdk';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { makeCert, startSdkServer } from './support/remote-servers.js';
 import { startCuttingProxy, startScriptedStream } from './support/http-servers.js';
-import { connect, handshake, scratch, waitFor } from './support/http-link.js';
+import { connect, handshake, scratch, waitFor } from './support/remote-link.js';
 
 // Its `slow` tool notifies n0..n199, then waits for the gate file before it answers.
 const SDK_TOOL = `

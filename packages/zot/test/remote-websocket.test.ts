@@ -2,76 +2,12 @@
 // ext.listen(), and raw `ws` servers that misbehave (40 MiB frames, invalid UTF-8, binary,
 // floods, drops), TLS with certificates made now, and tokens. Bounds as on stdio.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import type { FrameFromHost, TransportExit } from '@zot/protocol';
-import { ExtensionLog } from '../src/extensions/log.js';
 import { remoteRefusal, type RemoteConfig } from '../src/ext-setup/remote-config.js';
-import { WebSocketTransport } from '../src/extensions/transports/websocket.js';
 import { makeCert, startRawServer, startSdkServer } from './support/remote-servers.js';
-
-/** A transport to `url` with what it delivered recorded, and waits on it. */
-function connect(url: string, dir: string, extra: Partial<RemoteConfig> & { token?: string } = {}) {
-  const { token, ...config } = extra;
-  const log = new ExtensionLog(join(dir, 'ext.log'));
-  const transport = new WebSocketTransport(
-    {
-      config: { type: 'websocket', url, headers: {}, ...config },
-      token,
-      connectTimeoutMs: 10_000,
-      closeGraceMs: 1000,
-    },
-    log,
-  );
-  const lines: string[] = [];
-  const oversize: number[] = [];
-  const invalid: number[] = [];
-  let exit: TransportExit | undefined;
-  const waiters: Array<() => void> = [];
-  const wake = () => waiters.splice(0).forEach((w) => w());
-  transport.start({
-    onLine: (line) => (lines.push(line), wake()),
-    onOversize: (bytes) => (oversize.push(bytes), wake()),
-    onInvalidUtf8: (bytes) => (invalid.push(bytes), wake()),
-    onExit: (info) => ((exit = info), wake()),
-  });
-  const until = async (check: () => boolean) => {
-    while (!check()) await new Promise<void>((resolve) => waiters.push(resolve));
-  };
-  return {
-    transport,
-    lines,
-    oversize,
-    invalid,
-    get exit() {
-      return exit;
-    },
-    until,
-    log: () => readFileSync(log.path, 'utf8'),
-    send: (frame: FrameFromHost) => transport.send(frame),
-  };
-}
-
-function scratch(t: { after(fn: () => void): void }): string {
-  const dir = mkdtempSync(join(tmpdir(), 'zot-remote-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+import { ACK, connect, scratch } from './support/remote-link.js';
 
 const HELLO = JSON.stringify({ type: 'hello', name: 'raw', version: '1' });
-const ACK: FrameFromHost = {
-  type: 'hello_ack',
-  protocol_version: 2,
-  zot_version: 't',
-  provider: 'p',
-  model: 'm',
-  cwd: '/',
-  extension_dir: '/',
-  data_dir: '/',
-};
-
 const SDK_TOOL = `
 import { createExtension, text } from '@zot/sdk';
 const ext = createExtension({ name: 'echo', version: '1.0.0' });

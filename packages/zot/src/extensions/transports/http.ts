@@ -11,13 +11,10 @@ import {
   encodeFrame,
   type FrameFromHost,
   type SendOptions,
-  type TransportExit,
   type TransportHandlers,
 } from '@zot/protocol';
 import type { ExtensionLog } from '../log.js';
-import { MAX_QUEUED_BYTES, type ExtensionTransport } from '../transport.js';
-import { displayUrl } from '../../ext-setup/remote-config.js';
-import type { RemoteSpec } from './websocket.js';
+import { RemoteTransport, type RemoteSpec } from './remote-transport.js';
 import { SseReader, type EventItem } from './sse-reader.js';
 import { EventOrder, type Carrier } from './event-order.js';
 import {
@@ -33,7 +30,7 @@ import {
   streamProblem,
   type WireTarget,
 } from './http-wire.js';
-import { HeldEvents, type LineSink } from '../held-events.js';
+import type { LineSink } from '../held-events.js';
 import { PostWatch } from './post-watch.js';
 
 /** Most bytes of frames in one POST (a larger single frame goes alone). */
@@ -51,20 +48,16 @@ interface Inflight {
 }
 
 /** Contract: as WebSocketTransport (transport.ts); the token is never written anywhere. */
-export class HttpTransport implements ExtensionTransport {
-  readonly pid = undefined;
-  private handlers: TransportHandlers | undefined;
+export class HttpTransport extends RemoteTransport {
   private sink: LineSink | undefined;
   private target: WireTarget | undefined;
   private session: string | undefined;
   private stream: ClientRequest | undefined;
-  private open = false;
   private serverEnded = false;
   /** The server ended the session while a POST's answer was still to be read. */
   private endAfterPost = false;
   private closing = false;
   private deleting = false;
-  private exited: TransportExit | undefined;
   /** Events from the stream and POST answers, in order; the last id a POST acknowledged. */
   private readonly order = new EventOrder((items) => {
     for (const item of items) this.deliverItem(item);
@@ -86,22 +79,12 @@ export class HttpTransport implements ExtensionTransport {
   private response: IncomingMessage | undefined;
   /** The answer of the POST in flight, while its events are read. */
   private answer: IncomingMessage | undefined;
-  private readonly events = new HeldEvents();
   /** A POST whose connection moves nothing for the connection timeout is dropped and sent again. */
   private readonly postWatch: PostWatch;
-  private readonly closed: Promise<void>;
-  private markClosed!: () => void;
 
-  constructor(
-    private readonly spec: RemoteSpec,
-    private readonly log: ExtensionLog,
-  ) {
-    this.closed = new Promise((resolve) => (this.markClosed = resolve));
+  constructor(spec: RemoteSpec, log: ExtensionLog) {
+    super(spec, log);
     this.postWatch = new PostWatch(spec.connectTimeoutMs);
-  }
-
-  private get shown(): string {
-    return displayUrl(this.spec.config.url);
   }
 
   start(handlers: TransportHandlers): void {
@@ -112,16 +95,9 @@ export class HttpTransport implements ExtensionTransport {
   }
 
   private async begin(): Promise<void> {
-    const url = new URL(this.spec.config.url);
-    const agent = this.spec.agent
-      ? await this.spec.agent(url).catch((error: Error) => error)
-      : undefined;
-    if (this.exited) return;
-    if (agent instanceof Error || (agent && 'error' in agent)) {
-      const why = agent instanceof Error ? agent.message : agent.error;
-      return this.finish({ spawnError: why, disconnected: `could not connect: ${why}` });
-    }
-    this.target = { config: this.spec.config, token: this.spec.token, agent };
+    const via = await this.connectionAgent();
+    if (via === undefined) return;
+    this.target = { config: this.spec.config, token: this.spec.token, agent: via.agent };
     this.openStream(false);
   }
 
@@ -418,27 +394,21 @@ export class HttpTransport implements ExtensionTransport {
     request.end();
   }
 
-  private finish(info: { spawnError?: string; disconnected: string }): void {
-    if (this.exited) return;
+  protected release(): void {
     clearTimeout(this.ackTimer);
     clearTimeout(this.retryTimer);
     clearInterval(this.idleTimer);
     this.postWatch.stop();
-    this.exited = { code: null, signal: null, ...info };
-    this.log.write(`${this.shown}: ${info.disconnected}`);
-    this.open = false;
     this.queue.length = 0;
     this.queuedBytes = 0;
     this.stream?.destroy();
     this.inflight?.request?.destroy();
-    this.markClosed();
-    this.handlers?.onExit(this.exited);
   }
 
   /** Queues one frame (see ProcessTransport.send for `droppable`). */
   send(frame: FrameFromHost, options: SendOptions = {}): boolean {
     if (this.exited) return true;
-    if (options.droppable && this.backlogBytes() > MAX_QUEUED_BYTES) return false;
+    if (this.refuses(options)) return false;
     const line = encodeFrame(frame);
     this.queue.push(line);
     this.queuedBytes += line.length;
@@ -446,7 +416,7 @@ export class HttpTransport implements ExtensionTransport {
     return true;
   }
 
-  private backlogBytes(): number {
+  protected backlogBytes(): number {
     return this.queuedBytes + (this.inflight?.body.length ?? 0);
   }
 
@@ -477,16 +447,12 @@ export class HttpTransport implements ExtensionTransport {
     this.pump();
   }
 
-  async terminate(): Promise<void> {
+  override async terminate(): Promise<void> {
     if (!this.exited && !this.stream && !this.open) {
       this.finish({ disconnected: 'connection closed' });
       return;
     }
-    this.close();
-    const timer = setTimeout(() => this.terminateNow(), this.spec.closeGraceMs);
-    await this.closed;
-    clearTimeout(timer);
-    this.events.clear();
+    return super.terminate();
   }
 
   terminateNow(): void {

@@ -3,35 +3,20 @@
 // timeouts, bounds, back-pressure and supervision above it are the stdio ones: a dropped
 // connection is an exit, which the supervisor treats as a crash.
 import { isUtf8 } from 'node:buffer';
-import type { Agent } from 'node:http';
 import { createRequire } from 'node:module';
 import {
   encodeFrameMessage,
   MAX_FRAME_BYTES,
   type FrameFromHost,
   type SendOptions,
-  type TransportExit,
   type TransportHandlers,
 } from '@zot/protocol';
 import { LineSplitter } from '@zot/protocol/jsonl';
 import type WebSocketType from 'ws';
-import type { ExtensionLog } from '../log.js';
-import { MAX_QUEUED_BYTES, type ExtensionTransport } from '../transport.js';
-import { connectionProblem, type AgentFor } from './remote-connect.js';
-import { displayUrl, type RemoteConfig } from '../../ext-setup/remote-config.js';
-import { HeldEvents } from '../held-events.js';
+import { connectionProblem } from './remote-connect.js';
+import { RemoteTransport, type RemoteSpec } from './remote-transport.js';
 
-export interface RemoteSpec {
-  config: RemoteConfig;
-  /** The bearer token (never logged). */
-  token?: string | undefined;
-  /** The agent for the connection (a proxy tunnel); absent: a direct connection. */
-  agent?: AgentFor | undefined;
-  /** How long the connection (TCP, TLS, upgrade) may take. */
-  connectTimeoutMs: number;
-  /** After close(), how long the other side has to close before the socket is destroyed. */
-  closeGraceMs: number;
-}
+export type { RemoteSpec };
 
 /**
  * A message larger than this closes the connection (a crash); one between the frame limit and
@@ -54,31 +39,13 @@ function webSocketClass(): typeof WebSocketType {
  * reading can be paused; onExit fires exactly once (a refused or dropped connection included);
  * the token is never written anywhere.
  */
-export class WebSocketTransport implements ExtensionTransport {
-  readonly pid = undefined;
+export class WebSocketTransport extends RemoteTransport {
   private socket: WebSocketType | undefined;
-  private handlers: TransportHandlers | undefined;
   private readonly queue: string[] = [];
-  private open = false;
-  private readonly events = new HeldEvents();
-  private exited: TransportExit | undefined;
   private closing = false;
   private pingTimer: NodeJS.Timeout | undefined;
   private awaitingPong = false;
   private splitter: LineSplitter | undefined;
-  private readonly closed: Promise<void>;
-  private markClosed!: () => void;
-
-  constructor(
-    private readonly spec: RemoteSpec,
-    private readonly log: ExtensionLog,
-  ) {
-    this.closed = new Promise((resolve) => (this.markClosed = resolve));
-  }
-
-  private get shown(): string {
-    return displayUrl(this.spec.config.url);
-  }
 
   start(handlers: TransportHandlers): void {
     this.handlers = handlers;
@@ -87,15 +54,10 @@ export class WebSocketTransport implements ExtensionTransport {
   }
 
   private async connect(handlers: TransportHandlers): Promise<void> {
+    const via = await this.connectionAgent();
+    if (via === undefined) return;
+    const { agent } = via;
     const url = new URL(this.spec.config.url);
-    const agent = this.spec.agent
-      ? await this.spec.agent(url).catch((error: Error) => error)
-      : undefined;
-    if (this.exited) return;
-    if (agent instanceof Error || (agent && 'error' in agent)) {
-      const why = agent instanceof Error ? agent.message : agent.error;
-      return this.finish({ spawnError: why, disconnected: `could not connect: ${why}` });
-    }
     const headers: Record<string, string> = { ...this.spec.config.headers };
     if (this.spec.token) headers.authorization = `Bearer ${this.spec.token}`;
     let socket: WebSocketType;
@@ -103,7 +65,7 @@ export class WebSocketTransport implements ExtensionTransport {
       const WebSocket = webSocketClass();
       socket = new WebSocket(url, {
         headers,
-        ...(agent ? { agent: agent as Agent } : {}),
+        ...(agent ? { agent } : {}),
         handshakeTimeout: this.spec.connectTimeoutMs,
         maxPayload: MAX_MESSAGE_BYTES,
         perMessageDeflate: false,
@@ -188,22 +150,15 @@ export class WebSocketTransport implements ExtensionTransport {
     this.pingTimer.unref();
   }
 
-  private finish(info: { spawnError?: string; disconnected: string }): void {
-    if (this.exited) return;
+  protected release(): void {
     clearInterval(this.pingTimer);
-    this.exited = { code: null, signal: null, ...info };
-    this.log.write(`${this.shown}: ${info.disconnected}`);
-    this.open = false;
     this.queue.length = 0;
-    this.markClosed();
-    // At once, as a process exit: lines held back by a paused reader no longer matter.
-    this.handlers?.onExit(this.exited);
   }
 
   /** Queues one frame (see ProcessTransport.send for `droppable`). */
   send(frame: FrameFromHost, options: SendOptions = {}): boolean {
     if (this.exited) return true;
-    if (options.droppable && this.backlogBytes() > MAX_QUEUED_BYTES) return false;
+    if (this.refuses(options)) return false;
     const message = encodeFrameMessage(frame);
     // The usual case goes straight out; order is kept (nothing queued goes after it).
     if (this.open && this.queue.length === 0) this.socket!.send(message);
@@ -214,7 +169,7 @@ export class WebSocketTransport implements ExtensionTransport {
     return true;
   }
 
-  private backlogBytes(): number {
+  protected backlogBytes(): number {
     let queued = 0;
     for (const line of this.queue) queued += line.length;
     return queued + (this.socket?.bufferedAmount ?? 0);
@@ -246,16 +201,12 @@ export class WebSocketTransport implements ExtensionTransport {
   }
 
   /** Closes the connection; destroys it when the other side does not close within the grace. */
-  async terminate(): Promise<void> {
+  override async terminate(): Promise<void> {
     if (!this.socket) {
       if (!this.exited) this.finish({ disconnected: 'connection closed' });
       return;
     }
-    this.close();
-    const timer = setTimeout(() => this.socket?.terminate(), this.spec.closeGraceMs);
-    await this.closed;
-    clearTimeout(timer);
-    this.events.clear();
+    return super.terminate();
   }
 
   terminateNow(): void {

@@ -1,5 +1,5 @@
-// The HTTP transport's tests drive one HttpTransport directly: what it delivers, how it ends,
-// and its log, with waits on what it delivers (no sleeps).
+// The remote transports' tests drive one transport directly (WebSocket or HTTP, by the URL's
+// scheme): what it delivers, how it ends, and its log, with waits on what it delivers.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,8 +8,9 @@ import type { FrameFromHost, TransportExit } from '@zot/protocol';
 import { ExtensionLog } from '../../src/extensions/log.js';
 import type { RemoteConfig } from '../../src/ext-setup/remote-config.js';
 import { HttpTransport } from '../../src/extensions/transports/http.js';
+import { WebSocketTransport, type RemoteSpec } from '../../src/extensions/transports/websocket.js';
 
-/** An HttpTransport to `url`, with what it delivers recorded and a wait on it. */
+/** A transport to `url` (ws:// or http://), with what it delivers recorded and a wait on it. */
 export function connect(
   url: string,
   dir: string,
@@ -17,15 +18,15 @@ export function connect(
 ) {
   const { token, ...config } = extra;
   const log = new ExtensionLog(join(dir, `ext-${Math.random().toString(36).slice(2)}.log`));
-  const transport = new HttpTransport(
-    {
-      config: { type: 'http', url, headers: {}, ...config },
-      token,
-      connectTimeoutMs: 10_000,
-      closeGraceMs: 1000,
-    },
-    log,
-  );
+  const type = /^wss?:/.test(url) ? 'websocket' : 'http';
+  const spec: RemoteSpec = {
+    config: { type, url, headers: {}, ...config },
+    token,
+    connectTimeoutMs: 10_000,
+    closeGraceMs: 1000,
+  };
+  const transport =
+    type === 'websocket' ? new WebSocketTransport(spec, log) : new HttpTransport(spec, log);
   const lines: string[] = [];
   const oversize: number[] = [];
   const invalid: number[] = [];
@@ -60,7 +61,7 @@ export function connect(
 }
 
 export function scratch(t: { after(fn: () => void): void }): string {
-  const dir = mkdtempSync(join(tmpdir(), 'zot-http-'));
+  const dir = mkdtempSync(join(tmpdir(), 'zot-remote-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }

@@ -89,20 +89,32 @@ const workerFiles = {
   },
 };
 
+/** How the CLI and its workers read their sources (fresh instances for each build). */
+function sourcePlugins() {
+  return [
+    yamlAsEsm,
+    nodeResolve({ preferBuiltins: true, exportConditions: ['node', 'import'] }),
+    // the generated validators import Ajv's small CommonJS runtime helpers; a default import is
+    // module.exports, as in Node
+    commonjs({ defaultIsModuleExports: true }),
+  ];
+}
+
+function onwarn(warning, warn) {
+  // cycles between source modules are legal ESM and are checked by the layer script; zod
+  // (under the ACP SDK) places pure annotations Rollup drops, harmlessly
+  if (warning.code === 'CIRCULAR_DEPENDENCY') return;
+  if (warning.code === 'INVALID_ANNOTATION' && warning.id?.includes('/node_modules/zod/')) return;
+  warn(warning);
+}
+
 /** One worker entry and everything it imports, as one CommonJS file's text. */
 async function bundleWorker(input) {
   const bundle = await rollup({
     input,
     external: isExternal,
-    plugins: [
-      yamlAsEsm,
-      nodeResolve({ preferBuiltins: true, exportConditions: ['node', 'import'] }),
-      commonjs({ defaultIsModuleExports: true }),
-      minify,
-    ],
-    onwarn(warning, warn) {
-      if (warning.code !== 'CIRCULAR_DEPENDENCY') warn(warning);
-    },
+    plugins: [...sourcePlugins(), minify],
+    onwarn,
   });
   const { output } = await bundle.generate({
     format: 'cjs',
@@ -118,23 +130,8 @@ rmSync(outdir, { recursive: true, force: true });
 const bundle = await rollup({
   input: `${root}packages/zot/dist/src/main.js`,
   external: isExternal,
-  plugins: [
-    yamlAsEsm,
-    nodeResolve({ preferBuiltins: true, exportConditions: ['node', 'import'] }),
-    // the generated validators import Ajv's small CommonJS runtime helpers; a default import is
-    // module.exports, as in Node
-    commonjs({ defaultIsModuleExports: true }),
-    builtInVersion,
-    workerFiles,
-    minify,
-  ],
-  onwarn(warning, warn) {
-    // cycles between source modules are legal ESM and are checked by the layer script; zod
-    // (under the ACP SDK) places pure annotations Rollup drops, harmlessly
-    if (warning.code === 'CIRCULAR_DEPENDENCY') return;
-    if (warning.code === 'INVALID_ANNOTATION' && warning.id?.includes('/node_modules/zod/')) return;
-    warn(warning);
-  },
+  plugins: [...sourcePlugins(), builtInVersion, workerFiles, minify],
+  onwarn,
 });
 const { output } = await bundle.write({
   dir: outdir,

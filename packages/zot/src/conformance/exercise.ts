@@ -21,11 +21,10 @@ function firstText(frame: ToolResultFrame): string {
 
 function tooMany(kit: Kit, check: 'command' | 'tool', count: number): void {
   if (count > MAX_EXERCISED)
-    kit.checks.add({
-      check,
-      status: 'skip',
-      message: `${count - MAX_EXERCISED} more not exercised (the kit calls at most ${MAX_EXERCISED})`,
-    });
+    kit.checks.skip(
+      { check },
+      `${count - MAX_EXERCISED} more not exercised (the kit calls at most ${MAX_EXERCISED})`,
+    );
 }
 
 export async function commands(kit: Kit, probes: Probe[]): Promise<void> {
@@ -34,11 +33,7 @@ export async function commands(kit: Kit, probes: Probe[]): Promise<void> {
   for (const command of all.slice(0, MAX_EXERCISED)) {
     const base = { check: 'command', target: command.name } as const;
     if (isBuiltinCommand(command.name)) {
-      kit.checks.add({
-        ...base,
-        status: 'skip',
-        message: 'shadowed by a built-in: zot never sends it',
-      });
+      kit.checks.skip(base, 'shadowed by a built-in: zot never sends it');
       continue;
     }
     if (notRunning(kit, base)) continue;
@@ -107,12 +102,10 @@ export async function tools(kit: Kit, probes: Probe[]): Promise<void> {
   const all = [...kit.registry.tools.values()];
   for (const tool of all.slice(0, MAX_EXERCISED)) {
     if (isBuiltinTool(tool.name)) {
-      kit.checks.add({
-        check: 'tool',
-        target: tool.name,
-        status: 'skip',
-        message: 'shadowed by a built-in tool: zot never calls it',
-      });
+      kit.checks.skip(
+        { check: 'tool', target: tool.name },
+        'shadowed by a built-in tool: zot never calls it',
+      );
       continue;
     }
     await exerciseTool(kit, tool, probes);
@@ -127,11 +120,10 @@ async function exerciseTool(kit: Kit, tool: ToolRegistration, probes: Probe[]): 
   const valid = await validArgs(tool.name, tool.schema);
   let answered = true;
   if (!valid.ok) {
-    kit.checks.add({
-      ...base,
-      status: 'skip',
-      message: `not called: could not make up valid arguments: ${valid.reason}; call it yourself`,
-    });
+    kit.checks.skip(
+      base,
+      `not called: could not make up valid arguments: ${valid.reason}; call it yourself`,
+    );
   } else if (!notRunning(kit, base)) {
     const frame: Request = { type: 'tool_call', name: tool.name, args: valid.value };
     const { sent, outcome } = await ask(kit, frame, ms);
@@ -214,16 +206,12 @@ async function invalidCall(
   const base = { check: 'tool_invalid_args', target: tool.name } as const;
   if (notRunning(kit, base)) return;
   if (!answered) {
-    kit.checks.add({
-      ...base,
-      status: 'skip',
-      message: 'not run: the call with valid arguments got no answer',
-    });
+    kit.checks.skip(base, 'not run: the call with valid arguments got no answer');
     return;
   }
   const invalid = await invalidArgs(tool.name, tool.schema, valid);
   if (!invalid.ok) {
-    kit.checks.add({ ...base, status: 'skip', message: `not run: ${invalid.reason}` });
+    kit.checks.skip(base, `not run: ${invalid.reason}`);
     return;
   }
   const { sent, outcome } = await ask(

@@ -56,11 +56,7 @@ export async function shutdown(kit: Kit): Promise<ProcessInfo[]> {
   const { child, checks, timeouts } = kit;
   const before = child.pid !== undefined ? descendants(child.pid) : [];
   if (child.ended || child.exit) {
-    checks.add({
-      check: 'shutdown',
-      status: 'skip',
-      message: `not run: the extension ${child.exitText} earlier`,
-    });
+    checks.skip({ check: 'shutdown' }, `not run: the extension ${child.exitText} earlier`);
     await child.terminate();
     return before;
   }
@@ -129,15 +125,14 @@ export async function processes(kit: Kit, before: ProcessInfo[]): Promise<void> 
   const { child, checks, timeouts } = kit;
   const pid = child.pid;
   if (kit.remote) {
-    checks.add({
-      check: 'processes',
-      status: 'skip',
-      message: `${NOT_FOR_REMOTE} its processes run on its server, out of zot's reach; the connection is closed`,
-    });
+    checks.skip(
+      { check: 'processes' },
+      `${NOT_FOR_REMOTE} its processes run on its server, out of zot's reach; the connection is closed`,
+    );
     return;
   }
   if (pid === undefined) {
-    checks.add({ check: 'processes', status: 'skip', message: 'not run: no process was started' });
+    checks.skip({ check: 'processes' }, 'not run: no process was started');
     return;
   }
   const inGroup = before.filter((info) => info.pgrp === pid && stillRunning(info));

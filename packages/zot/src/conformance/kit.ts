@@ -230,11 +230,7 @@ export function noAnswer(
 /** A skip for a check that cannot run because the extension is no longer running. */
 export function notRunning(kit: Kit, base: Pick<Check, 'check' | 'target'>): Check | undefined {
   if (!kit.child.ended) return undefined;
-  return kit.checks.add({
-    ...base,
-    status: 'skip',
-    message: `not run: the extension ${kit.child.exitText ?? 'is gone'}`,
-  });
+  return kit.checks.skip(base, `not run: the extension ${kit.child.exitText ?? 'is gone'}`);
 }
 
 export type { Line };

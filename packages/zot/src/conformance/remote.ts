@@ -31,16 +31,14 @@ export async function runRemoteKit(options: RemoteRunOptions): Promise<ReportJso
   const url = displayUrl(link.config.url);
   const remote = { transport: link.config.type, url };
   const checks = new Checks();
-  checks.add({
-    check: 'manifest',
-    status: 'skip',
-    message: `${NOT_FOR_REMOTE} it has no extension.json; its name and version come from its hello`,
-  });
-  checks.add({
-    check: 'scope',
-    status: 'skip',
-    message: `${NOT_FOR_REMOTE} it runs on its server, where zot sandboxes nothing; what it may reach is up to that server`,
-  });
+  checks.skip(
+    { check: 'manifest' },
+    `${NOT_FOR_REMOTE} it has no extension.json; its name and version come from its hello`,
+  );
+  checks.skip(
+    { check: 'scope' },
+    `${NOT_FOR_REMOTE} it runs on its server, where zot sandboxes nothing; what it may reach is up to that server`,
+  );
   const scratch = mkdtempSync(join(tmpdir(), 'zot-ext-test-'));
   const project = join(scratch, 'project');
   const dataDir = join(scratch, 'data');

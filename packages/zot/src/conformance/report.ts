@@ -98,6 +98,11 @@ export class Checks {
     return entry;
   }
 
+  /** Records a check that did not run; `message` says why. */
+  skip(check: Pick<Check, 'check' | 'target'>, message: string): Check {
+    return this.add({ ...check, status: 'skip', message });
+  }
+
   get failed(): boolean {
     return this.list.some((check) => check.status === 'fail');
   }

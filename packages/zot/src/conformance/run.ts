@@ -194,13 +194,11 @@ export async function runKit(options: RunOptions): Promise<ReportJson> {
       return report();
     }
   } else
-    checks.add({
-      check: 'scope',
-      status: 'skip',
-      message:
-        'no "permissions" block: zot runs it unscoped, with your full rights; declare what it ' +
+    checks.skip(
+      { check: 'scope' },
+      'no "permissions" block: zot runs it unscoped, with your full rights; declare what it ' +
         'needs to run it in a sandbox (docs/extensions.md, "Permissions")',
-    });
+    );
   const open: Spec['open'] = (log) =>
     new ProcessTransport(
       {

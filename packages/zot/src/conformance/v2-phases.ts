@@ -119,11 +119,7 @@ export async function cancels(kit: Kit, observer: V2Observer, probes: Probe[]): 
     : { check: 'cancel' };
   if (notRunning(kit, base)) return;
   if (!probe) {
-    kit.checks.add({
-      ...base,
-      status: 'skip',
-      message: 'nothing to cancel: no tool or command of it answered',
-    });
+    kit.checks.skip(base, 'nothing to cancel: no tool or command of it answered');
     return;
   }
   const giveUp = new AbortController();

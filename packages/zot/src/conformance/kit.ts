@@ -6,8 +6,7 @@ import {
   checkCommand,
   checkSubscription,
   checkTool,
-  type CommandRegistration,
-  type ToolRegistration,
+  type Registrations,
 } from '../extensions/registrations.js';
 import type { ExtensionTimeouts } from '../extensions/timeouts.js';
 import { BUILTIN_COMMANDS } from '../session/commands.js';
@@ -24,21 +23,13 @@ export interface HostInfo {
   data_dir: string;
 }
 
-export interface Registry {
-  /** By lower-cased name, as the host matches them. */
-  commands: Map<string, CommandRegistration>;
-  tools: Map<string, ToolRegistration>;
-  events: Set<string>;
-  intercepts: Set<string>;
-}
-
 export interface Kit {
   child: ExtensionChild;
   checks: Checks;
   timeouts: ExtensionTimeouts;
   manifest: Manifest;
   host: HostInfo;
-  registry: Registry;
+  registry: Registrations;
   /** How many of child.registrations have been checked. */
   checkedRegistrations: number;
   /** The version negotiated in hello (1 until then, and when hello named none). */
@@ -58,7 +49,7 @@ export const NOT_FOR_REMOTE = 'not applicable to a remote extension:';
 const BUILTIN_COMMAND_SET = new Set(BUILTIN_COMMANDS.map((name) => name.toLowerCase()));
 const BUILTIN_TOOL_SET = new Set(RESERVED_TOOL_NAMES);
 
-export function emptyRegistry(): Registry {
+export function emptyRegistry(): Registrations {
   return { commands: new Map(), tools: new Map(), events: new Set(), intercepts: new Set() };
 }
 

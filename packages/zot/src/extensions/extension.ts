@@ -30,7 +30,7 @@ import type { ExtensionLog } from './log.js';
 import { Peer, type ReplyFrame } from './peer.js';
 import { ProgressRelay } from './progress-relay.js';
 import { RegistrationIntake } from './registration-intake.js';
-import type { Registrations } from './remembered.js';
+import type { Registrations } from './registrations.js';
 import { StartDeadlines } from './start-deadlines.js';
 import { errorMessage } from '../util/errors.js';
 import {

@@ -22,10 +22,9 @@ import {
   memoryText,
   readMemory,
   writeMemory,
-  type Registrations,
 } from './remembered.js';
 import { ExtensionLog, extensionLogPath } from './log.js';
-import { loadSchemaCheck } from './registrations.js';
+import { loadSchemaCheck, type Registrations } from './registrations.js';
 import type { ProcessPolicy } from '../security/launcher.js';
 import { errorMessage } from '../util/errors.js';
 import type { ExtensionScopes } from './scopes.js';

@@ -7,7 +7,7 @@ import {
   checkTool,
   REGISTRATION_LIMITS,
 } from './registrations.js';
-import type { Registrations } from './remembered.js';
+import type { Registrations } from './registrations.js';
 
 /** The frames that change what an extension registered. */
 export type RegistrationFrame = Extract<

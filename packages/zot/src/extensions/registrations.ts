@@ -25,6 +25,15 @@ export interface ToolRegistration {
   bytes: number;
 }
 
+/** What one extension registered: its commands, tools and subscriptions. */
+export interface Registrations {
+  /** Keyed by lower-case name, as the host matches them. */
+  commands: Map<string, CommandRegistration>;
+  tools: Map<string, ToolRegistration>;
+  events: Set<string>;
+  intercepts: Set<string>;
+}
+
 /**
  * What one extension may register, and what the model is offered in one request. Every tool
  * offered is sent with every model request: 20,000 registrations made each request 40 MB.

@@ -21,9 +21,8 @@ import {
   readMemory,
   writeMemory,
   type MemoryIdentity,
-  type Registrations,
 } from './remembered.js';
-import { checkTool, loadSchemaCheck } from './registrations.js';
+import { checkTool, loadSchemaCheck, type Registrations } from './registrations.js';
 
 await loadSchemaCheck(); // as a start does (extensions/schema-check-loading.test: before that)
 

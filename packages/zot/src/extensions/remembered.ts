@@ -26,23 +26,13 @@ import {
   checkTool,
   REGISTRATION_LIMITS,
   schemaCheckLoaded,
-  type CommandRegistration,
-  type ToolRegistration,
+  type Registrations,
 } from './registrations.js';
 import { isSealed, MEMORY_LIMITS, readEntry, sealEntry } from './remembered-store.js';
 
 export { MEMORY_LIMITS, memoryDir, writeMemory } from './remembered-store.js';
 
 const VERSION = 1;
-
-/** An extension's registrations as zot last saw them. */
-export interface Registrations {
-  tools: Map<string, ToolRegistration>;
-  /** Keyed by lower-case name, as the running extension keeps them. */
-  commands: Map<string, CommandRegistration>;
-  events: Set<string>;
-  intercepts: Set<string>;
-}
 
 /** What decides the key, besides the directory's files. */
 export interface MemoryIdentity {

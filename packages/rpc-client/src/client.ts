@@ -402,24 +402,17 @@ export class RpcClient {
     }
     // After delivery: the prompt that ended keeps its `done`, the next one starts after it.
     if (event.type === 'done' && event.id !== undefined) this.settle(event.id);
-    if (event.type === 'confirm_request') void this.answer(event);
-    if (event.type === 'ui_request') void this.answerUi(event);
-  }
-
-  private async answerUi(request: UiRequest): Promise<void> {
-    const handler = this.uiHandler;
-    if (!handler) return;
-    let answer: UiAnswer;
-    try {
-      answer = await handler(request);
-    } catch (error) {
-      const what = `the ui_request handler failed for ${request.extension}'s ${request.kind} question (${request.id}); cancelled`;
-      this.report(new RpcHandlerError(`${what}: ${(error as Error)?.message ?? error}`, error));
-      answer = { cancelled: true };
+    // A late answer (the call was aborted, the question withdrawn meanwhile) fails harmlessly.
+    if (event.type === 'confirm_request') {
+      const failed = `the confirm handler failed for ${event.tool_name} (${event.tool_id}); denied`;
+      const send = (decision: ConfirmDecision) => this.confirm(event.tool_id, decision);
+      void this.answerWith(this.confirmHandler, event, 'deny', failed, send);
     }
-    if (this.closedBy) return;
-    // A late answer (the question was withdrawn meanwhile) fails harmlessly.
-    await this.uiResponse(request, answer).catch(() => undefined);
+    if (event.type === 'ui_request') {
+      const failed = `the ui_request handler failed for ${event.extension}'s ${event.kind} question (${event.id}); cancelled`;
+      const send = (answer: UiAnswer) => this.uiResponse(event, answer);
+      void this.answerWith(this.uiHandler, event, { cancelled: true }, failed, send);
+    }
   }
 
   /** The operation `id` is over: the ones behind it stop waiting for it. */
@@ -428,20 +421,28 @@ export class RpcClient {
     for (const { after } of this.queued) after.delete(id);
   }
 
-  private async answer(request: Extract<RpcEvent, { type: 'confirm_request' }>): Promise<void> {
-    const handler = this.confirmHandler;
+  /**
+   * Sends what `handler` answers to `request`, unless the client closed meanwhile; a handler
+   * that throws is reported (`failed` says what that means) and `fallback` is sent instead. A
+   * send that fails is ignored.
+   */
+  private async answerWith<Q, A>(
+    handler: ((request: Q) => A | Promise<A>) | undefined,
+    request: Q,
+    fallback: A,
+    failed: string,
+    send: (answer: A) => Promise<unknown>,
+  ): Promise<void> {
     if (!handler) return;
-    let decision: ConfirmDecision;
+    let answer: A;
     try {
-      decision = await handler(request);
+      answer = await handler(request);
     } catch (error) {
-      const what = `the confirm handler failed for ${request.tool_name} (${request.tool_id}); denied`;
-      this.report(new RpcHandlerError(`${what}: ${(error as Error)?.message ?? error}`, error));
-      decision = 'deny';
+      this.report(new RpcHandlerError(`${failed}: ${(error as Error)?.message ?? error}`, error));
+      answer = fallback;
     }
     if (this.closedBy) return;
-    // A late answer (the call was aborted meanwhile) fails harmlessly.
-    await this.confirm(request.tool_id, decision).catch(() => undefined);
+    await send(answer).catch(() => undefined);
   }
 
   private shutDown(error: RpcClosedError): void {

@@ -16,7 +16,7 @@ import {
   symlinkSync,
 } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { errorMessage } from '../util/errors.js';
+import { errorMessage, launchFailureText } from '../util/errors.js';
 import { realPathOr } from '../util/real-path.js';
 import { launchProcess } from '../security/launcher.js';
 import { redactUrl, redactUrlsIn } from '../util/redact.js';
@@ -227,14 +227,8 @@ function cloneInto(url: string, dest: string, env: NodeJS.ProcessEnv): Promise<v
       if (stderr.length < 64 * 1024) stderr += chunk.toString('utf8');
     });
     child.on('error', (error) => {
-      const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-      reject(
-        new InstallError(
-          missing
-            ? 'git is not installed or not on PATH; it is needed to install from a URL'
-            : `cannot run git: ${error.message}`,
-        ),
-      );
+      const neededFor = 'it is needed to install from a URL';
+      reject(new InstallError(launchFailureText(error, 'git', neededFor)));
     });
     child.on('close', (code, signal) => {
       if (code === 0) return resolvePromise();

@@ -9,3 +9,18 @@ export function errorMessage(error: unknown): string {
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
+
+/**
+ * Why `program` did not start: not installed (`neededFor` says what it is needed for), or the
+ * launch error of `what` (default: the program).
+ */
+export function launchFailureText(
+  error: Error,
+  program: string,
+  neededFor: string,
+  what: string = program,
+): string {
+  return (error as NodeJS.ErrnoException).code === 'ENOENT'
+    ? `${program} is not installed or not on PATH; ${neededFor}`
+    : `cannot run ${what}: ${error.message}`;
+}

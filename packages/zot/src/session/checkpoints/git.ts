@@ -2,6 +2,7 @@
 // the caller's GIT_* variables (a GIT_DIR or GIT_OBJECT_DIRECTORY inherited from a hook would
 // send our objects into the user's repository), and with settings that keep content byte-exact.
 import { launchProcess } from '../../security/launcher.js';
+import { launchFailureText } from '../../util/errors.js';
 
 /** Most output zot reads from one git command (a listing of a very large tree fits). */
 const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
@@ -103,16 +104,8 @@ export function runGit(run: GitRun): Promise<Buffer> {
     });
     child.stdin!.on('error', () => {}); // git may exit before reading everything; close says why
     child.on('error', (error) => {
-      const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-      reject(
-        new GitError(
-          missing
-            ? 'git is not installed or not on PATH; checkpoints need it (or turn them off with --no-checkpoints)'
-            : `cannot run ${what}: ${error.message}`,
-          null,
-          '',
-        ),
-      );
+      const neededFor = 'checkpoints need it (or turn them off with --no-checkpoints)';
+      reject(new GitError(launchFailureText(error, 'git', neededFor, what), null, ''));
     });
     child.on('close', (code, signal) => {
       if (overflow) {

@@ -51,11 +51,7 @@ export function resolveRemoteToken(
     if (token) found = { token, from: config.tokenEnv };
   }
   if (!found && places.configPath) {
-    const entry = entryFor(
-      readJsonObject<Record<string, unknown>>(places.configPath),
-      'remote_extensions',
-      keys,
-    );
+    const entry = entryFor(places.configPath, 'remote_extensions', keys);
     if (entry !== undefined) {
       const variable = entry.token_env;
       const where = `config.json "remote_extensions" for ${entry.key}`;
@@ -69,11 +65,7 @@ export function resolveRemoteToken(
     }
   }
   if (!found && places.authPath) {
-    const entry = entryFor(
-      readJsonObject<Record<string, unknown>>(places.authPath),
-      'extensions',
-      keys,
-    );
+    const entry = entryFor(places.authPath, 'extensions', keys);
     if (entry !== undefined) {
       if (typeof entry.token !== 'string' || entry.token === '')
         return {
@@ -114,12 +106,16 @@ export function prepareRemoteLink(
   };
 }
 
-/** The entry under `section` for the first of `keys` it has (the URL matched without its query). */
+/**
+ * The entry under `section` of the JSON file at `path` for the first of `keys` it has (the URL
+ * matched without its query).
+ */
 function entryFor(
-  read: ReturnType<typeof readJsonObject<Record<string, unknown>>>,
+  path: string,
   section: string,
   keys: readonly string[],
 ): (Record<string, unknown> & { key: string }) | undefined {
+  const read = readJsonObject<Record<string, unknown>>(path);
   if (!read.ok) return undefined;
   const block = read.value?.[section];
   if (block === null || typeof block !== 'object' || Array.isArray(block)) return undefined;

@@ -125,26 +125,23 @@ async function run(
   });
 }
 
+/** A sysctl at 0 turns user namespaces off; `fix` turns them on. */
+function namespaceSysctl(name: string, value: number, fix: string, ok = value > 0): ProbeCheck {
+  return { name, ok, detail: String(value), ...(value === 0 ? { fix } : {}) };
+}
+
 function kernelChecks(facts: KernelFacts): ProbeCheck[] {
   const checks: ProbeCheck[] = [];
-  if (facts.unprivilegedUsernsClone !== undefined)
-    checks.push({
-      name: 'kernel.unprivileged_userns_clone',
-      ok: facts.unprivilegedUsernsClone !== 0 || facts.root === true,
-      detail: String(facts.unprivilegedUsernsClone),
-      ...(facts.unprivilegedUsernsClone === 0
-        ? { fix: 'sudo sysctl -w kernel.unprivileged_userns_clone=1' }
-        : {}),
-    });
-  if (facts.maxUserNamespaces !== undefined)
-    checks.push({
-      name: 'user.max_user_namespaces',
-      ok: facts.maxUserNamespaces > 0,
-      detail: String(facts.maxUserNamespaces),
-      ...(facts.maxUserNamespaces === 0
-        ? { fix: 'sudo sysctl -w user.max_user_namespaces=15000' }
-        : {}),
-    });
+  const clone = facts.unprivilegedUsernsClone;
+  if (clone !== undefined) {
+    const fix = 'sudo sysctl -w kernel.unprivileged_userns_clone=1';
+    const ok = clone !== 0 || facts.root === true;
+    checks.push(namespaceSysctl('kernel.unprivileged_userns_clone', clone, fix, ok));
+  }
+  if (facts.maxUserNamespaces !== undefined) {
+    const fix = 'sudo sysctl -w user.max_user_namespaces=15000';
+    checks.push(namespaceSysctl('user.max_user_namespaces', facts.maxUserNamespaces, fix));
+  }
   if (facts.apparmorRestrict !== undefined)
     checks.push({
       name: 'kernel.apparmor_restrict_unprivileged_userns',

@@ -231,29 +231,28 @@ function render(reports: Diagnosis[]): string[] {
   return lines;
 }
 
+/** The report as `--json` prints it (JSON leaves out the fields that are undefined). */
 function toJson(report: Diagnosis) {
   return {
     name: report.name,
     scope: report.scope,
     status: report.status,
     dir: report.dir,
-    ...(report.error !== undefined ? { error: report.error } : {}),
-    ...(report.shadowedBy !== undefined ? { shadowed_by: report.shadowedBy } : {}),
+    error: report.error,
+    shadowed_by: report.shadowedBy,
     commands: report.commands,
     tools: report.tools,
     shadowed: report.shadowed,
     events: report.events,
     intercepts: report.intercepts,
-    ...(report.scoped !== undefined ? { scoped: report.scoped } : {}),
-    ...(report.permissions !== undefined ? { permissions: report.permissions } : {}),
-    ...(report.dataDir !== undefined ? { data_dir: report.dataDir } : {}),
-    ...(report.remote !== undefined ? { remote: report.remote } : {}),
-    ...(report.restart !== undefined ? { restart: report.restart } : {}),
-    ...(report.interceptFailure !== undefined
-      ? { intercept_failure: report.interceptFailure }
-      : {}),
+    scoped: report.scoped,
+    permissions: report.permissions,
+    data_dir: report.dataDir,
+    remote: report.remote,
+    restart: report.restart,
+    intercept_failure: report.interceptFailure,
     warnings: report.warnings,
-    ...(report.logPath !== undefined ? { log_path: report.logPath } : {}),
+    log_path: report.logPath,
   };
 }
 

@@ -12,7 +12,15 @@ import {
   type OverlayOptions,
   type TUI,
 } from '@mariozechner/pi-tui';
-import { cut, footerLines, innerWidth, renderDialogFrame, showDialog } from './dialog-frame.js';
+import {
+  cut,
+  footerLines,
+  innerWidth,
+  isCancelKey,
+  OneAnswer,
+  renderDialogFrame,
+  showDialog,
+} from './dialog-frame.js';
 import { revealText, type Revealed } from './reveal-text.js';
 import type { Theme } from './theme.js';
 
@@ -51,7 +59,7 @@ export interface ChoiceDialogOptions<T> {
  */
 export class ChoiceDialog<T> implements Component {
   private highlighted = 0;
-  private answered = false;
+  private readonly reply = new OneAnswer();
   /** The first preview row shown. */
   private top = 0;
   /** The preview's rows at the last frame (scrolling moves within them). */
@@ -68,15 +76,13 @@ export class ChoiceDialog<T> implements Component {
 
   /** Answers for the user (a caller whose question went away meanwhile): cancel by default. */
   answer(choice: T = this.options.cancel): void {
-    if (this.answered) return;
-    this.answered = true;
-    this.options.onChoice(choice);
+    this.reply.give(() => this.options.onChoice(choice));
   }
 
   handleInput(data: string): void {
-    if (this.answered) return;
+    if (this.reply.done) return;
     const { choices } = this.options;
-    if (matchesKey(data, 'escape') || matchesKey(data, 'ctrl+c')) return this.answer();
+    if (isCancelKey(data)) return this.answer();
     const shortcut = choices.find(
       (choice) => choice.key !== undefined && data.toLowerCase() === choice.key.toLowerCase(),
     );

@@ -2,6 +2,7 @@
 // dialogs and views share: cut plain text to a width with `…`, pad, and make untrusted text one
 // safe line.
 import {
+  matchesKey,
   visibleWidth,
   type Component,
   type OverlayHandle,
@@ -154,6 +155,27 @@ export const DIALOG_OVERLAY: OverlayOptions = {
   minWidth: 56,
   maxHeight: '90%',
 };
+
+/** Esc or Ctrl+C: what closes a dialog or panel without an answer. */
+export function isCancelKey(data: string): boolean {
+  return matchesKey(data, 'escape') || matchesKey(data, 'ctrl+c');
+}
+
+/** A dialog's one answer: the first one given (a cancel included) is delivered, later ones not. */
+export class OneAnswer {
+  private given = false;
+
+  get done(): boolean {
+    return this.given;
+  }
+
+  /** Runs `deliver` unless an answer was given before. */
+  give(deliver: () => void): void {
+    if (this.given) return;
+    this.given = true;
+    deliver();
+  }
+}
 
 /**
  * Shows the dialog `make` builds as an overlay (DIALOG_OVERLAY unless `overlay` is given).

@@ -4,7 +4,7 @@
 // bottom). Text comes from an extension: it is made inert before it reaches the terminal.
 import { matchesKey, truncateToWidth, type Component, type Focusable } from '@mariozechner/pi-tui';
 import { terminalSafe } from '../util/terminal-text.js';
-import { innerWidth, renderDialogFrame } from './dialog-frame.js';
+import { innerWidth, isCancelKey, renderDialogFrame } from './dialog-frame.js';
 import type { Theme } from './theme.js';
 
 export interface PanelContent {
@@ -75,7 +75,7 @@ export class PanelView implements Component, Focusable {
   }
 
   handleInput(data: string): void {
-    if (matchesKey(data, 'escape') || matchesKey(data, 'ctrl+c')) return this.options.onClose();
+    if (isCancelKey(data)) return this.options.onClose();
     if (matchesKey(data, 'alt+up')) return this.scroll(-1);
     if (matchesKey(data, 'alt+down')) return this.scroll(1);
     const key = normalizePanelKey(data);

@@ -18,7 +18,9 @@ import {
   cut,
   footerLines,
   innerWidth,
+  isCancelKey,
   listRowsFor,
+  OneAnswer,
   oneLine,
   pad,
   renderDialogFrame,
@@ -88,7 +90,7 @@ export class SelectDialog<T = string> implements Component, Focusable {
   private filtered: SelectDialogItem<T>[];
   private selected = 0;
   private top = 0;
-  private closed = false;
+  private readonly answer = new OneAnswer();
   private _focused = false;
   private title: string;
 
@@ -133,22 +135,17 @@ export class SelectDialog<T = string> implements Component, Focusable {
 
   /** Closes as Esc does (for a caller that must end the dialog itself). */
   cancel(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.options.onCancel();
+    this.answer.give(() => this.options.onCancel());
   }
 
   handleInput(data: string): void {
-    if (this.closed) return;
+    if (this.answer.done) return;
     const page = this.maxVisible();
     const last = this.filtered.length - 1;
-    if (matchesKey(data, 'escape') || matchesKey(data, 'ctrl+c')) return this.cancel();
+    if (isCancelKey(data)) return this.cancel();
     if (matchesKey(data, 'enter')) {
       const item = this.highlighted();
-      if (item) {
-        this.closed = true;
-        this.options.onSelect(item);
-      }
+      if (item) this.answer.give(() => this.options.onSelect(item));
       return;
     }
     if (matchesKey(data, 'up')) return this.select(this.selected <= 0 ? last : this.selected - 1);

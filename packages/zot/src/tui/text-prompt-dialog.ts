@@ -13,7 +13,9 @@ import {
   cut,
   footerLine,
   innerWidth,
+  isCancelKey,
   legend,
+  OneAnswer,
   oneLine,
   renderDialogFrame,
   showDialog,
@@ -53,7 +55,7 @@ export class TextPromptDialog implements Component, Focusable {
   private readonly input = new SafeInput();
   private error: string | undefined;
   private checking = false;
-  private closed = false;
+  private readonly answer = new OneAnswer();
   private _focused = false;
 
   constructor(private readonly options: TextPromptOptions) {
@@ -83,14 +85,12 @@ export class TextPromptDialog implements Component, Focusable {
 
   /** Closes as Esc does. */
   cancel(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.options.onCancel();
+    this.answer.give(() => this.options.onCancel());
   }
 
   handleInput(data: string): void {
-    if (this.closed) return;
-    if (matchesKey(data, 'escape') || matchesKey(data, 'ctrl+c')) return this.cancel();
+    if (this.answer.done) return;
+    if (isCancelKey(data)) return this.cancel();
     if (this.checking) return;
     if (matchesKey(data, 'enter')) {
       this.submit();
@@ -158,14 +158,13 @@ export class TextPromptDialog implements Component, Focusable {
   private settle(value: string, error: Validation): void {
     const wasChecking = this.checking;
     this.checking = false;
-    if (this.closed) return;
+    if (this.answer.done) return;
     if (error !== undefined) {
       this.error = error;
       if (wasChecking) this.options.requestRender?.();
       return;
     }
-    this.closed = true;
-    this.options.onSubmit(value);
+    this.answer.give(() => this.options.onSubmit(value));
   }
 }
 

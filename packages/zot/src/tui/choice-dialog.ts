@@ -12,15 +12,8 @@ import {
   type OverlayOptions,
   type TUI,
 } from '@mariozechner/pi-tui';
-import {
-  cut,
-  footerLines,
-  innerWidth,
-  isCancelKey,
-  OneAnswer,
-  renderDialogFrame,
-  showDialog,
-} from './dialog-frame.js';
+import { cut, footerLines, innerWidth, renderDialogFrame } from './dialog-frame.js';
+import { isCancelKey, OneAnswer, showDialog } from './dialog-overlay.js';
 import { revealText, type Revealed } from './reveal-text.js';
 import type { Theme } from './theme.js';
 

@@ -1,14 +1,7 @@
 // The bordered frame every dialog draws in (title, body, key legend), and the small text helpers
 // dialogs and views share: cut plain text to a width with `…`, pad, and make untrusted text one
 // safe line.
-import {
-  matchesKey,
-  visibleWidth,
-  type Component,
-  type OverlayHandle,
-  type OverlayOptions,
-  type TUI,
-} from '@mariozechner/pi-tui';
+import { visibleWidth } from '@mariozechner/pi-tui';
 import { terminalSafe } from '../util/terminal-text.js';
 import type { Theme } from './theme.js';
 
@@ -146,55 +139,6 @@ const ANSI =
 /** `text` without escape sequences. */
 export function stripAnsi(text: string): string {
   return text.replace(ANSI, '');
-}
-
-/** Where dialogs appear unless told otherwise: centred, most of the width, at least 56 columns. */
-export const DIALOG_OVERLAY: OverlayOptions = {
-  anchor: 'center',
-  width: '70%',
-  minWidth: 56,
-  maxHeight: '90%',
-};
-
-/** Esc or Ctrl+C: what closes a dialog or panel without an answer. */
-export function isCancelKey(data: string): boolean {
-  return matchesKey(data, 'escape') || matchesKey(data, 'ctrl+c');
-}
-
-/** A dialog's one answer: the first one given (a cancel included) is delivered, later ones not. */
-export class OneAnswer {
-  private given = false;
-
-  get done(): boolean {
-    return this.given;
-  }
-
-  /** Runs `deliver` unless an answer was given before. */
-  give(deliver: () => void): void {
-    if (this.given) return;
-    this.given = true;
-    deliver();
-  }
-}
-
-/**
- * Shows the dialog `make` builds as an overlay (DIALOG_OVERLAY unless `overlay` is given).
- * `close(value)` hides it, which gives focus back, then resolves `result` with `value`.
- */
-export function showDialog<D extends Component, R>(
-  tui: TUI,
-  overlay: OverlayOptions | undefined,
-  make: (close: (value: R) => void) => D,
-): { dialog: D; result: Promise<R> } {
-  let resolve!: (value: R) => void;
-  const result = new Promise<R>((r) => (resolve = r));
-  let handle: OverlayHandle | undefined;
-  const dialog = make((value) => {
-    handle?.hide();
-    resolve(value);
-  });
-  handle = tui.showOverlay(dialog, overlay ?? DIALOG_OVERLAY);
-  return { dialog, result };
 }
 
 /** The list rows that fit a terminal of `terminalRows` beside `chrome` fixed rows (3 to `wanted`). */

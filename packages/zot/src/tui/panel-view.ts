@@ -4,7 +4,8 @@
 // bottom). Text comes from an extension: it is made inert before it reaches the terminal.
 import { matchesKey, truncateToWidth, type Component, type Focusable } from '@mariozechner/pi-tui';
 import { terminalSafe } from '../util/terminal-text.js';
-import { innerWidth, isCancelKey, renderDialogFrame } from './dialog-frame.js';
+import { innerWidth, renderDialogFrame } from './dialog-frame.js';
+import { isCancelKey } from './dialog-overlay.js';
 import type { Theme } from './theme.js';
 
 export interface PanelContent {

@@ -18,14 +18,12 @@ import {
   cut,
   footerLines,
   innerWidth,
-  isCancelKey,
   listRowsFor,
-  OneAnswer,
   oneLine,
   pad,
   renderDialogFrame,
-  showDialog,
 } from './dialog-frame.js';
+import { isCancelKey, OneAnswer, showDialog } from './dialog-overlay.js';
 import type { Theme } from './theme.js';
 
 export interface SelectDialogItem<T = string> {

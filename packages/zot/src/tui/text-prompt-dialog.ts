@@ -9,17 +9,8 @@ import {
   type TUI,
 } from '@mariozechner/pi-tui';
 import { SafeInput } from './safe-input.js';
-import {
-  cut,
-  footerLine,
-  innerWidth,
-  isCancelKey,
-  legend,
-  OneAnswer,
-  oneLine,
-  renderDialogFrame,
-  showDialog,
-} from './dialog-frame.js';
+import { cut, footerLine, innerWidth, legend, oneLine, renderDialogFrame } from './dialog-frame.js';
+import { isCancelKey, OneAnswer, showDialog } from './dialog-overlay.js';
 import type { Theme } from './theme.js';
 
 /** An error message, or undefined when the value is acceptable. */

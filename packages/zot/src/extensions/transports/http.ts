@@ -79,6 +79,7 @@ export class HttpTransport extends RemoteTransport {
   private response: IncomingMessage | undefined;
   /** The answer of the POST in flight, while its events are read. */
   private answer: IncomingMessage | undefined;
+  private answerReader: SseReader | undefined;
   /** A POST whose connection moves nothing for the connection timeout is dropped and sent again. */
   private readonly postWatch: PostWatch;
 
@@ -301,7 +302,7 @@ export class HttpTransport extends RemoteTransport {
       [ACK_HEADER]: String(ack),
       accept: EVENT_STREAM,
       'content-type': 'application/x-ndjson',
-      'content-length': String(inflight.body.length),
+      // Content-Length: Node sets it from the body that end() is given.
     });
     inflight.request = request;
     this.postWatch.watch(request);
@@ -328,18 +329,24 @@ export class HttpTransport extends RemoteTransport {
   /** Reads the events a POST was answered with; the POST is done at the answer's end. */
   private readPostAnswer(inflight: Inflight, ack: number, res: IncomingMessage): void {
     this.answer = res;
-    const reader = this.reader('answer', () => inflight.request?.destroy());
+    // One reader serves every answer (one POST at a time); an answer cut short leaves it
+    // mid-event, so the next answer gets a new one.
+    const reader = (this.answerReader ??= this.reader('answer', () =>
+      this.inflight?.request?.destroy(),
+    ));
     res.on('data', (chunk: Buffer) => {
       if (this.answer === res) reader.push(chunk);
     });
     res.on('end', () => {
       if (this.answer !== res) return;
       this.answer = undefined;
+      if (!reader.betweenEvents) this.answerReader = undefined; // an event left unfinished
       this.postDone(inflight, ack);
     });
     res.on('close', () => {
       if (this.answer !== res) return;
       this.answer = undefined;
+      this.answerReader = undefined;
       this.postFailed(inflight, new Error('the answer to a POST was cut short'));
     });
     if (!this.events.reading) res.pause();

@@ -2,6 +2,7 @@
 // comments and a final `event: end`. Bytes are split on LF (a trailing CR dropped) by the
 // protocol's splitter, so a data line has the frame bounds of a stdio line: one over 32 MiB is
 // counted and dropped, one that is not valid UTF-8 is reported, never decoded with U+FFFD.
+import { isUtf8 } from 'node:buffer';
 import { MAX_FRAME_BYTES } from '@zot/protocol';
 import { LineSplitter } from '@zot/protocol/jsonl';
 
@@ -25,6 +26,7 @@ export interface SseHandlers {
 /** Most bytes of data one event may hold before the stream is dropped (two frames' worth). */
 export const MAX_EVENT_BYTES = 2 * MAX_FRAME_BYTES;
 const DATA = 'data:';
+const DATA_SPACE = 'data: ';
 
 /** Contract: bounded memory (one event, at most MAX_EVENT_BYTES); callbacks in stream order. */
 export class SseReader {
@@ -35,6 +37,8 @@ export class SseReader {
   private name = '';
   private bytes = 0;
   private overflowed = false;
+  /** The last chunk ended a line: the splitter holds nothing. */
+  private atLineStart = true;
 
   constructor(private readonly handlers: SseHandlers) {
     this.splitter = new LineSplitter({
@@ -46,8 +50,44 @@ export class SseReader {
     });
   }
 
+  /** Nothing of an event or a line is pending. */
+  get betweenEvents(): boolean {
+    return (
+      this.atLineStart &&
+      this.items.length === 0 &&
+      this.id === undefined &&
+      this.badId === undefined &&
+      this.name === ''
+    );
+  }
+
   push(chunk: Buffer): void {
-    if (!this.overflowed) this.splitter.push(chunk);
+    if (this.overflowed) return;
+    if (this.betweenEvents && this.wholeEvent(chunk)) return;
+    this.atLineStart = chunk.length > 0 ? chunk[chunk.length - 1] === 0x0a : this.atLineStart;
+    this.splitter.push(chunk);
+  }
+
+  /**
+   * A chunk that is exactly one event, `id: N` and one `data: <frame>` line, LF-ended, valid
+   * UTF-8, no CR, within the frame limit (a POST's answer, a frame on a quiet stream), read
+   * without the splitter, as the splitter would read it. False: not that shape (read as usual).
+   */
+  private wholeEvent(chunk: Buffer): boolean {
+    const length = chunk.length;
+    if (length > MAX_FRAME_BYTES || chunk[length - 1] !== 0x0a || chunk[length - 2] !== 0x0a)
+      return false;
+    const idEnd = chunk.indexOf(0x0a);
+    const dataStart = idEnd + 1 + DATA_SPACE.length;
+    if (idEnd < 5 || idEnd > 19 || dataStart >= length - 2) return false;
+    if (chunk.toString('latin1', 0, 4) !== 'id: ') return false;
+    if (chunk.toString('latin1', idEnd + 1, dataStart) !== DATA_SPACE) return false;
+    if (chunk.indexOf(0x0a, dataStart) !== length - 2 || chunk.indexOf(0x0d) !== -1) return false;
+    const id = chunk.toString('latin1', 4, idEnd);
+    if (!/^\d{1,15}$/.test(id) || !isUtf8(chunk)) return false;
+    const text = chunk.toString('utf8', dataStart, length - 2);
+    this.handlers.onEvent(Number(id), [{ kind: 'line', text }]);
+    return true;
   }
 
   private line(line: string): void {

@@ -6,23 +6,21 @@
 // the validation worker, which runs this same code.
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { JsonSchema } from '../providers/types.js';
+import { LoadOnce } from '../util/load-once.js';
 import type { ArgsValidator } from './tool.js';
 
-let compileSchema: ((schema: JsonSchema) => ValidateFunction | Error) | undefined;
-let loading: Promise<void> | undefined;
+const ajvCompile = new LoadOnce(() => import('./ajv-compile.js'));
 
-/** Loads the validator; the sync functions below require it. Contract: idempotent, never rejects. */
-export function loadValidator(): Promise<void> {
-  loading ??= import('./ajv-compile.js').then((loaded) => {
-    compileSchema = loaded.compileSchema;
-  });
-  return loading;
+/** Loads the validator; the sync functions below require it. Contract: idempotent. */
+export async function loadValidator(): Promise<void> {
+  await ajvCompile.load();
 }
 
 function compile(schema: JsonSchema): ValidateFunction | Error {
-  if (!compileSchema)
+  const loaded = ajvCompile.now;
+  if (!loaded)
     return new Error('internal: the argument validator is not loaded (call loadValidator first)');
-  return compileSchema(schema);
+  return loaded.compileSchema(schema);
 }
 
 const MAX_ERRORS_SHOWN = 10;

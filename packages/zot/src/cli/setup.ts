@@ -38,6 +38,7 @@ import {
   type RunProviderAccess,
 } from './provider-access.js';
 import { displayBaseUrl } from '../util/base-url.js';
+import { LoadOnce } from '../util/load-once.js';
 import { zotVersion } from './version.js';
 
 export interface Runtime {
@@ -212,11 +213,12 @@ function lazyTrust(
   paths: ZotPaths,
   noExt: boolean,
 ): { load(): Promise<ProjectTrust>; access: TrustAccess } {
-  let loading: Promise<ProjectTrust> | undefined;
-  const load = () =>
-    (loading ??= import('../ext-setup/project-trust.js').then(
+  const trust = new LoadOnce(() =>
+    import('../ext-setup/project-trust.js').then(
       ({ ProjectTrust }) => new ProjectTrust({ paths, cwd, env: process.env, noExt }),
-    ));
+    ),
+  );
+  const load = () => trust.load();
   return {
     load,
     access: {

@@ -10,6 +10,7 @@ import {
   type RegisterToolFrame,
 } from '@zot/protocol';
 import type { JsonSchema } from '../providers/types.js';
+import { LoadOnce } from '../util/load-once.js';
 
 export interface CommandRegistration {
   name: string;
@@ -58,24 +59,20 @@ export const REGISTRATION_LIMITS = {
  * need (loadSchemaCheck) rather than at start-up: a run whose remembered registrations are
  * sealed checks no schema before its extensions' first frames arrive.
  */
-let schemaCheck: ((schema: unknown) => string | undefined) | undefined;
-let schemaCheckLoading: Promise<void> | undefined;
+const schemaCheckModule = new LoadOnce(() => import('../agent/schema-check.js'));
 
 /**
- * Loads the schema check that checkTool() needs (once; later calls return the same promise).
+ * Loads the schema check that checkTool() needs (once; later calls wait for the same load).
  * Whoever may call checkTool() without `schemaChecked` awaits this first. Rejects only when the
  * module cannot be loaded (a damaged install).
  */
-export function loadSchemaCheck(): Promise<void> {
-  schemaCheckLoading ??= import('../agent/schema-check.js').then((module) => {
-    schemaCheck = module.checkSchema;
-  });
-  return schemaCheckLoading;
+export async function loadSchemaCheck(): Promise<void> {
+  await schemaCheckModule.load();
 }
 
 /** Whether checkTool() can check a schema now (loadSchemaCheck() has resolved). */
 export function schemaCheckLoaded(): boolean {
-  return schemaCheck !== undefined;
+  return schemaCheckModule.now !== undefined;
 }
 
 const COMMAND_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
@@ -115,6 +112,7 @@ export function checkTool(
   if (schema.type !== undefined && schema.type !== 'object') {
     return `register_tool "${frame.name}": the schema must describe an object (got type ${JSON.stringify(schema.type)})`;
   }
+  const schemaCheck = schemaCheckModule.now?.checkSchema;
   if (!schemaChecked && schemaCheck === undefined)
     throw new Error('checkTool: the schema check is not loaded (await loadSchemaCheck() first)');
   const invalid = schemaChecked ? undefined : schemaCheck!(schema);

@@ -2,6 +2,7 @@
 // background when the chat starts (it is large); until it is there, and for unknown languages,
 // code stays plain. Tokens take the theme's colours (not chalk's, which follow its own guess of
 // the terminal), so a theme and NO_COLOR decide, as for every other widget.
+import { LoadOnce } from '../util/load-once.js';
 import type { Style, Theme } from './theme.js';
 
 type TokenStyles = Record<string, Style>;
@@ -51,18 +52,17 @@ function stylesFor(theme: Theme, kinds: readonly string[]): TokenStyles {
   }
   return styles;
 }
-let loaded: Highlighter | undefined;
-let loading: Promise<void> | undefined;
+// Without it (a damaged install) code stays plain.
+const highlighter = new LoadOnce(() =>
+  import('cli-highlight').then(
+    (module) => module as unknown as Highlighter,
+    () => undefined,
+  ),
+);
 
 /** Starts loading the highlighter; safe to call often. Contract: never rejects. */
-export function preloadHighlighter(): Promise<void> {
-  loading ??= import('cli-highlight').then(
-    (module) => {
-      loaded = module as unknown as Highlighter;
-    },
-    () => undefined,
-  );
-  return loading;
+export async function preloadHighlighter(): Promise<void> {
+  await highlighter.load();
 }
 
 /**
@@ -74,6 +74,7 @@ export function highlightLines(
   lang: string | undefined,
   theme: Theme,
 ): string[] | undefined {
+  const loaded = highlighter.now;
   if (!loaded || !theme.color || !lang) return undefined;
   try {
     if (!loaded.supportsLanguage(lang)) return undefined;

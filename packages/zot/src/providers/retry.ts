@@ -1,4 +1,5 @@
 // Silent retries of transient failures before any output reached the consumer.
+import { setTimeout as delay } from 'node:timers/promises';
 import type { ProviderErrorEvent, ProviderEvent, StreamFn, StreamRequest } from './types.js';
 
 const RETRY_STATUS = new Set([502, 503, 504, 529]); // 529: Anthropic "overloaded"
@@ -84,18 +85,7 @@ function abortedError(request: StreamRequest): ProviderErrorEvent {
   return { type: 'error', message: `${request.model.provider}: aborted`, aborted: true };
 }
 
-/** Resolves true after `ms`, or false as soon as `signal` aborts (clearing the timer). */
+/** Resolves true after `ms`, or false as soon as `signal` aborts (Node clears the timer). */
 function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+  return delay(ms, true, { signal }).catch(() => false);
 }

@@ -220,3 +220,25 @@ test('zot puts events from the stream and from POST answers back in order by id,
   assert.equal(link.exit?.disconnected, 'lost: events 6 never arrived');
   assert.equal(link.lines.length, 5);
 });
+
+test("the server's last events in a POST's answer are read before the session ends, even when the stream's end comes first", async (t) => {
+  const dir = scratch(t);
+  const server = await startScriptedStream((body, res) => {
+    if (body === '') return answerWith(res, '');
+    // shutdown: the stream ends at once; the answer with shutdown_ack comes after.
+    stream.end('event: end\n\n');
+    void later(30).then(() => answerWith(res, event(2, { type: 'shutdown_ack' })));
+  });
+  t.after(() => server.close());
+  const link = connect(server.url, dir);
+  const stream = await server.stream;
+  stream.write(event(1, { type: 'hello', name: 'raw', version: '1' }));
+  await link.until(() => link.lines.length >= 1);
+  link.send({ type: 'shutdown' });
+  await link.until(() => link.exit !== undefined);
+  assert.deepEqual(
+    link.lines.map((l) => (JSON.parse(l) as { type: string }).type),
+    ['hello', 'shutdown_ack'],
+  );
+  assert.equal(link.exit!.disconnected, 'connection closed');
+});

@@ -311,6 +311,8 @@ export class HttpTransport extends RemoteTransport {
       const status = res.statusCode ?? 0;
       if (status < 200 || status > 299) {
         this.postWatch.done(request);
+        // The server ended the session (event: end) before this POST reached it.
+        if (this.endAfterPost) return this.finish({ disconnected: 'connection closed' });
         void readAnswer(res).then((said) =>
           this.finish({
             disconnected: `lost: ${statusProblem(status, said, this.target!, 'a POST of frames')}`,

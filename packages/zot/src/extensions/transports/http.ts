@@ -41,9 +41,13 @@ const ACK_DELAY_MS = 1000;
 /** The server comments every 15 s; a stream silent for this long is dead and is resumed. */
 const STREAM_IDLE_MS = 45_000;
 
-/** A POST of frames: its body, and the request carrying it (one attempt at a time). */
+/**
+ * A POST of frames: its body (a string: Node writes it in one piece with the request's head),
+ * its length in bytes, and the request carrying it (one attempt at a time).
+ */
 interface Inflight {
-  body: Buffer;
+  body: string;
+  bytes: number;
   request?: ClientRequest;
 }
 
@@ -275,7 +279,7 @@ export class HttpTransport extends RemoteTransport {
   private pump(ack = false): void {
     if (!this.open || this.exited || this.inflight || this.stream === undefined) return;
     if (this.queue.length === 0) {
-      if (ack && this.order.lastId > this.ackedId) this.post({ body: Buffer.alloc(0) });
+      if (ack && this.order.lastId > this.ackedId) this.post({ body: '', bytes: 0 });
       else if (this.closing && !this.deleting) this.sendDelete();
       return;
     }
@@ -290,7 +294,8 @@ export class HttpTransport extends RemoteTransport {
       bytes += line.length;
       lines.push(line);
     }
-    this.post({ body: Buffer.from(lines.join(''), 'utf8') });
+    const body = lines.length === 1 ? lines[0]! : lines.join('');
+    this.post({ body, bytes: Buffer.byteLength(body) });
   }
 
   private post(inflight: Inflight): void {
@@ -358,7 +363,7 @@ export class HttpTransport extends RemoteTransport {
   private postDone(inflight: Inflight, ack: number): void {
     this.postWatch.done(inflight.request);
     if (this.inflight !== inflight || this.exited) return;
-    this.posted += inflight.body.length;
+    this.posted += inflight.bytes;
     this.ackedId = Math.max(this.ackedId, ack);
     this.inflight = undefined;
     this.postFailingSince = undefined;
@@ -426,7 +431,7 @@ export class HttpTransport extends RemoteTransport {
   }
 
   protected backlogBytes(): number {
-    return this.queuedBytes + (this.inflight?.body.length ?? 0);
+    return this.queuedBytes + (this.inflight?.bytes ?? 0);
   }
 
   /** Pauses or resumes reading the stream: the server's writes back up in TCP. */

@@ -1,6 +1,7 @@
-// Streaming a 2,000-line markdown answer into the real chat view on a headless terminal: CPU
-// time and bytes written per frame at the start of the stream and at its end. Differential
-// rendering must keep both flat as the transcript grows (target: end/start <= 1.5). Also the
+// Streaming a 5,000-line markdown answer (1,500 in quick mode) into the real chat view on a
+// headless terminal: CPU time and bytes written per frame at the start of the stream and at its
+// end. Differential rendering must keep both flat as the transcript grows (targets: CPU end/start
+// <= 1.3, bytes <= 1.5). Also the
 // bytes written for a short, 20-word answer (the Go original writes 18.6 KB, pi 29 KB).
 import { Editor, TUI } from '@mariozechner/pi-tui';
 import { ROOT, row } from '../lib/common.mjs';
@@ -110,10 +111,17 @@ export async function run(options) {
   const text = answer(quick ? 1500 : 5000);
   stream(answer(100), 5); // warm-up: JIT, caches
   stream(answer(100), 5, { zot: false });
-  const { frames } = stream(text, 5);
-  const window = Math.min(100, Math.floor(frames.length / 4));
-  const start = frames.slice(5, 5 + window);
-  const end = frames.slice(-window);
+  // Three streams, their start and end frames pooled: one busy moment on a shared machine
+  // (another process, a collection) then moves a window's median less.
+  const start = [];
+  const end = [];
+  let frames = [];
+  for (let run = 0; run < 3; run++) {
+    frames = stream(text, 5).frames;
+    const window = Math.min(100, Math.floor(frames.length / 4));
+    start.push(...frames.slice(5, 5 + window));
+    end.push(...frames.slice(-window));
+  }
   // The same lines drawn by pi-tui's own differential render, frame for frame.
   const sample = answer(quick ? 300 : 600);
   const zotFrames = stream(sample, 1).frames;

@@ -128,11 +128,23 @@ export function fitLines(raw: readonly string[], width: number, memo?: FitMemo):
   return { width, raw, fitted };
 }
 
-export class FittedFrame extends Container implements FittingComponent {
+/**
+ * A component whose lines fit, handed to a frame in parts that the frame copies at once. A part
+ * may be an array handed out before that has grown in place since (never changed otherwise).
+ */
+export interface PartedComponent extends FittingComponent {
+  renderParts(width: number, parts: (readonly string[])[]): void;
+}
+
+const parted = (component: Component): component is PartedComponent =>
+  fits(component) && typeof (component as Partial<PartedComponent>).renderParts === 'function';
+
+export class FittedFrame extends Container implements FittingComponent, PartedComponent {
   readonly fitsWidth = true;
   private memos = new WeakMap<Component, FitMemo>();
-  /** The parts and the lines of the last render. */
+  /** The parts of the last render, with their lengths then, and its lines. */
   private lastParts: (readonly string[])[] = [];
+  private lastLengths: number[] = [];
   private lastLines: readonly string[] = [];
 
   override render(width: number): string[] {
@@ -140,26 +152,32 @@ export class FittedFrame extends Container implements FittingComponent {
     this.renderParts(width, parts);
     // pi-tui keeps the frame it is given as the last frame: it must be an array of its own.
     const lines = ([] as string[]).concat(...parts);
-    // Parts that are the very arrays of last render (an array a render returned is never
-    // changed) are the same lines at the same places; the first other part says what it knows.
+    // A part that is the very array of last render holds the same lines at the same places, up
+    // to its length then (parts only grow in place); the first other part says what it knows.
     let same = 0;
     for (let k = 0; k < parts.length; k++) {
       const part = parts[k]!;
       const before = this.lastParts[k];
       if (before === undefined) break;
-      same += leadingSame(part, before);
-      if (part !== before) break;
+      if (part !== before) {
+        same += leadingSame(part, before);
+        break;
+      }
+      const was = this.lastLengths[k]!;
+      same += Math.min(was, part.length);
+      if (part.length !== was) break;
     }
     noteLeadingSame(lines, this.lastLines, same);
     this.lastParts = parts;
+    this.lastLengths = parts.map((part) => part.length);
     this.lastLines = lines;
     return lines;
   }
 
-  /** Each child's fitted lines, in order; a frame inside this one adds its own parts (no copy). */
-  private renderParts(width: number, parts: (readonly string[])[]): void {
+  /** Each child's fitted lines, in order; a child that renders in parts adds them (no copy). */
+  renderParts(width: number, parts: (readonly string[])[]): void {
     for (const child of this.children) {
-      if (child instanceof FittedFrame) {
+      if (parted(child)) {
         child.renderParts(width, parts);
         continue;
       }

@@ -8,7 +8,7 @@
 // later frame, rendered meanwhile in slices (the oldest block of the first frame may show only
 // its last lines, as a scrolled screen would).
 import type { Component } from '@mariozechner/pi-tui';
-import { fitLines, noteLeadingSame, type FitMemo, type FittingComponent } from './fitted-frame.js';
+import { fitLines, type FitMemo, type PartedComponent } from './fitted-frame.js';
 
 interface Block {
   component: Component;
@@ -26,7 +26,7 @@ interface Block {
  * changed; an array it returned is never changed afterwards. A settled block is not rendered
  * again until `changed`, `invalidate` or a new width; a live block is rendered every frame.
  */
-export class SettledLog implements FittingComponent {
+export class SettledLog implements PartedComponent {
   readonly fitsWidth = true;
   private blocks: Block[] = [];
   /** The joined lines of blocks[0..count), all settled, at `width`. */
@@ -180,11 +180,40 @@ export class SettledLog implements FittingComponent {
   }
 
   render(width: number): string[] {
+    const { joined, tail } = this.assemble(width);
+    const joinedLength = joined.length;
+    if (
+      joined === this.lastJoined &&
+      joinedLength === this.lastJoinedLength &&
+      sameLines(tail, this.lastTail)
+    )
+      return this.last;
+    this.lastJoined = joined;
+    this.lastJoinedLength = joinedLength;
+    this.lastTail = tail;
+    // Always a copy (a plain copy of references): the joined lines then grow in place.
+    this.last = joined.concat(tail);
+    return this.last;
+  }
+
+  /**
+   * What a frame draws, as `render` would, in two parts and without the copy: the joined lines
+   * of the settled blocks at the top (an array that only grows in place, until the next change
+   * above its end or a new width starts another) and the lines of the blocks after them. A frame
+   * copies them at once (tui/fitted-frame.ts).
+   */
+  renderParts(width: number, parts: (readonly string[])[]): void {
+    const { joined, tail } = this.assemble(width);
+    parts.push(joined, tail);
+  }
+
+  /** The joined lines (joining the blocks that settled since) and the lines after them. */
+  private assemble(width: number): { joined: string[]; tail: string[] } {
     this.renders++;
     let joined = this.joined;
     if (joined.width !== width) joined = SettledLog.noJoined(width);
     // Settled blocks that follow the joined ones join them, added in place (a streamed answer
-    // settles a block every few frames); a frame is always a copy, never these lines.
+    // settles a block every few frames).
     let count = joined.count;
     while (count < this.blocks.length && this.blocks[count]!.settled) count++;
     if (count > joined.count) {
@@ -199,23 +228,7 @@ export class SettledLog implements FittingComponent {
     let drawn = joined.drawn;
     for (let i = count; i < this.blocks.length; i++)
       drawn = this.append(tail, i, width, drawn) || drawn;
-    const joinedLength = joined.lines.length;
-    if (
-      joined.lines === this.lastJoined &&
-      joinedLength === this.lastJoinedLength &&
-      sameLines(tail, this.lastTail)
-    )
-      return this.last;
-    // The joined lines only grow in place: those the last frame held are still its first lines.
-    const same = joined.lines === this.lastJoined ? this.lastJoinedLength : 0;
-    this.lastJoined = joined.lines;
-    this.lastJoinedLength = joinedLength;
-    this.lastTail = tail;
-    // Always a copy (a plain copy of references): the joined lines then grow in place.
-    const previous = this.last;
-    this.last = joined.lines.concat(tail);
-    noteLeadingSame(this.last, previous, same);
-    return this.last;
+    return { joined: joined.lines, tail };
   }
 }
 

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { Text, TUI, visibleWidth } from '@mariozechner/pi-tui';
 import { FittedFrame, fitLine, fitsWidth, leadingSame } from './fitted-frame.js';
 import { memoizeFrames } from './frame-memo.js';
-import { SettledLog } from './settled-log.js';
+import { chatFrame, GrowingBlock } from './testing/chat-frame.js';
 import { VirtualTerminal } from './testing/virtual-terminal.js';
 
 for (const memo of [false, true]) {
@@ -75,22 +75,8 @@ test('a child that returns the same lines is not measured again; a nested frame 
 });
 
 test('the leading lines a frame vouches for are the very strings of the frame before it', () => {
-  // A transcript as the chat has it: a log of blocks (settling as they finish) in a nested
-  // frame, and a status line below that changes every frame.
-  const frame = new FittedFrame();
-  const chat = new FittedFrame();
-  const log = new SettledLog();
-  chat.addChild(log);
-  frame.addChild(chat);
-  let tick = 0;
-  frame.addChild({ render: () => [`status ${tick}`], invalidate() {} });
-  /** A block whose text grows, as a streamed answer's does. */
-  class Block {
-    constructor(public text: string) {}
-    render = () => this.text.split('\n');
-    invalidate() {}
-  }
-  const blocks: Block[] = [];
+  const { root: frame, log, tick } = chatFrame();
+  const blocks: GrowingBlock[] = [];
   let previous = frame.render(40);
   let vouched = 0;
   const check = (width = 40) => {
@@ -101,11 +87,11 @@ test('the leading lines a frame vouches for are the very strings of the frame be
     return same;
   };
   for (let step = 0; step < 60; step++) {
-    tick++;
+    tick();
     const live = blocks.at(-1);
     if (step % 6 === 0) {
       if (live) log.settle(live);
-      const block = new Block(`block ${step}`);
+      const block = new GrowingBlock(`block ${step}`);
       blocks.push(block);
       log.add(block);
     } else live!.text += `\nmore ${step}`;

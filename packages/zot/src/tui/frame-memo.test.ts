@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Text, TUI } from '@mariozechner/pi-tui';
-import { FittedFrame } from './fitted-frame.js';
 import { memoizeFrames } from './frame-memo.js';
-import { SettledLog } from './settled-log.js';
+import type { SettledLog } from './settled-log.js';
+import { chatFrame, GrowingBlock } from './testing/chat-frame.js';
 import { VirtualTerminal } from './testing/virtual-terminal.js';
 
 async function draw(memo: boolean): Promise<{ screen: string[]; bytes: number }> {
@@ -75,30 +75,19 @@ test('a pi-tui whose frame steps changed is left unpatched, with one note, and d
 });
 
 test('a growing transcript: every frame holds the lines pi-tui makes without the memo', async () => {
-  // The chat's shape: a log whose settled lines the frame vouches for, and a status line that
-  // changes every frame; blocks stream, settle, change early, go away, and the width changes.
-  class Block {
-    constructor(public text: string) {}
-    render = (width: number) => this.text.split('\n').map((line) => line.slice(0, width));
-    invalidate() {}
-  }
+  // The chat's shape (testing/chat-frame.ts): blocks stream, settle, change early, go away,
+  // and the width changes.
   const screens = [false, true].map((memo) => {
     const terminal = new VirtualTerminal({ columns: 40, rows: 8, scrollback: 400 });
     const tui = new TUI(terminal);
     if (memo) assert.equal(memoizeFrames(tui), true);
-    const root = new FittedFrame();
-    const chat = new FittedFrame();
-    const log = new SettledLog();
-    chat.addChild(log);
-    root.addChild(chat);
-    let tick = 0;
-    root.addChild({ render: () => [`\x1b[2mstatus ${tick}\x1b[22m`], invalidate() {} });
+    const { root, log, tick } = chatFrame();
     root.mount(tui);
     const internals = tui as unknown as { doRender(): void; previousLines: string[] };
-    return { terminal, tui, log, internals, next: () => tick++ };
+    return { terminal, tui, log, internals, next: tick };
   });
-  const blocks: Block[][] = [[], []];
-  const step = (change: (log: SettledLog, blocks: Block[]) => void, width?: number) => {
+  const blocks: GrowingBlock[][] = [[], []];
+  const step = (change: (log: SettledLog, blocks: GrowingBlock[]) => void, width?: number) => {
     screens.forEach((screen, k) => {
       screen.next();
       change(screen.log, blocks[k]!);
@@ -112,7 +101,7 @@ test('a growing transcript: every frame holds the lines pi-tui makes without the
       const live = list.at(-1);
       if (i % 7 === 0 || !live) {
         if (live) log.settle(live);
-        list.push(new Block(`\x1b[1mblock ${i}\x1b[22m`));
+        list.push(new GrowingBlock(`\x1b[1mblock ${i}\x1b[22m`));
         log.add(list.at(-1)!);
       } else live.text += `\nline ${i} of the answer`;
     });

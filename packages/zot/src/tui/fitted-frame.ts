@@ -25,7 +25,7 @@ const leadingSameOf = new WeakMap<
 >();
 
 /** Records that the first `count` lines of `lines` are the very strings of `previous`'s. */
-export function noteLeadingSame(
+function noteLeadingSame(
   lines: readonly string[],
   previous: readonly string[],
   count: number,
@@ -153,16 +153,11 @@ export class FittedFrame extends Container implements FittingComponent, PartedCo
     // pi-tui keeps the frame it is given as the last frame: it must be an array of its own.
     const lines = ([] as string[]).concat(...parts);
     // A part that is the very array of last render holds the same lines at the same places, up
-    // to its length then (parts only grow in place); the first other part says what it knows.
+    // to its length then (parts only grow in place); counting stops at the first other part.
     let same = 0;
     for (let k = 0; k < parts.length; k++) {
       const part = parts[k]!;
-      const before = this.lastParts[k];
-      if (before === undefined) break;
-      if (part !== before) {
-        same += leadingSame(part, before);
-        break;
-      }
+      if (part !== this.lastParts[k]) break;
       const was = this.lastLengths[k]!;
       same += Math.min(was, part.length);
       if (part.length !== was) break;

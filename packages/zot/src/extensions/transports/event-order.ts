@@ -8,6 +8,8 @@ import { MAX_EVENT_BYTES } from './sse-reader.js';
 
 /** Most bytes of events held waiting for a gap (an event's own bound). */
 const MAX_HELD_BYTES = MAX_EVENT_BYTES;
+/** Most events held waiting for a gap: empty ones weigh no bytes, yet each takes memory. */
+export const MAX_HELD_EVENTS = 65_536;
 
 /** Where an event came from: the stream, or a POST's answer. */
 export type Carrier = 'stream' | 'answer';
@@ -43,6 +45,8 @@ export class EventOrder {
     }
     // The stream is in order: what it skipped can only be in an answer still to be read.
     if (carrier === 'stream' && !answerDue) return { lost: gap(this.lastId, id) };
+    if (this.held.size >= MAX_HELD_EVENTS)
+      return { lost: `${gap(this.lastId, id)} (over ${MAX_HELD_EVENTS} events held waiting)` };
     const bytes = itemBytes(items);
     if (this.heldBytes + bytes > MAX_HELD_BYTES)
       return { lost: `${gap(this.lastId, id)} (over ${MAX_HELD_BYTES} bytes held waiting)` };

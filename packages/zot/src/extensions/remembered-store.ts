@@ -24,6 +24,7 @@ import {
 import { basename, join } from 'node:path';
 import { parseBoundedJson } from '@zot/protocol/bounds';
 import { nodeCrypto } from '../util/builtins.js';
+import { sha256Of } from '../util/digest.js';
 import { errorMessage } from '../util/errors.js';
 import { openForReading, readStart } from '../util/regular-file.js';
 
@@ -47,8 +48,7 @@ const STALE_TEMP_MS = 60_000;
 
 export const memoryDir = (home: string) => join(home, 'ext-registrations');
 
-const sha256 = (text: string) => nodeCrypto().createHash('sha256').update(text).digest('hex');
-const entryPath = (home: string, dir: string) => join(memoryDir(home), `${sha256(dir)}.json`);
+const entryPath = (home: string, dir: string) => join(memoryDir(home), `${sha256Of(dir)}.json`);
 const ownedByUs = (uid: number) => process.getuid === undefined || uid === process.getuid();
 
 /** Why the directory must not be used (not a directory of ours, open to others), or undefined. */
@@ -75,8 +75,7 @@ export interface EntryProblem {
 }
 
 const sealOf = (stat: BigIntStats, bytes: Buffer | string) =>
-  [stat.dev, stat.ino, stat.size, stat.mtimeNs, stat.ctimeNs].join(':') +
-  `:${nodeCrypto().createHash('sha256').update(bytes).digest('hex')}`;
+  [stat.dev, stat.ino, stat.size, stat.mtimeNs, stat.ctimeNs].join(':') + `:${sha256Of(bytes)}`;
 
 /** The seals file's content; empty when it is missing, damaged, not private or too big. */
 function readSeals(home: string): Map<string, string> {

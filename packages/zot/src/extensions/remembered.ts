@@ -20,6 +20,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { nodeCrypto } from '../util/builtins.js';
+import { sha256Of } from '../util/digest.js';
 import {
   checkCommand,
   checkSubscription,
@@ -61,8 +62,6 @@ const lstat = (path: string) => settle<Stats>((done) => lstatLater(path, done));
 const lstatExact = (path: string) =>
   settle<BigIntStats>((done) => lstatLater(path, { bigint: true }, done));
 const readFile = (path: string) => settle<Buffer>((done) => readFileLater(path, done));
-
-const sha256 = (text: string) => nodeCrypto().createHash('sha256').update(text).digest('hex');
 
 /**
  * A pin of every entry below `dir` (top-level `.git` left out) from lstat alone: a file written
@@ -143,7 +142,7 @@ export async function memoryKey(identity: MemoryIdentity): Promise<string | unde
   const env = Object.entries(identity.env)
     .filter(([, value]) => value !== undefined)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return sha256(
+  return sha256Of(
     JSON.stringify([VERSION, identity.dir, manifest, command, args, env, cwd, hello, pin, inputs]),
   );
 }

@@ -7,9 +7,11 @@ export interface TextDigest {
   sha256: string;
 }
 
+/** The hex SHA-256 of a text's UTF-8 bytes, or of bytes (node:crypto: any size). */
+export function sha256Of(data: string | Buffer): string {
+  return nodeCrypto().createHash('sha256').update(data).digest('hex');
+}
+
 export function textDigest(text: string): TextDigest {
-  return {
-    chars: text.length,
-    sha256: nodeCrypto().createHash('sha256').update(text).digest('hex'),
-  };
+  return { chars: text.length, sha256: sha256Of(text) };
 }

@@ -3,6 +3,7 @@
 // 200 columns, with colours and under NO_COLOR. Latency and bytes per frame are measured in
 // bench (tui-resume, tui-stream), never timed here.
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
@@ -47,10 +48,18 @@ for (const size of SIZES) {
       await zot.waitFor('Step 999');
       zot.type('still typing');
       await zot.waitFor('still typing');
-      // The older drawn turns follow the first frame, above it.
+      // The older drawn turns follow the first frame, above it; the rest of the file is read
+      // after them, and then the notice counts what is not drawn, and the status line holds
+      // the file's usage and name.
       await zot.waitFor('Step 980', { scrollback: true });
+      await zot.waitFor('3,920 earlier messages of this session not drawn', { scrollback: true });
+      // The status line has room for them at 200 columns.
+      if (size.columns >= 200) {
+        await zot.waitFor('$2.00');
+        assert.match(zot.capture(), /“long day”/);
+      }
       const all = zot.capture({ scrollback: true });
-      assert.match(all, /⋯ 3,920 earlier messages of this session not drawn/);
+      assert.doesNotMatch(all, /reading the earlier messages/);
       assert.doesNotMatch(
         all,
         /Step 979\b/,
@@ -66,6 +75,44 @@ for (const size of SIZES) {
     },
   );
 }
+
+test(
+  'a prompt sent before the rest of a resumed file is read goes with the whole transcript',
+  { skip },
+  async (t) => {
+    const box = makeSandbox();
+    t.after(() => box.cleanup());
+    const file = join(box.home, 'long.jsonl');
+    writeLongSession(file, { turns: 1000, cwd: box.project });
+    // The last turn's tool call lost its result (zot was killed): the resume repairs it once.
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    const call = lines.findLastIndex((line) => line.includes('"tool_call"'));
+    writeFileSync(file, lines.slice(0, call + 1).join('\n') + '\n');
+    llm.script({ text: 'answered early' });
+    const zot = TmuxZot.start([...fakeLlmFlags(llm.url), '--session', file], {
+      home: box.home,
+      cwd: box.project,
+      columns: 120,
+      rows: 30,
+    });
+    t.after(() => zot.kill());
+    await zot.waitFor('Looking at step 999');
+    zot.submit('right away');
+    await zot.waitFor('answered early');
+    // From the file's first prompt to the repaired result and the new prompt (which the
+    // Anthropic wire joins to that result: both are the user's turn).
+    const sent = JSON.stringify(llm.requests.at(-1)!.body.messages);
+    assert.ok(
+      sent.startsWith('[{"role":"user","content":[{"type":"text","text":"please do step 0 '),
+    );
+    assert.match(sent.slice(-400), /interrupted: zot exited before the tool finished.*right away/);
+    assert.equal(llm.requests.at(-1)!.body.messages.length, 3999);
+    const repairs = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('interrupted: zot exited before the tool finished'));
+    assert.equal(repairs.length, 1, 'the repair is written once');
+  },
+);
 
 /** Every frame zot wrote while the answer streamed, from the raw recording. */
 function framesOf(raw: string, from: number): string[] {

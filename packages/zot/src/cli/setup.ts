@@ -8,6 +8,7 @@ import { firstShowing } from '../config/notices.js';
 import { loadSettings } from '../config/settings.js';
 import { defaultModelId, parseModelsJson, streamFor } from '../providers/index.js';
 import type { ModelInfo, ProviderName } from '../providers/types.js';
+import { RESUMED_MESSAGES_DRAWN } from '../contract/front-end.js';
 import { BUILTIN_COMMANDS } from '../session/commands.js';
 import { Session } from '../session/session.js';
 import { sessionFiles } from '../session/session-files.js';
@@ -365,7 +366,9 @@ export async function createRuntime(
     model: (current?.currentModel ?? model).id,
     zot_version: version,
   });
-  const opened = path ? openSession(path, header, paths.sessions) : undefined;
+  // The TUI draws a resumed session's newest messages first and reads the rest after that frame.
+  const defer = mode === 'interactive' ? { deferAfter: RESUMED_MESSAGES_DRAWN } : {};
+  const opened = path ? openSession(path, header, paths.sessions, defer) : undefined;
   // `/new` and `/sessions` work on the files beside it, the same way a new run would.
   const files = options.noSession ? undefined : sessionFiles(paths.sessions, cwd, header);
   const sandbox = createSandbox(options, cwd, paths, warn);
@@ -428,6 +431,7 @@ export async function createRuntime(
     ...(opened ? { writer: opened.writer, warnings: opened.warnings, usage: opened.usage } : {}),
     ...(opened?.name !== undefined ? { sessionName: opened.name } : {}),
     messages: opened?.messages ?? [],
+    ...(opened?.deferred ? { deferred: opened.deferred } : {}),
     trust: trust.access,
     ...(permissions.rules ? { rules: permissions.rules } : {}),
     ruleFiles: permissions.files,

@@ -214,11 +214,30 @@ export interface SkillInfo {
   allowedTools?: string[];
 }
 
+/**
+ * A resumed transcript's newest messages a front end draws at most (from a prompt on); the
+ * older ones stay in the model's context. The TUI's runtime reads this many from the end of
+ * a long session file first, and the rest after the first frame.
+ */
+export const RESUMED_MESSAGES_DRAWN = 80;
+
 /** What the interactive mode (the TUI) uses; controllers are driven by a fake of it in tests. */
 export interface InteractiveSession {
   subscribe(listener: (event: SessionEvent) => void): () => void;
+  /** While a resumed transcript is still being read, `message_count` counts none of it. */
   state(): RuntimeState;
+  /** The whole transcript: reading it reads the rest of a deferred one at once. */
   readonly messages: readonly Message[];
+  /**
+   * The newest messages (at least RESUMED_MESSAGES_DRAWN, from a prompt on) of a resumed
+   * transcript still being read, or undefined when it is whole (or was never deferred).
+   */
+  transcriptPreview(): readonly Message[] | undefined;
+  /**
+   * Reads more of a deferred transcript until `until` (performance.now()); once it is whole,
+   * returns how many messages the file held (without any added since), else undefined.
+   */
+  loadTranscript(until: number): number | undefined;
   readonly busy: boolean;
   /** Why a prompt could not be answered now (no API key), or undefined. Never throws. */
   keyProblem(): string | undefined;

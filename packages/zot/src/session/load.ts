@@ -68,7 +68,7 @@ function decodeText(text: string): { value: unknown } | { error: string } {
 }
 
 /** Why a line's text (without NUL bytes) is not JSON this zot reads, or its value. */
-function parseLine(text: string): { value: unknown } | { error: string } {
+export function parseLine(text: string): { value: unknown } | { error: string } {
   const parsed = parseBoundedJson(text);
   if (parsed.ok) return { value: parsed.value };
   // JSON.parse's message quotes the line; file content stays out of warnings.
@@ -122,38 +122,92 @@ export function readSessionEntries(
   entry: (entry: SessionEntry, line: number) => void,
   problems: EntryLineProblems,
 ): void {
-  // A file that is valid UTF-8 without NUL bytes (the usual case) is decoded once, not line by
-  // line; any other is read line by line, so that each bad line is named and skipped.
-  const decoded = nodeBuffer().isUtf8(bytes) ? bytes.toString('utf8') : undefined;
-  const text = decoded?.includes('\0') ? undefined : decoded;
-  const code = text === undefined ? (i: number) => bytes[i]! : (i: number) => text.charCodeAt(i);
-  const length = text === undefined ? bytes.length : text.length;
-  // A BOM: one character once decoded, or three bytes.
-  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-  let start = bom ? (text === undefined ? 3 : 1) : 0;
-  for (let line = 1; start < length; line++) {
-    const newline = text === undefined ? bytes.indexOf(0x0a, start) : text.indexOf('\n', start);
-    const end = newline === -1 ? length : newline;
-    const from = start;
-    const to = end > start && code(end - 1) === 0x0d ? end - 1 : end;
-    start = end + 1;
-    if (from === to || (isBlank(code(from)) && allBlank(code, from, to))) continue;
-    // The whole text has no NUL byte: a line of it needs only the JSON checks.
-    const read =
-      text === undefined ? decodeLine(bytes.subarray(from, to)) : parseLine(text.slice(from, to));
-    if ('error' in read) {
-      problems.skipped(line, `it ${read.error}`, newline === -1 && read.error === 'is not JSON');
-      continue;
-    }
-    // A line that fits has only readable details: they are looked at again only when it does not.
-    let invalid = sessionEntryShape(read.value, 'entry');
-    if (invalid && dropUnreadableDetails(read.value)) {
-      problems.droppedDetails?.(line);
-      invalid = sessionEntryShape(read.value, 'entry');
-    }
-    if (invalid) problems.skipped(line, invalid, false);
-    else entry(read.value as SessionEntry, line);
+  new EntryReader(bytes).read(entry, problems);
+}
+
+/** How many lines are read between two looks at the clock (a line is microseconds). */
+const LINES_PER_CLOCK_CHECK = 64;
+
+/**
+ * readSessionEntries in steps: `read` can stop at a deadline and go on where it stopped, so a
+ * long file can be read between frames and keys. Contract as readSessionEntries'.
+ */
+export class EntryReader {
+  private readonly text: string | undefined;
+  private readonly length: number;
+  private start: number;
+  private line = 1;
+
+  constructor(private readonly bytes: Buffer) {
+    // A file that is valid UTF-8 without NUL bytes (the usual case) is decoded once, not line by
+    // line; any other is read line by line, so that each bad line is named and skipped.
+    const decoded = nodeBuffer().isUtf8(bytes) ? bytes.toString('utf8') : undefined;
+    this.text = decoded?.includes('\0') ? undefined : decoded;
+    this.length = this.text === undefined ? bytes.length : this.text.length;
+    // A BOM: one character once decoded, or three bytes.
+    const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+    this.start = bom ? (this.text === undefined ? 3 : 1) : 0;
   }
+
+  /** Whether every line was read. */
+  get done(): boolean {
+    return this.start >= this.length;
+  }
+
+  /** Reads lines until the end, or until `until` (a performance.now() time) has passed. */
+  read(
+    entry: (entry: SessionEntry, line: number) => void,
+    problems: EntryLineProblems,
+    until = Infinity,
+  ): boolean {
+    const { text, bytes, length } = this;
+    const code = text === undefined ? (i: number) => bytes[i]! : (i: number) => text.charCodeAt(i);
+    let start = this.start;
+    let line = this.line;
+    const first = line;
+    for (; start < length; line++) {
+      // Never before the first line of a call: every call gets on.
+      const check = line !== first && (line - first) % LINES_PER_CLOCK_CHECK === 0;
+      if (check && until !== Infinity && performance.now() > until) break;
+      const newline = text === undefined ? bytes.indexOf(0x0a, start) : text.indexOf('\n', start);
+      const end = newline === -1 ? length : newline;
+      const from = start;
+      const to = end > start && code(end - 1) === 0x0d ? end - 1 : end;
+      start = end + 1;
+      if (from === to || (isBlank(code(from)) && allBlank(code, from, to))) continue;
+      // The whole text has no NUL byte: a line of it needs only the JSON checks.
+      const read =
+        text === undefined ? decodeLine(bytes.subarray(from, to)) : parseLine(text.slice(from, to));
+      if ('error' in read) {
+        problems.skipped(line, `it ${read.error}`, newline === -1 && read.error === 'is not JSON');
+        continue;
+      }
+      const checked = checkedEntry(read.value, line, problems);
+      if (checked) entry(checked, line);
+    }
+    this.start = start;
+    this.line = line;
+    return this.done;
+  }
+}
+
+/**
+ * The entry a parsed line holds, or undefined (told to `problems`) when its shape is not one.
+ * A line that fits has only readable details: they are looked at again only when it does not.
+ */
+export function checkedEntry(
+  value: unknown,
+  line: number,
+  problems: EntryLineProblems,
+): SessionEntry | undefined {
+  let invalid = sessionEntryShape(value, 'entry');
+  if (invalid && dropUnreadableDetails(value)) {
+    problems.droppedDetails?.(line);
+    invalid = sessionEntryShape(value, 'entry');
+  }
+  if (!invalid) return value as SessionEntry;
+  problems.skipped(line, invalid, false);
+  return undefined;
 }
 
 const isBlank = (code: number) => code === 0x20 || code === 0x09;
@@ -163,60 +217,58 @@ function allBlank(code: (i: number) => number, from: number, to: number): boolea
   return true;
 }
 
-function replayLines(
-  bytes: Buffer,
-  file: string,
-  warnings: Warnings,
-): { tree: SessionTree; usage: UsageTally; checkpoints: CheckpointEntry[] } {
-  const checkpoints: CheckpointEntry[] = [];
-  const pointed: CheckpointEntry[] = [];
-  const tree = new TreeBuilder((problem) => warnings.add(`${file}: ${problem}`));
-  const usage = new UsageTally();
-  const problems: EntryLineProblems = {
-    skipped: (line, why, cutShort) =>
-      warnings.add(
-        cutShort
-          ? `${file}: skipped unreadable trailing line ${line} (cut short by a crash?)`
-          : `${file}: skipped line ${line}: ${why}`,
-      ),
-    droppedDetails: (line) =>
-      warnings.add(`${file}: line ${line}: dropped tool result details this zot cannot read`),
-  };
-  readSessionEntries(
-    bytes,
-    (entry, line) => {
-      feedTree(tree, line, entry);
-      if (entry.type === 'usage') usage.add(entry);
-      else if (entry.type === 'name') usage.name = entry.name;
-      else if (entry.type === 'checkpoint') {
-        checkpoints.push(entry);
-        if (entry.messages !== undefined) pointed.push(entry);
-      }
-      // A checkpoint's conversation point is a count of messages: it holds only while the
-      // transcript keeps that prefix (no compaction or clear since, no rewind before it). The
-      // points still held grow along the file, so each is dropped once: linear in the file.
-      // A move to another branch keeps none (its transcript may differ anywhere).
-      const moved = entry.type === 'branch';
-      if (
-        entry.type === 'compaction' ||
-        entry.type === 'clear' ||
-        entry.type === 'rewind' ||
-        moved
-      ) {
-        const kept = entry.type === 'rewind' ? entry.messages : -1;
-        while (pointed.length > 0 && pointed[pointed.length - 1]!.messages! > kept)
-          delete pointed.pop()!.messages;
-      }
-      if (entry.type === 'session') usage.model ??= `${entry.provider}/${entry.model}`;
-      if (entry.type === 'session' && entry.version > SESSION_FORMAT_VERSION)
+/** A session file's entries, replayed one by one into its tree, usage and checkpoints. */
+class EntryReplay {
+  readonly checkpoints: CheckpointEntry[] = [];
+  /** The checkpoints whose conversation point still holds. */
+  private readonly pointed: CheckpointEntry[] = [];
+  readonly tree: TreeBuilder;
+  readonly usage = new UsageTally();
+  readonly problems: EntryLineProblems;
+
+  constructor(
+    private readonly file: string,
+    private readonly warnings: Warnings,
+  ) {
+    this.tree = new TreeBuilder((problem) => warnings.add(`${file}: ${problem}`));
+    this.problems = {
+      skipped: (line, why, cutShort) =>
         warnings.add(
-          `${file}: written in session format ${entry.version} (this zot reads ` +
-            `${SESSION_FORMAT_VERSION}); loading what it understands`,
-        );
-    },
-    problems,
-  );
-  return { tree: tree.finish(), usage, checkpoints };
+          cutShort
+            ? `${file}: skipped unreadable trailing line ${line} (cut short by a crash?)`
+            : `${file}: skipped line ${line}: ${why}`,
+        ),
+      droppedDetails: (line) =>
+        warnings.add(`${file}: line ${line}: dropped tool result details this zot cannot read`),
+    };
+  }
+
+  readonly add = (entry: SessionEntry, line: number): void => {
+    const { usage, pointed } = this;
+    feedTree(this.tree, line, entry);
+    if (entry.type === 'usage') usage.add(entry);
+    else if (entry.type === 'name') usage.name = entry.name;
+    else if (entry.type === 'checkpoint') {
+      this.checkpoints.push(entry);
+      if (entry.messages !== undefined) pointed.push(entry);
+    }
+    // A checkpoint's conversation point is a count of messages: it holds only while the
+    // transcript keeps that prefix (no compaction or clear since, no rewind before it). The
+    // points still held grow along the file, so each is dropped once: linear in the file.
+    // A move to another branch keeps none (its transcript may differ anywhere).
+    const moved = entry.type === 'branch';
+    if (entry.type === 'compaction' || entry.type === 'clear' || entry.type === 'rewind' || moved) {
+      const kept = entry.type === 'rewind' ? entry.messages : -1;
+      while (pointed.length > 0 && pointed[pointed.length - 1]!.messages! > kept)
+        delete pointed.pop()!.messages;
+    }
+    if (entry.type === 'session') usage.model ??= `${entry.provider}/${entry.model}`;
+    if (entry.type === 'session' && entry.version > SESSION_FORMAT_VERSION)
+      this.warnings.add(
+        `${this.file}: written in session format ${entry.version} (this zot reads ` +
+          `${SESSION_FORMAT_VERSION}); loading what it understands`,
+      );
+  };
 }
 
 /**
@@ -227,33 +279,82 @@ function replayLines(
  * Contract: never throws, for any input; linear in its size, no recursion on the data.
  */
 export function loadSessionText(data: Uint8Array | string, file = 'session file'): LoadedSession {
-  const warnings = new Warnings(file);
-  try {
-    const bytes =
-      typeof data === 'string'
-        ? Buffer.from(data, 'utf8')
-        : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-    const { tree, usage, checkpoints } = replayLines(bytes, file, warnings);
-    const paired = pairToolCalls(tree.transcript(tree.head), file);
-    paired.warnings.forEach((warning) => warnings.add(warning));
-    const { messages, tailRepair } = paired;
-    return {
-      messages,
-      usage: usage.result(),
-      ...(usage.name !== undefined ? { name: usage.name } : {}),
-      ...(checkpoints.length > 0 ? { checkpoints } : {}),
-      tree,
-      warnings: warnings.list(),
-      ...(tailRepair ? { tailRepair } : {}),
-    };
-  } catch (error) {
-    // Not expected (e.g. out of memory); a session that cannot be rebuilt starts empty.
-    warnings.add(`${file}: could not be loaded (${errorMessage(error)}); starting empty`);
+  return new SessionLoading(data, file).finish();
+}
+
+/**
+ * loadSessionText in steps: `step` reads until a deadline and can be called again, `finish`
+ * reads the rest and rebuilds the transcript. A resumed long session is read this way after
+ * the first frame, between keys. Contract as loadSessionText's (`finish` never throws).
+ */
+export class SessionLoading {
+  private readonly warnings: Warnings;
+  private readonly reader: EntryReader | undefined;
+  private readonly replay: EntryReplay;
+  private loaded: LoadedSession | undefined;
+
+  constructor(
+    data: Uint8Array | string,
+    private readonly file = 'session file',
+  ) {
+    this.warnings = new Warnings(file);
+    this.replay = new EntryReplay(file, this.warnings);
+    try {
+      const bytes =
+        typeof data === 'string'
+          ? Buffer.from(data, 'utf8')
+          : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+      this.reader = new EntryReader(bytes);
+    } catch (error) {
+      this.loaded = this.failed(error);
+    }
+  }
+
+  /** Reads lines until `until` (a performance.now() time); returns whether all were read. */
+  step(until: number): boolean {
+    if (this.loaded || !this.reader) return true;
+    try {
+      return this.reader.read(this.replay.add, this.replay.problems, until);
+    } catch (error) {
+      this.loaded = this.failed(error);
+      return true;
+    }
+  }
+
+  /** Reads what is left and returns the session (the same object when called again). */
+  finish(): LoadedSession {
+    if (this.loaded) return this.loaded;
+    try {
+      this.reader!.read(this.replay.add, this.replay.problems);
+      const { replay, warnings, file } = this;
+      const tree = replay.tree.finish();
+      const paired = pairToolCalls(tree.transcript(tree.head), file);
+      paired.warnings.forEach((warning) => warnings.add(warning));
+      const { messages, tailRepair } = paired;
+      const { usage, checkpoints } = replay;
+      this.loaded = {
+        messages,
+        usage: usage.result(),
+        ...(usage.name !== undefined ? { name: usage.name } : {}),
+        ...(checkpoints.length > 0 ? { checkpoints } : {}),
+        tree,
+        warnings: warnings.list(),
+        ...(tailRepair ? { tailRepair } : {}),
+      };
+    } catch (error) {
+      this.loaded = this.failed(error);
+    }
+    return this.loaded;
+  }
+
+  /** Not expected (e.g. out of memory): a session that cannot be rebuilt starts empty. */
+  private failed(error: unknown): LoadedSession {
+    this.warnings.add(`${this.file}: could not be loaded (${errorMessage(error)}); starting empty`);
     return {
       messages: [],
       usage: new UsageTally().result(),
       tree: new TreeBuilder().finish(),
-      warnings: warnings.list(),
+      warnings: this.warnings.list(),
     };
   }
 }

@@ -67,22 +67,30 @@ export class SessionCore {
     const emit = (event: SessionEvent) => this.emit(event);
     this.access = new ModelAccess(options, options.model, emit);
     this.recorder = new SessionRecord(options.writer, options.usage, emit, options.sessionName);
-    this.transcript = new Transcript(options.messages ?? [], {
-      recorder: this.recorder,
-      files: options.files,
-      host: () => this.ext.host,
-      busy: () => this.busy,
-      publish: () => this.statePublisher.publish(),
-      emit,
-      cleared: () => this.checkpoints?.conversationChanged(),
-      switched: (recorded) => {
-        this.checkpoints = this.newCheckpointer(recorded);
+    const transcript = (this.transcript = new Transcript(
+      options.messages ?? [],
+      {
+        recorder: this.recorder,
+        files: options.files,
+        host: () => this.ext.host,
+        busy: () => this.busy,
+        publish: () => this.statePublisher.publish(),
+        emit,
+        warn: (message) => this.warn(message),
+        cleared: () => this.checkpoints?.conversationChanged(),
+        switched: (recorded) => {
+          this.checkpoints = this.newCheckpointer(recorded);
+        },
       },
-    });
+      options.deferred,
+    ));
     this.branches = new SessionBranches({
       recorder: this.recorder,
       files: options.files,
-      messages: this.transcript.messages,
+      // Read when used: a deferred transcript is read whole then, not now.
+      get messages() {
+        return transcript.messages;
+      },
       busy: () => this.busy,
       publish: () => this.statePublisher.publish(),
       emit,
@@ -109,7 +117,9 @@ export class SessionCore {
     this.runner = new PromptRunner({
       options,
       cwd: this.cwd,
-      messages: this.transcript.messages,
+      get messages() {
+        return transcript.messages;
+      },
       queued: this.queued,
       ops: this.ops,
       access: this.access,
@@ -199,7 +209,8 @@ export class SessionCore {
       cwd: this.cwd,
       busy: this.busy,
       queue_length: Math.max(0, this.ops.pending - 1),
-      message_count: this.transcript.messages.length,
+      // Not a reason to read a deferred transcript: until then it counts none.
+      message_count: this.transcript.loadedCount,
       session_file: this.recorder.path ?? null,
       ...(this.recorder.name !== undefined ? { session_name: this.recorder.name } : {}),
       usage: this.usageTotals,
@@ -217,6 +228,23 @@ export class SessionCore {
 
   get messages(): readonly Message[] {
     return this.transcript.messages;
+  }
+
+  /**
+   * The newest messages of a resumed transcript that is still being read (the TUI draws them
+   * in its first frame), or undefined when the transcript is whole. Reading `messages`, or any
+   * operation that needs the transcript, reads the rest at once.
+   */
+  transcriptPreview(): readonly Message[] | undefined {
+    return this.transcript.preview;
+  }
+
+  /**
+   * Reads more of a deferred transcript until `until` (performance.now()); once it is whole,
+   * returns how many messages the file held, else undefined.
+   */
+  loadTranscript(until: number): number | undefined {
+    return this.transcript.loadStep(until);
   }
   get busy(): boolean {
     return this.ops.pending > 0;

@@ -22,7 +22,7 @@ import type { RuleEngine } from '../security/rules/engine.js';
 import type { RuleFiles } from './permission-files.js';
 import type { ProviderAccess } from './provider-access.js';
 import type { RecordedUsage, SessionFiles } from './session-files.js';
-import type { SessionWriter } from './store.js';
+import type { DeferredTranscript, SessionWriter } from './store.js';
 import type { ToolRegistry } from './tool-registry.js';
 import type { TrustAccess } from './trust.js';
 import type { SandboxController } from '../security/sandbox/controller.js';
@@ -64,6 +64,8 @@ export interface SessionOptions {
   /** This directory's session files (`/new`, `/sessions`); absent when sessions are not recorded. */
   files?: SessionFiles;
   messages?: Message[];
+  /** A resumed transcript read after the first frame (openSession's `deferAfter`). */
+  deferred?: DeferredTranscript;
   /** The usage recorded in a resumed session file. */
   usage?: RecordedUsage;
   /** The name a resumed session file holds. */

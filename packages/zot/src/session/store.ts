@@ -19,12 +19,14 @@ import { errorMessage } from '../util/errors.js';
 import type { SessionEntry } from './entries.js';
 import {
   loadSessionText,
+  SessionLoading,
   SESSION_HEAD_BYTES,
   sessionHeaderProblem,
   type LoadedSession,
 } from './load.js';
 import { UsageTally, type RecordedUsage } from './recorded-usage.js';
 import { TreeBuilder } from './tree.js';
+import { readTranscriptTail } from './transcript-tail.js';
 import { nodeCrypto } from '../util/builtins.js';
 
 export { SESSION_FORMAT_VERSION, type SessionEntry } from './entries.js';
@@ -164,6 +166,10 @@ export function loadSession(path: string): LoadedSession {
  * Opens a session for appending, with its transcript when the file exists. A synthetic result
  * completing an interrupted tool call at the end is written back, so the repair is made once.
  * `sessionsRoot` is zot's own directory of sessions (see SessionWriter).
+ * With `deferAfter` (a count of messages), a file over DEFERRED_LOAD_BYTES whose end shows its
+ * newest messages (readTranscriptTail) is read no further now: those come as `deferred.preview`
+ * and the rest is read by `deferred.loading`; its messages, usage, name, checkpoints and
+ * warnings then replace the empty ones here, and `recordTailRepair` writes its repair.
  * Contract: throws like loadSession and checkSessionFile; a failed write-back is one more
  * warning.
  */
@@ -171,26 +177,34 @@ export function openSession(
   path: string,
   header: () => SessionEntry,
   sessionsRoot?: string,
+  { deferAfter }: { deferAfter?: number } = {},
 ): OpenedSession {
   // Checked before the (up to 256 MiB) load: a file that is not a session is not read at all.
-  const loaded: LoadedSession =
-    existsSync(path) && checkSessionFile(path)
-      ? loadSession(path)
-      : {
-          messages: [],
-          usage: new UsageTally().result(),
-          tree: new TreeBuilder().finish(),
-          warnings: [],
-        };
+  const bytes = existsSync(path) && checkSessionFile(path) ? readSessionFile(path) : undefined;
+  const preview =
+    bytes && deferAfter !== undefined && bytes.length > DEFERRED_LOAD_BYTES
+      ? readTranscriptTail(bytes, deferAfter)
+      : undefined;
   const writer = new SessionWriter(path, header, sessionsRoot);
-  const { messages, warnings, usage, checkpoints } = loaded;
-  if (loaded.tailRepair) {
-    try {
-      writer.append({ type: 'message', message: loaded.tailRepair });
-    } catch (error) {
-      warnings.push(`could not record the repair in ${path}: ${errorMessage(error)}`);
-    }
+  if (bytes && preview) {
+    return {
+      writer,
+      messages: [],
+      warnings: [],
+      usage: new UsageTally().result(),
+      deferred: { preview, loading: new SessionLoading(bytes, path) },
+    };
   }
+  const loaded: LoadedSession = bytes
+    ? loadSessionText(bytes, path)
+    : {
+        messages: [],
+        usage: new UsageTally().result(),
+        tree: new TreeBuilder().finish(),
+        warnings: [],
+      };
+  const { messages, warnings, usage, checkpoints } = loaded;
+  warnings.push(...recordTailRepair(writer, loaded));
   return {
     writer,
     messages,
@@ -201,6 +215,27 @@ export function openSession(
   };
 }
 
+/** A file smaller than this is read whole before the first frame: it takes a few milliseconds. */
+export const DEFERRED_LOAD_BYTES = 256 * 1024;
+
+/** Writes a loaded session's tail repair to its file; returns the warning when that fails. */
+export function recordTailRepair(writer: SessionWriter, loaded: LoadedSession): string[] {
+  if (!loaded.tailRepair) return [];
+  try {
+    writer.append({ type: 'message', message: loaded.tailRepair });
+    return [];
+  } catch (error) {
+    return [`could not record the repair in ${writer.path}: ${errorMessage(error)}`];
+  }
+}
+
+/** A resumed transcript read after the first frame (openSession's `deferAfter`). */
+export interface DeferredTranscript {
+  /** Its newest messages, from a prompt on (readTranscriptTail). */
+  preview: readonly Message[];
+  loading: SessionLoading;
+}
+
 export interface OpenedSession {
   writer: SessionWriter;
   messages: Message[];
@@ -209,6 +244,8 @@ export interface OpenedSession {
   /** The name the user gave the session, if any. */
   name?: string;
   checkpoints?: LoadedSession['checkpoints'];
+  /** Set when the transcript is read later: `messages`, `usage` and `warnings` are empty. */
+  deferred?: DeferredTranscript;
 }
 
 /** Whether `path` lies inside the directory `root`. */

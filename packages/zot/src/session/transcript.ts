@@ -7,7 +7,7 @@ import type { Message } from '../providers/types.js';
 import type { CheckpointEntry } from './load.js';
 import { sessionName, type SessionFiles, type SessionSummary } from './session-files.js';
 import { recordedFiles, type SessionRecord } from './session-record.js';
-import type { SessionWriter } from './store.js';
+import { recordTailRepair, type DeferredTranscript, type SessionWriter } from './store.js';
 
 export interface TranscriptParts {
   recorder: SessionRecord;
@@ -16,22 +16,80 @@ export interface TranscriptParts {
   busy(): boolean;
   publish(): void;
   emit(event: SessionEvent): void;
+  /** A warning, held for the first subscriber when none is there yet. */
+  warn(message: string): void;
   /** The transcript was emptied (/clear). */
   cleared(): void;
   /** Another session file is in use now (`recorded`: the checkpoints it holds). */
   switched(recorded: CheckpointEntry[] | undefined): void;
 }
 
-/** Contract: every change throws `busy` while an operation runs, and leaves `messages` alone. */
+/**
+ * Contract: every change throws `busy` while an operation runs, and leaves `messages` alone.
+ * A deferred transcript (a resumed one read after the first frame) is whole before `messages`
+ * returns: reading it reads the rest of the file at once.
+ */
 export class Transcript {
   /** The one array of messages: the prompt runner appends to it, these methods replace it. */
-  readonly messages: Message[];
+  private readonly all: Message[];
+  private deferred: DeferredTranscript | undefined;
 
   constructor(
     messages: readonly Message[],
     private readonly parts: TranscriptParts,
+    deferred?: DeferredTranscript,
   ) {
-    this.messages = [...messages];
+    this.all = [...messages];
+    this.loaded = messages.length;
+    this.deferred = deferred;
+  }
+
+  get messages(): Message[] {
+    if (this.deferred) this.finishLoading();
+    return this.all;
+  }
+
+  /** How many messages it holds now (a deferred transcript: none until it is read). */
+  get loadedCount(): number {
+    return this.all.length;
+  }
+
+  /** The newest messages of a transcript still being read (see DeferredTranscript), if any. */
+  get preview(): readonly Message[] | undefined {
+    return this.deferred?.preview;
+  }
+
+  /**
+   * Reads more of a deferred transcript until `until` (performance.now()). Once it is whole:
+   * how many messages the file held (what was there before any message added since), else
+   * undefined.
+   */
+  loadStep(until: number): number | undefined {
+    const deferred = this.deferred;
+    if (deferred && deferred.loading.step(until)) this.finishLoading();
+    return this.deferred === undefined ? this.loaded : undefined;
+  }
+
+  /** How many messages the transcript held when it was read or replaced. */
+  private loaded: number;
+
+  private finishLoading(): void {
+    const deferred = this.deferred!;
+    this.deferred = undefined;
+    const loaded = deferred.loading.finish();
+    // One by one: a spread of a very long transcript would overflow the call stack.
+    for (const message of loaded.messages) this.all.push(message);
+    this.loaded = loaded.messages.length;
+    const { recorder } = this.parts;
+    recorder.restoreUsage(loaded.usage);
+    // A name given meanwhile (`/name`) is newer than the file's.
+    recorder.name ??= loaded.name;
+    this.parts.switched(loaded.checkpoints);
+    const warnings = [...loaded.warnings];
+    const writer = recorder.writerNow;
+    if (writer) warnings.push(...recordTailRepair(writer, loaded));
+    for (const message of warnings) this.parts.warn(message);
+    this.parts.publish();
   }
 
   private assertIdle(): void {
@@ -95,7 +153,11 @@ export class Transcript {
     recorded: CheckpointEntry[] | undefined,
     name?: string,
   ): void {
-    this.messages.splice(0, this.messages.length, ...messages);
+    // A transcript still being read is given up: it is replaced.
+    this.deferred = undefined;
+    this.all.length = 0;
+    for (const message of messages) this.all.push(message);
+    this.loaded = messages.length;
     this.parts.recorder.switchTo(writer, name);
     const host = this.parts.host();
     host?.notes.clearAll();

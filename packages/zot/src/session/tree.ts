@@ -44,8 +44,7 @@ export function mergeMessage(entry: Extract<SessionEntry, { type: 'merge' }>): M
 
 const firstLine = (text: string) => (text.trim().split('\n')[0] ?? '').slice(0, 200);
 
-function promptText(entry: NodeEntry): string | undefined {
-  if (entry.type !== 'message' || entry.message.role !== 'user') return undefined;
+function promptText(entry: Extract<NodeEntry, { type: 'message' }>): string {
   const text = entry.message.content.find((block) => block.type === 'text');
   return text && text.type === 'text' ? firstLine(text.text) : '';
 }
@@ -111,10 +110,10 @@ export class TreeBuilder {
     const branch = continues && parent !== -1 ? this.branchOf[parent]! : index;
     this.branchOf.push(branch);
     this.branchLeaf.set(branch, index);
-    const prompt = promptText(entry);
-    if (prompt !== undefined) {
+    if (entry.type === 'message' && entry.message.role === 'user') {
       const prompts = this.branchPrompts.get(branch) ?? { count: 0 };
-      if (prompts.count === 0) prompts.first = prompt;
+      // Only a branch's first prompt is shown: the others are only counted.
+      if (prompts.count === 0) prompts.first = promptText(entry);
       prompts.count++;
       this.branchPrompts.set(branch, prompts);
     }

@@ -29,7 +29,7 @@ import {
 } from './samples.js';
 import { commandLine, subscribeLine, toolLine } from './registration-lines.js';
 import { deepToolLine } from './schemas.js';
-import { parseSessionText } from './session-adapter.js';
+import { checkDeferredReads, parseSessionText } from './session-adapter.js';
 import { builtFrames, uniqueArrays } from './built-frames.js';
 import { validationCosts } from './validation-cost.js';
 import { checkSplitter, type SplitterInput } from './splitter.js';
@@ -243,6 +243,7 @@ const session: FuzzTarget<string> = {
       'messages and warnings are arrays',
     );
     serializable('the loaded transcript (sent to the model as JSON)', loaded.messages);
+    checkDeferredReads(text, loaded);
   },
   show: (text) => text,
 };

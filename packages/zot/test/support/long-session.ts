@@ -1,6 +1,7 @@
 // Writes a zot session file of `turns` turns as a long working day leaves one: each turn a
 // prompt, a bash call, a read or an edit (with its details), and an answer in markdown with a
-// heading, a paragraph, a list, a code block and now and then a table. Used by the tests that
+// heading, a paragraph, a list, a code block and now and then a table; each model call's usage
+// ($0.001 a call) and, early on, a name. Used by the tests that
 // need a long transcript and by the tui-resume bench (from the compiled file).
 import { writeFileSync } from 'node:fs';
 
@@ -130,6 +131,19 @@ export function writeLongSession(
     },
   ];
   const message = (m: object) => out.push({ type: 'message', message: { ...m, time } });
+  // What each of the turn's two model calls cost, as zot records it after the call.
+  const usage = () =>
+    out.push({
+      type: 'usage',
+      time,
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      input: 1000,
+      output: 100,
+      cache_read: 0,
+      cache_write: 0,
+      cost_usd: 0.001,
+    });
   for (let turn = 0; turn < turns; turn++) {
     const { call, result } = toolTurn(turn);
     message({
@@ -140,8 +154,11 @@ export function writeLongSession(
       role: 'assistant',
       content: [{ type: 'text', text: `Looking at step ${turn}.` }, call],
     });
+    usage();
     message({ role: 'tool', content: [result] });
     message({ role: 'assistant', content: [{ type: 'text', text: answer(turn) }] });
+    usage();
+    if (turn === 10) out.push({ type: 'name', time, name: 'long day' });
   }
   writeFileSync(path, out.map((entry) => JSON.stringify(entry)).join('\n') + '\n');
 }

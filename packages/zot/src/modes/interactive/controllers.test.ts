@@ -32,6 +32,8 @@ function fakeSession(overrides: Partial<InteractiveSession> = {}) {
       return busy;
     },
     messages: [],
+    transcriptPreview: () => undefined,
+    loadTranscript: () => 0,
     subscribe: () => () => undefined,
     connectUi: () => () => undefined,
     state: () => {

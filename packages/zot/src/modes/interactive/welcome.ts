@@ -18,8 +18,20 @@ export function welcome(
   { version, themeWarnings = [], warnings = [] }: Welcome,
 ): void {
   chat.display(`zot ${version} · /help for keys and commands`, theme.muted);
-  // The screen's worth first: a long session's first frame costs what a new one's does.
-  if (session.messages.length > 0)
+  // The screen's worth first: a long session's first frame costs what a new one's does. A
+  // long resumed file is read after that frame too, from its newest messages (the preview).
+  const preview = session.transcriptPreview();
+  if (preview) {
+    chat.replay(preview.map(shownMessage), {
+      firstScreen: true,
+      loading: {
+        read: (until) => {
+          const held = session.loadTranscript(until);
+          return held === undefined ? undefined : held - preview.length;
+        },
+      },
+    });
+  } else if (session.messages.length > 0)
     chat.replay(session.messages.map(shownMessage), { firstScreen: true });
   for (const warning of themeWarnings) chat.display(warning, theme.warning);
   for (const warning of warnings) chat.display(`warning: ${warning}`, theme.warning);

@@ -3,11 +3,12 @@
 // short slices after that first frame. How one turn becomes blocks is the chat view's business.
 import type { Component, TUI } from '@mariozechner/pi-tui';
 import type { Message } from '../../../contract/content.js';
+import { RESUMED_MESSAGES_DRAWN } from '../../../contract/front-end.js';
 import type { SettledLog } from '../../../tui/settled-log.js';
 import { groupedCount } from './message-parts.js';
 
 /** The messages a resumed transcript draws, at most (about 20 turns with tools). */
-export const REPLAY_MESSAGES = 80;
+export const REPLAY_MESSAGES = RESUMED_MESSAGES_DRAWN;
 
 /** The rows a first frame keeps for what is drawn under the chat (editor, status line, notes). */
 const FRAME_ROWS_BELOW = 8;
@@ -19,8 +20,13 @@ const REPLAY_SLICE_MS = 8;
 export interface ReplayTarget {
   readonly tui: TUI;
   readonly log: SettledLog;
-  /** A muted one-line notice at the end of the chat (plain text). */
-  notice(text: string): void;
+  /**
+   * A muted one-line notice at the end of the chat, or before `before`, `held` back or not;
+   * returns its block.
+   */
+  notice(text: string, before?: Component, held?: boolean): Component;
+  /** Takes a block away (a notice replaced by another). */
+  remove(block: Component): void;
   /**
    * Builds one turn's blocks (its prompt, answers, tool rows), at the end or before `before`,
    * `held` back or not (SettledLog.insert). Returns the blocks it added, in order.
@@ -31,7 +37,19 @@ export interface ReplayTarget {
 export interface ReplayOptions {
   limit?: number;
   firstScreen?: boolean;
+  /**
+   * The messages are the newest of a transcript still being read: after the first frame it is
+   * read in slices, `read` until a performance.now() time; once it is whole, `read` returns how
+   * many messages come before these (else undefined).
+   */
+  loading?: { read(until: number): number | undefined };
 }
+
+const earlierNotice = (count: number) =>
+  `⋯ ${groupedCount(count)} earlier message${count === 1 ? '' : 's'} of this session not drawn (still in the model's context)`;
+
+/** What stands in for that notice while the transcript is still being read. */
+const READING_NOTICE = '⋯ reading the earlier messages of this session…';
 
 /** Messages cut into turns: each starts at a prompt (the first may not). */
 function turnsOf(messages: readonly Message[]): Message[][] {
@@ -63,22 +81,20 @@ export class ChatReplay {
    */
   replay(
     messages: readonly Message[],
-    { limit = REPLAY_MESSAGES, firstScreen = false }: ReplayOptions = {},
+    { limit = REPLAY_MESSAGES, firstScreen = false, loading }: ReplayOptions = {},
   ): void {
     const { tui, log } = this.target;
     this.cancel();
     let from = Math.max(0, messages.length - limit);
     while (from > 0 && from < messages.length && messages[from]!.role !== 'user') from++;
     if (from >= messages.length) from = Math.max(0, messages.length - limit);
-    if (from > 0) {
-      this.target.notice(
-        `⋯ ${groupedCount(from)} earlier message${from === 1 ? '' : 's'} of this session not drawn (still in the model's context)`,
-      );
-    }
+    // While the transcript is read, how many come before is not known: the notice comes after.
+    if (from > 0 && !loading) this.target.notice(earlierNotice(from));
     const turns = turnsOf(messages.slice(from));
-    if (firstScreen) {
+    if (firstScreen || loading) {
       const { rows, columns } = tui.terminal;
-      this.newestFirst(turns, rows - FRAME_ROWS_BELOW - log.render(columns).length);
+      const rest = loading ? { ...loading, from } : undefined;
+      this.newestFirst(turns, rows - FRAME_ROWS_BELOW - log.render(columns).length, rest);
     } else {
       for (const turn of turns) this.target.buildTurn(turn);
     }
@@ -95,14 +111,18 @@ export class ChatReplay {
    * Builds turns newest first, each before the one built after it, held back; the newest
    * `lines` lines are drawn at once, the rest later (see `replay`).
    */
-  private newestFirst(turns: Message[][], lines: number): void {
+  private newestFirst(
+    turns: Message[][],
+    lines: number,
+    loading?: ReplayOptions['loading'] & { from: number },
+  ): void {
     const { tui, log } = this.target;
     const width = tui.terminal.columns;
     let index = turns.length;
-    let before: Component | undefined;
+    let oldest: Component | undefined;
     const buildOlder = (): Component[] => {
-      const added = this.target.buildTurn(turns[--index]!, before, true);
-      before = added[0] ?? before;
+      const added = this.target.buildTurn(turns[--index]!, oldest, true);
+      oldest = added[0] ?? oldest;
       return added;
     };
     let room = lines;
@@ -122,10 +142,12 @@ export class ChatReplay {
         }
       }
     }
-    if (whole) return;
+    if (whole && !loading) return;
     const job = { cancelled: false };
     this.pending = job;
     const renders = log.renders;
+    let reading: Component | undefined;
+    let released = false;
     const step = () => {
       if (job.cancelled) return;
       // After the first frame: that one shows the newest turns as soon as it can.
@@ -134,13 +156,32 @@ export class ChatReplay {
         return;
       }
       const until = performance.now() + REPLAY_SLICE_MS;
-      while (index > 0 && performance.now() < until) log.measure(buildOlder(), width);
-      if (index > 0) {
+      if (!released) {
+        while (index > 0 && performance.now() < until) log.measure(buildOlder(), width);
+        if (index > 0) {
+          setImmediate(step);
+          return;
+        }
+        // The older turns are drawn above in one frame; a transcript still being read gets
+        // its notice then (one line, changed in place later, so no line below it moves).
+        released = true;
+        if (loading) reading = this.target.notice(READING_NOTICE, oldest, true);
+        log.release();
+        tui.requestRender();
+        if (loading) setImmediate(step);
+        else this.pending = undefined;
+        return;
+      }
+      // The rest of the file, in slices: keys typed meanwhile are read between them.
+      const preceding = loading!.read(until);
+      if (preceding === undefined) {
         setImmediate(step);
         return;
       }
       this.pending = undefined;
-      log.release();
+      const earlier = preceding + loading!.from;
+      if (earlier > 0) this.target.notice(earlierNotice(earlier), reading);
+      this.target.remove(reading!);
       tui.requestRender();
     };
     setTimeout(step, 0);

@@ -83,7 +83,17 @@ export class ChatView {
     this.replayer = new ChatReplay({
       tui: options.tui,
       log: this.log,
-      notice: (text) => this.display(text, options.theme.muted),
+      notice: (text, before, held = false) => {
+        const added: Component[] = [];
+        this.insertion = { before, held, added };
+        try {
+          this.display(text, options.theme.muted);
+        } finally {
+          this.insertion = undefined;
+        }
+        return added[0]!;
+      },
+      remove: (block) => this.log.remove(block),
       buildTurn: (turn, before, held) => this.buildTurn(turn, before, held),
     });
   }

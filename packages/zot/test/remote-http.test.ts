@@ -4,11 +4,13 @@
 // raw server whose event stream a test writes (bounds as on stdio), TLS and tokens.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { makeCert, startSdkServer } from './support/remote-servers.js';
 import { startCuttingProxy, startScriptedStream } from './support/http-servers.js';
-import { connect, handshake, scratch, waitFor } from './support/remote-link.js';
+import { ACK, connect, handshake, scratch, waitFor } from './support/remote-link.js';
 
 // Its `slow` tool notifies n0..n199, then waits for the gate file before it answers.
 const SDK_TOOL = `
@@ -193,4 +195,61 @@ test('TLS over HTTP: a certificate zot does not trust is refused, named; nothing
   const none = connect(server.url.replace('https', 'http'), dir);
   await none.until(() => none.exit !== undefined);
   assert.match(none.exit!.spawnError ?? '', /nothing listens at http:\/\/127\.0\.0\.1:\d+\//);
+});
+
+/** A request's headers as [lowercase name, value] pairs, in the order they came. */
+function headerPairs(raw: string[]): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  for (let i = 0; i < raw.length; i += 2) pairs.push([raw[i]!.toLowerCase(), raw[i + 1]!]);
+  return pairs;
+}
+
+test("zot's requests carry Host, the configured headers (but one zot sets itself), the token and a POST's length, each once", async (t) => {
+  const dir = scratch(t);
+  const seen: Array<{ method: string; headers: Array<[string, string]>; body: string }> = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      seen.push({ method: req.method!, headers: headerPairs(req.rawHeaders), body });
+      if (req.method !== 'GET') return void res.writeHead(204).end();
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'zot-session': 's-head-0001' });
+      res.write('id: 1\ndata: {"type":"hello","name":"h","version":"1"}\n\n');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => (server.closeAllConnections(), server.close()));
+  const port = (server.address() as AddressInfo).port;
+  const link = connect(`http://127.0.0.1:${port}/ext?v=1`, dir, {
+    headers: { 'x-team': 'blue', accept: 'text/plain' },
+    token: 'tok-h31',
+  });
+  await link.until(() => link.lines.length === 1);
+  link.send(ACK);
+  await waitFor(() => seen.some((r) => r.method === 'POST'));
+
+  const get = seen.find((r) => r.method === 'GET')!;
+  const post = seen.find((r) => r.method === 'POST')!;
+  const shared: Array<[string, string]> = [
+    ['host', `127.0.0.1:${port}`],
+    ['x-team', 'blue'],
+    ['accept', 'text/event-stream'],
+    ['authorization', 'Bearer tok-h31'],
+    ['connection', 'keep-alive'],
+  ];
+  const sorted = (pairs: Array<[string, string]>) => [...pairs].sort((a, b) => (a < b ? -1 : 1));
+  assert.deepEqual(sorted(get.headers), sorted(shared));
+  assert.equal(post.body, JSON.stringify(ACK) + '\n');
+  assert.deepEqual(
+    sorted(post.headers),
+    sorted([
+      ...shared,
+      ['zot-session', 's-head-0001'],
+      ['zot-offset', '0'],
+      ['zot-ack', '1'],
+      ['content-type', 'application/x-ndjson'],
+      ['content-length', String(Buffer.byteLength(post.body))],
+    ]),
+  );
+  link.transport.terminateNow();
 });

@@ -30,8 +30,8 @@ export interface WireTarget {
 }
 
 /**
- * What every request to a target shares, worked out once: its URL parsed, and the configured
- * headers with the token. Each tool call is a POST; parsing the URL and copying the headers
+ * What every request to a target shares, worked out once: its URL parsed, and the headers zot
+ * adds to a request's own. Each tool call is a POST; parsing the URL and copying the headers
  * again each time cost microseconds a call.
  */
 interface Prepared {
@@ -45,11 +45,12 @@ interface Prepared {
   path: string;
   agent: Agent | undefined;
   make: typeof httpRequest;
-  /** The configured headers, then the token's; a request's own headers come between. */
-  configured: Record<string, string>;
-  authorization: Record<string, string>;
-  /** Neither: a request's own headers are all it sends. */
-  ownHeadersOnly: boolean;
+  /** Host (the URL's: brackets around IPv6, no default port), as Node would have set it. */
+  host: string;
+  /** The configured headers as name, value pairs (names lowercased, none reserved). */
+  configured: string[];
+  /** The token's header pair, or none. */
+  authorization: string[];
 }
 const prepared = new WeakMap<WireTarget, Prepared>();
 
@@ -58,7 +59,6 @@ function prepare(target: WireTarget): Prepared {
   if (ready === undefined) {
     const url = new URL(target.config.url);
     const { protocol, hostname, port, path } = urlToHttpOptions(url);
-    const configured = { ...target.config.headers };
     ready = {
       protocol: protocol!,
       hostname: hostname!,
@@ -66,28 +66,49 @@ function prepare(target: WireTarget): Prepared {
       path: path!,
       agent: target.agent,
       make: url.protocol === 'https:' ? httpsRequest : httpRequest,
-      configured,
-      authorization: target.token ? { authorization: `Bearer ${target.token}` } : {},
-      ownHeadersOnly: !target.token && Object.keys(configured).length === 0,
+      host: url.host,
+      configured: Object.entries(target.config.headers).flat(),
+      authorization: target.token ? ['authorization', `Bearer ${target.token}`] : [],
     };
     prepared.set(target, ready);
   }
   return ready;
 }
 
-/** Starts a request to the extension's URL with zot's headers (the token never leaves here). */
+/**
+ * Starts a request to the extension's URL with zot's headers (the token never leaves here).
+ * `own` is the request's headers as lowercase name, value pairs; `bodyBytes`, the length of the
+ * body that end() will be given (a POST's: the head is written before end() is called).
+ *
+ * The headers go to Node as one array: with an object, Node stores each header apart (a name
+ * check, a lowercased copy and a map entry per header), then asks for Host and works out the
+ * Content-Length from the body a second time; an array is checked and written in one pass.
+ * Node adds no Host for an array, so it is the first pair here.
+ */
 export function startRequest(
   target: WireTarget,
   method: 'GET' | 'POST' | 'DELETE',
-  headers: Record<string, string>,
+  own: string[],
+  bodyBytes?: number,
 ): ClientRequest {
   const ready = prepare(target);
-  // In this order: configured headers, the request's own, then the token.
-  const all: Record<string, string> = ready.ownHeadersOnly
-    ? headers
-    : Object.assign({}, ready.configured, headers, ready.authorization);
+  // In this order: Host, the configured headers (those the request sets itself left out), the
+  // request's own, the token, the length.
+  const headers = ['host', ready.host];
+  const configured = ready.configured;
+  for (let i = 0; i < configured.length; i += 2)
+    if (!namedIn(own, configured[i]!)) headers.push(configured[i]!, configured[i + 1]!);
+  for (const part of own) headers.push(part);
+  for (const part of ready.authorization) headers.push(part);
+  if (bodyBytes !== undefined) headers.push('content-length', String(bodyBytes));
   const { protocol, hostname, port, path, agent } = ready;
-  return ready.make({ protocol, hostname, port, path, agent, method, headers: all });
+  return ready.make({ protocol, hostname, port, path, agent, method, headers });
+}
+
+/** Whether name, value pairs `pairs` hold a header named `name`. */
+function namedIn(pairs: string[], name: string): boolean {
+  for (let i = 0; i < pairs.length; i += 2) if (pairs[i] === name) return true;
+  return false;
 }
 
 /** Reads at most MAX_ANSWER_BYTES of `res` as text for a message, printable ASCII only. */

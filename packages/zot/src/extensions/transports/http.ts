@@ -108,11 +108,9 @@ export class HttpTransport extends RemoteTransport {
 
   /** GETs the event stream: a new session, or (`resume`) the current one after lastId. */
   private openStream(resume: boolean): void {
-    const headers: Record<string, string> = { accept: 'text/event-stream' };
-    if (resume) {
-      headers[SESSION_HEADER] = this.session!;
-      headers['last-event-id'] = String(this.order.lastId);
-    }
+    const headers = ['accept', EVENT_STREAM];
+    if (resume)
+      headers.push(SESSION_HEADER, this.session!, 'last-event-id', String(this.order.lastId));
     let request: ClientRequest;
     try {
       request = startRequest(this.target!, 'GET', headers);
@@ -301,14 +299,23 @@ export class HttpTransport extends RemoteTransport {
   private post(inflight: Inflight): void {
     this.inflight = inflight;
     const ack = this.order.lastId;
-    const request = startRequest(this.target!, 'POST', {
-      [SESSION_HEADER]: this.session!,
-      [OFFSET_HEADER]: String(this.posted),
-      [ACK_HEADER]: String(ack),
-      accept: EVENT_STREAM,
-      'content-type': 'application/x-ndjson',
-      // Content-Length: Node sets it from the body that end() is given.
-    });
+    const request = startRequest(
+      this.target!,
+      'POST',
+      [
+        SESSION_HEADER,
+        this.session!,
+        OFFSET_HEADER,
+        String(this.posted),
+        ACK_HEADER,
+        String(ack),
+        'accept',
+        EVENT_STREAM,
+        'content-type',
+        'application/x-ndjson',
+      ],
+      inflight.bytes,
+    );
     inflight.request = request;
     this.postWatch.watch(request);
     request.on('response', (res) => {
@@ -397,7 +404,7 @@ export class HttpTransport extends RemoteTransport {
 
   private sendDelete(): void {
     this.deleting = true;
-    const request = startRequest(this.target!, 'DELETE', { [SESSION_HEADER]: this.session! });
+    const request = startRequest(this.target!, 'DELETE', [SESSION_HEADER, this.session!]);
     const done = () => {
       this.stream?.destroy();
       this.finish({ disconnected: 'connection closed' });

@@ -8,7 +8,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { FAST_TIMEOUTS } from './support/extensions.js';
 import { makeCert, startSdkServer } from './support/remote-servers.js';
+import { makeSandbox, runZot } from './support/zot.js';
 import { startCuttingProxy, startScriptedStream } from './support/http-servers.js';
 import { ACK, connect, handshake, scratch, waitFor } from './support/remote-link.js';
 
@@ -197,6 +199,29 @@ test('TLS over HTTP: a certificate zot does not trust is refused, named; nothing
   assert.match(none.exit!.spawnError ?? '', /nothing listens at http:\/\/127\.0\.0\.1:\d+\//);
 });
 
+test('TLS over HTTP: a certificate trusted through NODE_EXTRA_CA_CERTS carries the link', async (t) => {
+  const box = makeSandbox();
+  t.after(() => box.cleanup());
+  const cert = makeCert(box.project, 'trusted', ['127.0.0.1', 'localhost']);
+  const server = await startSdkServer(box.project, 'tls', SDK_TOOL, {
+    CERT: cert.certPath,
+    KEY: cert.certPath.replace('-cert.pem', '-key.pem'),
+  });
+  t.after(() => server.close());
+  const run = await runZot(['ext', 'doctor', '--json', '--ext-url', server.url], {
+    home: box.home,
+    cwd: box.project,
+    env: { ...FAST_TIMEOUTS, NODE_EXTRA_CA_CERTS: cert.certPath },
+  });
+  const report = (JSON.parse(run.stdout) as { extensions: Array<Record<string, any>> })
+    .extensions[0]!;
+  assert.equal(report.status, 'ready', run.stdout + run.stderr);
+  assert.deepEqual(
+    report.tools.map((tool: { name: string }) => tool.name),
+    ['echo', 'slow'],
+  );
+});
+
 /** A request's headers as [lowercase name, value] pairs, in the order they came. */
 function headerPairs(raw: string[]): Array<[string, string]> {
   const pairs: Array<[string, string]> = [];
@@ -204,7 +229,7 @@ function headerPairs(raw: string[]): Array<[string, string]> {
   return pairs;
 }
 
-test("zot's requests carry Host, the configured headers (but one zot sets itself), the token and a POST's length, each once", async (t) => {
+test("zot's requests carry Host, the configured headers (but one zot sets itself), the token and a POST's length, each once; its connections close with the link", async (t) => {
   const dir = scratch(t);
   const seen: Array<{ method: string; headers: Array<[string, string]>; body: string }> = [];
   const server = createServer((req, res) => {
@@ -217,6 +242,8 @@ test("zot's requests carry Host, the configured headers (but one zot sets itself
       res.write('id: 1\ndata: {"type":"hello","name":"h","version":"1"}\n\n');
     });
   });
+  // The server never closes an idle connection itself: only zot's end of the link may.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(() => (server.closeAllConnections(), server.close()));
   const port = (server.address() as AddressInfo).port;
@@ -252,4 +279,12 @@ test("zot's requests carry Host, the configured headers (but one zot sets itself
     ]),
   );
   link.transport.terminateNow();
+  // The stream's connection and the POST's kept-alive one both end with the link.
+  const open = () =>
+    new Promise<number>((resolve) => server.getConnections((_, count) => resolve(count)));
+  let count = await open();
+  while (count > 0) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    count = await open();
+  }
 });

@@ -1,12 +1,7 @@
 // The HTTP transport's requests, made once here: which headers they carry, what each status
 // means, and reading a small answer body within a bound. No state: http.ts holds the session.
-import {
-  request as httpRequest,
-  type Agent,
-  type ClientRequest,
-  type IncomingMessage,
-} from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import { displayUrl, type RemoteConfig } from '../../ext-setup/remote-config.js';
 import { connectionProblem } from './remote-connect.js';
@@ -73,6 +68,18 @@ function prepare(target: WireTarget): Prepared {
     prepared.set(target, ready);
   }
   return ready;
+}
+
+/**
+ * The agent of a direct connection (no proxy), one per link: keep-alive, without the socket
+ * timeout of Node's global agent (5 s), which arms a timer and clears it again on every request,
+ * and every tool call is a POST. An idle socket the server closes leaves the pool when its end
+ * arrives; a POST that meets one as it closes fails on the way and is sent again at the same
+ * offset. Its sockets are destroyed when the link ends.
+ */
+export function directAgent(url: string): Agent {
+  const secure = new URL(url).protocol === 'https:';
+  return secure ? new HttpsAgent({ keepAlive: true }) : new Agent({ keepAlive: true });
 }
 
 /**

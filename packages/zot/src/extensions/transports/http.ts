@@ -6,7 +6,7 @@
 // carry the events the server sent while handling it (a tool's result: one request, one answer);
 // events from both carriers are put back in order by id. Frames are delivered once and in order
 // both ways; a drop that cannot be resumed is an exit (a crash).
-import type { ClientRequest, IncomingMessage } from 'node:http';
+import type { Agent, ClientRequest, IncomingMessage } from 'node:http';
 import {
   encodeFrame,
   type FrameFromHost,
@@ -19,6 +19,7 @@ import { SseReader, type EventItem } from './sse-reader.js';
 import { EventOrder, type Carrier } from './event-order.js';
 import {
   ACK_HEADER,
+  directAgent,
   EVENT_STREAM,
   isEventStream,
   networkProblem,
@@ -55,6 +56,8 @@ interface Inflight {
 export class HttpTransport extends RemoteTransport {
   private sink: LineSink | undefined;
   private target: WireTarget | undefined;
+  /** The agent of a direct link (see directAgent); a proxy's is not ours to end. */
+  private ownAgent: Agent | undefined;
   private session: string | undefined;
   private stream: ClientRequest | undefined;
   private serverEnded = false;
@@ -102,7 +105,10 @@ export class HttpTransport extends RemoteTransport {
   private async begin(): Promise<void> {
     const via = await this.connectionAgent();
     if (via === undefined) return;
-    this.target = { config: this.spec.config, token: this.spec.token, agent: via.agent };
+    // A proxy's tunnel agent is shared; a direct link has an agent of its own.
+    if (via.agent === undefined) this.ownAgent = directAgent(this.spec.config.url);
+    const agent = via.agent ?? this.ownAgent;
+    this.target = { config: this.spec.config, token: this.spec.token, agent };
     this.openStream(false);
   }
 
@@ -424,6 +430,7 @@ export class HttpTransport extends RemoteTransport {
     this.queuedBytes = 0;
     this.stream?.destroy();
     this.inflight?.request?.destroy();
+    this.ownAgent?.destroy();
   }
 
   /** Queues one frame (see ProcessTransport.send for `droppable`). */

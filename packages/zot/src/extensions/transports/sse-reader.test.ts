@@ -45,6 +45,18 @@ const shapes: Record<string, Buffer[]> = {
     Buffer.from(':1}\n\n'),
     Buffer.from('id: 12\ndata: {"b":2}\n\n'),
   ],
+  'ids of 15 and 16 digits, with a sign, a space or none': [
+    Buffer.from('id: 123456789012345\ndata: {"a":1}\n\n'),
+    Buffer.from('id: 1234567890123456\ndata: {"a":2}\n\n'),
+    Buffer.from('id: +16\ndata: {"a":3}\n\n'),
+    Buffer.from('id:  17\ndata: {"a":4}\n\n'),
+    Buffer.from('id: 18 \ndata: {"a":5}\n\n'),
+    Buffer.from('id: \ndata: {"a":6}\n\n'),
+  ],
+  'an empty data line, and data without its colon': [
+    Buffer.from('id: 19\ndata: \n\n'),
+    Buffer.from('id: 20\ndata {"a":1}\n\n'),
+  ],
   'a chunk ending inside a line before a whole-looking one': [
     Buffer.from('id: 13\n'),
     Buffer.from('id: 14\ndata: {"c":3}\n\n'),

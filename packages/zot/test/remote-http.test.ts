@@ -5,13 +5,14 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { FAST_TIMEOUTS } from './support/extensions.js';
 import { makeCert, startSdkServer } from './support/remote-servers.js';
 import { makeSandbox, runZot } from './support/zot.js';
 import { startCuttingProxy, startScriptedStream } from './support/http-servers.js';
+import type { FrameFromHost } from '@zot/protocol';
 import { ACK, connect, handshake, scratch, waitFor } from './support/remote-link.js';
 
 // Its `slow` tool notifies n0..n199, then waits for the gate file before it answers.
@@ -287,4 +288,76 @@ test("zot's requests carry Host, the configured headers (but one zot sets itself
     await new Promise((resolve) => setTimeout(resolve, 10));
     count = await open();
   }
+});
+
+test('POSTs on kept-alive connections: after the server closed an idle one, and when it drops one as a POST arrives (that POST goes again, same offset)', async (t) => {
+  const dir = scratch(t);
+  const posts: Array<{ body: string; offset: string; connection: number }> = [];
+  const connections = new WeakMap<Socket, number>();
+  let opened = 0;
+  let dropReused = false;
+  const server = createServer((req, res) => {
+    if (!connections.has(req.socket)) connections.set(req.socket, ++opened);
+    const connection = connections.get(req.socket)!;
+    const reused = (req.socket as Socket & { served?: number }).served !== undefined;
+    (req.socket as Socket & { served?: number }).served = 1;
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      if (req.method === 'GET') {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'zot-session': 's-keep-0001' });
+        return void res.write('id: 1\ndata: {"type":"hello","name":"h","version":"1"}\n\n');
+      }
+      posts.push({ body, offset: String(req.headers['zot-offset']), connection });
+      if (dropReused && reused) {
+        dropReused = false;
+        return void req.socket.destroy();
+      }
+      res.writeHead(204).end();
+    });
+  });
+  server.keepAliveTimeout = 100;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => (server.closeAllConnections(), server.close()));
+  const port = (server.address() as AddressInfo).port;
+  const link = connect(`http://127.0.0.1:${port}/`, dir);
+  await link.until(() => link.lines.length === 1);
+  const open = () =>
+    new Promise<number>((resolve) => server.getConnections((_, count) => resolve(count)));
+  const frame = (name: string): FrameFromHost => ({
+    type: 'command_invoked',
+    id: name,
+    name,
+    args: '',
+  });
+  const seen = (name: string) => posts.filter((p) => p.body.includes(`"${name}"`));
+
+  link.send(frame('a'));
+  await waitFor(() => seen('a').length === 1);
+  // The server closes the idle connection of that POST; the stream's stays.
+  await waitFor(() => posts.length === 1 && opened === 2);
+  let count = await open();
+  while (count > 1) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    count = await open();
+  }
+  link.send(frame('b'));
+  await waitFor(() => seen('b').length >= 1);
+  assert.notEqual(seen('b').at(-1)!.connection, seen('a')[0]!.connection);
+
+  // Now the server keeps connections, then drops the next one reused as its POST arrives.
+  server.keepAliveTimeout = 0;
+  link.send(frame('c'));
+  await waitFor(() => seen('c').length === 1);
+  dropReused = true;
+  link.send(frame('d'));
+  await waitFor(() => seen('d').length === 2);
+  const [dropped, again] = seen('d');
+  assert.equal(again!.offset, dropped!.offset);
+  assert.equal(again!.body, dropped!.body);
+  assert.notEqual(again!.connection, dropped!.connection);
+  link.send(frame('e'));
+  await waitFor(() => seen('e').length === 1);
+  assert.equal(link.exit, undefined, link.log());
+  link.transport.terminateNow();
 });

@@ -402,7 +402,10 @@ export class HttpTransport extends RemoteTransport {
     this.postFailingSince ??= now;
     if (now - this.postFailingSince > this.spec.connectTimeoutMs)
       return this.finish({ disconnected: `lost: could not send frames (${why})` });
-    const delay = Math.min(1000, 50 * 2 ** this.postFailures++);
+    // A kept-alive connection the server closed as this POST went out: again at once, on a new one.
+    const stale = this.postFailures === 0 && inflight.request?.reusedSocket === true;
+    const delay = stale ? 0 : Math.min(1000, 50 * 2 ** this.postFailures);
+    this.postFailures++;
     this.retryTimer = setTimeout(() => {
       if (this.inflight === inflight && !this.exited) this.post(inflight);
     }, delay);

@@ -51,7 +51,12 @@ export class SessionCore {
   /** The permission rules and the audit of their decisions (`/permissions`). */
   readonly permissions: PermissionGate;
   /** This session's working-tree checkpoints; undefined when they are off. */
-  checkpoints: Checkpointer | undefined;
+  protected checkpointer: Checkpointer | undefined;
+  /** The checkpoints, once a deferred transcript's file (which records them) is read. */
+  get checkpoints(): Checkpointer | undefined {
+    this.transcript.read();
+    return this.checkpointer;
+  }
   /** The session tree: its branches, switching, fork, clone and merge (session/branches.ts). */
   readonly branches: SessionBranches;
 
@@ -79,7 +84,7 @@ export class SessionCore {
         warn: (message) => this.warn(message),
         cleared: () => this.checkpoints?.conversationChanged(),
         switched: (recorded) => {
-          this.checkpoints = this.newCheckpointer(recorded);
+          this.checkpointer = this.newCheckpointer(recorded);
         },
       },
       options.deferred,
@@ -130,7 +135,7 @@ export class SessionCore {
       checkpoints: () => this.checkpoints,
       emit,
     });
-    this.checkpoints = this.newCheckpointer(options.checkpoints?.recorded);
+    this.checkpointer = this.newCheckpointer(options.checkpoints?.recorded);
     const sandbox = options.sandbox;
     if (sandbox) {
       sandbox.onChange(() => this.refreshState());

@@ -116,7 +116,8 @@ export class Session extends SessionCore {
   async dispose(): Promise<void> {
     await this.close();
     await this.ext.host?.shutdown();
-    await this.checkpoints?.settle();
+    // Not `checkpoints`: a transcript still being read at exit is not read for this.
+    await this.checkpointer?.settle();
     // Branch summaries asked of the model are dropped: the plain ones are written already.
     await this.branches.settle(true);
   }

@@ -45,8 +45,13 @@ export class Transcript {
   }
 
   get messages(): Message[] {
-    if (this.deferred) this.finishLoading();
+    this.read();
     return this.all;
+  }
+
+  /** Reads the rest of a deferred transcript now (nothing when it is whole). */
+  read(): void {
+    if (this.deferred) this.finishLoading();
   }
 
   /** How many messages it holds now (a deferred transcript: none until it is read). */

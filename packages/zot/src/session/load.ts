@@ -310,15 +310,23 @@ export class SessionLoading {
     }
   }
 
-  /** Reads lines until `until` (a performance.now() time); returns whether all were read. */
+  /**
+   * Reads lines until `until` (a performance.now() time), or, once all are read, rebuilds the
+   * transcript (a step of its own: it takes milliseconds); returns whether `finish` is ready.
+   */
   step(until: number): boolean {
     if (this.loaded || !this.reader) return true;
+    if (this.reader.done) {
+      this.finish();
+      return true;
+    }
     try {
-      return this.reader.read(this.replay.add, this.replay.problems, until);
+      this.reader.read(this.replay.add, this.replay.problems, until);
     } catch (error) {
       this.loaded = this.failed(error);
       return true;
     }
+    return false;
   }
 
   /** Reads what is left and returns the session (the same object when called again). */

@@ -68,13 +68,17 @@ function decodeText(text: string): { value: unknown } | { error: string } {
 }
 
 /** Why a line's text (without NUL bytes) is not JSON this zot reads, or its value. */
-export function parseLine(text: string): { value: unknown } | { error: string } {
+function parseLine(text: string): { value: unknown } | { error: string } {
   const parsed = parseBoundedJson(text);
   if (parsed.ok) return { value: parsed.value };
   // JSON.parse's message quotes the line; file content stays out of warnings.
   if (parsed.error.startsWith('invalid JSON')) return { error: 'is not JSON' };
   return { error: `is nested deeper than ${MAX_JSON_DEPTH} levels` };
 }
+
+/** Whether `bytes` begin with a UTF-8 byte order mark (three bytes). */
+export const startsWithBom = (bytes: Uint8Array) =>
+  bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
 
 /** Bytes read to recognise a session file: its header line is a few hundred bytes. */
 export const SESSION_HEAD_BYTES = 64 * 1024;
@@ -85,7 +89,7 @@ export const SESSION_HEAD_BYTES = 64 * 1024;
  */
 export function sessionHeaderProblem(head: Uint8Array): string | undefined {
   let bytes = Buffer.from(head.buffer, head.byteOffset, head.byteLength);
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
+  if (startsWithBom(bytes)) bytes = bytes.subarray(3);
   const newline = bytes.indexOf(0x0a);
   if (newline === -1) return 'its first line is not a zot session header';
   const decoded = decodeLine(
@@ -145,8 +149,7 @@ export class EntryReader {
     this.text = decoded?.includes('\0') ? undefined : decoded;
     this.length = this.text === undefined ? bytes.length : this.text.length;
     // A BOM: one character once decoded, or three bytes.
-    const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-    this.start = bom ? (this.text === undefined ? 3 : 1) : 0;
+    this.start = startsWithBom(bytes) ? (this.text === undefined ? 3 : 1) : 0;
   }
 
   /** Whether every line was read. */

@@ -9,7 +9,7 @@
 // skip is skipped here too. Tool calls are paired with results within the tail alone: it starts
 // at a prompt, and pairing only looks from a call to the message after it.
 import type { Message } from '../providers/types.js';
-import { checkedEntry, decodeLine, type EntryLineProblems } from './load.js';
+import { checkedEntry, decodeLine, startsWithBom, type EntryLineProblems } from './load.js';
 import { pairToolCalls, type LineMessage } from './repair.js';
 
 /** Bytes read from the end at most; a tail that needs more is left to the whole read. */
@@ -33,18 +33,21 @@ const hasCalls = (message: Message) =>
 export function readTranscriptTail(bytes: Buffer, count: number): Message[] | undefined {
   const tail: LineMessage[] = [];
   let orphans = 0;
+  // Only the last MAX_TAIL_BYTES are looked at, newlines searched for included.
   const floor = Math.max(0, bytes.length - MAX_TAIL_BYTES);
-  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-  let end = bytes.length;
+  const window = bytes.subarray(floor);
+  const bom = floor === 0 && startsWithBom(window) ? 3 : 0;
+  let end = window.length;
   while (end > 0) {
-    const newline = bytes.lastIndexOf(0x0a, end - 1);
+    const newline = window.lastIndexOf(0x0a, end - 1);
+    // A line that begins before the window is more than the tail may read.
+    if (newline === -1 && floor > 0) return undefined;
     const from = newline === -1 ? bom : newline + 1;
-    if (from < floor) return undefined;
-    const to = end > from && bytes[end - 1] === 0x0d ? end - 1 : end;
+    const to = end > from && window[end - 1] === 0x0d ? end - 1 : end;
     end = Math.max(0, newline);
     // A blank line or one the whole read skips (not UTF-8, not JSON, not an entry) holds no
     // message. Line numbers only name lines in warnings, which the whole read gives.
-    const read = to > from ? decodeLine(bytes.subarray(from, to)) : undefined;
+    const read = to > from ? decodeLine(window.subarray(from, to)) : undefined;
     const entry = read && 'value' in read ? checkedEntry(read.value, 0, ignored) : undefined;
     if (!entry) continue;
     if (MOVES.has(entry.type)) return undefined;

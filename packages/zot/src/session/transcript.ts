@@ -33,6 +33,8 @@ export class Transcript {
   /** The one array of messages: the prompt runner appends to it, these methods replace it. */
   private readonly all: Message[];
   private deferred: DeferredTranscript | undefined;
+  /** How many messages it held when it was read whole or replaced. */
+  private heldWhenRead: number;
 
   constructor(
     messages: readonly Message[],
@@ -40,7 +42,7 @@ export class Transcript {
     deferred?: DeferredTranscript,
   ) {
     this.all = [...messages];
-    this.loaded = messages.length;
+    this.heldWhenRead = messages.length;
     this.deferred = deferred;
   }
 
@@ -72,11 +74,8 @@ export class Transcript {
   loadStep(until: number): number | undefined {
     const deferred = this.deferred;
     if (deferred && deferred.loading.step(until)) this.finishLoading();
-    return this.deferred === undefined ? this.loaded : undefined;
+    return this.deferred === undefined ? this.heldWhenRead : undefined;
   }
-
-  /** How many messages the transcript held when it was read or replaced. */
-  private loaded: number;
 
   private finishLoading(): void {
     const deferred = this.deferred!;
@@ -84,7 +83,7 @@ export class Transcript {
     const loaded = deferred.loading.finish();
     // One by one: a spread of a very long transcript would overflow the call stack.
     for (const message of loaded.messages) this.all.push(message);
-    this.loaded = loaded.messages.length;
+    this.heldWhenRead = loaded.messages.length;
     const { recorder } = this.parts;
     recorder.restoreUsage(loaded.usage);
     // A name given meanwhile (`/name`) is newer than the file's.
@@ -162,7 +161,7 @@ export class Transcript {
     this.deferred = undefined;
     this.all.length = 0;
     for (const message of messages) this.all.push(message);
-    this.loaded = messages.length;
+    this.heldWhenRead = messages.length;
     this.parts.recorder.switchTo(writer, name);
     const host = this.parts.host();
     host?.notes.clearAll();

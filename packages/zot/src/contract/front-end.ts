@@ -215,9 +215,9 @@ export interface SkillInfo {
 }
 
 /**
- * A resumed transcript's newest messages a front end draws at most (from a prompt on); the
- * older ones stay in the model's context. The TUI's runtime reads this many from the end of
- * a long session file first, and the rest after the first frame.
+ * A resumed transcript's newest messages a front end draws at most (from a prompt on; about
+ * 20 turns with tools); the older ones stay in the model's context. The TUI's runtime reads
+ * this many from the end of a long session file first, and the rest after the first frame.
  */
 export const RESUMED_MESSAGES_DRAWN = 80;
 

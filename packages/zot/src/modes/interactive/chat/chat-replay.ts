@@ -7,9 +7,6 @@ import { RESUMED_MESSAGES_DRAWN } from '../../../contract/front-end.js';
 import type { SettledLog } from '../../../tui/settled-log.js';
 import { groupedCount } from './message-parts.js';
 
-/** The messages a resumed transcript draws, at most (about 20 turns with tools). */
-export const REPLAY_MESSAGES = RESUMED_MESSAGES_DRAWN;
-
 /** The rows a first frame keeps for what is drawn under the chat (editor, status line, notes). */
 const FRAME_ROWS_BELOW = 8;
 
@@ -81,7 +78,7 @@ export class ChatReplay {
    */
   replay(
     messages: readonly Message[],
-    { limit = REPLAY_MESSAGES, firstScreen = false, loading }: ReplayOptions = {},
+    { limit = RESUMED_MESSAGES_DRAWN, firstScreen = false, loading }: ReplayOptions = {},
   ): void {
     const { tui, log } = this.target;
     this.cancel();

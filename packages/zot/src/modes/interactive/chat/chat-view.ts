@@ -83,16 +83,8 @@ export class ChatView {
     this.replayer = new ChatReplay({
       tui: options.tui,
       log: this.log,
-      notice: (text, before, held = false) => {
-        const added: Component[] = [];
-        this.insertion = { before, held, added };
-        try {
-          this.display(text, options.theme.muted);
-        } finally {
-          this.insertion = undefined;
-        }
-        return added[0]!;
-      },
+      notice: (text, before, held = false) =>
+        this.insertBefore(before, held, () => this.display(text, options.theme.muted))[0]!,
       remove: (block) => this.log.remove(block),
       buildTurn: (turn, before, held) => this.buildTurn(turn, before, held),
     });
@@ -235,11 +227,18 @@ export class ChatView {
    */
   private buildTurn(turn: readonly Message[], before?: Component, held = false): Component[] {
     const { theme } = this.options;
+    return this.insertBefore(before, held, () => {
+      for (const message of turn) this.replayMessage(message, theme);
+      this.rows.clear();
+    });
+  }
+
+  /** Runs `add`, its blocks going before `before` (SettledLog.insert); returns them, in order. */
+  private insertBefore(before: Component | undefined, held: boolean, add: () => void): Component[] {
     const added: Component[] = [];
     this.insertion = { before, held, added };
     try {
-      for (const message of turn) this.replayMessage(message, theme);
-      this.rows.clear();
+      add();
     } finally {
       this.insertion = undefined;
     }

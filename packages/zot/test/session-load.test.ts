@@ -20,6 +20,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { ZotRpc } from './support/rpc-client.js';
 import { collect, makeSandbox, runZot, startZot } from './support/zot.js';
+import { sessionHeader, sessionLine as line } from '../src/session/testing/session-lines.js';
 
 let llm: FakeLlm;
 before(async () => {
@@ -39,15 +40,7 @@ type Box = ReturnType<typeof makeSandbox>;
 const run = (box: Box, args: string[]) =>
   runZot([...args, ...fakeLlmFlags(llm.url)], { home: box.home, cwd: box.project });
 
-const line = (value: unknown) => JSON.stringify(value) + '\n';
-const header = line({
-  type: 'session',
-  version: 1,
-  cwd: '/x',
-  created: 't',
-  provider: 'anthropic',
-  model: 'm',
-});
+const header = sessionHeader('/x');
 const message = (role: string, content: unknown[]) =>
   line({ type: 'message', message: { role, content, time: 't' } });
 const text = (value: string) => ({ type: 'text', text: value });

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, before, test, type TestContext } from 'node:test';
 import { fakeLlmFlags, startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { writeLongSession } from './support/long-session.js';
 import { HAS_TMUX, TmuxZot } from './support/tmux.js';
@@ -27,23 +27,39 @@ const SIZES = [
 const label = (s: { columns: number; color: boolean }) =>
   `${s.columns} columns${s.color ? '' : ', NO_COLOR'}`;
 
+/** A 1,000-turn session file in a sandbox of its own, both gone when the test ends. */
+function longSession(t: TestContext) {
+  const box = makeSandbox();
+  t.after(() => box.cleanup());
+  const file = join(box.home, 'long.jsonl');
+  writeLongSession(file, { turns: 1000, cwd: box.project });
+  return { box, file };
+}
+
+/** zot resuming that session in tmux, killed when the test ends. */
+function resume(
+  t: TestContext,
+  { box, file }: ReturnType<typeof longSession>,
+  columns: number,
+  color: boolean,
+): TmuxZot {
+  const zot = TmuxZot.start([...fakeLlmFlags(llm.url), '--session', file], {
+    home: box.home,
+    cwd: box.project,
+    columns,
+    rows: 30,
+    ...(color ? { env: { NO_COLOR: undefined } } : {}),
+  });
+  t.after(() => zot.kill());
+  return zot;
+}
+
 for (const size of SIZES) {
   test(
     `a resumed 1,000-turn session opens on its last turns (${label(size)})`,
     { skip },
     async (t) => {
-      const box = makeSandbox();
-      t.after(() => box.cleanup());
-      const file = join(box.home, 'long.jsonl');
-      writeLongSession(file, { turns: 1000, cwd: box.project });
-      const zot = TmuxZot.start([...fakeLlmFlags(llm.url), '--session', file], {
-        home: box.home,
-        cwd: box.project,
-        columns: size.columns,
-        rows: 30,
-        ...(size.color ? { env: { NO_COLOR: undefined } } : {}),
-      });
-      t.after(() => zot.kill());
+      const zot = resume(t, longSession(t), size.columns, size.color);
       // The last turn's answer is on screen, the editor under it takes keys.
       await zot.waitFor('Step 999');
       zot.type('still typing');
@@ -80,22 +96,14 @@ test(
   'a prompt sent before the rest of a resumed file is read goes with the whole transcript',
   { skip },
   async (t) => {
-    const box = makeSandbox();
-    t.after(() => box.cleanup());
-    const file = join(box.home, 'long.jsonl');
-    writeLongSession(file, { turns: 1000, cwd: box.project });
+    const long = longSession(t);
+    const { file } = long;
     // The last turn's tool call lost its result (zot was killed): the resume repairs it once.
     const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
     const call = lines.findLastIndex((line) => line.includes('"tool_call"'));
     writeFileSync(file, lines.slice(0, call + 1).join('\n') + '\n');
     llm.script({ text: 'answered early' });
-    const zot = TmuxZot.start([...fakeLlmFlags(llm.url), '--session', file], {
-      home: box.home,
-      cwd: box.project,
-      columns: 120,
-      rows: 30,
-    });
-    t.after(() => zot.kill());
+    const zot = resume(t, long, 120, false);
     await zot.waitFor('Looking at step 999');
     zot.submit('right away');
     await zot.waitFor('answered early');

@@ -5,16 +5,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Message } from '../providers/types.js';
 import { loadSessionText } from './load.js';
+import { sessionHeader, sessionLine as line } from './testing/session-lines.js';
 
-const line = (value: unknown) => JSON.stringify(value) + '\n';
-const header = line({
-  type: 'session',
-  version: 1,
-  cwd: '/p',
-  created: 't',
-  provider: 'anthropic',
-  model: 'm',
-});
+const header = sessionHeader();
 const user = (text: string): Message => ({
   role: 'user',
   content: [{ type: 'text', text }],

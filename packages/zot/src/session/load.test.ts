@@ -4,8 +4,8 @@ import type { Message } from '../providers/types.js';
 import { loadSessionText, MAX_LOAD_WARNINGS, summaryMessage } from './load.js';
 import { INTERRUPTED_TEXT } from './repair.js';
 import { TranscriptReplay } from './replay.js';
+import { sessionLine as line } from './testing/session-lines.js';
 
-const line = (value: unknown) => JSON.stringify(value) + '\n';
 const user = (text: string): Message => ({
   role: 'user',
   content: [{ type: 'text', text }],

@@ -4,16 +4,9 @@ import type { Message } from '../providers/types.js';
 import { loadSessionText, SessionLoading } from './load.js';
 import { INTERRUPTED_TEXT } from './repair.js';
 import { MAX_TAIL_BYTES, readTranscriptTail } from './transcript-tail.js';
+import { sessionHeader, sessionLine as line } from './testing/session-lines.js';
 
-const line = (value: unknown) => JSON.stringify(value) + '\n';
-const header = line({
-  type: 'session',
-  version: 1,
-  cwd: '/w',
-  created: 't',
-  provider: 'anthropic',
-  model: 'm',
-});
+const header = sessionHeader('/w');
 const message = (message: Message) => line({ type: 'message', message });
 const user = (text: string) =>
   message({ role: 'user', content: [{ type: 'text', text }], time: 't' });

@@ -5,16 +5,9 @@ import { test } from 'node:test';
 import type { Message } from '../providers/types.js';
 import { loadSessionText } from './load.js';
 import { MERGE_MARK } from './tree.js';
+import { sessionHeader, sessionLine as line } from './testing/session-lines.js';
 
-const line = (value: unknown) => JSON.stringify(value) + '\n';
-const header = line({
-  type: 'session',
-  version: 1,
-  cwd: '/p',
-  created: 't',
-  provider: 'anthropic',
-  model: 'm',
-});
+const header = sessionHeader();
 const say = (role: 'user' | 'assistant', text: string) =>
   line({ type: 'message', message: { role, content: [{ type: 'text', text }], time: 't' } });
 const texts = (messages: Message[]) => messages.map((m) => (m.content[0] as { text: string }).text);
